@@ -1,0 +1,13 @@
+# Run with cmake -P: writes OUT, a C file holding each of SOURCES as a
+# NUL-terminated char array named clg_kernel_<basename>.
+set(text "/* Generated from the kernel sources by cmake/EmbedKernelsScript.cmake. */\n")
+foreach(src IN LISTS SOURCES)
+  get_filename_component(name ${src} NAME_WE)
+  file(READ ${src} hex HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+  string(REGEX REPLACE "((0x[0-9a-f][0-9a-f],){16})" "\\1\n  " bytes "${bytes}")
+  string(APPEND text "extern const char clg_kernel_${name}[];\n"
+         "const char clg_kernel_${name}[] = {\n  ${bytes}0x00};\n")
+endforeach()
+file(WRITE ${OUT}.tmp "${text}")
+file(RENAME ${OUT}.tmp ${OUT})

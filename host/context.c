@@ -1,0 +1,243 @@
+/* Contexts: borrowed or default OpenCL context + device, the context's own
+ * command queue, and the program cache's lifetime. */
+#include "internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static clg_status clg_context_init(cl_context cl_ctx, cl_device_id device,
+                                   bool owns, clg_context **out) {
+  clg_context *ctx = calloc(1, sizeof *ctx);
+  if (!ctx)
+    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
+                     "out of host memory allocating a context");
+  cl_int err = clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE,
+                               sizeof ctx->max_work_group_size,
+                               &ctx->max_work_group_size, NULL);
+  if (err == CL_SUCCESS)
+    err = clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof ctx->device_type,
+                          &ctx->device_type, NULL);
+  if (err != CL_SUCCESS) {
+    free(ctx);
+    return clg__fail_cl(err, "clGetDeviceInfo", "creating a context");
+  }
+  if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
+    free(ctx);
+    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
+                     "cannot initialise a mutex for the context");
+  }
+  ctx->cl_ctx = cl_ctx;
+  ctx->device = device;
+  ctx->owns_cl_ctx = owns;
+  *out = ctx;
+  return clg__ok();
+}
+
+clg_status clg_context_create(cl_context context, cl_device_id device,
+                              clg_context **out) {
+  if (out)
+    *out = NULL;
+  if (!context)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "context is NULL");
+  if (!device)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "device is NULL");
+  if (!out)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "out is NULL");
+
+  cl_uint ndev = 0;
+  cl_int err = clGetContextInfo(context, CL_CONTEXT_NUM_DEVICES, sizeof ndev,
+                                &ndev, NULL);
+  if (err != CL_SUCCESS)
+    return clg__fail_cl(err, "clGetContextInfo", "reading the context's devices");
+  cl_device_id *devs = calloc(ndev ? ndev : 1, sizeof *devs);
+  if (!devs)
+    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+  err = clGetContextInfo(context, CL_CONTEXT_DEVICES, ndev * sizeof *devs, devs,
+                         NULL);
+  bool found = false;
+  for (cl_uint i = 0; err == CL_SUCCESS && i < ndev; ++i)
+    found |= devs[i] == device;
+  free(devs);
+  if (err != CL_SUCCESS)
+    return clg__fail_cl(err, "clGetContextInfo", "reading the context's devices");
+  if (!found)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "the device is not one of the cl_context's devices");
+
+  clg_status st = clg_context_init(context, device, false, out);
+  if (st != CLG_SUCCESS)
+    return st;
+  clRetainContext(context);
+  clRetainDevice(device);
+  return clg__ok();
+}
+
+static bool clg_contains_nocase(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  if (n == 0)
+    return true;
+  for (; *hay; ++hay) {
+    size_t i = 0;
+    while (i < n && hay[i] &&
+           tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+      ++i;
+    if (i == n)
+      return true;
+  }
+  return false;
+}
+
+/* "P:D" with two decimal numbers? */
+static bool clg_parse_index_spec(const char *spec, unsigned long *p,
+                                 unsigned long *d) {
+  char *end = NULL;
+  if (!isdigit((unsigned char)spec[0]))
+    return false;
+  *p = strtoul(spec, &end, 10);
+  if (*end != ':' || !isdigit((unsigned char)end[1]))
+    return false;
+  *d = strtoul(end + 1, &end, 10);
+  return *end == '\0';
+}
+
+/* Pick a device by spec (see the header); NULL/empty spec = default rule. */
+static clg_status clg_pick_device(const char *spec, cl_platform_id *out_plat,
+                                  cl_device_id *out_dev) {
+  cl_platform_id plats[64];
+  cl_uint nplat = 0;
+  cl_int err = clGetPlatformIDs(64, plats, &nplat);
+  if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (err == CL_SUCCESS && nplat == 0))
+    return clg__fail(CLG_ERROR_NO_DEVICE,
+                     "no OpenCL platform found (is an ICD such as "
+                     "pocl-opencl-icd installed?)");
+  if (err != CL_SUCCESS)
+    return clg__fail_cl(err, "clGetPlatformIDs", "listing OpenCL platforms");
+  if (nplat > 64)
+    nplat = 64;
+
+  unsigned long want_p = 0, want_d = 0;
+  bool by_index = spec && *spec && clg_parse_index_spec(spec, &want_p, &want_d);
+  bool by_name = spec && *spec && !by_index;
+  cl_platform_id first_plat = NULL;
+  cl_device_id first_dev = NULL;
+
+  for (cl_uint p = 0; p < nplat; ++p) {
+    cl_device_id devs[64];
+    cl_uint ndev = 0;
+    if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 64, devs, &ndev) !=
+        CL_SUCCESS)
+      continue;
+    if (ndev > 64)
+      ndev = 64;
+    for (cl_uint d = 0; d < ndev; ++d) {
+      if (by_index) {
+        if (p == want_p && d == want_d) {
+          *out_plat = plats[p];
+          *out_dev = devs[d];
+          return CLG_SUCCESS;
+        }
+        continue;
+      }
+      if (by_name) {
+        char name[256] = {0};
+        clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof name - 1, name, NULL);
+        if (clg_contains_nocase(name, spec)) {
+          *out_plat = plats[p];
+          *out_dev = devs[d];
+          return CLG_SUCCESS;
+        }
+        continue;
+      }
+      cl_device_type type = 0;
+      clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof type, &type, NULL);
+      if (type & CL_DEVICE_TYPE_GPU) {
+        *out_plat = plats[p];
+        *out_dev = devs[d];
+        return CLG_SUCCESS;
+      }
+      if (!first_dev) {
+        first_plat = plats[p];
+        first_dev = devs[d];
+      }
+    }
+  }
+  if (by_index)
+    return clg__fail(CLG_ERROR_NO_DEVICE,
+                     "no OpenCL device %lu:%lu (platform:device); run "
+                     "`clgather devices` to list them",
+                     want_p, want_d);
+  if (by_name)
+    return clg__fail(CLG_ERROR_NO_DEVICE,
+                     "no OpenCL device name contains \"%s\"; run `clgather "
+                     "devices` to list them",
+                     spec);
+  if (!first_dev)
+    return clg__fail(CLG_ERROR_NO_DEVICE, "no OpenCL device found on %u "
+                     "platform(s)", (unsigned)nplat);
+  *out_plat = first_plat;
+  *out_dev = first_dev;
+  return CLG_SUCCESS;
+}
+
+clg_status clg_context_create_default(const char *spec, clg_context **out) {
+  if (!out)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "out is NULL");
+  *out = NULL;
+  if (!spec)
+    spec = getenv("CLGATHER_DEVICE");
+  cl_platform_id plat = NULL;
+  cl_device_id dev = NULL;
+  clg_status st = clg_pick_device(spec, &plat, &dev);
+  if (st != CLG_SUCCESS)
+    return st;
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                   (cl_context_properties)plat, 0};
+  cl_int err = CL_SUCCESS;
+  cl_context cl_ctx = clCreateContext(props, 1, &dev, NULL, NULL, &err);
+  if (!cl_ctx)
+    return clg__fail_cl(err, "clCreateContext", "creating the default context");
+  st = clg_context_init(cl_ctx, dev, true, out);
+  if (st != CLG_SUCCESS) {
+    clReleaseContext(cl_ctx);
+    return st;
+  }
+  return clg__ok();
+}
+
+void clg_context_destroy(clg_context *ctx) {
+  if (!ctx)
+    return;
+  clg__programs_release(ctx);
+  if (ctx->queue)
+    clReleaseCommandQueue(ctx->queue);
+  clReleaseContext(ctx->cl_ctx);
+  if (!ctx->owns_cl_ctx)
+    clReleaseDevice(ctx->device);
+  pthread_mutex_destroy(&ctx->lock);
+  free(ctx);
+}
+
+cl_context clg_context_cl_context(const clg_context *ctx) {
+  return ctx ? ctx->cl_ctx : NULL;
+}
+
+cl_device_id clg_context_device(const clg_context *ctx) {
+  return ctx ? ctx->device : NULL;
+}
+
+cl_command_queue clg_context_queue(clg_context *ctx) {
+  if (!ctx)
+    return NULL;
+  pthread_mutex_lock(&ctx->lock);
+  if (!ctx->queue) {
+    cl_int err = CL_SUCCESS;
+    ctx->queue = clCreateCommandQueue(ctx->cl_ctx, ctx->device, 0, &err);
+    if (!ctx->queue)
+      clg__fail_cl(err, "clCreateCommandQueue", "creating the context's queue");
+  }
+  cl_command_queue q = ctx->queue;
+  pthread_mutex_unlock(&ctx->lock);
+  return q;
+}

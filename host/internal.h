@@ -1,0 +1,189 @@
+/* Internal declarations shared by the files of host/. Not installed. */
+#ifndef CLGATHER_HOST_INTERNAL_H
+#define CLGATHER_HOST_INTERNAL_H
+
+#include <clgather/clgather.h>
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#if defined(__GNUC__)
+#define CLG_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CLG_PRINTF(f, a)
+#endif
+
+/* ------------------------------------------------------------ status.c */
+
+/* Record `status` and a printf-style message for the calling thread; returns
+ * `status` so callers can `return clg__fail(...)`. */
+clg_status clg__fail(clg_status status, const char *fmt, ...) CLG_PRINTF(2, 3);
+/* Record success (empty message); returns CLG_SUCCESS. */
+clg_status clg__ok(void);
+/* Record a failed OpenCL call: CLG_ERROR_OPENCL with "CALL failed: NAME (code)
+ * while WHAT". */
+clg_status clg__fail_cl(cl_int err, const char *call, const char *what);
+/* Symbolic name of an OpenCL error code ("CL_OUT_OF_RESOURCES"). */
+const char *clg__cl_error_name(cl_int err);
+/* Append a formatted shape "[2, 3, 4]" to buf (bounded, always terminated). */
+void clg__format_shape(char *buf, size_t cap, int32_t rank,
+                       const int64_t *shape);
+
+/* ----------------------------------------------------------- context.c */
+
+struct clg_program_entry;
+
+struct clg_context {
+  cl_context cl_ctx;
+  cl_device_id device;
+  bool owns_cl_ctx;          /* created by clg_context_create_default */
+  cl_command_queue queue;    /* the context's own queue, lazily created */
+  pthread_mutex_t lock;      /* guards queue creation and the caches */
+  struct clg_program_entry *programs; /* singly linked program cache */
+  struct clg_kernel_entry *kernels;   /* singly linked kernel cache */
+  size_t max_work_group_size;
+  cl_device_type device_type;
+  unsigned builds;           /* programs built so far (for tests) */
+};
+
+/* ---------------------------------------------------------- validate.c */
+
+/* Facts about one validated tensor descriptor. */
+typedef struct clg_tensor_facts {
+  size_t elem_size; /* bytes per element */
+  size_t count;     /* elements */
+  size_t bytes;     /* count * elem_size */
+} clg_tensor_facts;
+
+/* Check a descriptor: storage kind, rank in [0, CLG_MAX_RANK], no negative
+ * dim, element count and byte size fit size_t, non-NULL host pointer or
+ * buffer when there are elements, buffer of ctx's context large enough for
+ * offset + bytes. `elem_size` is the dtype size already checked by the
+ * caller. `name` ("data", "indices", "output") is used in messages. */
+clg_status clg__check_tensor(const clg_context *ctx, const char *name,
+                             const clg_tensor *t, size_t elem_size,
+                             clg_tensor_facts *facts);
+
+/* Check an element type for data/output: fixed-size ONNX types only. */
+clg_status clg__check_data_dtype(const char *name, clg_dtype dtype);
+/* Check an element type for indices: int32 or int64. */
+clg_status clg__check_index_dtype(clg_dtype dtype);
+
+/* Normalize `axis` for rank r into [0, r): CLG_ERROR_INVALID_AXIS otherwise. */
+clg_status clg__normalize_axis(int64_t axis, int32_t rank, const char *what,
+                               int32_t *out);
+
+/* Every index in [-s, s-1]? `indices` holds `count` values of int32
+ * (index_size 4) or int64 (8). On failure: CLG_ERROR_INDEX_OUT_OF_BOUNDS with
+ * a message naming the flat position, the position in indices' shape, the
+ * value, the axis, its size and the valid range. */
+clg_status clg__check_index_bounds(const void *indices, size_t index_size,
+                                   size_t count, int32_t idx_rank,
+                                   const int64_t *idx_shape, int64_t s,
+                                   int32_t axis);
+
+/* -------------------------------------------------------------- plan.c */
+
+/* The kernel variant chosen for a gather. */
+typedef enum clg_gather_variant {
+  CLG_VARIANT_ROWS = 0,  /* one work-group row per output slice */
+  CLG_VARIANT_SMALL = 1, /* several short slices per work-item */
+} clg_gather_variant;
+
+/* A gather seen as bytes: data [outer, s, inner], output [outer, n, inner],
+ * with inner counted in units of unit_bytes. */
+typedef struct clg_gather_plan {
+  uint64_t outer;      /* product of data dims before the axis */
+  uint64_t s;          /* data.shape[axis] */
+  uint64_t n;          /* number of indices */
+  uint64_t inner;      /* slice length in units */
+  uint64_t rows;       /* outer * n: slices to copy */
+  size_t unit_bytes;   /* 1, 2, 4, 8 or 16: copy width */
+  size_t index_bytes;  /* 4 or 8 */
+  clg_gather_variant variant;
+  size_t local[2];     /* work-group size */
+  size_t global[2];    /* NDRange */
+  cl_uint work_dim;
+} clg_gather_plan;
+
+/* Slices copied per work-item by the SMALL variant (kernel -D value). */
+#define CLG_SMALL_ROWS_PER_ITEM 8
+
+/* Fill `plan` for a validated gather. slice_bytes = inner dims * elem size;
+ * data_align/out_align: the byte offsets (alignment) of data and output in
+ * their buffers. max_local: the device's work-group size limit. */
+void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t s,
+                      uint64_t n, uint64_t slice_bytes, size_t index_bytes,
+                      size_t data_align, size_t out_align, size_t max_local);
+
+/* OpenCL C type name of a copy unit of `unit_bytes` ("uint4"). */
+const char *clg__unit_type(size_t unit_bytes);
+
+/* ---------------------------------------------------------- programs.c */
+
+/* A built kernel and the lock that serializes clSetKernelArg + enqueue on it. */
+typedef struct clg_kernel_entry {
+  struct clg_kernel_entry *next;
+  const char *source;        /* embedded source (identity) */
+  char *options;             /* build options */
+  char *name;                /* kernel function name */
+  cl_kernel kernel;
+  pthread_mutex_t lock;
+} clg_kernel_entry;
+
+/* Get (building on first use) kernel `name` of `source` built with
+ * `options` for ctx's device. Thread-safe. On a build failure:
+ * CLG_ERROR_BUILD_FAILED with the build log in the message. */
+clg_status clg__get_kernel(clg_context *ctx, const char *source,
+                           const char *options, const char *name,
+                           clg_kernel_entry **out);
+/* Release every cached program and kernel. */
+void clg__programs_release(clg_context *ctx);
+
+/* Embedded kernel sources (generated from the files of kernels/). */
+extern const char clg_kernel_gather[];
+
+/* ----------------------------------------------------------- enqueue.c */
+
+/* A tensor made available to a kernel as a cl_mem: the caller's buffer, or a
+ * temporary one holding a copy of host memory. */
+typedef struct clg_staged {
+  cl_mem mem;
+  size_t offset;   /* bytes */
+  bool temporary;  /* mem is ours to release */
+} clg_staged;
+
+/* Make a cl_mem for input `t` (`bytes` long): the caller's buffer as is, or a
+ * new read-only buffer initialised from host memory. `bytes` may be 0. */
+clg_status clg__stage_input(clg_context *ctx, const clg_tensor *t,
+                            size_t bytes, const char *name, clg_staged *out);
+/* Make a cl_mem for output `t`: the caller's buffer, or a new write-only
+ * buffer whose content is read back into host memory after the kernel. */
+clg_status clg__stage_output(clg_context *ctx, const clg_tensor *t,
+                             size_t bytes, clg_staged *out);
+void clg__unstage(clg_staged *s);
+
+/* Blocking read of `bytes` from a buffer tensor into `dst` after the wait
+ * list. */
+clg_status clg__read_buffer(cl_command_queue queue, const clg_tensor *t,
+                            size_t bytes, void *dst, cl_uint num_events,
+                            const cl_event *wait_list, const char *what);
+
+/* Set `nargs` kernel arguments (sizes[i] bytes at values[i]) and enqueue the
+ * NDRange under the kernel's lock. */
+clg_status clg__launch(clg_kernel_entry *k, cl_command_queue queue,
+                       cl_uint nargs, const size_t *sizes,
+                       const void *const *values, cl_uint work_dim,
+                       const size_t *global, const size_t *local,
+                       cl_uint num_events, const cl_event *wait_list,
+                       cl_event *event);
+
+/* Resolve the queue argument of an operator call: NULL means the context's
+ * own queue; otherwise it must belong to ctx's context and device. */
+clg_status clg__resolve_queue(clg_context *ctx, cl_command_queue queue,
+                              cl_command_queue *out);
+
+/* Check the event wait list arguments as OpenCL does. */
+clg_status clg__check_wait_list(cl_uint num_events, const cl_event *wait_list);
+
+#endif /* CLGATHER_HOST_INTERNAL_H */

@@ -1,0 +1,63 @@
+/* Planning: a gather as a byte copy [outer, s, inner] -> [outer, n, inner],
+ * the widest copy unit the sizes and offsets allow, and the NDRange. */
+#include "internal.h"
+
+const char *clg__unit_type(size_t unit_bytes) {
+  switch (unit_bytes) {
+  case 16: return "uint4";
+  case 8: return "uint2";
+  case 4: return "uint";
+  case 2: return "ushort";
+  default: return "uchar";
+  }
+}
+
+/* Slices shorter than this many units use the SMALL variant. */
+#define CLG_ROWS_MIN_UNITS 32
+/* Work-items per work-group (capped by the device). A fixed local size also
+ * lets POCL reuse one compiled work-group function for every shape. */
+#define CLG_LOCAL_SIZE 64
+/* Most work-items spent on one slice by the ROWS variant. */
+#define CLG_ROWS_MAX_ITEMS 256
+
+static size_t clg_round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
+
+void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t s,
+                      uint64_t n, uint64_t slice_bytes, size_t index_bytes,
+                      size_t data_align, size_t out_align, size_t max_local) {
+  size_t unit = 16;
+  while (unit > 1 && (slice_bytes % unit || data_align % unit ||
+                      out_align % unit))
+    unit /= 2;
+  size_t local = CLG_LOCAL_SIZE;
+  if (max_local && local > max_local)
+    local = max_local;
+
+  plan->outer = outer;
+  plan->s = s;
+  plan->n = n;
+  plan->inner = slice_bytes / unit;
+  plan->rows = outer * n;
+  plan->unit_bytes = unit;
+  plan->index_bytes = index_bytes;
+
+  if (plan->inner >= CLG_ROWS_MIN_UNITS) {
+    uint64_t items = plan->inner < CLG_ROWS_MAX_ITEMS ? plan->inner
+                                                      : CLG_ROWS_MAX_ITEMS;
+    plan->variant = CLG_VARIANT_ROWS;
+    plan->work_dim = 2;
+    plan->local[0] = local;
+    plan->local[1] = 1;
+    plan->global[0] = clg_round_up((size_t)items, local);
+    plan->global[1] = (size_t)plan->rows;
+  } else {
+    uint64_t items = (plan->rows + CLG_SMALL_ROWS_PER_ITEM - 1) /
+                     CLG_SMALL_ROWS_PER_ITEM;
+    plan->variant = CLG_VARIANT_SMALL;
+    plan->work_dim = 1;
+    plan->local[0] = local;
+    plan->local[1] = 1;
+    plan->global[0] = clg_round_up((size_t)items, local);
+    plan->global[1] = 1;
+  }
+}

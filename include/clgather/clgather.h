@@ -1,0 +1,325 @@
+/*
+ * clgather — the gather family of tensor operators on any OpenCL device.
+ *
+ * Semantics: ONNX `Gather` (opsets 1, 11 and 13; they agree on everything this
+ * library implements). See https://onnx.ai/onnx/operators/onnx__Gather.html.
+ *
+ * The promise: an out-of-bounds index is an error returned *before* any gather
+ * kernel is enqueued, naming the position in `indices`, the value and the
+ * valid range, and the output is left exactly as it was. There is no
+ * zero-fill, no garbage, and the library never prints, exits or aborts.
+ *
+ * Conventions used throughout this header:
+ *  - Shapes and indices are int64, counted in elements. Byte offsets and
+ *    byte sizes are size_t and say "bytes".
+ *  - OpenCL objects passed in by the caller (context, device, command queue,
+ *    buffers, events) are borrowed: clgather retains what it keeps and
+ *    releases only its own references.
+ *  - Every function that can fail returns a clg_status. On failure a message
+ *    with the detail is available to the calling thread through
+ *    clg_last_error() until that thread's next clgather call.
+ *  - All functions are safe to call from several threads; one clg_context
+ *    may be shared by threads.
+ */
+#ifndef CLGATHER_CLGATHER_H
+#define CLGATHER_CLGATHER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#if defined(CLGATHER_STATIC_DEFINE)
+#define CLG_API
+#elif defined(_WIN32)
+#if defined(CLGATHER_BUILDING)
+#define CLG_API __declspec(dllexport)
+#else
+#define CLG_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__)
+#define CLG_API __attribute__((visibility("default")))
+#else
+#define CLG_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- version */
+
+#define CLGATHER_VERSION_MAJOR 0
+#define CLGATHER_VERSION_MINOR 1
+#define CLGATHER_VERSION_PATCH 0
+/** MAJOR * 10000 + MINOR * 100 + PATCH. */
+#define CLGATHER_VERSION_NUMBER                                                \
+  (CLGATHER_VERSION_MAJOR * 10000 + CLGATHER_VERSION_MINOR * 100 +             \
+   CLGATHER_VERSION_PATCH)
+
+/** Version of the library actually linked, as CLGATHER_VERSION_NUMBER. */
+CLG_API unsigned clg_version_number(void);
+/** Version of the library actually linked, as "MAJOR.MINOR.PATCH" (static
+ * storage, never NULL). */
+CLG_API const char *clg_version_string(void);
+
+/* ----------------------------------------------------------------- status */
+
+/**
+ * Status codes. The numeric values are fixed and will never change; new
+ * codes are only ever appended.
+ */
+typedef enum clg_status {
+  CLG_SUCCESS = 0,
+  /** A required pointer argument was NULL (the message names it). */
+  CLG_ERROR_NULL_ARGUMENT = 1,
+  /** Any other malformed argument: bad storage kind, wait list count without
+   * list, a cl_mem that is not a buffer, an unknown option. */
+  CLG_ERROR_INVALID_ARGUMENT = 2,
+  /** A tensor's rank is outside what the operator accepts (data rank 0,
+   * rank above CLG_MAX_RANK, output rank that would exceed it). */
+  CLG_ERROR_INVALID_RANK = 3,
+  /** A dimension is negative. */
+  CLG_ERROR_INVALID_SHAPE = 4,
+  /** axis is outside [-r, r-1]. */
+  CLG_ERROR_INVALID_AXIS = 5,
+  /** The element type is not supported (string, undefined, unknown). */
+  CLG_ERROR_UNSUPPORTED_DTYPE = 6,
+  /** indices is not int32 or int64. */
+  CLG_ERROR_INVALID_INDICES_DTYPE = 7,
+  /** data and output element types differ. */
+  CLG_ERROR_DTYPE_MISMATCH = 8,
+  /** The output's shape is not the one the operator produces. */
+  CLG_ERROR_SHAPE_MISMATCH = 9,
+  /** An element count or byte size overflows size_t (or int64). */
+  CLG_ERROR_SIZE_OVERFLOW = 10,
+  /** A cl_mem is smaller than byte offset + the tensor's byte size. */
+  CLG_ERROR_BUFFER_TOO_SMALL = 11,
+  /** An index is outside [-s, s-1] for an axis of size s. Raised before any
+   * gather kernel is enqueued; the output is untouched. */
+  CLG_ERROR_INDEX_OUT_OF_BOUNDS = 12,
+  /** No OpenCL platform/device found, or CLGATHER_DEVICE / the device spec
+   * matches none. */
+  CLG_ERROR_NO_DEVICE = 13,
+  /** An OpenCL call failed; the message names the call and the CL error. */
+  CLG_ERROR_OPENCL = 14,
+  /** The OpenCL C compiler rejected a kernel; the message holds the log. */
+  CLG_ERROR_BUILD_FAILED = 15,
+  /** A host allocation failed. */
+  CLG_ERROR_OUT_OF_HOST_MEMORY = 16,
+} clg_status;
+
+/** A short, fixed English name for a status ("index out of bounds"). Never
+ * NULL; unknown values give "unknown status". Static storage. */
+CLG_API const char *clg_status_string(clg_status status);
+
+/**
+ * The detail of the calling thread's most recent failed clgather call, e.g.
+ * "index out of bounds: indices[3] (position [1, 0] in shape [2, 3]) = 7,
+ * but axis 0 of data has size 5: valid range is [-5, 4]". Empty string if
+ * the most recent call succeeded. The pointer is valid until the thread's
+ * next clgather call; never NULL.
+ */
+CLG_API const char *clg_last_error(void);
+
+/* ----------------------------------------------------------------- tensors */
+
+/** Largest rank of any tensor (data, indices or output). */
+#define CLG_MAX_RANK 16
+
+/** Element types, numbered as ONNX TensorProto.DataType. */
+typedef enum clg_dtype {
+  CLG_DTYPE_UNDEFINED = 0,
+  CLG_DTYPE_FLOAT = 1,
+  CLG_DTYPE_UINT8 = 2,
+  CLG_DTYPE_INT8 = 3,
+  CLG_DTYPE_UINT16 = 4,
+  CLG_DTYPE_INT16 = 5,
+  CLG_DTYPE_INT32 = 6,
+  CLG_DTYPE_INT64 = 7,
+  CLG_DTYPE_STRING = 8, /* not supported yet: CLG_ERROR_UNSUPPORTED_DTYPE */
+  CLG_DTYPE_BOOL = 9,
+  CLG_DTYPE_FLOAT16 = 10,
+  CLG_DTYPE_DOUBLE = 11,
+  CLG_DTYPE_UINT32 = 12,
+  CLG_DTYPE_UINT64 = 13,
+  CLG_DTYPE_COMPLEX64 = 14,
+  CLG_DTYPE_COMPLEX128 = 15,
+  CLG_DTYPE_BFLOAT16 = 16,
+} clg_dtype;
+
+/** Size in bytes of one element of `dtype` (1, 2, 4, 8 or 16); 0 for
+ * string, undefined and unknown types. */
+CLG_API size_t clg_dtype_size(clg_dtype dtype);
+/** Lower-case ONNX name of `dtype` ("float", "bfloat16", ...); "unknown" for
+ * values outside the enum. Static storage. */
+CLG_API const char *clg_dtype_name(clg_dtype dtype);
+
+/** Where a tensor's bytes live. */
+typedef enum clg_storage {
+  /** Host memory at `host`, C order, densely packed. */
+  CLG_STORAGE_HOST = 0,
+  /** An OpenCL buffer `buffer` of the call's context, starting `offset`
+   * bytes in, C order, densely packed. */
+  CLG_STORAGE_BUFFER = 1,
+} clg_storage;
+
+/**
+ * A tensor descriptor: it describes memory, it owns nothing. Fill it with
+ * clg_tensor_host() / clg_tensor_buffer() or by hand.
+ *
+ * - shape[0 .. rank-1] in elements, C (row-major) order; rank 0 is a scalar
+ *   (one element). Entries past rank are ignored.
+ * - host: for CLG_STORAGE_HOST, the first element. May be NULL only when the
+ *   tensor has no elements. Read-only for inputs.
+ * - buffer/offset: for CLG_STORAGE_BUFFER, the cl_mem (borrowed) and the byte
+ *   offset of the first element within it.
+ */
+typedef struct clg_tensor {
+  clg_dtype dtype;
+  int32_t rank;
+  int64_t shape[CLG_MAX_RANK];
+  clg_storage storage;
+  void *host;
+  cl_mem buffer;
+  size_t offset;
+} clg_tensor;
+
+/** A host-memory descriptor. `shape` may be NULL when rank is 0. Ranks
+ * outside [0, CLG_MAX_RANK] are stored as given (clamped copy of the shape)
+ * and rejected by the operator with CLG_ERROR_INVALID_RANK. */
+CLG_API clg_tensor clg_tensor_host(clg_dtype dtype, int32_t rank,
+                                   const int64_t *shape, void *host);
+/** A cl_mem descriptor; `offset` in bytes. Same rank rules as
+ * clg_tensor_host(). */
+CLG_API clg_tensor clg_tensor_buffer(clg_dtype dtype, int32_t rank,
+                                     const int64_t *shape, cl_mem buffer,
+                                     size_t offset);
+
+/* ---------------------------------------------------------------- context */
+
+/** Opaque: a device, its OpenCL context, and the cache of built programs and
+ * kernels for it. */
+typedef struct clg_context clg_context;
+
+/**
+ * Create a context that borrows the caller's `cl_context` and `device`. Both
+ * are retained for the life of the clg_context and released (once each) by
+ * clg_context_destroy(); the caller keeps its own references. Nothing is
+ * compiled yet. Does not block on the device.
+ *
+ * Errors: CLG_ERROR_NULL_ARGUMENT (context, device or out is NULL),
+ * CLG_ERROR_INVALID_ARGUMENT (device not part of context),
+ * CLG_ERROR_OPENCL, CLG_ERROR_OUT_OF_HOST_MEMORY. *out is set to NULL on
+ * failure.
+ */
+CLG_API clg_status clg_context_create(cl_context context, cl_device_id device,
+                                      clg_context **out);
+
+/**
+ * Create a context on a device chosen by `spec`, owning the cl_context and a
+ * command queue it creates (see clg_context_queue()).
+ *
+ * `spec` (NULL: use the environment variable CLGATHER_DEVICE; if that is
+ * unset or empty: the first GPU of the first platform that has one, else the
+ * first device of the first platform):
+ *  - "P:D"  platform index P, device index D (as `clgather devices` lists);
+ *  - anything else: the first device whose name contains `spec`,
+ *    case-insensitively.
+ *
+ * Errors: CLG_ERROR_NULL_ARGUMENT (out), CLG_ERROR_NO_DEVICE (no platform,
+ * no device, or nothing matches spec; the message says which),
+ * CLG_ERROR_OPENCL, CLG_ERROR_OUT_OF_HOST_MEMORY.
+ */
+CLG_API clg_status clg_context_create_default(const char *spec,
+                                              clg_context **out);
+
+/** Release everything the context holds: programs, kernels, its own queue,
+ * and its references to the cl_context and device. NULL is a no-op. The
+ * caller must not destroy a context while a call on it is running in another
+ * thread. Commands already enqueued keep running to completion. */
+CLG_API void clg_context_destroy(clg_context *ctx);
+
+/** The OpenCL context, device, and the context's own in-order command queue
+ * (created on first use; NULL if it cannot be created). Borrowed: valid until
+ * clg_context_destroy(); do not release them. */
+CLG_API cl_context clg_context_cl_context(const clg_context *ctx);
+CLG_API cl_device_id clg_context_device(const clg_context *ctx);
+CLG_API cl_command_queue clg_context_queue(clg_context *ctx);
+
+/* ----------------------------------------------------------------- Gather */
+
+/**
+ * Output shape of ONNX Gather: data.shape[:a] + indices.shape +
+ * data.shape[a+1:] with a = axis (negative counts from the back).
+ *
+ * data_shape has data_rank entries (>= 1), indices_shape has indices_rank
+ * entries (>= 0; may be NULL when 0). On success writes *out_rank and
+ * out_shape[0 .. *out_rank-1]; out_shape must hold CLG_MAX_RANK entries.
+ * Pure function: no device, no context.
+ *
+ * Errors: CLG_ERROR_NULL_ARGUMENT, CLG_ERROR_INVALID_RANK (data_rank < 1,
+ * a rank > CLG_MAX_RANK, or q + r - 1 > CLG_MAX_RANK),
+ * CLG_ERROR_INVALID_SHAPE (negative dim), CLG_ERROR_INVALID_AXIS.
+ */
+CLG_API clg_status clg_gather_output_shape(int32_t data_rank,
+                                           const int64_t *data_shape,
+                                           int32_t indices_rank,
+                                           const int64_t *indices_shape,
+                                           int64_t axis, int32_t *out_rank,
+                                           int64_t *out_shape);
+
+/**
+ * ONNX Gather (opsets 1, 11, 13): output = take(data, indices, axis).
+ *
+ * Shapes: data rank r >= 1; indices rank q >= 0, int32 or int64; axis in
+ * [-r, r-1]; output must have data's dtype and the shape given by
+ * clg_gather_output_shape(). Every index k must satisfy -s <= k <= s-1 with
+ * s = data.shape[axis]; a negative k means k + s. Tensors with no elements
+ * are valid. Any fixed-size ONNX element type is accepted (the gather moves
+ * bytes); string is not supported yet.
+ *
+ * Storage: each of data, indices and output may independently be host
+ * memory or a cl_mem (+ byte offset) of ctx's cl_context. Buffers must not
+ * overlap the output.
+ *
+ * Order of work: all arguments and every index value are validated first —
+ * host indices by a scan on the host, cl_mem indices by reading them back
+ * (blocking, after the wait list). Only then is anything written: on any
+ * error no gather kernel is enqueued and the output is unchanged.
+ *
+ * queue: a command queue on ctx's context and device, or NULL for
+ * clg_context_queue(ctx). In-order and out-of-order queues both work.
+ * num_events / wait_list: as in clEnqueueNDRangeKernel; every command the
+ * call enqueues waits for them.
+ * event: if not NULL, receives a new event (the caller releases it) that
+ * completes when the output is fully written. Not set on error.
+ *
+ * Blocking: if data, indices and output are all cl_mem, the call returns
+ * after enqueueing (except for the blocking read-back of the indices used
+ * for validation). If any of them is host memory, the call returns when the
+ * output has been written (host output) or the gather has completed.
+ *
+ * Errors: CLG_ERROR_NULL_ARGUMENT, CLG_ERROR_INVALID_ARGUMENT,
+ * CLG_ERROR_INVALID_RANK, CLG_ERROR_INVALID_SHAPE, CLG_ERROR_INVALID_AXIS,
+ * CLG_ERROR_UNSUPPORTED_DTYPE, CLG_ERROR_INVALID_INDICES_DTYPE,
+ * CLG_ERROR_DTYPE_MISMATCH, CLG_ERROR_SHAPE_MISMATCH,
+ * CLG_ERROR_SIZE_OVERFLOW, CLG_ERROR_BUFFER_TOO_SMALL,
+ * CLG_ERROR_INDEX_OUT_OF_BOUNDS, CLG_ERROR_OPENCL, CLG_ERROR_BUILD_FAILED,
+ * CLG_ERROR_OUT_OF_HOST_MEMORY. The message (clg_last_error()) names the
+ * tensor, dimension, value and limit concerned.
+ */
+CLG_API clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
+                              const clg_tensor *indices, int64_t axis,
+                              const clg_tensor *output, cl_command_queue queue,
+                              cl_uint num_events, const cl_event *wait_list,
+                              cl_event *event);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLGATHER_CLGATHER_H */
