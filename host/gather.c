@@ -111,6 +111,11 @@ static clg_status clg_gather_check_args(clg_context *ctx, const clg_tensor *data
                      "output has shape %s but Gather on axis %d produces %s",
                      got, (int)*axis_out, exp);
   }
+  if ((st = clg__check_no_overlap("data", data, df->bytes, output,
+                                  of->bytes)) != CLG_SUCCESS ||
+      (st = clg__check_no_overlap("indices", indices, xf->bytes, output,
+                                  of->bytes)) != CLG_SUCCESS)
+    return st;
   return CLG_SUCCESS;
 }
 

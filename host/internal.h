@@ -64,6 +64,12 @@ clg_status clg__check_tensor(const clg_context *ctx, const char *name,
                              const clg_tensor *t, size_t elem_size,
                              clg_tensor_facts *facts);
 
+/* The output's bytes must not overlap an input's (same host memory or same
+ * cl_mem): CLG_ERROR_INVALID_ARGUMENT otherwise. */
+clg_status clg__check_no_overlap(const char *in_name, const clg_tensor *in,
+                                 size_t in_bytes, const clg_tensor *out,
+                                 size_t out_bytes);
+
 /* Check an element type for data/output: fixed-size ONNX types only. */
 clg_status clg__check_data_dtype(const char *name, clg_dtype dtype);
 /* Check an element type for indices: int32 or int64. */

@@ -124,6 +124,29 @@ clg_status clg__check_tensor(const clg_context *ctx, const char *name,
   return CLG_SUCCESS;
 }
 
+clg_status clg__check_no_overlap(const char *in_name, const clg_tensor *in,
+                                 size_t in_bytes, const clg_tensor *out,
+                                 size_t out_bytes) {
+  if (in_bytes == 0 || out_bytes == 0 || in->storage != out->storage)
+    return CLG_SUCCESS;
+  uintptr_t a0, b0;
+  if (in->storage == CLG_STORAGE_HOST) {
+    a0 = (uintptr_t)in->host;
+    b0 = (uintptr_t)out->host;
+  } else {
+    if (in->buffer != out->buffer)
+      return CLG_SUCCESS;
+    a0 = in->offset;
+    b0 = out->offset;
+  }
+  if (a0 < b0 + out_bytes && b0 < a0 + in_bytes)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "output overlaps %s in memory; the output must not "
+                     "alias an input",
+                     in_name);
+  return CLG_SUCCESS;
+}
+
 /* Compose the out-of-bounds message for the value at flat position `pos`. */
 static clg_status clg_report_oob(size_t pos, int64_t value, int32_t idx_rank,
                                  const int64_t *idx_shape, int64_t s,

@@ -283,8 +283,12 @@ CLG_API clg_status clg_gather_output_shape(int32_t data_rank,
  * bytes); string is not supported yet.
  *
  * Storage: each of data, indices and output may independently be host
- * memory or a cl_mem (+ byte offset) of ctx's cl_context. Buffers must not
- * overlap the output.
+ * memory or a cl_mem (+ byte offset) of ctx's cl_context. The output must
+ * not overlap data or indices (same host range or same cl_mem range:
+ * CLG_ERROR_INVALID_ARGUMENT; overlap through sub-buffers is not detected).
+ * Offsets: indices->offset must be a multiple of the index size (4 or 8
+ * bytes, else CLG_ERROR_INVALID_ARGUMENT); data and output offsets may be
+ * any byte (a misaligned offset only narrows the copy width).
  *
  * Order of work: all arguments and every index value are validated first —
  * host indices by a scan on the host, cl_mem indices by reading them back

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what clgather needs to build and test, from Debian's packages.
+# Run as root (or with sudo available). Skips apt when everything is present.
+set -euo pipefail
+
+packages=(
+  cmake make gcc pkg-config
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd   # OpenCL + CPU device
+  libcriterion-dev                                    # unit tests
+  libprotobuf-c-dev protobuf-c-compiler libonnx-dev   # ONNX .pb / model reading
+  libonnx-testdata                                    # ONNX conformance data
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+  "${missing[@]}" >/dev/null

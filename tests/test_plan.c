@@ -1,0 +1,76 @@
+/* host/plan.c: the byte view, the copy unit, the variant and the NDRange. */
+#include "internal.h"
+
+#include <criterion/criterion.h>
+
+static clg_gather_plan plan_for(uint64_t outer, uint64_t s, uint64_t n,
+                                uint64_t slice_bytes, size_t data_align,
+                                size_t out_align) {
+  clg_gather_plan p;
+  clg__plan_gather(&p, outer, s, n, slice_bytes, 8, data_align, out_align,
+                   1024);
+  return p;
+}
+
+Test(plan, widest_unit_dividing_slice_and_offsets) {
+  /* slice bytes, data offset, output offset -> expected unit */
+  static const struct {
+    uint64_t slice;
+    size_t da, oa, unit;
+  } cases[] = {
+      {3072, 0, 0, 16}, {64, 0, 0, 16}, {24, 0, 0, 8},   {12, 0, 0, 4},
+      {6, 0, 0, 2},     {3, 0, 0, 1},   {1, 0, 0, 1},    {3072, 4, 0, 4},
+      {3072, 0, 2, 2},  {3072, 8, 8, 8}, {16, 1, 0, 1},  {32, 48, 16, 16},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    clg_gather_plan p = plan_for(2, 5, 3, cases[i].slice, cases[i].da,
+                                 cases[i].oa);
+    cr_expect_eq(p.unit_bytes, cases[i].unit,
+                 "slice %llu, offsets %zu/%zu: unit %zu, want %zu",
+                 (unsigned long long)cases[i].slice, cases[i].da, cases[i].oa,
+                 p.unit_bytes, cases[i].unit);
+    cr_expect_eq(p.inner * p.unit_bytes, cases[i].slice);
+  }
+}
+
+Test(plan, byte_view_and_rows) {
+  clg_gather_plan p = plan_for(7, 11, 13, 4, 0, 0);
+  cr_expect_eq(p.outer, 7);
+  cr_expect_eq(p.s, 11);
+  cr_expect_eq(p.n, 13);
+  cr_expect_eq(p.rows, 7 * 13);
+  cr_expect_eq(p.index_bytes, 8);
+}
+
+Test(plan, short_slices_use_small_variant_covering_all_rows) {
+  clg_gather_plan p = plan_for(3, 10, 1001, 4, 0, 0);
+  cr_assert_eq(p.variant, CLG_VARIANT_SMALL);
+  cr_expect_eq(p.work_dim, 1);
+  cr_expect_eq(p.global[0] % p.local[0], 0);
+  cr_expect_geq(p.global[0] * CLG_SMALL_ROWS_PER_ITEM, p.rows);
+}
+
+Test(plan, long_slices_use_rows_variant) {
+  clg_gather_plan p = plan_for(2, 10, 9, 4096 * 4, 0, 0);
+  cr_assert_eq(p.variant, CLG_VARIANT_ROWS);
+  cr_expect_eq(p.work_dim, 2);
+  cr_expect_eq(p.global[1], p.rows);
+  cr_expect_eq(p.local[1], 1);
+  cr_expect_eq(p.global[0] % p.local[0], 0);
+  cr_expect_leq(p.global[0], p.inner);
+}
+
+Test(plan, local_size_respects_device_limit) {
+  clg_gather_plan p;
+  clg__plan_gather(&p, 1, 4, 4, 4, 4, 0, 0, 16);
+  cr_expect_leq(p.local[0], 16);
+  cr_expect_eq(p.global[0] % p.local[0], 0);
+}
+
+Test(plan, unit_type_names) {
+  cr_expect_str_eq(clg__unit_type(1), "uchar");
+  cr_expect_str_eq(clg__unit_type(2), "ushort");
+  cr_expect_str_eq(clg__unit_type(4), "uint");
+  cr_expect_str_eq(clg__unit_type(8), "uint2");
+  cr_expect_str_eq(clg__unit_type(16), "uint4");
+}

@@ -1,0 +1,70 @@
+/* host/programs.c: programs are built once per (source, options) and
+ * kernels are reused; a build failure returns the log. */
+#include "internal.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+static clg_context *ctx;
+
+static void setup(void) {
+  cr_assert_eq(clg_context_create_default(NULL, &ctx), CLG_SUCCESS,
+               "no OpenCL device: %s", clg_last_error());
+}
+static void teardown(void) { clg_context_destroy(ctx); }
+
+TestSuite(programs, .init = setup, .fini = teardown);
+
+static const char good_source[] =
+    "kernel void twice(global int *p) { p[get_global_id(0)] *= 2 * K; }\n";
+static const char bad_source[] =
+    "kernel void broken(global int *p) { p[0] = undeclared_name; }\n";
+
+Test(programs, cached_per_options) {
+  clg_kernel_entry *a = NULL, *b = NULL, *c = NULL;
+  cr_assert_eq(clg__get_kernel(ctx, good_source, "-DK=1", "twice", &a),
+               CLG_SUCCESS, "%s", clg_last_error());
+  cr_expect_eq(ctx->builds, 1);
+  cr_assert_eq(clg__get_kernel(ctx, good_source, "-DK=1", "twice", &b),
+               CLG_SUCCESS);
+  cr_expect_eq(a, b, "same key must return the cached kernel");
+  cr_expect_eq(ctx->builds, 1, "a cached program must not be rebuilt");
+  cr_assert_eq(clg__get_kernel(ctx, good_source, "-DK=2", "twice", &c),
+               CLG_SUCCESS);
+  cr_expect_neq(a, c);
+  cr_expect_eq(ctx->builds, 2);
+}
+
+Test(programs, build_failure_returns_log) {
+  clg_kernel_entry *k = NULL;
+  cr_assert_eq(clg__get_kernel(ctx, bad_source, "", "broken", &k),
+               CLG_ERROR_BUILD_FAILED);
+  cr_expect_null(k);
+  cr_expect(strstr(clg_last_error(), "undeclared_name") != NULL,
+            "build log missing from: %s", clg_last_error());
+  cr_expect(strstr(clg_last_error(), "CL_BUILD_PROGRAM_FAILURE") != NULL);
+  /* The context still works afterwards. */
+  cr_expect_eq(clg__get_kernel(ctx, good_source, "-DK=3", "twice", &k),
+               CLG_SUCCESS, "%s", clg_last_error());
+}
+
+Test(programs, unknown_kernel_name) {
+  clg_kernel_entry *k = NULL;
+  cr_assert_eq(clg__get_kernel(ctx, good_source, "-DK=1", "nope", &k),
+               CLG_ERROR_OPENCL);
+  cr_expect(strstr(clg_last_error(), "CL_INVALID_KERNEL_NAME") != NULL, "%s",
+            clg_last_error());
+}
+
+Test(programs, embedded_gather_source_builds_for_every_unit) {
+  static const char *units[] = {"uchar", "ushort", "uint", "uint2", "uint4"};
+  for (size_t i = 0; i < 5; ++i) {
+    char opts[96];
+    clg_kernel_entry *k = NULL;
+    snprintf(opts, sizeof opts, "-DCLG_UNIT=%s -DCLG_INDEX=int", units[i]);
+    cr_expect_eq(clg__get_kernel(ctx, clg_kernel_gather, opts,
+                                 "clg_gather_small", &k),
+                 CLG_SUCCESS, "%s: %s", units[i], clg_last_error());
+  }
+}
