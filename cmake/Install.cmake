@@ -24,6 +24,10 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/clgatherConfig.cmake
   ${CMAKE_CURRENT_BINARY_DIR}/clgatherConfigVersion.cmake
   DESTINATION ${CLGATHER_CMAKE_DIR})
 
+# The .pc file finds its prefix relative to itself, so `cmake --install
+# --prefix P` relocates it.
+file(RELATIVE_PATH CLGATHER_PC_TO_PREFIX
+  /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
 configure_file(cmake/clgather.pc.in ${CMAKE_CURRENT_BINARY_DIR}/clgather.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/clgather.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -50,7 +50,8 @@ clg_status clg_context_create(cl_context context, cl_device_id device,
   cl_int err = clGetContextInfo(context, CL_CONTEXT_NUM_DEVICES, sizeof ndev,
                                 &ndev, NULL);
   if (err != CL_SUCCESS)
-    return clg__fail_cl(err, "clGetContextInfo", "reading the context's devices");
+    return clg__fail_cl(err, "clGetContextInfo",
+                        "reading the context's devices");
   cl_device_id *devs = calloc(ndev ? ndev : 1, sizeof *devs);
   if (!devs)
     return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
@@ -61,7 +62,8 @@ clg_status clg_context_create(cl_context context, cl_device_id device,
     found |= devs[i] == device;
   free(devs);
   if (err != CL_SUCCESS)
-    return clg__fail_cl(err, "clGetContextInfo", "reading the context's devices");
+    return clg__fail_cl(err, "clGetContextInfo",
+                        "reading the context's devices");
   if (!found)
     return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
                      "the device is not one of the cl_context's devices");
@@ -108,7 +110,8 @@ static clg_status clg_pick_device(const char *spec, cl_platform_id *out_plat,
   cl_platform_id plats[64];
   cl_uint nplat = 0;
   cl_int err = clGetPlatformIDs(64, plats, &nplat);
-  if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (err == CL_SUCCESS && nplat == 0))
+  if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ ||
+      (err == CL_SUCCESS && nplat == 0))
     return clg__fail(CLG_ERROR_NO_DEVICE,
                      "no OpenCL platform found (is an ICD such as "
                      "pocl-opencl-icd installed?)");
@@ -174,8 +177,10 @@ static clg_status clg_pick_device(const char *spec, cl_platform_id *out_plat,
                      "devices` to list them",
                      spec);
   if (!first_dev)
-    return clg__fail(CLG_ERROR_NO_DEVICE, "no OpenCL device found on %u "
-                     "platform(s)", (unsigned)nplat);
+    return clg__fail(CLG_ERROR_NO_DEVICE,
+                     "no OpenCL device found on %u "
+                     "platform(s)",
+                     (unsigned)nplat);
   *out_plat = first_plat;
   *out_dev = first_dev;
   return CLG_SUCCESS;

@@ -24,11 +24,11 @@ clg_status clg__resolve_queue(clg_context *ctx, cl_command_queue queue,
   }
   cl_context qctx = NULL;
   cl_device_id qdev = NULL;
-  cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qctx,
-                                     &qctx, NULL);
+  cl_int err =
+      clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL);
   if (err == CL_SUCCESS)
-    err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev, &qdev,
-                                NULL);
+    err =
+        clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL);
   if (err != CL_SUCCESS)
     return clg__fail_cl(err, "clGetCommandQueueInfo", "checking the queue");
   if (qctx != ctx->cl_ctx || qdev != ctx->device)
@@ -40,8 +40,8 @@ clg_status clg__resolve_queue(clg_context *ctx, cl_command_queue queue,
   return CLG_SUCCESS;
 }
 
-clg_status clg__stage_input(clg_context *ctx, const clg_tensor *t,
-                            size_t bytes, const char *name, clg_staged *out) {
+clg_status clg__stage_input(clg_context *ctx, const clg_tensor *t, size_t bytes,
+                            const char *name, clg_staged *out) {
   out->mem = NULL;
   out->offset = 0;
   out->temporary = false;
@@ -53,8 +53,9 @@ clg_status clg__stage_input(clg_context *ctx, const clg_tensor *t,
   if (bytes == 0)
     return CLG_SUCCESS; /* nothing will read it */
   cl_int err = CL_SUCCESS;
-  out->mem = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                            bytes, t->host, &err);
+  out->mem =
+      clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                     bytes, t->host, &err);
   if (!out->mem) {
     char what[96];
     snprintf(what, sizeof what, "copying %zu bytes of host %s to the device",

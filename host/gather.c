@@ -61,13 +61,10 @@ clg_status clg_gather_output_shape(int32_t data_rank, const int64_t *data_shape,
 }
 
 /* Everything that can be checked without reading index values. */
-static clg_status clg_gather_check_args(clg_context *ctx, const clg_tensor *data,
-                                        const clg_tensor *indices, int64_t axis,
-                                        const clg_tensor *output,
-                                        int32_t *axis_out,
-                                        clg_tensor_facts *df,
-                                        clg_tensor_facts *xf,
-                                        clg_tensor_facts *of) {
+static clg_status clg_gather_check_args(
+    clg_context *ctx, const clg_tensor *data, const clg_tensor *indices,
+    int64_t axis, const clg_tensor *output, int32_t *axis_out,
+    clg_tensor_facts *df, clg_tensor_facts *xf, clg_tensor_facts *of) {
   clg_status st;
   if ((st = clg__check_data_dtype("data", data->dtype)) != CLG_SUCCESS ||
       (st = clg__check_index_dtype(indices->dtype)) != CLG_SUCCESS)
@@ -90,15 +87,15 @@ static clg_status clg_gather_check_args(clg_context *ctx, const clg_tensor *data
     return clg__fail(CLG_ERROR_DTYPE_MISMATCH,
                      "output has element type %s but data has %s; Gather "
                      "output must have data's type",
-                     clg_dtype_name(output->dtype), clg_dtype_name(data->dtype));
+                     clg_dtype_name(output->dtype),
+                     clg_dtype_name(data->dtype));
   int32_t want_rank = 0;
   int64_t want[CLG_MAX_RANK];
   if ((st = clg_gather_output_shape(data->rank, data->shape, indices->rank,
                                     indices->shape, axis, &want_rank, want)) !=
       CLG_SUCCESS)
     return st;
-  if ((st = clg__check_tensor(ctx, "output", output, esize, of)) !=
-      CLG_SUCCESS)
+  if ((st = clg__check_tensor(ctx, "output", output, esize, of)) != CLG_SUCCESS)
     return st;
   bool same = output->rank == want_rank;
   for (int32_t i = 0; same && i < want_rank; ++i)
@@ -135,9 +132,10 @@ static clg_status clg_gather_index_values(cl_command_queue queue,
     return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
                      "out of host memory reading back %zu bytes of indices",
                      bytes);
-  clg_status st = clg__read_buffer(queue, indices, bytes, copy, num_events,
-                                   wait_list, "reading back indices to check "
-                                   "their bounds");
+  clg_status st =
+      clg__read_buffer(queue, indices, bytes, copy, num_events, wait_list,
+                       "reading back indices to check "
+                       "their bounds");
   if (st != CLG_SUCCESS) {
     free(copy);
     return st;
@@ -152,23 +150,20 @@ static clg_status clg_gather_empty(cl_command_queue queue, cl_uint num_events,
                                    const cl_event *wait_list, cl_event *event) {
   if (!event)
     return clg__ok();
-  cl_int err =
-      clEnqueueMarkerWithWaitList(queue, num_events, wait_list, event);
+  cl_int err = clEnqueueMarkerWithWaitList(queue, num_events, wait_list, event);
   if (err != CL_SUCCESS)
     return clg__fail_cl(err, "clEnqueueMarkerWithWaitList",
                         "completing an empty gather");
   return clg__ok();
 }
 
-static clg_status clg_gather_run(clg_context *ctx, const clg_gather_plan *plan,
-                                 const clg_tensor *data,
-                                 const clg_tensor *indices,
-                                 const clg_tensor *output,
-                                 const clg_tensor_facts *df,
-                                 const clg_tensor_facts *xf,
-                                 const clg_tensor_facts *of,
-                                 cl_command_queue queue, cl_uint num_events,
-                                 const cl_event *wait_list, cl_event *event) {
+static clg_status
+clg_gather_run(clg_context *ctx, const clg_gather_plan *plan,
+               const clg_tensor *data, const clg_tensor *indices,
+               const clg_tensor *output, const clg_tensor_facts *df,
+               const clg_tensor_facts *xf, const clg_tensor_facts *of,
+               cl_command_queue queue, cl_uint num_events,
+               const cl_event *wait_list, cl_event *event) {
   char options[128];
   snprintf(options, sizeof options,
            "-DCLG_UNIT=%s -DCLG_INDEX=%s -DCLG_ROWS_PER_ITEM=%d",
@@ -177,13 +172,14 @@ static clg_status clg_gather_run(clg_context *ctx, const clg_gather_plan *plan,
   const char *kname = plan->variant == CLG_VARIANT_ROWS ? "clg_gather_rows"
                                                         : "clg_gather_small";
   clg_kernel_entry *kernel = NULL;
-  clg_status st = clg__get_kernel(ctx, clg_kernel_gather, options, kname,
-                                  &kernel);
+  clg_status st =
+      clg__get_kernel(ctx, clg_kernel_gather, options, kname, &kernel);
   if (st != CLG_SUCCESS)
     return st;
 
   clg_staged d = {0}, x = {0}, o = {0};
-  if ((st = clg__stage_input(ctx, data, df->bytes, "data", &d)) != CLG_SUCCESS ||
+  if ((st = clg__stage_input(ctx, data, df->bytes, "data", &d)) !=
+          CLG_SUCCESS ||
       (st = clg__stage_input(ctx, indices, xf->bytes, "indices", &x)) !=
           CLG_SUCCESS ||
       (st = clg__stage_output(ctx, output, of->bytes, &o)) != CLG_SUCCESS) {
@@ -197,8 +193,8 @@ static clg_status clg_gather_run(clg_context *ctx, const clg_gather_plan *plan,
   cl_ulong idx_off = x.offset / plan->index_bytes;
   cl_ulong out_off = o.offset / plan->unit_bytes;
   cl_ulong n = plan->n, s = plan->s, inner = plan->inner, rows = plan->rows;
-  const void *values[] = {&d.mem, &data_off, &x.mem, &idx_off, &o.mem,
-                          &out_off, &n,     &s,     &inner,   &rows};
+  const void *values[] = {&d.mem,   &data_off, &x.mem, &idx_off, &o.mem,
+                          &out_off, &n,        &s,     &inner,   &rows};
   const size_t sizes[] = {sizeof(cl_mem), sizeof data_off, sizeof(cl_mem),
                           sizeof idx_off, sizeof(cl_mem),  sizeof out_off,
                           sizeof n,       sizeof s,        sizeof inner,
@@ -297,6 +293,6 @@ clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
   clg__plan_gather(&plan, outer, (uint64_t)data->shape[a], xf.count, slice,
                    xf.elem_size, data_align, out_align,
                    ctx->max_work_group_size);
-  return clg_gather_run(ctx, &plan, data, indices, output, &df, &xf, &of,
-                        queue, num_events, wait_list, event);
+  return clg_gather_run(ctx, &plan, data, indices, output, &df, &xf, &of, queue,
+                        num_events, wait_list, event);
 }

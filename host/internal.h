@@ -36,14 +36,14 @@ struct clg_program_entry;
 struct clg_context {
   cl_context cl_ctx;
   cl_device_id device;
-  bool owns_cl_ctx;          /* created by clg_context_create_default */
-  cl_command_queue queue;    /* the context's own queue, lazily created */
-  pthread_mutex_t lock;      /* guards queue creation and the caches */
+  bool owns_cl_ctx;       /* created by clg_context_create_default */
+  cl_command_queue queue; /* the context's own queue, lazily created */
+  pthread_mutex_t lock;   /* guards queue creation and the caches */
   struct clg_program_entry *programs; /* singly linked program cache */
   struct clg_kernel_entry *kernels;   /* singly linked kernel cache */
   size_t max_work_group_size;
   cl_device_type device_type;
-  unsigned builds;           /* programs built so far (for tests) */
+  unsigned builds; /* programs built so far (for tests) */
 };
 
 /* ---------------------------------------------------------- validate.c */
@@ -99,16 +99,16 @@ typedef enum clg_gather_variant {
 /* A gather seen as bytes: data [outer, s, inner], output [outer, n, inner],
  * with inner counted in units of unit_bytes. */
 typedef struct clg_gather_plan {
-  uint64_t outer;      /* product of data dims before the axis */
-  uint64_t s;          /* data.shape[axis] */
-  uint64_t n;          /* number of indices */
-  uint64_t inner;      /* slice length in units */
-  uint64_t rows;       /* outer * n: slices to copy */
-  size_t unit_bytes;   /* 1, 2, 4, 8 or 16: copy width */
-  size_t index_bytes;  /* 4 or 8 */
+  uint64_t outer;     /* product of data dims before the axis */
+  uint64_t s;         /* data.shape[axis] */
+  uint64_t n;         /* number of indices */
+  uint64_t inner;     /* slice length in units */
+  uint64_t rows;      /* outer * n: slices to copy */
+  size_t unit_bytes;  /* 1, 2, 4, 8 or 16: copy width */
+  size_t index_bytes; /* 4 or 8 */
   clg_gather_variant variant;
-  size_t local[2];     /* work-group size */
-  size_t global[2];    /* NDRange */
+  size_t local[2];  /* work-group size */
+  size_t global[2]; /* NDRange */
   cl_uint work_dim;
 } clg_gather_plan;
 
@@ -127,12 +127,13 @@ const char *clg__unit_type(size_t unit_bytes);
 
 /* ---------------------------------------------------------- programs.c */
 
-/* A built kernel and the lock that serializes clSetKernelArg + enqueue on it. */
+/* A built kernel and the lock that serializes clSetKernelArg + enqueue on it.
+ */
 typedef struct clg_kernel_entry {
   struct clg_kernel_entry *next;
-  const char *source;        /* embedded source (identity) */
-  char *options;             /* build options */
-  char *name;                /* kernel function name */
+  const char *source; /* embedded source (identity) */
+  char *options;      /* build options */
+  char *name;         /* kernel function name */
   cl_kernel kernel;
   pthread_mutex_t lock;
 } clg_kernel_entry;
@@ -155,14 +156,14 @@ extern const char clg_kernel_gather[];
  * temporary one holding a copy of host memory. */
 typedef struct clg_staged {
   cl_mem mem;
-  size_t offset;   /* bytes */
-  bool temporary;  /* mem is ours to release */
+  size_t offset;  /* bytes */
+  bool temporary; /* mem is ours to release */
 } clg_staged;
 
 /* Make a cl_mem for input `t` (`bytes` long): the caller's buffer as is, or a
  * new read-only buffer initialised from host memory. `bytes` may be 0. */
-clg_status clg__stage_input(clg_context *ctx, const clg_tensor *t,
-                            size_t bytes, const char *name, clg_staged *out);
+clg_status clg__stage_input(clg_context *ctx, const clg_tensor *t, size_t bytes,
+                            const char *name, clg_staged *out);
 /* Make a cl_mem for output `t`: the caller's buffer, or a new write-only
  * buffer whose content is read back into host memory after the kernel. */
 clg_status clg__stage_output(clg_context *ctx, const clg_tensor *t,

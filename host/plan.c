@@ -26,8 +26,8 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t s,
                       uint64_t n, uint64_t slice_bytes, size_t index_bytes,
                       size_t data_align, size_t out_align, size_t max_local) {
   size_t unit = 16;
-  while (unit > 1 && (slice_bytes % unit || data_align % unit ||
-                      out_align % unit))
+  while (unit > 1 &&
+         (slice_bytes % unit || data_align % unit || out_align % unit))
     unit /= 2;
   size_t local = CLG_LOCAL_SIZE;
   if (max_local && local > max_local)
@@ -42,8 +42,8 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t s,
   plan->index_bytes = index_bytes;
 
   if (plan->inner >= CLG_ROWS_MIN_UNITS) {
-    uint64_t items = plan->inner < CLG_ROWS_MAX_ITEMS ? plan->inner
-                                                      : CLG_ROWS_MAX_ITEMS;
+    uint64_t items =
+        plan->inner < CLG_ROWS_MAX_ITEMS ? plan->inner : CLG_ROWS_MAX_ITEMS;
     plan->variant = CLG_VARIANT_ROWS;
     plan->work_dim = 2;
     plan->local[0] = local;
@@ -51,8 +51,8 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t s,
     plan->global[0] = clg_round_up((size_t)items, local);
     plan->global[1] = (size_t)plan->rows;
   } else {
-    uint64_t items = (plan->rows + CLG_SMALL_ROWS_PER_ITEM - 1) /
-                     CLG_SMALL_ROWS_PER_ITEM;
+    uint64_t items =
+        (plan->rows + CLG_SMALL_ROWS_PER_ITEM - 1) / CLG_SMALL_ROWS_PER_ITEM;
     plan->variant = CLG_VARIANT_SMALL;
     plan->work_dim = 1;
     plan->local[0] = local;

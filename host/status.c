@@ -49,7 +49,8 @@ clg_status clg__fail(clg_status status, const char *fmt, ...) {
 
 const char *clg__cl_error_name(cl_int err) {
   switch (err) {
-#define CLG_CL_ERR(e) case e: return #e;
+#define CLG_CL_ERR(e)                                                          \
+  case e: return #e;
     CLG_CL_ERR(CL_SUCCESS)
     CLG_CL_ERR(CL_DEVICE_NOT_FOUND)
     CLG_CL_ERR(CL_DEVICE_NOT_AVAILABLE)

@@ -90,8 +90,8 @@ clg_status clg__check_tensor(const clg_context *ctx, const char *name,
   if (!t->buffer)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "%s->buffer is NULL", name);
   cl_mem_object_type type = 0;
-  cl_int err = clGetMemObjectInfo(t->buffer, CL_MEM_TYPE, sizeof type, &type,
-                                  NULL);
+  cl_int err =
+      clGetMemObjectInfo(t->buffer, CL_MEM_TYPE, sizeof type, &type, NULL);
   if (err != CL_SUCCESS) {
     char what[64];
     snprintf(what, sizeof what, "checking %s->buffer", name);
@@ -102,8 +102,8 @@ clg_status clg__check_tensor(const clg_context *ctx, const char *name,
                      "%s->buffer is not a buffer memory object", name);
   cl_context owner = NULL;
   size_t size = 0;
-  err = clGetMemObjectInfo(t->buffer, CL_MEM_CONTEXT, sizeof owner, &owner,
-                           NULL);
+  err =
+      clGetMemObjectInfo(t->buffer, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
   if (err == CL_SUCCESS)
     err = clGetMemObjectInfo(t->buffer, CL_MEM_SIZE, sizeof size, &size, NULL);
   if (err != CL_SUCCESS) {
@@ -176,7 +176,7 @@ static clg_status clg_report_oob(size_t pos, int64_t value, int32_t idx_rank,
 
 /* One branch-free min/max pass per index type: vectorizes. */
 #define CLG_DEFINE_MINMAX(NAME, T)                                             \
-  static void NAME(const T *v, size_t n, int64_t *lo, int64_t *hi) {          \
+  static void NAME(const T *v, size_t n, int64_t *lo, int64_t *hi) {           \
     T mn = v[0], mx = v[0];                                                    \
     for (size_t i = 1; i < n; ++i) {                                           \
       mn = v[i] < mn ? v[i] : mn;                                              \

@@ -18,13 +18,13 @@ Test(plan, widest_unit_dividing_slice_and_offsets) {
     uint64_t slice;
     size_t da, oa, unit;
   } cases[] = {
-      {3072, 0, 0, 16}, {64, 0, 0, 16}, {24, 0, 0, 8},   {12, 0, 0, 4},
-      {6, 0, 0, 2},     {3, 0, 0, 1},   {1, 0, 0, 1},    {3072, 4, 0, 4},
-      {3072, 0, 2, 2},  {3072, 8, 8, 8}, {16, 1, 0, 1},  {32, 48, 16, 16},
+      {3072, 0, 0, 16}, {64, 0, 0, 16},  {24, 0, 0, 8}, {12, 0, 0, 4},
+      {6, 0, 0, 2},     {3, 0, 0, 1},    {1, 0, 0, 1},  {3072, 4, 0, 4},
+      {3072, 0, 2, 2},  {3072, 8, 8, 8}, {16, 1, 0, 1}, {32, 48, 16, 16},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-    clg_gather_plan p = plan_for(2, 5, 3, cases[i].slice, cases[i].da,
-                                 cases[i].oa);
+    clg_gather_plan p =
+        plan_for(2, 5, 3, cases[i].slice, cases[i].da, cases[i].oa);
     cr_expect_eq(p.unit_bytes, cases[i].unit,
                  "slice %llu, offsets %zu/%zu: unit %zu, want %zu",
                  (unsigned long long)cases[i].slice, cases[i].da, cases[i].oa,

@@ -63,8 +63,8 @@ Test(programs, embedded_gather_source_builds_for_every_unit) {
     char opts[96];
     clg_kernel_entry *k = NULL;
     snprintf(opts, sizeof opts, "-DCLG_UNIT=%s -DCLG_INDEX=int", units[i]);
-    cr_expect_eq(clg__get_kernel(ctx, clg_kernel_gather, opts,
-                                 "clg_gather_small", &k),
-                 CLG_SUCCESS, "%s: %s", units[i], clg_last_error());
+    cr_expect_eq(
+        clg__get_kernel(ctx, clg_kernel_gather, opts, "clg_gather_small", &k),
+        CLG_SUCCESS, "%s: %s", units[i], clg_last_error());
   }
 }
