@@ -1,0 +1,125 @@
+#include "support/reference.h"
+
+#include <string.h>
+
+int64_t ref_numel(int32_t rank, const int64_t *shape) {
+  int64_t n = 1;
+  for (int32_t i = 0; i < rank; ++i) {
+    if (shape[i] == 0)
+      return 0;
+  }
+  for (int32_t i = 0; i < rank; ++i) {
+    if (shape[i] > 0 && n > INT64_MAX / shape[i])
+      return INT64_MAX;
+    n *= shape[i];
+  }
+  return n;
+}
+
+int ref_gather_shape(int32_t r, const int64_t *data_shape, int32_t q,
+                     const int64_t *indices_shape, int64_t axis,
+                     int32_t max_out_rank, int32_t *out_rank,
+                     int64_t *out_shape) {
+  if (r < 1 || q < 0 || r > REF_MAX_RANK || q > REF_MAX_RANK)
+    return -1;
+  if (axis < -(int64_t)r || axis > (int64_t)r - 1)
+    return -1;
+  for (int32_t i = 0; i < r; ++i)
+    if (data_shape[i] < 0)
+      return -1;
+  for (int32_t i = 0; i < q; ++i)
+    if (indices_shape[i] < 0)
+      return -1;
+  int32_t a = (int32_t)(axis < 0 ? axis + r : axis);
+  int32_t orank = q + r - 1;
+  if (orank > max_out_rank || orank > REF_MAX_RANK)
+    return -1;
+  int32_t k = 0;
+  for (int32_t i = 0; i < a; ++i)
+    out_shape[k++] = data_shape[i];
+  for (int32_t i = 0; i < q; ++i)
+    out_shape[k++] = indices_shape[i];
+  for (int32_t i = a + 1; i < r; ++i)
+    out_shape[k++] = data_shape[i];
+  *out_rank = orank;
+  return 0;
+}
+
+int64_t ref_index_at(const void *indices, ref_index_type type, int64_t i) {
+  if (type == REF_INDEX_I32) {
+    int32_t v;
+    memcpy(&v, (const unsigned char *)indices + (size_t)i * sizeof v, sizeof v);
+    return v;
+  }
+  int64_t v;
+  memcpy(&v, (const unsigned char *)indices + (size_t)i * sizeof v, sizeof v);
+  return v;
+}
+
+int64_t ref_first_oob(const void *indices, ref_index_type type, int64_t count,
+                      int64_t s) {
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t k = ref_index_at(indices, type, i);
+    if (k < -s || k > s - 1)
+      return i;
+  }
+  return -1;
+}
+
+int ref_gather(const void *data, size_t esize, int32_t r,
+               const int64_t *data_shape, const void *indices,
+               ref_index_type type, int32_t q, const int64_t *indices_shape,
+               int64_t axis, void *out) {
+  int32_t orank;
+  int64_t oshape[REF_MAX_RANK];
+  if (ref_gather_shape(r, data_shape, q, indices_shape, axis, REF_MAX_RANK,
+                       &orank, oshape) != 0)
+    return -1;
+  int32_t a = (int32_t)(axis < 0 ? axis + r : axis);
+  int64_t s = data_shape[a];
+  int64_t total = ref_numel(orank, oshape);
+  if (total == 0)
+    return 0;
+
+  /* Row-major strides of data and indices, in elements. */
+  int64_t dstride[REF_MAX_RANK], istride[REF_MAX_RANK];
+  int64_t acc = 1;
+  for (int32_t i = r - 1; i >= 0; --i) {
+    dstride[i] = acc;
+    acc *= data_shape[i];
+  }
+  acc = 1;
+  for (int32_t i = q - 1; i >= 0; --i) {
+    istride[i] = acc;
+    acc *= indices_shape[i];
+  }
+
+  int64_t o[REF_MAX_RANK] = {0}; /* output multi-index, C-order odometer */
+  const unsigned char *src = data;
+  unsigned char *dst = out;
+  for (int64_t n = 0; n < total; ++n) {
+    /* output[o] = data[o[:a], k, o[a+q:]] with k = indices[o[a:a+q]]. */
+    int64_t iflat = 0;
+    for (int32_t j = 0; j < q; ++j)
+      iflat += o[a + j] * istride[j];
+    int64_t k = ref_index_at(indices, type, iflat);
+    if (k < -s || k > s - 1)
+      return -1;
+    if (k < 0)
+      k += s;
+    int64_t dflat = 0;
+    for (int32_t j = 0; j < a; ++j)
+      dflat += o[j] * dstride[j];
+    dflat += k * dstride[a];
+    for (int32_t j = a + 1; j < r; ++j)
+      dflat += o[j + q - 1] * dstride[j];
+    memcpy(dst + (size_t)n * esize, src + (size_t)dflat * esize, esize);
+
+    for (int32_t j = orank - 1; j >= 0; --j) {
+      if (++o[j] < oshape[j])
+        break;
+      o[j] = 0;
+    }
+  }
+  return 0;
+}

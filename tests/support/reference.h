@@ -1,0 +1,45 @@
+/*
+ * A plain-C reference for ONNX Gather, written from the operator's
+ * definition (not from clgather's code): it walks every output element by
+ * its multi-index and copies the element the definition names. Slow and
+ * obviously right is the point.
+ */
+#ifndef CLGATHER_TESTS_REFERENCE_H
+#define CLGATHER_TESTS_REFERENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Largest rank the reference handles (any tensor). */
+#define REF_MAX_RANK 32
+
+/* Index element type understood by the reference. */
+typedef enum ref_index_type { REF_INDEX_I32 = 0, REF_INDEX_I64 = 1 } ref_index_type;
+
+/* Output shape of Gather: data.shape[:a] + indices.shape + data.shape[a+1:].
+ * Returns 0 on success; -1 for rank < 1, q < 0, a negative dimension, an
+ * axis outside [-r, r-1] or an output rank above max_out_rank. */
+int ref_gather_shape(int32_t r, const int64_t *data_shape, int32_t q,
+                     const int64_t *indices_shape, int64_t axis,
+                     int32_t max_out_rank, int32_t *out_rank,
+                     int64_t *out_shape);
+
+/* Number of elements of a shape (1 for rank 0). Saturates at INT64_MAX. */
+int64_t ref_numel(int32_t rank, const int64_t *shape);
+
+/* Value of element i of an int32 or int64 index array. */
+int64_t ref_index_at(const void *indices, ref_index_type type, int64_t i);
+
+/* Flat position of the first index outside [-s, s-1], or -1 if none. */
+int64_t ref_first_oob(const void *indices, ref_index_type type, int64_t count,
+                      int64_t s);
+
+/* out = Gather(data, indices, axis). Elements are esize bytes. Returns 0 on
+ * success, -1 if the shapes/axis are invalid or an index is out of bounds
+ * (out may then be partly written). */
+int ref_gather(const void *data, size_t esize, int32_t r,
+               const int64_t *data_shape, const void *indices,
+               ref_index_type type, int32_t q, const int64_t *indices_shape,
+               int64_t axis, void *out);
+
+#endif /* CLGATHER_TESTS_REFERENCE_H */

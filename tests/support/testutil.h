@@ -1,0 +1,154 @@
+/*
+ * Shared helpers for the Criterion suite: the process-wide clg_context, a
+ * seeded RNG, tensors in host or cl_mem storage with sentinel guard bytes
+ * around them, shape/case formatting, message checks, and a gather case
+ * runner that compares clg_gather() with the reference byte for byte.
+ *
+ * Helpers that hit an unexpected OpenCL failure abort the test with
+ * cr_assert: a test never skips for lack of a device.
+ */
+#ifndef CLGATHER_TESTS_TESTUTIL_H
+#define CLGATHER_TESTS_TESTUTIL_H
+
+#include <clgather/clgather.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "support/reference.h"
+
+/* ------------------------------------------------------------- device */
+
+/* The test process's one clg_context, created on first use with
+ * clg_context_create_default(NULL); asserts success. */
+clg_context *tu_ctx(void);
+cl_context tu_cl_context(void);
+cl_device_id tu_device(void);
+/* A queue of the tests' own (not the library's) for buffer I/O. */
+cl_command_queue tu_queue(void);
+/* Asserts err == CL_SUCCESS, naming what failed. */
+void tu_cl_check(cl_int err, const char *what);
+
+/* ---------------------------------------------------------------- RNG */
+
+typedef struct tu_rng {
+  uint64_t state;
+} tu_rng;
+
+tu_rng tu_rng_make(uint64_t seed);
+uint64_t tu_rng_u64(tu_rng *rng);
+/* Uniform in [lo, hi] (lo <= hi). */
+int64_t tu_rng_range(tu_rng *rng, int64_t lo, int64_t hi);
+void tu_rng_bytes(tu_rng *rng, void *dst, size_t n);
+
+/* ------------------------------------------------------------- shapes */
+
+int64_t tu_numel(int32_t rank, const int64_t *shape);
+/* "[2, 3]" ("[]" for rank 0) into buf; returns buf. */
+const char *tu_shape_str(int32_t rank, const int64_t *shape, char *buf,
+                         size_t cap);
+ref_index_type tu_ref_index_type(clg_dtype idt);
+
+/* ------------------------------------------------------------ indices */
+
+typedef enum tu_index_mode {
+  TU_IDX_ANY = 0,    /* uniform in [-s, s-1] */
+  TU_IDX_NONNEG = 1, /* uniform in [0, s-1] */
+  TU_IDX_NEG = 2,    /* uniform in [-s, -1] */
+  TU_IDX_EDGES = 3,  /* only -s, -1, 0, s-1 */
+} tu_index_mode;
+
+/* Fills count int32/int64 indices valid for an axis of size s (s >= 1
+ * unless count == 0). */
+void tu_fill_indices(tu_rng *rng, void *dst, clg_dtype idt, int64_t count,
+                     int64_t s, tu_index_mode mode);
+void tu_set_index(void *dst, clg_dtype idt, int64_t pos, int64_t value);
+
+/* ------------------------------------------------------------ tensors */
+
+#define TU_SENTINEL 0xA5u
+#define TU_GUARD 48
+
+/*
+ * A tensor and the memory behind it. Host storage: a malloc'd block of
+ * TU_GUARD + bytes + TU_GUARD with the tensor in the middle. Buffer storage:
+ * a cl_mem of offset + bytes + tail bytes (tail = TU_GUARD, or 0 for an
+ * exact fit) with the tensor at `offset`. Everything around the tensor holds
+ * TU_SENTINEL.
+ */
+typedef struct tu_tensor {
+  clg_tensor desc;
+  size_t bytes;
+  size_t total;  /* bytes of the allocation / buffer */
+  size_t offset; /* where the tensor starts within it */
+  unsigned char *alloc;
+  cl_mem buf;
+} tu_tensor;
+
+typedef struct tu_storage {
+  clg_storage kind;
+  size_t offset;   /* buffer only */
+  bool tight;      /* buffer only: no bytes after the tensor */
+  bool null_empty; /* host only: host = NULL when the tensor is empty */
+} tu_storage;
+
+/* Creates the tensor; its bytes are `init` (NULL: all TU_SENTINEL). */
+void tu_tensor_init(tu_tensor *t, clg_dtype dtype, int32_t rank,
+                    const int64_t *shape, tu_storage st, const void *init);
+void tu_tensor_free(tu_tensor *t);
+/* The tensor's current bytes (blocking read for buffers). */
+void tu_tensor_read(const tu_tensor *t, void *dst);
+/* The whole allocation / buffer. dst holds t->total bytes. */
+void tu_tensor_read_all(const tu_tensor *t, void *dst);
+/* True if every byte outside the tensor still holds TU_SENTINEL. */
+bool tu_tensor_guards_ok(const tu_tensor *t);
+/* True if every byte of the allocation / buffer holds TU_SENTINEL. */
+bool tu_tensor_all_sentinel(const tu_tensor *t);
+
+cl_mem tu_buffer_create(size_t bytes, const void *init);
+void tu_buffer_read(cl_mem buf, size_t offset, size_t n, void *dst);
+
+/* Index of the first differing byte, or -1. */
+ptrdiff_t tu_first_diff(const void *a, const void *b, size_t n);
+
+/* ----------------------------------------------------------- messages */
+
+bool tu_contains(const char *hay, const char *needle);
+bool tu_contains_ci(const char *hay, const char *needle);
+/* True if hay holds the decimal number v as a whole number (not a part of a
+ * longer number; a positive v not preceded by '-'). */
+bool tu_contains_int(const char *hay, int64_t v);
+
+/* -------------------------------------------------------------- cases */
+
+typedef struct tu_case {
+  clg_dtype dtype;
+  int32_t r;
+  int64_t dshape[CLG_MAX_RANK];
+  int32_t q;
+  int64_t ishape[CLG_MAX_RANK];
+  int64_t axis;
+  clg_dtype idt;
+  tu_storage st[3]; /* data, indices, output */
+  tu_index_mode mode;
+  bool want_event;        /* pass an event out and wait on it */
+  cl_command_queue queue; /* NULL: the context's queue */
+} tu_case;
+
+/* One-line description of a case for failure messages. */
+const char *tu_case_str(const tu_case *c, char *buf, size_t cap);
+
+/* Runs the case with data/indices drawn from seed and compares the output
+ * (and the guard bytes around it, and the unchanged inputs) with the
+ * reference. Returns true on success; otherwise writes why to msg. */
+bool tu_run_case(const tu_case *c, uint64_t seed, char *msg, size_t cap);
+
+/* Runs a small known-good gather on the shared context (host and buffer
+ * storage) and asserts it matches: "the context still works". */
+void tu_assert_context_works(const char *after);
+
+/* Fixed-size ONNX element types (all 15). */
+extern const clg_dtype tu_all_dtypes[15];
+
+#endif /* CLGATHER_TESTS_TESTUTIL_H */
