@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  cmake make gcc pkg-config
+  build-essential cmake pkg-config
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd   # OpenCL + CPU device
   libcriterion-dev                                    # unit tests
   libprotobuf-c-dev protobuf-c-compiler libonnx-dev   # ONNX .pb / model reading
