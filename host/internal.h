@@ -4,6 +4,8 @@
 
 #include <clgather/clgather.h>
 
+#include "faults.h" /* test builds only: wraps OpenCL calls */
+
 #include <pthread.h>
 #include <stdbool.h>
 

@@ -1,0 +1,164 @@
+/* Test-only OpenCL fault injection (see faults.h). Built only into the
+ * clgather_testing library. */
+#define CLG_FAULTS_IMPL
+#include "faults.h"
+
+#include <stdatomic.h>
+
+static atomic_ulong clg_calls[CLG_FAULT_COUNT];
+static atomic_uint clg_skip[CLG_FAULT_COUNT];
+static atomic_uint clg_fail[CLG_FAULT_COUNT];
+static atomic_int clg_error[CLG_FAULT_COUNT];
+
+void clg_fault_inject(clg_fault kind, unsigned skip, unsigned count,
+                      cl_int error) {
+  atomic_store(&clg_skip[kind], skip);
+  atomic_store(&clg_error[kind], error);
+  atomic_store(&clg_fail[kind], count);
+}
+
+unsigned long clg_fault_calls(clg_fault kind) {
+  return atomic_load(&clg_calls[kind]);
+}
+
+void clg_fault_reset(void) {
+  for (int k = 0; k < CLG_FAULT_COUNT; ++k) {
+    atomic_store(&clg_calls[k], 0);
+    atomic_store(&clg_skip[k], 0);
+    atomic_store(&clg_fail[k], 0);
+  }
+}
+
+const char *clg_fault_call_name(clg_fault kind) {
+  static const char *const names[CLG_FAULT_COUNT] = {
+      "clCreateContext",       "clCreateCommandQueue",
+      "clGetDeviceInfo",       "clGetMemObjectInfo",
+      "clGetCommandQueueInfo", "clCreateBuffer",
+      "clCreateProgramWithSource", "clBuildProgram",
+      "clCreateKernel",        "clSetKernelArg",
+      "clEnqueueNDRangeKernel", "clEnqueueReadBuffer",
+      "clEnqueueMarkerWithWaitList", "clWaitForEvents"};
+  return (unsigned)kind < CLG_FAULT_COUNT ? names[kind] : "unknown";
+}
+
+/* Count a call of `kind`; CL_SUCCESS to go ahead, else the error to return. */
+static cl_int clg_hit(clg_fault kind) {
+  atomic_fetch_add(&clg_calls[kind], 1);
+  if (atomic_load(&clg_fail[kind]) == 0)
+    return CL_SUCCESS;
+  if (atomic_load(&clg_skip[kind]) > 0) {
+    atomic_fetch_sub(&clg_skip[kind], 1);
+    return CL_SUCCESS;
+  }
+  atomic_fetch_sub(&clg_fail[kind], 1);
+  return atomic_load(&clg_error[kind]);
+}
+
+#define CLG_FI_OBJECT(kind, errp)                                              \
+  do {                                                                         \
+    cl_int e_ = clg_hit(kind);                                                 \
+    if (e_ != CL_SUCCESS) {                                                    \
+      if (errp)                                                                \
+        *(errp) = e_;                                                          \
+      return NULL;                                                             \
+    }                                                                          \
+  } while (0)
+
+#define CLG_FI_STATUS(kind)                                                    \
+  do {                                                                         \
+    cl_int e_ = clg_hit(kind);                                                 \
+    if (e_ != CL_SUCCESS)                                                      \
+      return e_;                                                               \
+  } while (0)
+
+cl_context clg__fi_clCreateContext(
+    const cl_context_properties *p, cl_uint n, const cl_device_id *d,
+    void(CL_CALLBACK *cb)(const char *, const void *, size_t, void *),
+    void *u, cl_int *err) {
+  CLG_FI_OBJECT(CLG_FAULT_CREATE_CONTEXT, err);
+  return clCreateContext(p, n, d, cb, u, err);
+}
+
+cl_command_queue clg__fi_clCreateCommandQueue(cl_context c, cl_device_id d,
+                                              cl_command_queue_properties p,
+                                              cl_int *err) {
+  CLG_FI_OBJECT(CLG_FAULT_CREATE_QUEUE, err);
+  return clCreateCommandQueue(c, d, p, err);
+}
+
+cl_int clg__fi_clGetDeviceInfo(cl_device_id d, cl_device_info i, size_t s,
+                               void *v, size_t *r) {
+  CLG_FI_STATUS(CLG_FAULT_DEVICE_INFO);
+  return clGetDeviceInfo(d, i, s, v, r);
+}
+
+cl_int clg__fi_clGetMemObjectInfo(cl_mem m, cl_mem_info i, size_t s, void *v,
+                                  size_t *r) {
+  CLG_FI_STATUS(CLG_FAULT_MEM_INFO);
+  return clGetMemObjectInfo(m, i, s, v, r);
+}
+
+cl_int clg__fi_clGetCommandQueueInfo(cl_command_queue q,
+                                     cl_command_queue_info i, size_t s,
+                                     void *v, size_t *r) {
+  CLG_FI_STATUS(CLG_FAULT_QUEUE_INFO);
+  return clGetCommandQueueInfo(q, i, s, v, r);
+}
+
+cl_mem clg__fi_clCreateBuffer(cl_context c, cl_mem_flags f, size_t s, void *h,
+                              cl_int *err) {
+  CLG_FI_OBJECT(CLG_FAULT_CREATE_BUFFER, err);
+  return clCreateBuffer(c, f, s, h, err);
+}
+
+cl_program clg__fi_clCreateProgramWithSource(cl_context c, cl_uint n,
+                                             const char **src,
+                                             const size_t *len, cl_int *err) {
+  CLG_FI_OBJECT(CLG_FAULT_CREATE_PROGRAM, err);
+  return clCreateProgramWithSource(c, n, src, len, err);
+}
+
+cl_int clg__fi_clBuildProgram(cl_program p, cl_uint n, const cl_device_id *d,
+                              const char *o,
+                              void(CL_CALLBACK *cb)(cl_program, void *),
+                              void *u) {
+  CLG_FI_STATUS(CLG_FAULT_BUILD_PROGRAM);
+  return clBuildProgram(p, n, d, o, cb, u);
+}
+
+cl_kernel clg__fi_clCreateKernel(cl_program p, const char *name, cl_int *err) {
+  CLG_FI_OBJECT(CLG_FAULT_CREATE_KERNEL, err);
+  return clCreateKernel(p, name, err);
+}
+
+cl_int clg__fi_clSetKernelArg(cl_kernel k, cl_uint i, size_t s, const void *v) {
+  CLG_FI_STATUS(CLG_FAULT_SET_KERNEL_ARG);
+  return clSetKernelArg(k, i, s, v);
+}
+
+cl_int clg__fi_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k,
+                                      cl_uint dim, const size_t *off,
+                                      const size_t *g, const size_t *l,
+                                      cl_uint ne, const cl_event *w,
+                                      cl_event *e) {
+  CLG_FI_STATUS(CLG_FAULT_ENQUEUE_KERNEL);
+  return clEnqueueNDRangeKernel(q, k, dim, off, g, l, ne, w, e);
+}
+
+cl_int clg__fi_clEnqueueReadBuffer(cl_command_queue q, cl_mem m, cl_bool b,
+                                   size_t off, size_t n, void *p, cl_uint ne,
+                                   const cl_event *w, cl_event *e) {
+  CLG_FI_STATUS(CLG_FAULT_READ_BUFFER);
+  return clEnqueueReadBuffer(q, m, b, off, n, p, ne, w, e);
+}
+
+cl_int clg__fi_clEnqueueMarkerWithWaitList(cl_command_queue q, cl_uint ne,
+                                           const cl_event *w, cl_event *e) {
+  CLG_FI_STATUS(CLG_FAULT_MARKER);
+  return clEnqueueMarkerWithWaitList(q, ne, w, e);
+}
+
+cl_int clg__fi_clWaitForEvents(cl_uint n, const cl_event *e) {
+  CLG_FI_STATUS(CLG_FAULT_WAIT);
+  return clWaitForEvents(n, e);
+}

@@ -1,0 +1,104 @@
+/* Test-only OpenCL fault injection and call counting.
+ *
+ * Compiled only into the `clgather_testing` library (CLGATHER_TESTING
+ * defined); the shipped libraries contain none of it. In a testing build
+ * every OpenCL call below made by host/ goes through a wrapper that counts it
+ * and, when armed, fails it with a chosen error code instead of calling
+ * OpenCL, so tests can prove each failure returns a status naming the OpenCL
+ * error, leaks nothing and leaves the output untouched. Not thread-safe to
+ * arm while other threads call the library. */
+#ifndef CLGATHER_HOST_FAULTS_H
+#define CLGATHER_HOST_FAULTS_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+/* The kinds of OpenCL call that can be made to fail. */
+typedef enum clg_fault {
+  CLG_FAULT_CREATE_CONTEXT,  /* clCreateContext */
+  CLG_FAULT_CREATE_QUEUE,    /* clCreateCommandQueue */
+  CLG_FAULT_DEVICE_INFO,     /* clGetDeviceInfo */
+  CLG_FAULT_MEM_INFO,        /* clGetMemObjectInfo */
+  CLG_FAULT_QUEUE_INFO,      /* clGetCommandQueueInfo */
+  CLG_FAULT_CREATE_BUFFER,   /* clCreateBuffer */
+  CLG_FAULT_CREATE_PROGRAM,  /* clCreateProgramWithSource */
+  CLG_FAULT_BUILD_PROGRAM,   /* clBuildProgram */
+  CLG_FAULT_CREATE_KERNEL,   /* clCreateKernel */
+  CLG_FAULT_SET_KERNEL_ARG,  /* clSetKernelArg */
+  CLG_FAULT_ENQUEUE_KERNEL,  /* clEnqueueNDRangeKernel */
+  CLG_FAULT_READ_BUFFER,     /* clEnqueueReadBuffer */
+  CLG_FAULT_MARKER,          /* clEnqueueMarkerWithWaitList */
+  CLG_FAULT_WAIT,            /* clWaitForEvents */
+  CLG_FAULT_COUNT
+} clg_fault;
+
+/* After `skip` more calls of `kind` succeed, fail the next `count` with
+ * `error`. count 0 disarms. */
+void clg_fault_inject(clg_fault kind, unsigned skip, unsigned count,
+                      cl_int error);
+/* Calls of `kind` made since the last clg_fault_reset(), failed ones too. */
+unsigned long clg_fault_calls(clg_fault kind);
+/* Disarm every kind and zero the counters. */
+void clg_fault_reset(void);
+/* "clCreateBuffer" etc. */
+const char *clg_fault_call_name(clg_fault kind);
+
+#if defined(CLGATHER_TESTING)
+/* The wrappers; host/ calls them under the OpenCL names (macros below). */
+cl_context clg__fi_clCreateContext(const cl_context_properties *, cl_uint,
+                                   const cl_device_id *,
+                                   void(CL_CALLBACK *)(const char *,
+                                                       const void *, size_t,
+                                                       void *),
+                                   void *, cl_int *);
+cl_command_queue clg__fi_clCreateCommandQueue(cl_context, cl_device_id,
+                                              cl_command_queue_properties,
+                                              cl_int *);
+cl_int clg__fi_clGetDeviceInfo(cl_device_id, cl_device_info, size_t, void *,
+                               size_t *);
+cl_int clg__fi_clGetMemObjectInfo(cl_mem, cl_mem_info, size_t, void *,
+                                  size_t *);
+cl_int clg__fi_clGetCommandQueueInfo(cl_command_queue, cl_command_queue_info,
+                                     size_t, void *, size_t *);
+cl_mem clg__fi_clCreateBuffer(cl_context, cl_mem_flags, size_t, void *,
+                              cl_int *);
+cl_program clg__fi_clCreateProgramWithSource(cl_context, cl_uint,
+                                             const char **, const size_t *,
+                                             cl_int *);
+cl_int clg__fi_clBuildProgram(cl_program, cl_uint, const cl_device_id *,
+                              const char *,
+                              void(CL_CALLBACK *)(cl_program, void *), void *);
+cl_kernel clg__fi_clCreateKernel(cl_program, const char *, cl_int *);
+cl_int clg__fi_clSetKernelArg(cl_kernel, cl_uint, size_t, const void *);
+cl_int clg__fi_clEnqueueNDRangeKernel(cl_command_queue, cl_kernel, cl_uint,
+                                      const size_t *, const size_t *,
+                                      const size_t *, cl_uint,
+                                      const cl_event *, cl_event *);
+cl_int clg__fi_clEnqueueReadBuffer(cl_command_queue, cl_mem, cl_bool, size_t,
+                                   size_t, void *, cl_uint, const cl_event *,
+                                   cl_event *);
+cl_int clg__fi_clEnqueueMarkerWithWaitList(cl_command_queue, cl_uint,
+                                           const cl_event *, cl_event *);
+cl_int clg__fi_clWaitForEvents(cl_uint, const cl_event *);
+#endif
+
+#if defined(CLGATHER_TESTING) && !defined(CLG_FAULTS_IMPL)
+#define clCreateContext clg__fi_clCreateContext
+#define clCreateCommandQueue clg__fi_clCreateCommandQueue
+#define clGetDeviceInfo clg__fi_clGetDeviceInfo
+#define clGetMemObjectInfo clg__fi_clGetMemObjectInfo
+#define clGetCommandQueueInfo clg__fi_clGetCommandQueueInfo
+#define clCreateBuffer clg__fi_clCreateBuffer
+#define clCreateProgramWithSource clg__fi_clCreateProgramWithSource
+#define clBuildProgram clg__fi_clBuildProgram
+#define clCreateKernel clg__fi_clCreateKernel
+#define clSetKernelArg clg__fi_clSetKernelArg
+#define clEnqueueNDRangeKernel clg__fi_clEnqueueNDRangeKernel
+#define clEnqueueReadBuffer clg__fi_clEnqueueReadBuffer
+#define clEnqueueMarkerWithWaitList clg__fi_clEnqueueMarkerWithWaitList
+#define clWaitForEvents clg__fi_clWaitForEvents
+#endif
+
+#endif /* CLGATHER_HOST_FAULTS_H */
