@@ -9,7 +9,7 @@
 
 static clg_status clg_context_init(cl_context cl_ctx, cl_device_id device,
                                    bool owns, clg_context **out) {
-  clg_context *ctx = calloc(1, sizeof *ctx);
+  clg_context *ctx = CLG_CALLOC(1, sizeof *ctx);
   if (!ctx)
     return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
                      "out of host memory allocating a context");
@@ -52,7 +52,7 @@ clg_status clg_context_create(cl_context context, cl_device_id device,
   if (err != CL_SUCCESS)
     return clg__fail_cl(err, "clGetContextInfo",
                         "reading the context's devices");
-  cl_device_id *devs = calloc(ndev ? ndev : 1, sizeof *devs);
+  cl_device_id *devs = CLG_CALLOC(ndev ? ndev : 1, sizeof *devs);
   if (!devs)
     return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
   err = clGetContextInfo(context, CL_CONTEXT_DEVICES, ndev * sizeof *devs, devs,

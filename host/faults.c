@@ -4,6 +4,7 @@
 #include "faults.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
 
 static atomic_ulong clg_calls[CLG_FAULT_COUNT];
 static atomic_uint clg_skip[CLG_FAULT_COUNT];
@@ -31,13 +32,21 @@ void clg_fault_reset(void) {
 
 const char *clg_fault_call_name(clg_fault kind) {
   static const char *const names[CLG_FAULT_COUNT] = {
-      "clCreateContext",       "clCreateCommandQueue",
-      "clGetDeviceInfo",       "clGetMemObjectInfo",
-      "clGetCommandQueueInfo", "clCreateBuffer",
-      "clCreateProgramWithSource", "clBuildProgram",
-      "clCreateKernel",        "clSetKernelArg",
-      "clEnqueueNDRangeKernel", "clEnqueueReadBuffer",
-      "clEnqueueMarkerWithWaitList", "clWaitForEvents"};
+      "clCreateContext",
+      "clCreateCommandQueue",
+      "clGetDeviceInfo",
+      "clGetMemObjectInfo",
+      "clGetCommandQueueInfo",
+      "clCreateBuffer",
+      "clCreateProgramWithSource",
+      "clBuildProgram",
+      "clCreateKernel",
+      "clSetKernelArg",
+      "clEnqueueNDRangeKernel",
+      "clEnqueueReadBuffer",
+      "clEnqueueMarkerWithWaitList",
+      "clWaitForEvents",
+      "malloc"};
   return (unsigned)kind < CLG_FAULT_COUNT ? names[kind] : "unknown";
 }
 
@@ -73,8 +82,8 @@ static cl_int clg_hit(clg_fault kind) {
 
 cl_context clg__fi_clCreateContext(
     const cl_context_properties *p, cl_uint n, const cl_device_id *d,
-    void(CL_CALLBACK *cb)(const char *, const void *, size_t, void *),
-    void *u, cl_int *err) {
+    void(CL_CALLBACK *cb)(const char *, const void *, size_t, void *), void *u,
+    cl_int *err) {
   CLG_FI_OBJECT(CLG_FAULT_CREATE_CONTEXT, err);
   return clCreateContext(p, n, d, cb, u, err);
 }
@@ -99,8 +108,8 @@ cl_int clg__fi_clGetMemObjectInfo(cl_mem m, cl_mem_info i, size_t s, void *v,
 }
 
 cl_int clg__fi_clGetCommandQueueInfo(cl_command_queue q,
-                                     cl_command_queue_info i, size_t s,
-                                     void *v, size_t *r) {
+                                     cl_command_queue_info i, size_t s, void *v,
+                                     size_t *r) {
   CLG_FI_STATUS(CLG_FAULT_QUEUE_INFO);
   return clGetCommandQueueInfo(q, i, s, v, r);
 }
@@ -161,4 +170,12 @@ cl_int clg__fi_clEnqueueMarkerWithWaitList(cl_command_queue q, cl_uint ne,
 cl_int clg__fi_clWaitForEvents(cl_uint n, const cl_event *e) {
   CLG_FI_STATUS(CLG_FAULT_WAIT);
   return clWaitForEvents(n, e);
+}
+
+void *clg__fi_malloc(size_t n) {
+  return clg_hit(CLG_FAULT_HOST_ALLOC) == CL_SUCCESS ? malloc(n) : NULL;
+}
+
+void *clg__fi_calloc(size_t n, size_t size) {
+  return clg_hit(CLG_FAULT_HOST_ALLOC) == CL_SUCCESS ? calloc(n, size) : NULL;
 }

@@ -17,20 +17,21 @@
 
 /* The kinds of OpenCL call that can be made to fail. */
 typedef enum clg_fault {
-  CLG_FAULT_CREATE_CONTEXT,  /* clCreateContext */
-  CLG_FAULT_CREATE_QUEUE,    /* clCreateCommandQueue */
-  CLG_FAULT_DEVICE_INFO,     /* clGetDeviceInfo */
-  CLG_FAULT_MEM_INFO,        /* clGetMemObjectInfo */
-  CLG_FAULT_QUEUE_INFO,      /* clGetCommandQueueInfo */
-  CLG_FAULT_CREATE_BUFFER,   /* clCreateBuffer */
-  CLG_FAULT_CREATE_PROGRAM,  /* clCreateProgramWithSource */
-  CLG_FAULT_BUILD_PROGRAM,   /* clBuildProgram */
-  CLG_FAULT_CREATE_KERNEL,   /* clCreateKernel */
-  CLG_FAULT_SET_KERNEL_ARG,  /* clSetKernelArg */
-  CLG_FAULT_ENQUEUE_KERNEL,  /* clEnqueueNDRangeKernel */
-  CLG_FAULT_READ_BUFFER,     /* clEnqueueReadBuffer */
-  CLG_FAULT_MARKER,          /* clEnqueueMarkerWithWaitList */
-  CLG_FAULT_WAIT,            /* clWaitForEvents */
+  CLG_FAULT_CREATE_CONTEXT, /* clCreateContext */
+  CLG_FAULT_CREATE_QUEUE,   /* clCreateCommandQueue */
+  CLG_FAULT_DEVICE_INFO,    /* clGetDeviceInfo */
+  CLG_FAULT_MEM_INFO,       /* clGetMemObjectInfo */
+  CLG_FAULT_QUEUE_INFO,     /* clGetCommandQueueInfo */
+  CLG_FAULT_CREATE_BUFFER,  /* clCreateBuffer */
+  CLG_FAULT_CREATE_PROGRAM, /* clCreateProgramWithSource */
+  CLG_FAULT_BUILD_PROGRAM,  /* clBuildProgram */
+  CLG_FAULT_CREATE_KERNEL,  /* clCreateKernel */
+  CLG_FAULT_SET_KERNEL_ARG, /* clSetKernelArg */
+  CLG_FAULT_ENQUEUE_KERNEL, /* clEnqueueNDRangeKernel */
+  CLG_FAULT_READ_BUFFER,    /* clEnqueueReadBuffer */
+  CLG_FAULT_MARKER,         /* clEnqueueMarkerWithWaitList */
+  CLG_FAULT_WAIT,           /* clWaitForEvents */
+  CLG_FAULT_HOST_ALLOC,     /* malloc/calloc in host/ (fails with NULL) */
   CLG_FAULT_COUNT
 } clg_fault;
 
@@ -47,12 +48,10 @@ const char *clg_fault_call_name(clg_fault kind);
 
 #if defined(CLGATHER_TESTING)
 /* The wrappers; host/ calls them under the OpenCL names (macros below). */
-cl_context clg__fi_clCreateContext(const cl_context_properties *, cl_uint,
-                                   const cl_device_id *,
-                                   void(CL_CALLBACK *)(const char *,
-                                                       const void *, size_t,
-                                                       void *),
-                                   void *, cl_int *);
+cl_context clg__fi_clCreateContext(
+    const cl_context_properties *, cl_uint, const cl_device_id *,
+    void(CL_CALLBACK *)(const char *, const void *, size_t, void *), void *,
+    cl_int *);
 cl_command_queue clg__fi_clCreateCommandQueue(cl_context, cl_device_id,
                                               cl_command_queue_properties,
                                               cl_int *);
@@ -64,9 +63,8 @@ cl_int clg__fi_clGetCommandQueueInfo(cl_command_queue, cl_command_queue_info,
                                      size_t, void *, size_t *);
 cl_mem clg__fi_clCreateBuffer(cl_context, cl_mem_flags, size_t, void *,
                               cl_int *);
-cl_program clg__fi_clCreateProgramWithSource(cl_context, cl_uint,
-                                             const char **, const size_t *,
-                                             cl_int *);
+cl_program clg__fi_clCreateProgramWithSource(cl_context, cl_uint, const char **,
+                                             const size_t *, cl_int *);
 cl_int clg__fi_clBuildProgram(cl_program, cl_uint, const cl_device_id *,
                               const char *,
                               void(CL_CALLBACK *)(cl_program, void *), void *);
@@ -74,14 +72,16 @@ cl_kernel clg__fi_clCreateKernel(cl_program, const char *, cl_int *);
 cl_int clg__fi_clSetKernelArg(cl_kernel, cl_uint, size_t, const void *);
 cl_int clg__fi_clEnqueueNDRangeKernel(cl_command_queue, cl_kernel, cl_uint,
                                       const size_t *, const size_t *,
-                                      const size_t *, cl_uint,
-                                      const cl_event *, cl_event *);
+                                      const size_t *, cl_uint, const cl_event *,
+                                      cl_event *);
 cl_int clg__fi_clEnqueueReadBuffer(cl_command_queue, cl_mem, cl_bool, size_t,
                                    size_t, void *, cl_uint, const cl_event *,
                                    cl_event *);
 cl_int clg__fi_clEnqueueMarkerWithWaitList(cl_command_queue, cl_uint,
                                            const cl_event *, cl_event *);
 cl_int clg__fi_clWaitForEvents(cl_uint, const cl_event *);
+void *clg__fi_malloc(size_t);
+void *clg__fi_calloc(size_t, size_t);
 #endif
 
 #if defined(CLGATHER_TESTING) && !defined(CLG_FAULTS_IMPL)

@@ -127,7 +127,7 @@ static clg_status clg_gather_index_values(cl_command_queue queue,
     *values = indices->host;
     return CLG_SUCCESS;
   }
-  void *copy = malloc(bytes);
+  void *copy = CLG_MALLOC(bytes);
   if (!copy)
     return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
                      "out of host memory reading back %zu bytes of indices",

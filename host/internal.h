@@ -9,6 +9,15 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+/* Host allocations go through these so test builds can make them fail. */
+#if defined(CLGATHER_TESTING)
+#define CLG_MALLOC(n) clg__fi_malloc(n)
+#define CLG_CALLOC(n, size) clg__fi_calloc(n, size)
+#else
+#define CLG_MALLOC(n) malloc(n)
+#define CLG_CALLOC(n, size) calloc(n, size)
+#endif
+
 #if defined(__GNUC__)
 #define CLG_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else

@@ -16,7 +16,7 @@ typedef struct clg_program_entry {
 
 static char *clg_strdup(const char *s) {
   size_t n = strlen(s) + 1;
-  char *p = malloc(n);
+  char *p = CLG_MALLOC(n);
   if (p)
     memcpy(p, s, n);
   return p;
@@ -38,7 +38,7 @@ static clg_status clg_build(clg_context *ctx, const char *source,
     char *log = NULL;
     if (clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL,
                               &len) == CL_SUCCESS &&
-        (log = malloc(len + 1)) != NULL) {
+        (log = CLG_MALLOC(len + 1)) != NULL) {
       if (clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, len,
                                 log, NULL) != CL_SUCCESS)
         len = 0;
@@ -65,7 +65,7 @@ static clg_status clg_get_program(clg_context *ctx, const char *source,
       *out = p->program;
       return CLG_SUCCESS;
     }
-  clg_program_entry *e = calloc(1, sizeof *e);
+  clg_program_entry *e = CLG_CALLOC(1, sizeof *e);
   char *opts = clg_strdup(options);
   if (!e || !opts) {
     free(e);
@@ -104,7 +104,7 @@ clg_status clg__get_kernel(clg_context *ctx, const char *source,
     pthread_mutex_unlock(&ctx->lock);
     return st;
   }
-  clg_kernel_entry *e = calloc(1, sizeof *e);
+  clg_kernel_entry *e = CLG_CALLOC(1, sizeof *e);
   char *opts = clg_strdup(options);
   char *nm = clg_strdup(name);
   if (!e || !opts || !nm || pthread_mutex_init(&e->lock, NULL) != 0) {

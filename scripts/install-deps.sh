@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what clgather needs to build and test, from Debian's packages.
 # Run as root (or with sudo available). Skips apt when everything is present.
+# `install-deps.sh hardening` also installs clang and its sanitizer/libFuzzer
+# runtimes (for scripts/sanitize.sh and scripts/fuzz.sh).
 set -euo pipefail
 
 packages=(
@@ -10,6 +12,9 @@ packages=(
   libprotobuf-c-dev protobuf-c-compiler libonnx-dev   # ONNX .pb / model reading
   libonnx-testdata                                    # ONNX conformance data
 )
+if [ "${1:-}" = "hardening" ]; then
+  packages+=(clang libclang-rt-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
