@@ -307,14 +307,28 @@ CLG_API clg_status clg_gather_output_shape(int32_t data_rank,
  * for validation). If any of them is host memory, the call returns when the
  * output has been written (host output) or the gather has completed.
  *
- * Errors: CLG_ERROR_NULL_ARGUMENT, CLG_ERROR_INVALID_ARGUMENT,
- * CLG_ERROR_INVALID_RANK, CLG_ERROR_INVALID_SHAPE, CLG_ERROR_INVALID_AXIS,
- * CLG_ERROR_UNSUPPORTED_DTYPE, CLG_ERROR_INVALID_INDICES_DTYPE,
- * CLG_ERROR_DTYPE_MISMATCH, CLG_ERROR_SHAPE_MISMATCH,
- * CLG_ERROR_SIZE_OVERFLOW, CLG_ERROR_BUFFER_TOO_SMALL,
- * CLG_ERROR_INDEX_OUT_OF_BOUNDS, CLG_ERROR_OPENCL, CLG_ERROR_BUILD_FAILED,
- * CLG_ERROR_OUT_OF_HOST_MEMORY. The message (clg_last_error()) names the
- * tensor, dimension, value and limit concerned.
+ * Errors (the message, clg_last_error(), names the tensor, dimension,
+ * value and limit concerned):
+ *  - CLG_ERROR_NULL_ARGUMENT: ctx, data, indices or output is NULL; a host
+ *    pointer is NULL for a tensor with elements; a buffer is NULL; an entry
+ *    of wait_list is NULL.
+ *  - CLG_ERROR_INVALID_ARGUMENT: unknown storage kind; num_events and
+ *    wait_list disagree (one zero/NULL, the other not); a cl_mem that is not
+ *    a buffer or belongs to another cl_context; a queue of another context
+ *    or device; misaligned indices offset; output overlapping an input.
+ *  - CLG_ERROR_INVALID_RANK, CLG_ERROR_INVALID_SHAPE (a negative dimension
+ *    in any tensor, output included), CLG_ERROR_INVALID_AXIS.
+ *  - CLG_ERROR_UNSUPPORTED_DTYPE (data), CLG_ERROR_INVALID_INDICES_DTYPE,
+ *    CLG_ERROR_DTYPE_MISMATCH (output vs data), CLG_ERROR_SHAPE_MISMATCH.
+ *  - CLG_ERROR_SIZE_OVERFLOW, CLG_ERROR_BUFFER_TOO_SMALL.
+ *  - CLG_ERROR_INDEX_OUT_OF_BOUNDS: the first offending index in C order is
+ *    named: flat position, position in indices' shape, value, axis, size
+ *    and valid range.
+ *  - CLG_ERROR_OPENCL (the OpenCL call and error name), CLG_ERROR_BUILD_FAILED
+ *    (the build log), CLG_ERROR_OUT_OF_HOST_MEMORY.
+ * On any error *event is not set and no gather kernel has been enqueued,
+ * except for a failure after the kernel was enqueued (waiting for it or
+ * reading a host output back), where a host output may be partly written.
  */
 CLG_API clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
                               const clg_tensor *indices, int64_t axis,
