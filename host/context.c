@@ -144,8 +144,12 @@ static clg_status clg_pick_device(const char *spec, cl_platform_id *out_plat,
         continue;
       }
       if (by_name) {
-        char name[256] = {0};
-        clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof name - 1, name, NULL);
+        char name[1024] = {0}; /* OpenCL fails a name that does not fit */
+        err = clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof name - 1, name,
+                              NULL);
+        if (err != CL_SUCCESS)
+          return clg__fail_cl(err, "clGetDeviceInfo",
+                              "reading a device's name to match the spec");
         if (clg_contains_nocase(name, spec)) {
           *out_plat = plats[p];
           *out_dev = devs[d];
@@ -154,7 +158,10 @@ static clg_status clg_pick_device(const char *spec, cl_platform_id *out_plat,
         continue;
       }
       cl_device_type type = 0;
-      clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof type, &type, NULL);
+      err = clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof type, &type, NULL);
+      if (err != CL_SUCCESS)
+        return clg__fail_cl(err, "clGetDeviceInfo",
+                            "reading a device's type to pick the default");
       if (type & CL_DEVICE_TYPE_GPU) {
         *out_plat = plats[p];
         *out_dev = devs[d];

@@ -13,6 +13,11 @@ static atomic_int clg_error[CLG_FAULT_COUNT];
 
 void clg_fault_inject(clg_fault kind, unsigned skip, unsigned count,
                       cl_int error) {
+  /* CL_SUCCESS would make the failure invisible (clg_hit() returns the error
+   * and CL_SUCCESS means "go ahead"): e.g. a CLG_FAULT_HOST_ALLOC armed with
+   * error 0 would silently never fail. */
+  if (error == CL_SUCCESS)
+    error = CL_OUT_OF_HOST_MEMORY;
   atomic_store(&clg_skip[kind], skip);
   atomic_store(&clg_error[kind], error);
   atomic_store(&clg_fail[kind], count);

@@ -36,7 +36,9 @@ typedef enum clg_fault {
 } clg_fault;
 
 /* After `skip` more calls of `kind` succeed, fail the next `count` with
- * `error`. count 0 disarms. */
+ * `error`. count 0 disarms. `error` CL_SUCCESS is taken as
+ * CL_OUT_OF_HOST_MEMORY (a failure must fail); CLG_FAULT_HOST_ALLOC ignores
+ * the code and returns NULL. */
 void clg_fault_inject(clg_fault kind, unsigned skip, unsigned count,
                       cl_int error);
 /* Calls of `kind` made since the last clg_fault_reset(), failed ones too. */

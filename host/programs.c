@@ -33,6 +33,12 @@ static clg_status clg_build(clg_context *ctx, const char *source,
     return clg__fail_cl(err, "clCreateProgramWithSource",
                         "creating a kernel program");
   err = clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL);
+  if (err != CL_SUCCESS && err != CL_BUILD_PROGRAM_FAILURE &&
+      err != CL_INVALID_BUILD_OPTIONS) {
+    /* Not a compiler verdict (out of resources, no compiler, ...). */
+    clReleaseProgram(prog);
+    return clg__fail_cl(err, "clBuildProgram", "building a kernel program");
+  }
   if (err != CL_SUCCESS) {
     size_t len = 0;
     char *log = NULL;

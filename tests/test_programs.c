@@ -68,3 +68,18 @@ Test(programs, embedded_gather_source_builds_for_every_unit) {
         CLG_SUCCESS, "%s: %s", units[i], clg_last_error());
   }
 }
+
+Test(programs, non_compiler_build_failure_is_an_opencl_error) {
+  clg_kernel_entry *k = NULL;
+  clg_fault_reset();
+  clg_fault_inject(CLG_FAULT_BUILD_PROGRAM, 0, 1, CL_OUT_OF_RESOURCES);
+  cr_assert_eq(clg__get_kernel(ctx, good_source, "-DK=4", "twice", &k),
+               CLG_ERROR_OPENCL, "%s", clg_last_error());
+  cr_expect(strstr(clg_last_error(),
+                   "clBuildProgram failed: CL_OUT_OF_RESOURCES") != NULL,
+            "%s", clg_last_error());
+  clg_fault_reset();
+  cr_expect_eq(clg__get_kernel(ctx, good_source, "-DK=4", "twice", &k),
+               CLG_SUCCESS, "nothing may be cached after a failed build: %s",
+               clg_last_error());
+}

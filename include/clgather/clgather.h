@@ -106,7 +106,9 @@ typedef enum clg_status {
   CLG_ERROR_NO_DEVICE = 13,
   /** An OpenCL call failed; the message names the call and the CL error. */
   CLG_ERROR_OPENCL = 14,
-  /** The OpenCL C compiler rejected a kernel; the message holds the log. */
+  /** The OpenCL C compiler rejected a kernel (clBuildProgram returned
+   * CL_BUILD_PROGRAM_FAILURE or CL_INVALID_BUILD_OPTIONS); the message holds
+   * the build log. Other clBuildProgram failures are CLG_ERROR_OPENCL. */
   CLG_ERROR_BUILD_FAILED = 15,
   /** A host allocation failed. */
   CLG_ERROR_OUT_OF_HOST_MEMORY = 16,

@@ -1,0 +1,595 @@
+/*
+ * OpenCL and host-allocation failures, injected at every call position of
+ * every path (host/faults.h, test builds only).
+ *
+ * For each setup (a gather path, or a context constructor) the test first
+ * counts, in a clean run, how many calls of each fault kind the path makes;
+ * then, for every kind and every position p (the p+1-th call of that kind),
+ * it makes exactly that call fail and checks:
+ *  - the status: CLG_ERROR_BUILD_FAILED for clBuildProgram,
+ *    CLG_ERROR_OUT_OF_HOST_MEMORY for malloc/calloc, CLG_ERROR_OPENCL for the
+ *    rest;
+ *  - the message names the OpenCL call and the injected error's name (e.g.
+ *    "clCreateBuffer failed: CL_MEM_OBJECT_ALLOCATION_FAILURE");
+ *  - no event is returned (and *out stays NULL for constructors);
+ *  - the output (host and cl_mem, with TU_GUARD sentinel bytes around it) is
+ *    untouched, except where the failure comes after the gather kernel was
+ *    enqueued (see check_after_kernel());
+ *  - nothing leaks: the cl_context's reference count is back to its value
+ *    before the call once the test's own objects are gone (every cl_mem,
+ *    program, kernel, queue and event holds a reference to it, directly or
+ *    through its queue/program), and the ASan/LSan build finds no leak;
+ *  - a later call without injection succeeds with the right result on the
+ *    same clg_context: nothing is poisoned (a failed build caches nothing
+ *    and is built again by the next call).
+ * Setups that need an empty program cache (create program, build, create
+ * kernel, their host allocations, the context's own queue) use a fresh
+ * clg_context per injection, borrowing the shared cl_context (so buffers
+ * are shared and POCL's kernel cache keeps rebuilds cheap).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "support/testutil.h"
+
+/* The fault-injection API without the macros that would route this file's
+ * own OpenCL calls through the counting wrappers: only host/ is counted. */
+#define CLG_FAULTS_IMPL
+#include "faults.h"
+#include "internal.h" /* clg__get_kernel, for a real build failure */
+
+/* ---------------------------------------------------------- helpers */
+
+/* The error each kind is made to fail with (a realistic one per call). */
+static cl_int fault_error(clg_fault k) {
+  switch (k) {
+  case CLG_FAULT_CREATE_CONTEXT: return CL_OUT_OF_HOST_MEMORY;
+  case CLG_FAULT_CREATE_QUEUE: return CL_OUT_OF_RESOURCES;
+  case CLG_FAULT_DEVICE_INFO: return CL_INVALID_DEVICE;
+  case CLG_FAULT_MEM_INFO: return CL_INVALID_MEM_OBJECT;
+  case CLG_FAULT_QUEUE_INFO: return CL_INVALID_COMMAND_QUEUE;
+  case CLG_FAULT_CREATE_BUFFER: return CL_MEM_OBJECT_ALLOCATION_FAILURE;
+  case CLG_FAULT_CREATE_PROGRAM: return CL_OUT_OF_HOST_MEMORY;
+  case CLG_FAULT_BUILD_PROGRAM: return CL_BUILD_PROGRAM_FAILURE;
+  case CLG_FAULT_CREATE_KERNEL: return CL_INVALID_KERNEL_DEFINITION;
+  case CLG_FAULT_SET_KERNEL_ARG: return CL_INVALID_ARG_SIZE;
+  case CLG_FAULT_ENQUEUE_KERNEL: return CL_OUT_OF_RESOURCES;
+  case CLG_FAULT_READ_BUFFER:
+    return CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+  case CLG_FAULT_MARKER: return CL_OUT_OF_HOST_MEMORY;
+  case CLG_FAULT_WAIT: return CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+  case CLG_FAULT_HOST_ALLOC: return CL_OUT_OF_HOST_MEMORY; /* unused */
+  case CLG_FAULT_COUNT: break;
+  }
+  return CL_OUT_OF_RESOURCES;
+}
+
+static const char *error_name(cl_int e) {
+  switch (e) {
+  case CL_OUT_OF_HOST_MEMORY: return "CL_OUT_OF_HOST_MEMORY";
+  case CL_OUT_OF_RESOURCES: return "CL_OUT_OF_RESOURCES";
+  case CL_INVALID_DEVICE: return "CL_INVALID_DEVICE";
+  case CL_INVALID_MEM_OBJECT: return "CL_INVALID_MEM_OBJECT";
+  case CL_INVALID_COMMAND_QUEUE: return "CL_INVALID_COMMAND_QUEUE";
+  case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+    return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
+  case CL_BUILD_PROGRAM_FAILURE: return "CL_BUILD_PROGRAM_FAILURE";
+  case CL_INVALID_KERNEL_DEFINITION: return "CL_INVALID_KERNEL_DEFINITION";
+  case CL_INVALID_ARG_SIZE: return "CL_INVALID_ARG_SIZE";
+  case CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST:
+    return "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST";
+  }
+  return "?";
+}
+
+static clg_status expected_status(clg_fault k) {
+  return k == CLG_FAULT_BUILD_PROGRAM ? CLG_ERROR_BUILD_FAILED
+         : k == CLG_FAULT_HOST_ALLOC  ? CLG_ERROR_OUT_OF_HOST_MEMORY
+                                      : CLG_ERROR_OPENCL;
+}
+
+/* The message names the call and the error ("clCreateBuffer failed:
+ * CL_MEM_OBJECT_ALLOCATION_FAILURE"); a host allocation says so. */
+static void check_message(const char *label, clg_fault k, const char *msg) {
+  if (k == CLG_FAULT_HOST_ALLOC) {
+    cr_expect(tu_contains(msg, "out of host memory"),
+              "%s: message lacks \"out of host memory\": \"%s\"", label, msg);
+    return;
+  }
+  char want[160];
+  snprintf(want, sizeof want, "%s failed: %s", clg_fault_call_name(k),
+           error_name(fault_error(k)));
+  cr_expect(tu_contains(msg, want), "%s: message lacks \"%s\": \"%s\"", label,
+            want, msg);
+}
+
+static cl_uint read_refs(void) {
+  cl_uint n = 0;
+  tu_cl_check(clGetContextInfo(tu_cl_context(), CL_CONTEXT_REFERENCE_COUNT,
+                               sizeof n, &n, NULL),
+              "clGetContextInfo(CL_CONTEXT_REFERENCE_COUNT)");
+  return n;
+}
+
+/* The shared cl_context's reference count once it has settled: POCL drops
+ * the references held by finished commands (their buffers, events) from its
+ * own threads, a little after clFinish returns, so the count is read until
+ * it has not changed for 3 ms (at most 1 s). */
+static cl_uint context_refs(void) {
+  tu_cl_check(clFinish(tu_queue()), "clFinish (test queue)");
+  cl_command_queue q = clg_context_queue(tu_ctx());
+  cr_assert(q != NULL);
+  tu_cl_check(clFinish(q), "clFinish (context queue)");
+  cl_uint last = read_refs();
+  for (int stable = 0, n = 0; stable < 3 && n < 1000; ++n) {
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+    cl_uint now = read_refs();
+    stable = now == last ? stable + 1 : 0;
+    last = now;
+  }
+  return last;
+}
+
+static unsigned g_points;                   /* injection points covered */
+static unsigned g_by_kind[CLG_FAULT_COUNT]; /* ... per kind */
+
+static void count_point(clg_fault k) {
+  ++g_points;
+  ++g_by_kind[k];
+}
+
+/* ------------------------------------------------------ gather paths */
+
+typedef enum fshape {
+  SHAPE_SMALL = 0, /* data float [5, 3], indices int64 [2, 3]: SMALL kernel */
+  SHAPE_ROWS = 1,  /* data float [4, 128], indices int32 [3]: ROWS kernel */
+  SHAPE_EMPTY = 2, /* data float [5, 3], indices int64 [0]: nothing to copy */
+} fshape;
+
+typedef struct fsetup {
+  const char *name;
+  bool fresh; /* a fresh clg_context for every run */
+  fshape shape;
+  tu_storage st[3];  /* data, indices, output */
+  bool caller_queue; /* pass the test's queue (else NULL: context's queue) */
+  bool want_event;
+} fsetup;
+
+#define HOST                                                                   \
+  { CLG_STORAGE_HOST, 0, false, false }
+#define BUF(off)                                                               \
+  { CLG_STORAGE_BUFFER, off, false, false }
+
+/* clang-format off */
+static const fsetup setups[] = {
+    /* name, fresh, shape, storage (data, indices, output), caller_queue,
+     * want_event */
+    {"fresh context; host data, indices, output; event",
+     true, SHAPE_SMALL, {HOST, HOST, HOST}, false, true},
+    {"fresh context; host data, cl_mem indices, host output",
+     true, SHAPE_SMALL, {HOST, BUF(8), HOST}, false, false},
+    {"all cl_mem (offsets 4/8/12); caller's queue; event: non-blocking",
+     false, SHAPE_SMALL, {BUF(4), BUF(8), BUF(12)}, true, true},
+    {"host data and indices, cl_mem output, no event: waits",
+     false, SHAPE_SMALL, {HOST, HOST, BUF(0)}, false, false},
+    {"ROWS kernel (int32 indices); host; caller's queue",
+     false, SHAPE_ROWS, {HOST, HOST, HOST}, true, false},
+    {"empty gather; host; event: a marker",
+     false, SHAPE_EMPTY, {HOST, HOST, HOST}, false, true},
+    {"empty gather; all cl_mem; event: a marker",
+     false, SHAPE_EMPTY, {BUF(0), BUF(8), BUF(4)}, false, true},
+};
+/* clang-format on */
+
+typedef struct fenv {
+  const fsetup *s;
+  clg_dtype idt;
+  int32_t r, q, orank;
+  int64_t dshape[2], ishape[2], oshape[3];
+  unsigned char *want; /* reference output */
+  size_t obytes;
+  tu_tensor td, ti;
+} fenv;
+
+static void env_init(fenv *e, const fsetup *s) {
+  memset(e, 0, sizeof *e);
+  e->s = s;
+  e->r = 2;
+  if (s->shape == SHAPE_ROWS) {
+    e->dshape[0] = 4;
+    e->dshape[1] = 128;
+    e->idt = CLG_DTYPE_INT32;
+    e->q = 1;
+    e->ishape[0] = 3;
+  } else {
+    e->dshape[0] = 5;
+    e->dshape[1] = 3;
+    e->idt = CLG_DTYPE_INT64;
+    e->q = 2;
+    e->ishape[0] = s->shape == SHAPE_EMPTY ? 0 : 2;
+    e->ishape[1] = 3;
+  }
+  int64_t os[REF_MAX_RANK];
+  cr_assert(ref_gather_shape(e->r, e->dshape, e->q, e->ishape, 0, 3, &e->orank,
+                             os) == 0);
+  memcpy(e->oshape, os, sizeof e->oshape);
+  int64_t dn = tu_numel(e->r, e->dshape), in = tu_numel(e->q, e->ishape);
+  e->obytes = (size_t)tu_numel(e->orank, e->oshape) * 4u;
+  unsigned char *data = malloc((size_t)dn * 4u);
+  unsigned char *idx = malloc((size_t)in * 8u + 1u);
+  e->want = malloc(e->obytes + 1u);
+  cr_assert(data && idx && e->want);
+  tu_rng rng = tu_rng_make(0xFA17u + (uint64_t)s->shape);
+  tu_rng_bytes(&rng, data, (size_t)dn * 4u);
+  tu_fill_indices(&rng, idx, e->idt, in, e->dshape[0], TU_IDX_ANY);
+  cr_assert(ref_gather(data, 4, e->r, e->dshape, idx, tu_ref_index_type(e->idt),
+                       e->q, e->ishape, 0, e->want) == 0);
+  tu_tensor_init(&e->td, CLG_DTYPE_FLOAT, e->r, e->dshape, s->st[0], data);
+  tu_tensor_init(&e->ti, e->idt, e->q, e->ishape, s->st[1], idx);
+  free(data);
+  free(idx);
+}
+
+static void env_free(fenv *e) {
+  tu_tensor_free(&e->td);
+  tu_tensor_free(&e->ti);
+  free(e->want);
+}
+
+static clg_context *fresh_context(void) {
+  clg_context *ctx = NULL;
+  clg_status st = clg_context_create(tu_cl_context(), tu_device(), &ctx);
+  cr_assert(st == CLG_SUCCESS, "clg_context_create: %s", clg_last_error());
+  return ctx;
+}
+
+static clg_status gather(const fenv *e, clg_context *ctx, const tu_tensor *out,
+                         cl_event *ev) {
+  return clg_gather(ctx, &e->td.desc, &e->ti.desc, 0, &out->desc,
+                    e->s->caller_queue ? tu_queue() : NULL, 0, NULL,
+                    e->s->want_event ? ev : NULL);
+}
+
+/* Let everything the call may have enqueued finish. */
+static void drain(const fenv *e, clg_context *ctx) {
+  cl_command_queue q = clg_context_queue(ctx);
+  cr_assert(q != NULL, "clg_context_queue: %s", clg_last_error());
+  tu_cl_check(clFinish(q), "clFinish (context queue)");
+  if (e->s->caller_queue)
+    tu_cl_check(clFinish(tu_queue()), "clFinish (caller queue)");
+}
+
+/* The output after a failure that came AFTER the gather kernel was
+ * successfully enqueued. Two places can fail there:
+ *  - clEnqueueReadBuffer of a host output (the read-back of the temporary
+ *    device output into the caller's memory);
+ *  - clWaitForEvents of a blocking call with a cl_mem output.
+ * What clgather guarantees then: the kernel only ever writes the correct
+ * gathered value of each output element and nothing outside the tensor's
+ * bytes, and clgather writes a host output only through that one blocking
+ * read of the complete result. So, whatever the OpenCL runtime managed to do
+ * before failing, every byte of the output holds either its old value or
+ * its correct result, and every byte around it is untouched; a cl_mem
+ * output whose kernel was enqueued keeps being written by it (clgather
+ * cannot recall an enqueued kernel), so it may end up complete. No event is
+ * returned and the call's temporary buffers are released (OpenCL keeps them
+ * alive until the kernel is done). */
+static void check_after_kernel(const char *label, const fenv *e,
+                               const tu_tensor *out) {
+  unsigned char *img = malloc(out->total + 1u);
+  cr_assert(img != NULL);
+  tu_tensor_read_all(out, img);
+  bool guards = true, each = true;
+  for (size_t b = 0; b < out->total; ++b) {
+    bool inside = b >= out->offset && b < out->offset + out->bytes;
+    if (!inside)
+      guards = guards && img[b] == TU_SENTINEL;
+    else
+      each =
+          each && (img[b] == TU_SENTINEL || img[b] == e->want[b - out->offset]);
+  }
+  free(img);
+  cr_expect(guards, "%s: bytes around the output were written", label);
+  cr_expect(each,
+            "%s: an output byte holds neither its old value nor the "
+            "correct result",
+            label);
+}
+
+/* Output equals the reference and nothing around it was written. */
+static void check_correct(const char *label, const fenv *e,
+                          const tu_tensor *out) {
+  unsigned char *got = malloc(e->obytes + 1u);
+  cr_assert(got != NULL);
+  tu_tensor_read(out, got);
+  ptrdiff_t d = tu_first_diff(got, e->want, e->obytes);
+  free(got);
+  cr_expect(d < 0, "%s: the retry's output differs at byte %td", label, d);
+  cr_expect(tu_tensor_guards_ok(out), "%s: the retry wrote around the output",
+            label);
+}
+
+/* Counts of every kind in one clean run of the path. */
+static void clean_counts(const fenv *e, unsigned long counts[CLG_FAULT_COUNT]) {
+  clg_context *ctx = e->s->fresh ? fresh_context() : tu_ctx();
+  tu_tensor out;
+  tu_tensor_init(&out, CLG_DTYPE_FLOAT, e->orank, e->oshape, e->s->st[2], NULL);
+  cl_event ev = NULL;
+  clg_fault_reset();
+  clg_status st = gather(e, ctx, &out, &ev);
+  for (int k = 0; k < CLG_FAULT_COUNT; ++k)
+    counts[k] = clg_fault_calls((clg_fault)k);
+  clg_fault_reset();
+  cr_assert(st == CLG_SUCCESS, "%s: the clean run fails: %s", e->s->name,
+            clg_last_error());
+  if (ev) {
+    tu_cl_check(clWaitForEvents(1, &ev), "clWaitForEvents");
+    clReleaseEvent(ev);
+  }
+  drain(e, ctx);
+  check_correct(e->s->name, e, &out);
+  tu_tensor_free(&out);
+  if (e->s->fresh)
+    clg_context_destroy(ctx);
+}
+
+/* Fail the (pos+1)-th call of kind k on the path; check; retry. */
+static void inject_gather(const fenv *e, clg_fault k, unsigned pos) {
+  char label[320];
+  snprintf(label, sizeof label, "[%s] %s fails at call #%u", e->s->name,
+           clg_fault_call_name(k), pos + 1);
+  cl_uint refs0 = context_refs();
+  clg_context *ctx = e->s->fresh ? fresh_context() : tu_ctx();
+  tu_tensor out;
+  tu_tensor_init(&out, CLG_DTYPE_FLOAT, e->orank, e->oshape, e->s->st[2], NULL);
+
+  cl_event ev = NULL;
+  clg_fault_reset();
+  clg_fault_inject(k, pos, 1, fault_error(k));
+  clg_status st = gather(e, ctx, &out, &ev);
+  unsigned long hits = clg_fault_calls(k);
+  unsigned long enqueued = clg_fault_calls(CLG_FAULT_ENQUEUE_KERNEL);
+  clg_fault_reset();
+  char msg[8192];
+  snprintf(msg, sizeof msg, "%s", clg_last_error());
+
+  cr_expect(hits > pos, "%s: the path made only %lu such calls", label, hits);
+  cr_expect(st == expected_status(k), "%s: want %s, got %s: \"%s\"", label,
+            clg_status_string(expected_status(k)), clg_status_string(st), msg);
+  check_message(label, k, msg);
+  cr_expect(ev == NULL, "%s: an event was returned on failure", label);
+  if (ev)
+    clReleaseEvent(ev);
+  drain(e, ctx);
+
+  /* The output. enqueued counts clEnqueueNDRangeKernel attempts: 0 means
+   * the failure came before any kernel; an injected failure of that very
+   * call enqueued nothing either. */
+  bool kernel_ran = enqueued > 0 && k != CLG_FAULT_ENQUEUE_KERNEL;
+  if (!kernel_ran) {
+    cr_expect(tu_tensor_all_sentinel(&out),
+              "%s: the output (or the bytes around it) changed", label);
+  } else {
+    cr_expect(k == CLG_FAULT_READ_BUFFER || k == CLG_FAULT_WAIT,
+              "%s: a %s failure after the kernel was enqueued", label,
+              clg_fault_call_name(k));
+    cr_expect(enqueued == 1, "%s: %lu kernels enqueued", label, enqueued);
+    check_after_kernel(label, e, &out);
+  }
+
+  /* The retry, same context and output, no injection. */
+  ev = NULL;
+  clg_fault_reset();
+  st = gather(e, ctx, &out, &ev);
+  unsigned long builds = clg_fault_calls(CLG_FAULT_BUILD_PROGRAM);
+  clg_fault_reset();
+  cr_expect(st == CLG_SUCCESS, "%s: the retry fails: %s: %s", label,
+            clg_status_string(st), clg_last_error());
+  cr_expect(clg_last_error()[0] == '\0' || st != CLG_SUCCESS,
+            "%s: a message is left after success", label);
+  if (e->s->want_event && st == CLG_SUCCESS) {
+    cr_expect(ev != NULL, "%s: the retry returned no event", label);
+    if (ev) {
+      tu_cl_check(clWaitForEvents(1, &ev), "clWaitForEvents (retry)");
+      clReleaseEvent(ev);
+    }
+  }
+  drain(e, ctx);
+  check_correct(label, e, &out);
+  /* A build that failed (or never started) left nothing in the cache: the
+   * retry builds. */
+  if (e->s->fresh &&
+      (k == CLG_FAULT_BUILD_PROGRAM || k == CLG_FAULT_CREATE_PROGRAM))
+    cr_expect(builds == 1,
+              "%s: the retry made %lu clBuildProgram calls, "
+              "want 1",
+              label, builds);
+
+  tu_tensor_free(&out);
+  if (e->s->fresh)
+    clg_context_destroy(ctx);
+  cl_uint refs1 = context_refs();
+  cr_expect(refs1 == refs0,
+            "%s: the cl_context's reference count went from %u to %u: an "
+            "OpenCL object leaked",
+            label, (unsigned)refs0, (unsigned)refs1);
+  count_point(k);
+}
+
+static void run_setup(const fsetup *s) {
+  fenv e;
+  env_init(&e, s);
+  if (!s->fresh) { /* warm the shared context's program cache */
+    unsigned long warm[CLG_FAULT_COUNT];
+    clean_counts(&e, warm);
+  }
+  unsigned long counts[CLG_FAULT_COUNT];
+  clean_counts(&e, counts);
+  char plan[512];
+  size_t used = 0;
+  for (int k = 0; k < CLG_FAULT_COUNT; ++k) {
+    if (counts[k] && used < sizeof plan)
+      used += (size_t)snprintf(plan + used, sizeof plan - used, " %s x%lu",
+                               clg_fault_call_name((clg_fault)k), counts[k]);
+    for (unsigned p = 0; p < counts[k]; ++p)
+      inject_gather(&e, (clg_fault)k, p);
+  }
+  cr_log_info("[%s] injected at:%s", s->name, plan);
+  env_free(&e);
+}
+
+/* -------------------------------------------------------- constructors */
+
+typedef enum ctor { CTOR_DEFAULT = 0, CTOR_BORROW = 1 } ctor;
+
+static clg_status construct(ctor which, clg_context **out) {
+  return which == CTOR_DEFAULT
+             ? clg_context_create_default(NULL, out)
+             : clg_context_create(tu_cl_context(), tu_device(), out);
+}
+
+static void inject_ctor(ctor which, clg_fault k, unsigned pos) {
+  const char *name = which == CTOR_DEFAULT
+                         ? "clg_context_create_default(NULL)"
+                         : "clg_context_create(borrowed cl_context)";
+  char label[256];
+  snprintf(label, sizeof label, "[%s] %s fails at call #%u", name,
+           clg_fault_call_name(k), pos + 1);
+  cl_uint refs0 = context_refs();
+  clg_context *ctx = (clg_context *)&refs0; /* must become NULL */
+  clg_fault_reset();
+  clg_fault_inject(k, pos, 1, fault_error(k));
+  clg_status st = construct(which, &ctx);
+  unsigned long hits = clg_fault_calls(k);
+  clg_fault_reset();
+  char msg[4096];
+  snprintf(msg, sizeof msg, "%s", clg_last_error());
+  cr_expect(hits > pos, "%s: only %lu such calls", label, hits);
+  cr_expect(st == expected_status(k), "%s: want %s, got %s: \"%s\"", label,
+            clg_status_string(expected_status(k)), clg_status_string(st), msg);
+  check_message(label, k, msg);
+  cr_expect(ctx == NULL, "%s: *out is not NULL after a failure", label);
+  if (st == CLG_SUCCESS && ctx)
+    clg_context_destroy(ctx);
+  /* The borrowed cl_context was not retained (no reference leaked). */
+  cr_expect(context_refs() == refs0,
+            "%s: the borrowed cl_context's reference count changed", label);
+  /* And a later call works. */
+  ctx = NULL;
+  st = construct(which, &ctx);
+  cr_expect(st == CLG_SUCCESS && ctx != NULL, "%s: the retry fails: %s", label,
+            clg_last_error());
+  clg_context_destroy(ctx);
+  count_point(k);
+}
+
+static void run_ctor(ctor which) {
+  unsigned long counts[CLG_FAULT_COUNT];
+  clg_context *ctx = NULL;
+  clg_fault_reset();
+  clg_status st = construct(which, &ctx);
+  for (int k = 0; k < CLG_FAULT_COUNT; ++k)
+    counts[k] = clg_fault_calls((clg_fault)k);
+  clg_fault_reset();
+  cr_assert(st == CLG_SUCCESS, "clean construction fails: %s",
+            clg_last_error());
+  clg_context_destroy(ctx);
+  for (int k = 0; k < CLG_FAULT_COUNT; ++k)
+    for (unsigned p = 0; p < counts[k]; ++p)
+      inject_ctor(which, (clg_fault)k, p);
+}
+
+/* ------------------------------------------------------------- extras */
+
+/* A real compiler error (a broken source through the internal program
+ * cache) whose build log's buffer cannot be allocated: still
+ * CLG_ERROR_BUILD_FAILED naming the error, with "(no log)", nothing cached,
+ * nothing leaked. (An injected clBuildProgram failure never reaches the log
+ * allocation: POCL has no build log for a program that was never built.) */
+static const char broken_source[] =
+    "kernel void broken(global int *p) { p[0] = undeclared_name; }\n";
+
+static void build_fails_without_log(void) {
+  cl_uint refs0 = context_refs();
+  clg_context *ctx = fresh_context();
+  clg_kernel_entry *k = NULL;
+  /* The program entry and its options string are the first two
+   * allocations; the build log's buffer is the third. */
+  clg_fault_reset();
+  clg_fault_inject(CLG_FAULT_HOST_ALLOC, 2, 1, CL_OUT_OF_HOST_MEMORY);
+  clg_status st = clg__get_kernel(ctx, broken_source, "", "broken", &k);
+  unsigned long allocs = clg_fault_calls(CLG_FAULT_HOST_ALLOC);
+  clg_fault_reset();
+  cr_expect(st == CLG_ERROR_BUILD_FAILED, "build + log allocation: got %s",
+            clg_status_string(st));
+  cr_expect(allocs == 3,
+            "build + log allocation: %lu allocations, want 3 "
+            "(entry, options, log)",
+            allocs);
+  cr_expect(tu_contains(clg_last_error(),
+                        "clBuildProgram failed: CL_BUILD_PROGRAM_FAILURE"),
+            "%s", clg_last_error());
+  cr_expect(tu_contains(clg_last_error(), "(no log)"), "%s", clg_last_error());
+  cr_expect(ctx->programs == NULL && ctx->kernels == NULL,
+            "a failed build was cached");
+  /* Without the fault the same build reports its log. */
+  st = clg__get_kernel(ctx, broken_source, "", "broken", &k);
+  cr_expect(st == CLG_ERROR_BUILD_FAILED &&
+                tu_contains(clg_last_error(), "undeclared_name"),
+            "the build log is missing: %s", clg_last_error());
+  clg_context_destroy(ctx);
+  cr_expect(context_refs() == refs0, "build + log allocation: a leak");
+  count_point(CLG_FAULT_HOST_ALLOC);
+}
+
+/* clg_context_queue() itself: NULL with the message, then the queue. */
+static void context_queue_fails(void) {
+  clg_context *ctx = fresh_context();
+  clg_fault_reset();
+  clg_fault_inject(CLG_FAULT_CREATE_QUEUE, 0, 1, CL_OUT_OF_RESOURCES);
+  cl_command_queue q = clg_context_queue(ctx);
+  clg_fault_reset();
+  cr_expect(q == NULL, "clg_context_queue returned a queue despite the fault");
+  cr_expect(tu_contains(clg_last_error(),
+                        "clCreateCommandQueue failed: CL_OUT_OF_RESOURCES"),
+            "%s", clg_last_error());
+  q = clg_context_queue(ctx);
+  cr_expect(q != NULL, "clg_context_queue after a failure: %s",
+            clg_last_error());
+  cr_expect(clg_context_queue(ctx) == q, "the queue is not kept");
+  clg_context_destroy(ctx);
+  count_point(CLG_FAULT_CREATE_QUEUE);
+}
+
+/* ------------------------------------------------------------- the test */
+
+Test(faults, every_injection_point, .timeout = 300) {
+  for (size_t n = 0; n < sizeof setups / sizeof setups[0]; ++n)
+    run_setup(&setups[n]);
+  run_ctor(CTOR_DEFAULT);
+  run_ctor(CTOR_BORROW);
+  build_fails_without_log();
+  context_queue_fails();
+
+  char kinds[1024];
+  size_t used = 0;
+  for (int k = 0; k < CLG_FAULT_COUNT; ++k) {
+    cr_expect(g_by_kind[k] > 0, "no path reaches a %s call",
+              clg_fault_call_name((clg_fault)k));
+    if (used < sizeof kinds)
+      used += (size_t)snprintf(kinds + used, sizeof kinds - used, "%s%s %u",
+                               k ? ", " : "", clg_fault_call_name((clg_fault)k),
+                               g_by_kind[k]);
+  }
+  cr_log_info("fault injection: %u injection points covered (%s)", g_points,
+              kinds);
+}
