@@ -60,11 +60,13 @@ clg_status clg_gather_output_shape(int32_t data_rank, const int64_t *data_shape,
   return clg__ok();
 }
 
-/* Everything that can be checked without reading index values. */
-static clg_status clg_gather_check_args(
-    clg_context *ctx, const clg_tensor *data, const clg_tensor *indices,
-    int64_t axis, const clg_tensor *output, int32_t *axis_out,
-    clg_tensor_facts *df, clg_tensor_facts *xf, clg_tensor_facts *of) {
+/* Data, indices and axis: everything but index values and the output. */
+static clg_status clg_gather_check_inputs(clg_context *ctx,
+                                          const clg_tensor *data,
+                                          const clg_tensor *indices,
+                                          int64_t axis, int32_t *axis_out,
+                                          clg_tensor_facts *df,
+                                          clg_tensor_facts *xf) {
   clg_status st;
   if ((st = clg__check_data_dtype("data", data->dtype)) != CLG_SUCCESS ||
       (st = clg__check_index_dtype(indices->dtype)) != CLG_SUCCESS)
@@ -73,8 +75,8 @@ static clg_status clg_gather_check_args(
     return clg__fail(CLG_ERROR_INVALID_RANK,
                      "data has rank %d; Gather needs data of rank >= 1",
                      (int)data->rank);
-  size_t esize = clg_dtype_size(data->dtype);
-  if ((st = clg__check_tensor(ctx, "data", data, esize, df)) != CLG_SUCCESS ||
+  if ((st = clg__check_tensor(ctx, "data", data, clg_dtype_size(data->dtype),
+                              df)) != CLG_SUCCESS ||
       (st = clg__check_tensor(ctx, "indices", indices,
                               clg_dtype_size(indices->dtype), xf)) !=
           CLG_SUCCESS)
@@ -82,7 +84,22 @@ static clg_status clg_gather_check_args(
   if ((st = clg__normalize_axis(axis, data->rank, "axis", axis_out)) !=
       CLG_SUCCESS)
     return st;
+  if (indices->storage == CLG_STORAGE_BUFFER &&
+      indices->offset % xf->elem_size != 0)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "indices->offset %zu is not a multiple of the index size "
+                     "%zu bytes",
+                     indices->offset, xf->elem_size);
+  return CLG_SUCCESS;
+}
 
+/* The output against validated inputs: type, shape, size, no aliasing. */
+static clg_status
+clg_gather_check_output(clg_context *ctx, const clg_tensor *data,
+                        const clg_tensor *indices, int32_t axis,
+                        const clg_tensor *output, const clg_tensor_facts *df,
+                        const clg_tensor_facts *xf, clg_tensor_facts *of) {
+  clg_status st;
   if (output->dtype != data->dtype)
     return clg__fail(CLG_ERROR_DTYPE_MISMATCH,
                      "output has element type %s but data has %s; Gather "
@@ -95,7 +112,8 @@ static clg_status clg_gather_check_args(
                                     indices->shape, axis, &want_rank, want)) !=
       CLG_SUCCESS)
     return st;
-  if ((st = clg__check_tensor(ctx, "output", output, esize, of)) != CLG_SUCCESS)
+  if ((st = clg__check_tensor(ctx, "output", output, df->elem_size, of)) !=
+      CLG_SUCCESS)
     return st;
   bool same = output->rank == want_rank;
   for (int32_t i = 0; same && i < want_rank; ++i)
@@ -106,7 +124,7 @@ static clg_status clg_gather_check_args(
     clg__format_shape(exp, sizeof exp, want_rank, want);
     return clg__fail(CLG_ERROR_SHAPE_MISMATCH,
                      "output has shape %s but Gather on axis %d produces %s",
-                     got, (int)*axis_out, exp);
+                     got, (int)axis, exp);
   }
   if ((st = clg__check_no_overlap("data", data, df->bytes, output,
                                   of->bytes)) != CLG_SUCCESS ||
@@ -143,6 +161,39 @@ static clg_status clg_gather_index_values(cl_command_queue queue,
   *values = copy;
   *owned = copy;
   return CLG_SUCCESS;
+}
+
+/* The bounds pass: every index value, before anything is enqueued. */
+static clg_status
+clg_gather_check_bounds(cl_command_queue queue, const clg_tensor *data,
+                        const clg_tensor *indices, int32_t axis,
+                        const clg_tensor_facts *xf, cl_uint num_events,
+                        const cl_event *wait_list) {
+  const void *values = NULL;
+  void *owned = NULL;
+  clg_status st = clg_gather_index_values(queue, indices, xf->bytes, num_events,
+                                          wait_list, &values, &owned);
+  if (st != CLG_SUCCESS)
+    return st;
+  st = clg__check_index_bounds(values, xf->elem_size, xf->count, indices->rank,
+                               indices->shape, data->shape[axis], axis);
+  free(owned);
+  return st;
+}
+
+/* Arguments every Gather entry point takes. */
+static clg_status clg_gather_check_common(clg_context *ctx,
+                                          const clg_tensor *data,
+                                          const clg_tensor *indices,
+                                          cl_uint num_events,
+                                          const cl_event *wait_list) {
+  if (!ctx)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "ctx is NULL");
+  if (!data)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "data is NULL");
+  if (!indices)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "indices is NULL");
+  return clg__check_wait_list(num_events, wait_list);
 }
 
 /* Nothing to copy: an event that completes after the wait list. */
@@ -236,47 +287,55 @@ clg_gather_run(clg_context *ctx, const clg_gather_plan *plan,
   return clg__ok();
 }
 
+clg_status clg_gather_validate(clg_context *ctx, const clg_tensor *data,
+                               const clg_tensor *indices, int64_t axis,
+                               cl_command_queue queue, cl_uint num_events,
+                               const cl_event *wait_list) {
+  if (!data)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "data is NULL");
+  if (!indices)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "indices is NULL");
+  /* Host inputs need no device: ctx may be NULL for them. */
+  if (!ctx && (data->storage == CLG_STORAGE_BUFFER ||
+               indices->storage == CLG_STORAGE_BUFFER))
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT,
+                     "ctx is NULL, but data or indices is a cl_mem");
+  clg_status st = clg__check_wait_list(num_events, wait_list);
+  int32_t a = 0;
+  clg_tensor_facts df, xf;
+  if (st != CLG_SUCCESS ||
+      (st = clg_gather_check_inputs(ctx, data, indices, axis, &a, &df, &xf)) !=
+          CLG_SUCCESS)
+    return st;
+  if (indices->storage == CLG_STORAGE_BUFFER &&
+      (st = clg__resolve_queue(ctx, queue, &queue)) != CLG_SUCCESS)
+    return st;
+  if ((st = clg_gather_check_bounds(queue, data, indices, a, &xf, num_events,
+                                    wait_list)) != CLG_SUCCESS)
+    return st;
+  return clg__ok();
+}
+
 clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
                       const clg_tensor *indices, int64_t axis,
                       const clg_tensor *output, cl_command_queue queue,
                       cl_uint num_events, const cl_event *wait_list,
                       cl_event *event) {
-  if (!ctx)
-    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "ctx is NULL");
-  if (!data)
-    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "data is NULL");
-  if (!indices)
-    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "indices is NULL");
+  clg_status st =
+      clg_gather_check_common(ctx, data, indices, num_events, wait_list);
+  if (st != CLG_SUCCESS)
+    return st;
   if (!output)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "output is NULL");
-  clg_status st = clg__check_wait_list(num_events, wait_list);
-  if (st != CLG_SUCCESS)
-    return st;
-
   int32_t a = 0;
   clg_tensor_facts df, xf, of;
-  if ((st = clg_gather_check_args(ctx, data, indices, axis, output, &a, &df,
-                                  &xf, &of)) != CLG_SUCCESS)
-    return st;
-  if (indices->storage == CLG_STORAGE_BUFFER &&
-      indices->offset % xf.elem_size != 0)
-    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
-                     "indices->offset %zu is not a multiple of the index size "
-                     "%zu bytes",
-                     indices->offset, xf.elem_size);
-  if ((st = clg__resolve_queue(ctx, queue, &queue)) != CLG_SUCCESS)
-    return st;
-
-  /* The bounds pass: every index, before anything is enqueued. */
-  const void *values = NULL;
-  void *owned = NULL;
-  if ((st = clg_gather_index_values(queue, indices, xf.bytes, num_events,
-                                    wait_list, &values, &owned)) != CLG_SUCCESS)
-    return st;
-  st = clg__check_index_bounds(values, xf.elem_size, xf.count, indices->rank,
-                               indices->shape, data->shape[a], a);
-  free(owned);
-  if (st != CLG_SUCCESS)
+  if ((st = clg_gather_check_inputs(ctx, data, indices, axis, &a, &df, &xf)) !=
+          CLG_SUCCESS ||
+      (st = clg_gather_check_output(ctx, data, indices, a, output, &df, &xf,
+                                    &of)) != CLG_SUCCESS ||
+      (st = clg__resolve_queue(ctx, queue, &queue)) != CLG_SUCCESS ||
+      (st = clg_gather_check_bounds(queue, data, indices, a, &xf, num_events,
+                                    wait_list)) != CLG_SUCCESS)
     return st;
 
   if (of.bytes == 0)

@@ -876,3 +876,68 @@ Test(validate, tensor_builders) {
   cr_expect(t.rank == 17 && t.shape[15] == 16);
   clReleaseMemObject(b);
 }
+
+/* clg_gather_validate: the input checks of clg_gather without an output,
+ * with the same statuses and messages; no device needed for host inputs. */
+Test(validate, gather_validate_without_output) {
+  int64_t dshape[2] = {5, 3}, ishape[2] = {2, 2};
+  float data[15] = {0};
+  int64_t idx[4] = {0, -5, 4, 1};
+  clg_tensor d = clg_tensor_host(CLG_DTYPE_FLOAT, 2, dshape, data);
+  clg_tensor x = clg_tensor_host(CLG_DTYPE_INT64, 2, ishape, idx);
+
+  /* Valid, with and without a context. */
+  cr_expect_eq(clg_gather_validate(NULL, &d, &x, 0, NULL, 0, NULL),
+               CLG_SUCCESS, "%s", clg_last_error());
+  cr_expect_eq(clg_gather_validate(tu_ctx(), &d, &x, -2, NULL, 0, NULL),
+               CLG_SUCCESS, "%s", clg_last_error());
+  cr_expect_str_empty(clg_last_error());
+
+  /* The same out-of-bounds message as clg_gather's. */
+  idx[3] = 5;
+  float out[12];
+  int64_t oshape[3] = {2, 2, 3};
+  clg_tensor o = clg_tensor_host(CLG_DTYPE_FLOAT, 3, oshape, out);
+  cr_assert_eq(clg_gather(tu_ctx(), &d, &x, 0, &o, NULL, 0, NULL, NULL),
+               CLG_ERROR_INDEX_OUT_OF_BOUNDS);
+  char want[1024];
+  snprintf(want, sizeof want, "%s", clg_last_error());
+  cr_expect_eq(clg_gather_validate(NULL, &d, &x, 0, NULL, 0, NULL),
+               CLG_ERROR_INDEX_OUT_OF_BOUNDS);
+  cr_expect_str_eq(clg_last_error(), want);
+  cr_expect(tu_contains(want, "indices[3]") && tu_contains(want, "[1, 1]") &&
+                tu_contains(want, "= 5") && tu_contains(want, "[-5, 4]"),
+            "%s", want);
+  idx[3] = 1;
+
+  /* Other input errors. */
+  cr_expect_eq(clg_gather_validate(NULL, &d, &x, 2, NULL, 0, NULL),
+               CLG_ERROR_INVALID_AXIS);
+  cr_expect_eq(clg_gather_validate(NULL, NULL, &x, 0, NULL, 0, NULL),
+               CLG_ERROR_NULL_ARGUMENT);
+  cr_expect_eq(clg_gather_validate(NULL, &d, NULL, 0, NULL, 0, NULL),
+               CLG_ERROR_NULL_ARGUMENT);
+  clg_tensor xf = clg_tensor_host(CLG_DTYPE_FLOAT, 2, ishape, idx);
+  cr_expect_eq(clg_gather_validate(NULL, &d, &xf, 0, NULL, 0, NULL),
+               CLG_ERROR_INVALID_INDICES_DTYPE);
+  cl_event ev = NULL;
+  cr_expect_eq(clg_gather_validate(NULL, &d, &x, 0, NULL, 1, NULL),
+               CLG_ERROR_INVALID_ARGUMENT);
+  cr_expect_eq(clg_gather_validate(NULL, &d, &x, 0, NULL, 0, &ev),
+               CLG_ERROR_INVALID_ARGUMENT);
+
+  /* cl_mem indices: read back and checked; they need a context. */
+  idx[0] = -6;
+  cl_mem buf = tu_buffer_create(sizeof idx, idx);
+  clg_tensor xb = clg_tensor_buffer(CLG_DTYPE_INT64, 2, ishape, buf, 0);
+  cr_expect_eq(clg_gather_validate(NULL, &d, &xb, 0, NULL, 0, NULL),
+               CLG_ERROR_NULL_ARGUMENT);
+  cr_expect(tu_contains(clg_last_error(), "ctx is NULL"), "%s",
+            clg_last_error());
+  cr_expect_eq(clg_gather_validate(tu_ctx(), &d, &xb, 0, NULL, 0, NULL),
+               CLG_ERROR_INDEX_OUT_OF_BOUNDS);
+  cr_expect(tu_contains(clg_last_error(), "indices[0]") &&
+                tu_contains(clg_last_error(), "= -6"),
+            "%s", clg_last_error());
+  clReleaseMemObject(buf);
+}

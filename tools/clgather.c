@@ -321,11 +321,18 @@ static int cmd_gather(int argc, char **argv) {
     fprintf(stderr, PROG ": %s\n", err);
     goto done;
   }
+  /* Every check that does not need the output, index values included,
+   * before the output (sized by the files' shape claims) is allocated and
+   * before a device is opened (no device is needed to reject bad input). */
+  clg_tensor td = clg_tensor_host(data.dtype, data.rank, data.shape, data.data);
+  clg_tensor ti = clg_tensor_host(indices.dtype, indices.rank, indices.shape,
+                                  indices.data);
   int32_t out_rank = 0;
   int64_t out_shape[CLG_MAX_RANK] = {0};
-  clg_status st = clg_gather_output_shape(data.rank, data.shape, indices.rank,
-                                          indices.shape, axis, &out_rank,
-                                          out_shape);
+  clg_status st = clg_gather_validate(NULL, &td, &ti, axis, NULL, 0, NULL);
+  if (st == CLG_SUCCESS)
+    st = clg_gather_output_shape(data.rank, data.shape, indices.rank,
+                                 indices.shape, axis, &out_rank, out_shape);
   if (st != CLG_SUCCESS) {
     fprintf(stderr, PROG ": %s\n", cli_library_message(st));
     code = cli_exit_for_status(st);
@@ -342,9 +349,6 @@ static int cmd_gather(int argc, char **argv) {
     code = cli_exit_for_status(st);
     goto done;
   }
-  clg_tensor td = clg_tensor_host(data.dtype, data.rank, data.shape, data.data);
-  clg_tensor ti = clg_tensor_host(indices.dtype, indices.rank, indices.shape,
-                                  indices.data);
   clg_tensor to = clg_tensor_host(out.dtype, out.rank, out.shape, out.data);
   st = clg_gather(ctx, &td, &ti, axis, &to, NULL, 0, NULL, NULL);
   if (st != CLG_SUCCESS) {

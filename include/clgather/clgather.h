@@ -338,6 +338,34 @@ CLG_API clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
                               cl_uint num_events, const cl_event *wait_list,
                               cl_event *event);
 
+/**
+ * Validate a Gather's inputs without an output and without running it:
+ * everything clg_gather() checks about ctx, data, indices, axis and the wait
+ * list, including every index value, and nothing about the output. A caller
+ * can reject bad indices before allocating the output (whose size the
+ * indices' shape decides), as the CLI does.
+ *
+ * ctx may be NULL when data and indices are both host memory: then no
+ * device is needed at all. queue / num_events / wait_list: only used to read
+ * cl_mem indices back (blocking, after the wait list); queue NULL means
+ * clg_context_queue(ctx). Writes nothing.
+ *
+ * Errors: those of clg_gather() that do not concern the output or the
+ * launch: CLG_ERROR_NULL_ARGUMENT (also: ctx NULL with a cl_mem input),
+ * CLG_ERROR_INVALID_ARGUMENT,
+ * CLG_ERROR_INVALID_RANK, CLG_ERROR_INVALID_SHAPE, CLG_ERROR_INVALID_AXIS,
+ * CLG_ERROR_UNSUPPORTED_DTYPE, CLG_ERROR_INVALID_INDICES_DTYPE,
+ * CLG_ERROR_SIZE_OVERFLOW, CLG_ERROR_BUFFER_TOO_SMALL,
+ * CLG_ERROR_INDEX_OUT_OF_BOUNDS, CLG_ERROR_OPENCL (read-back),
+ * CLG_ERROR_OUT_OF_HOST_MEMORY; with the same messages as clg_gather().
+ */
+CLG_API clg_status clg_gather_validate(clg_context *ctx,
+                                       const clg_tensor *data,
+                                       const clg_tensor *indices, int64_t axis,
+                                       cl_command_queue queue,
+                                       cl_uint num_events,
+                                       const cl_event *wait_list);
+
 #ifdef __cplusplus
 }
 #endif
