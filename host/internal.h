@@ -99,6 +99,63 @@ clg_status clg__check_index_bounds(const void *indices, size_t index_size,
                                    const int64_t *idx_shape, int64_t s,
                                    int32_t axis);
 
+/* ---------------------------------------------------------------- op.c */
+
+/* Everything an operator's enqueue step gets: the caller's tensors, their
+ * facts, the cl_mem each is staged in, and where to enqueue. */
+typedef struct clg_launch {
+  const clg_tensor *data, *indices, *output;
+  clg_tensor_facts df, xf, of;
+  struct clg_staged *d, *x, *o;
+  cl_command_queue queue;
+  cl_uint num_events;
+  const cl_event *wait_list;
+} clg_launch;
+
+/* One operator of the family (gather.c, gather_elements.c, gather_nd.c). */
+typedef struct clg_op_impl {
+  const char *name; /* "Gather" */
+  /* Check params against the shapes (ranks in [0, CLG_MAX_RANK] and dims
+   * non-negative already checked; data rank >= 1), normalise axis and
+   * batch_dims into *norm, and write the output shape. */
+  clg_status (*shape)(const clg_params *params, int32_t data_rank,
+                      const int64_t *data_shape, int32_t indices_rank,
+                      const int64_t *indices_shape, clg_params *norm,
+                      int32_t *out_rank, int64_t *out_shape);
+  /* The index-value pass before launch. `values` holds `count` int32/int64
+   * values (index_size 4/8) on the host; NULL when norm->mode is not RAISE
+   * (no value can be out of bounds then, only an empty axis can fail). */
+  clg_status (*check_indices)(const clg_params *norm, const clg_tensor *data,
+                              const clg_tensor *indices, const void *values,
+                              size_t count, size_t index_size);
+  /* Enqueue the kernels for a non-empty output; *event completes when the
+   * output is written. */
+  clg_status (*enqueue)(clg_context *ctx, const clg_params *norm,
+                        const clg_launch *launch, cl_event *event);
+} clg_op_impl;
+
+extern const clg_op_impl clg__op_gather;
+extern const clg_op_impl clg__op_gather_elements;
+extern const clg_op_impl clg__op_gather_nd;
+
+/* Output shape of any operator: argument checks (NULL shapes, ranks, negative
+ * dims, params) and then the operator's own rules; *norm gets the
+ * normalised params. */
+clg_status clg__output_shape(const clg_params *params, int32_t data_rank,
+                             const int64_t *data_shape, int32_t indices_rank,
+                             const int64_t *indices_shape, clg_params *norm,
+                             int32_t *out_rank, int64_t *out_shape);
+
+/* Normalise a batch_dims in [-q, q] (negative counts from q). */
+clg_status clg__normalize_batch_dims(int64_t batch_dims, int32_t indices_rank,
+                                     int32_t *out);
+
+/* The first `b` dims of data and indices are equal, else
+ * CLG_ERROR_INCOMPATIBLE_SHAPES naming the first that differs. */
+clg_status clg__check_batch_shapes(const char *op, int32_t b,
+                                   const int64_t *data_shape,
+                                   const int64_t *indices_shape);
+
 /* -------------------------------------------------------------- plan.c */
 
 /* The kernel variant chosen for a gather. */
@@ -108,11 +165,13 @@ typedef enum clg_gather_variant {
 } clg_gather_variant;
 
 /* A gather seen as bytes: data [outer, s, inner], output [outer, n, inner],
- * with inner counted in units of unit_bytes. */
+ * with inner counted in units of unit_bytes. With batch_dims, outer runs
+ * over batch x outer_pb and each batch has its own n indices. */
 typedef struct clg_gather_plan {
   uint64_t outer;     /* product of data dims before the axis */
+  uint64_t outer_pb;  /* the same within one batch (dims b..axis-1) */
   uint64_t s;         /* data.shape[axis] */
-  uint64_t n;         /* number of indices */
+  uint64_t n;         /* indices per batch */
   uint64_t inner;     /* slice length in units */
   uint64_t rows;      /* outer * n: slices to copy */
   size_t unit_bytes;  /* 1, 2, 4, 8 or 16: copy width */
@@ -126,11 +185,13 @@ typedef struct clg_gather_plan {
 /* Slices copied per work-item by the SMALL variant (kernel -D value). */
 #define CLG_SMALL_ROWS_PER_ITEM 8
 
-/* Fill `plan` for a validated gather. slice_bytes = inner dims * elem size;
+/* Fill `plan` for a validated gather. outer = batch * outer_pb (outer_pb ==
+ * outer without batch_dims); slice_bytes = inner dims * elem size;
  * data_align/out_align: the byte offsets (alignment) of data and output in
  * their buffers. max_local: the device's work-group size limit. */
-void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t s,
-                      uint64_t n, uint64_t slice_bytes, size_t index_bytes,
+void clg__plan_gather(clg_gather_plan *plan, uint64_t outer,
+                      uint64_t outer_pb, uint64_t s, uint64_t n,
+                      uint64_t slice_bytes, size_t index_bytes,
                       size_t data_align, size_t out_align, size_t max_local);
 
 /* OpenCL C type name of a copy unit of `unit_bytes` ("uint4"). */

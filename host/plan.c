@@ -22,8 +22,9 @@ const char *clg__unit_type(size_t unit_bytes) {
 
 static size_t clg_round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
 
-void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t s,
-                      uint64_t n, uint64_t slice_bytes, size_t index_bytes,
+void clg__plan_gather(clg_gather_plan *plan, uint64_t outer,
+                      uint64_t outer_pb, uint64_t s, uint64_t n,
+                      uint64_t slice_bytes, size_t index_bytes,
                       size_t data_align, size_t out_align, size_t max_local) {
   size_t unit = 16;
   while (unit > 1 &&
@@ -34,6 +35,7 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t s,
     local = max_local;
 
   plan->outer = outer;
+  plan->outer_pb = outer_pb;
   plan->s = s;
   plan->n = n;
   plan->inner = slice_bytes / unit;

@@ -28,6 +28,8 @@ const char *clg_status_string(clg_status status) {
   case CLG_ERROR_OPENCL: return "OpenCL error";
   case CLG_ERROR_BUILD_FAILED: return "kernel build failed";
   case CLG_ERROR_OUT_OF_HOST_MEMORY: return "out of host memory";
+  case CLG_ERROR_INVALID_BATCH_DIMS: return "invalid batch_dims";
+  case CLG_ERROR_INCOMPATIBLE_SHAPES: return "incompatible shapes";
   }
   return "unknown status";
 }

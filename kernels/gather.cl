@@ -1,13 +1,19 @@
-/* ONNX Gather as a byte copy.
+/* Gather (ONNX Gather, TensorFlow batch_dims, numpy.take modes) as a byte
+ * copy.
  *
  * data is viewed as [outer][s][inner] copy units and the output as
- * [outer][n][inner] units; a unit is CLG_UNIT (uchar .. uint4, 1 to 16 bytes),
- * the widest type the slice size and buffer offsets allow. Every index was
- * validated on the host before this kernel was enqueued; the range check
- * below is only defence in depth (an invalid slice is skipped, never read).
+ * [outer][n][inner] units, where outer = batch * outer_pb and batch bi reads
+ * its own n indices, indices[bi * n .. bi * n + n). A unit is CLG_UNIT
+ * (uchar .. uint4, 1 to 16 bytes), the widest type the slice size and buffer
+ * offsets allow.
+ *
+ * In mode RAISE every index was validated on the host before this kernel
+ * was enqueued; the range check below is only defence in depth (an invalid
+ * slice is skipped, never read). WRAP and CLIP map every index into [0, s).
  *
  * Build options (-D): CLG_UNIT (copy unit type), CLG_INDEX (int or long),
- * CLG_ROWS_PER_ITEM (slices per work-item in clg_gather_small).
+ * CLG_ROWS_PER_ITEM (slices per work-item in clg_gather_small), CLG_MODE
+ * (CLG_MODE_RAISE, CLG_MODE_WRAP or CLG_MODE_CLIP).
  * Offsets are in units (data, output) and in index elements (indices).
  */
 #ifndef CLG_UNIT
@@ -19,16 +25,30 @@
 #ifndef CLG_ROWS_PER_ITEM
 #define CLG_ROWS_PER_ITEM 8
 #endif
+#define CLG_MODE_RAISE 0
+#define CLG_MODE_WRAP 1
+#define CLG_MODE_CLIP 2
+#ifndef CLG_MODE
+#define CLG_MODE CLG_MODE_RAISE
+#endif
 
 typedef CLG_UNIT unit_t;
 typedef CLG_INDEX index_t;
 
-/* The data row for output slice (o, j), or -1 if the index is invalid. */
-inline long clg_source_row(global const index_t *indices, ulong j, ulong s) {
-  long k = (long)indices[j];
+/* The data row an index selects on an axis of size s (s > 0), or -1 if the
+ * index is invalid (RAISE only). */
+inline long clg_source_row(index_t value, ulong s) {
+  long k = (long)value;
+#if CLG_MODE == CLG_MODE_WRAP
+  k %= (long)s;
+  return k < 0 ? k + (long)s : k;
+#elif CLG_MODE == CLG_MODE_CLIP
+  return k < 0 ? 0 : (ulong)k >= s ? (long)s - 1 : k;
+#else
   if (k < 0)
     k += (long)s;
   return (k >= 0 && (ulong)k < s) ? k : -1;
+#endif
 }
 
 /* Long slices: NDRange (units, slices). Work-items of dim 0 stride over the
@@ -36,11 +56,15 @@ inline long clg_source_row(global const index_t *indices, ulong j, ulong s) {
 kernel void clg_gather_rows(global const unit_t *restrict data, ulong data_off,
                             global const index_t *restrict indices,
                             ulong indices_off, global unit_t *restrict out,
-                            ulong out_off, ulong n, ulong s, ulong inner) {
+                            ulong out_off, ulong n, ulong s, ulong inner,
+                            ulong outer_pb, ulong rows) {
   ulong row = get_global_id(1);
+  if (row >= rows)
+    return;
   ulong o = row / n;
   ulong j = row - o * n;
-  long k = clg_source_row(indices + indices_off, j, s);
+  ulong batch = o / outer_pb;
+  long k = clg_source_row(indices[indices_off + batch * n + j], s);
   if (k < 0)
     return;
   global const unit_t *src = data + data_off + (o * s + (ulong)k) * inner;
@@ -57,17 +81,17 @@ kernel void clg_gather_small(global const unit_t *restrict data,
                              global const index_t *restrict indices,
                              ulong indices_off, global unit_t *restrict out,
                              ulong out_off, ulong n, ulong s, ulong inner,
-                             ulong rows) {
+                             ulong outer_pb, ulong rows) {
   ulong r0 = get_global_id(0) * CLG_ROWS_PER_ITEM;
   if (r0 >= rows)
     return;
   ulong r1 = min(r0 + (ulong)CLG_ROWS_PER_ITEM, rows);
   ulong o = r0 / n;
   ulong j = r0 - o * n;
-  global const index_t *idx = indices + indices_off;
+  global const index_t *idx = indices + indices_off + (o / outer_pb) * n;
   global unit_t *dst = out + out_off + r0 * inner;
   for (ulong row = r0; row < r1; ++row) {
-    long k = clg_source_row(idx, j, s);
+    long k = clg_source_row(idx[j], s);
     if (k >= 0) {
       global const unit_t *src = data + data_off + (o * s + (ulong)k) * inner;
       for (ulong u = 0; u < inner; ++u)
@@ -77,6 +101,7 @@ kernel void clg_gather_small(global const unit_t *restrict data,
     if (++j == n) {
       j = 0;
       ++o;
+      idx = indices + indices_off + (o / outer_pb) * n;
     }
   }
 }

@@ -7,7 +7,7 @@ static clg_gather_plan plan_for(uint64_t outer, uint64_t s, uint64_t n,
                                 uint64_t slice_bytes, size_t data_align,
                                 size_t out_align) {
   clg_gather_plan p;
-  clg__plan_gather(&p, outer, s, n, slice_bytes, 8, data_align, out_align,
+  clg__plan_gather(&p, outer, outer, s, n, slice_bytes, 8, data_align, out_align,
                    1024);
   return p;
 }
@@ -62,7 +62,7 @@ Test(plan, long_slices_use_rows_variant) {
 
 Test(plan, local_size_respects_device_limit) {
   clg_gather_plan p;
-  clg__plan_gather(&p, 1, 4, 4, 4, 4, 0, 0, 16);
+  clg__plan_gather(&p, 1, 1, 4, 4, 4, 4, 0, 0, 16);
   cr_expect_leq(p.local[0], 16);
   cr_expect_eq(p.global[0] % p.local[0], 0);
 }

@@ -16,6 +16,9 @@
 
 #include "support/testutil.h"
 
+/* ONNX Gather parameters on `axis`, for clg_validate. */
+#define GP(axis) (&(clg_params){CLG_OP_GATHER, (axis), 0, CLG_MODE_RAISE})
+
 /* ------------------------------------------------------------ helper */
 
 typedef struct expect {
@@ -877,7 +880,7 @@ Test(validate, tensor_builders) {
   clReleaseMemObject(b);
 }
 
-/* clg_gather_validate: the input checks of clg_gather without an output,
+/* clg_validate: the input checks of clg_gather without an output,
  * with the same statuses and messages; no device needed for host inputs. */
 Test(validate, gather_validate_without_output) {
   int64_t dshape[2] = {5, 3}, ishape[2] = {2, 2};
@@ -887,9 +890,9 @@ Test(validate, gather_validate_without_output) {
   clg_tensor x = clg_tensor_host(CLG_DTYPE_INT64, 2, ishape, idx);
 
   /* Valid, with and without a context. */
-  cr_expect_eq(clg_gather_validate(NULL, &d, &x, 0, NULL, 0, NULL),
+  cr_expect_eq(clg_validate(NULL, GP(0), &d, &x, NULL, 0, NULL),
                CLG_SUCCESS, "%s", clg_last_error());
-  cr_expect_eq(clg_gather_validate(tu_ctx(), &d, &x, -2, NULL, 0, NULL),
+  cr_expect_eq(clg_validate(tu_ctx(), GP(-2), &d, &x, NULL, 0, NULL),
                CLG_SUCCESS, "%s", clg_last_error());
   cr_expect_str_empty(clg_last_error());
 
@@ -902,7 +905,7 @@ Test(validate, gather_validate_without_output) {
                CLG_ERROR_INDEX_OUT_OF_BOUNDS);
   char want[1024];
   snprintf(want, sizeof want, "%s", clg_last_error());
-  cr_expect_eq(clg_gather_validate(NULL, &d, &x, 0, NULL, 0, NULL),
+  cr_expect_eq(clg_validate(NULL, GP(0), &d, &x, NULL, 0, NULL),
                CLG_ERROR_INDEX_OUT_OF_BOUNDS);
   cr_expect_str_eq(clg_last_error(), want);
   cr_expect(tu_contains(want, "indices[3]") && tu_contains(want, "[1, 1]") &&
@@ -911,30 +914,30 @@ Test(validate, gather_validate_without_output) {
   idx[3] = 1;
 
   /* Other input errors. */
-  cr_expect_eq(clg_gather_validate(NULL, &d, &x, 2, NULL, 0, NULL),
+  cr_expect_eq(clg_validate(NULL, GP(2), &d, &x, NULL, 0, NULL),
                CLG_ERROR_INVALID_AXIS);
-  cr_expect_eq(clg_gather_validate(NULL, NULL, &x, 0, NULL, 0, NULL),
+  cr_expect_eq(clg_validate(NULL, GP(0), NULL, &x, NULL, 0, NULL),
                CLG_ERROR_NULL_ARGUMENT);
-  cr_expect_eq(clg_gather_validate(NULL, &d, NULL, 0, NULL, 0, NULL),
+  cr_expect_eq(clg_validate(NULL, GP(0), &d, NULL, NULL, 0, NULL),
                CLG_ERROR_NULL_ARGUMENT);
   clg_tensor xf = clg_tensor_host(CLG_DTYPE_FLOAT, 2, ishape, idx);
-  cr_expect_eq(clg_gather_validate(NULL, &d, &xf, 0, NULL, 0, NULL),
+  cr_expect_eq(clg_validate(NULL, GP(0), &d, &xf, NULL, 0, NULL),
                CLG_ERROR_INVALID_INDICES_DTYPE);
   cl_event ev = NULL;
-  cr_expect_eq(clg_gather_validate(NULL, &d, &x, 0, NULL, 1, NULL),
+  cr_expect_eq(clg_validate(NULL, GP(0), &d, &x, NULL, 1, NULL),
                CLG_ERROR_INVALID_ARGUMENT);
-  cr_expect_eq(clg_gather_validate(NULL, &d, &x, 0, NULL, 0, &ev),
+  cr_expect_eq(clg_validate(NULL, GP(0), &d, &x, NULL, 0, &ev),
                CLG_ERROR_INVALID_ARGUMENT);
 
   /* cl_mem indices: read back and checked; they need a context. */
   idx[0] = -6;
   cl_mem buf = tu_buffer_create(sizeof idx, idx);
   clg_tensor xb = clg_tensor_buffer(CLG_DTYPE_INT64, 2, ishape, buf, 0);
-  cr_expect_eq(clg_gather_validate(NULL, &d, &xb, 0, NULL, 0, NULL),
+  cr_expect_eq(clg_validate(NULL, GP(0), &d, &xb, NULL, 0, NULL),
                CLG_ERROR_NULL_ARGUMENT);
   cr_expect(tu_contains(clg_last_error(), "ctx is NULL"), "%s",
             clg_last_error());
-  cr_expect_eq(clg_gather_validate(tu_ctx(), &d, &xb, 0, NULL, 0, NULL),
+  cr_expect_eq(clg_validate(tu_ctx(), GP(0), &d, &xb, NULL, 0, NULL),
                CLG_ERROR_INDEX_OUT_OF_BOUNDS);
   cr_expect(tu_contains(clg_last_error(), "indices[0]") &&
                 tu_contains(clg_last_error(), "= -6"),

@@ -15,6 +15,9 @@
 
 #include <clgather/clgather.h>
 
+/* ONNX Gather parameters on `axis`, for clg_validate. */
+#define GP(axis) (&(clg_params){CLG_OP_GATHER, (axis), 0, CLG_MODE_RAISE})
+
 #include "cli.h"
 #include "tensor_file.h"
 
@@ -329,7 +332,7 @@ static int cmd_gather(int argc, char **argv) {
                                   indices.data);
   int32_t out_rank = 0;
   int64_t out_shape[CLG_MAX_RANK] = {0};
-  clg_status st = clg_gather_validate(NULL, &td, &ti, axis, NULL, 0, NULL);
+  clg_status st = clg_validate(NULL, GP(axis), &td, &ti, NULL, 0, NULL);
   if (st == CLG_SUCCESS)
     st = clg_gather_output_shape(data.rank, data.shape, indices.rank,
                                  indices.shape, axis, &out_rank, out_shape);

@@ -112,6 +112,13 @@ typedef enum clg_status {
   CLG_ERROR_BUILD_FAILED = 15,
   /** A host allocation failed. */
   CLG_ERROR_OUT_OF_HOST_MEMORY = 16,
+  /** batch_dims is outside [-q, q] (q = indices rank), above the axis
+   * (Gather), or leaves no room for the index tuple (GatherND). */
+  CLG_ERROR_INVALID_BATCH_DIMS = 17,
+  /** data and indices shapes break the operator's rules: batch dimensions
+   * differ, GatherElements ranks differ or an indices dimension exceeds
+   * data's, GatherND's last indices dimension is out of [1, r - b]. */
+  CLG_ERROR_INCOMPATIBLE_SHAPES = 18,
 } clg_status;
 
 /** A short, fixed English name for a status ("index out of bounds"). Never
@@ -275,7 +282,8 @@ CLG_API clg_status clg_gather_output_shape(int32_t data_rank,
                                            int64_t *out_shape);
 
 /**
- * ONNX Gather (opsets 1, 11, 13): output = take(data, indices, axis).
+ * ONNX Gather (opsets 1, 11, 13): output = take(data, indices, axis); the
+ * same as clg_run() with {CLG_OP_GATHER, axis}.
  *
  * Shapes: data rank r >= 1; indices rank q >= 0, int32 or int64; axis in
  * [-r, r-1]; output must have data's dtype and the shape given by
@@ -338,33 +346,134 @@ CLG_API clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
                               cl_uint num_events, const cl_event *wait_list,
                               cl_event *event);
 
+/* ------------------------------------------------- the gather family */
+
+/** The operators. */
+typedef enum clg_op {
+  /** ONNX Gather (opsets 1, 11, 13), with TensorFlow's batch_dims
+   * (tf.gather / GatherV2) and numpy.take's index modes. */
+  CLG_OP_GATHER = 0,
+  /** ONNX GatherElements (opsets 11, 13): numpy.take_along_axis. */
+  CLG_OP_GATHER_ELEMENTS = 1,
+  /** ONNX GatherND (opsets 11, 12, 13, with batch_dims): tf.gather_nd. */
+  CLG_OP_GATHER_ND = 2,
+} clg_op;
+
+/** What an index outside [-s, s-1] means (numpy.take's `mode`). */
+typedef enum clg_index_mode {
+  /** An error, raised before any kernel runs (ONNX; numpy's default).
+   * In range, a negative k means k + s. */
+  CLG_MODE_RAISE = 0,
+  /** Python modulo into [0, s): k mod s. */
+  CLG_MODE_WRAP = 1,
+  /** Clamp into [0, s-1]; negative indices clip to 0, as numpy does. */
+  CLG_MODE_CLIP = 2,
+} clg_index_mode;
+/* There is deliberately no zero-fill mode: a zero is a wrong answer that
+ * looks like a right one. */
+
 /**
- * Validate a Gather's inputs without an output and without running it:
- * everything clg_gather() checks about ctx, data, indices, axis and the wait
+ * Which operator and its attributes. Zero-initialised, it is ONNX Gather on
+ * axis 0. Fields an operator does not take must be 0:
+ *  - CLG_OP_GATHER: axis in [-r, r-1]; batch_dims in [-q, q] (negative counts
+ *    from q), and after normalisation batch_dims <= axis; mode any.
+ *  - CLG_OP_GATHER_ELEMENTS: axis in [-r, r-1]; batch_dims 0; mode RAISE.
+ *  - CLG_OP_GATHER_ND: batch_dims in [0, min(r, q) - 1] (ONNX); axis 0;
+ *    mode RAISE.
+ * A nonzero field that the operator does not take, an unknown op or mode:
+ * CLG_ERROR_INVALID_ARGUMENT.
+ */
+typedef struct clg_params {
+  clg_op op;
+  int64_t axis;
+  int64_t batch_dims;
+  clg_index_mode mode;
+} clg_params;
+
+/**
+ * Output shape of an operator (r = data rank, q = indices rank, b the
+ * normalised batch_dims, a the normalised axis):
+ *  - Gather: data.shape[:a] + indices.shape[b:] + data.shape[a+1:]; needs
+ *    data.shape[:b] == indices.shape[:b].
+ *  - GatherElements: indices.shape; needs q == r and, for d != a,
+ *    indices.shape[d] <= data.shape[d].
+ *  - GatherND: m = indices.shape[q-1] in [1, r - b]; output
+ *    indices.shape[:q-1] + data.shape[b+m:]; needs data.shape[:b] ==
+ *    indices.shape[:b].
+ * out_shape must hold CLG_MAX_RANK entries. Pure function.
+ *
+ * Errors: CLG_ERROR_NULL_ARGUMENT, CLG_ERROR_INVALID_ARGUMENT,
+ * CLG_ERROR_INVALID_RANK, CLG_ERROR_INVALID_SHAPE, CLG_ERROR_INVALID_AXIS,
+ * CLG_ERROR_INVALID_BATCH_DIMS, CLG_ERROR_INCOMPATIBLE_SHAPES.
+ */
+CLG_API clg_status clg_output_shape(const clg_params *params,
+                                    int32_t data_rank,
+                                    const int64_t *data_shape,
+                                    int32_t indices_rank,
+                                    const int64_t *indices_shape,
+                                    int32_t *out_rank, int64_t *out_shape);
+
+/**
+ * Run an operator of the gather family. Storage, queue, wait list, event,
+ * blocking behaviour and the order of work (every argument and every index
+ * value validated before any kernel is enqueued; on error the output is
+ * untouched and no event is returned) are those of clg_gather(); so are the
+ * errors, plus CLG_ERROR_INVALID_BATCH_DIMS and CLG_ERROR_INCOMPATIBLE_SHAPES.
+ * params NULL means ONNX Gather on axis 0.
+ *
+ * Index bounds per operator, in mode RAISE: Gather and GatherElements check
+ * every index against [-s, s-1], s = data.shape[axis]; GatherND checks
+ * component j of each index tuple against [-d, d-1], d = data.shape[b + j].
+ * The message names the first offender: its flat position and position in
+ * indices' shape, its value, the data axis and its size, the valid range.
+ * In modes WRAP and CLIP no index is out of bounds, except that any index
+ * into an axis of size 0 is CLG_ERROR_INDEX_OUT_OF_BOUNDS.
+ */
+CLG_API clg_status clg_run(clg_context *ctx, const clg_params *params,
+                           const clg_tensor *data, const clg_tensor *indices,
+                           const clg_tensor *output, cl_command_queue queue,
+                           cl_uint num_events, const cl_event *wait_list,
+                           cl_event *event);
+
+/**
+ * Validate an operator's inputs without an output and without running it:
+ * every check clg_run() makes on ctx, params, data, indices and the wait
  * list, including every index value, and nothing about the output. A caller
  * can reject bad indices before allocating the output (whose size the
  * indices' shape decides), as the CLI does.
  *
- * ctx may be NULL when data and indices are both host memory: then no
- * device is needed at all. queue / num_events / wait_list: only used to read
- * cl_mem indices back (blocking, after the wait list); queue NULL means
+ * ctx may be NULL when data and indices are both host memory: then no device
+ * is needed at all. queue / num_events / wait_list: only used to read cl_mem
+ * indices back (blocking, after the wait list); queue NULL means
  * clg_context_queue(ctx). Writes nothing.
  *
- * Errors: those of clg_gather() that do not concern the output or the
- * launch: CLG_ERROR_NULL_ARGUMENT (also: ctx NULL with a cl_mem input),
- * CLG_ERROR_INVALID_ARGUMENT,
- * CLG_ERROR_INVALID_RANK, CLG_ERROR_INVALID_SHAPE, CLG_ERROR_INVALID_AXIS,
- * CLG_ERROR_UNSUPPORTED_DTYPE, CLG_ERROR_INVALID_INDICES_DTYPE,
- * CLG_ERROR_SIZE_OVERFLOW, CLG_ERROR_BUFFER_TOO_SMALL,
- * CLG_ERROR_INDEX_OUT_OF_BOUNDS, CLG_ERROR_OPENCL (read-back),
- * CLG_ERROR_OUT_OF_HOST_MEMORY; with the same messages as clg_gather().
+ * Errors: those of clg_run() that do not concern the output or the launch,
+ * with the same messages; CLG_ERROR_NULL_ARGUMENT also for a NULL ctx with a
+ * cl_mem input.
  */
-CLG_API clg_status clg_gather_validate(clg_context *ctx,
-                                       const clg_tensor *data,
+CLG_API clg_status clg_validate(clg_context *ctx, const clg_params *params,
+                                const clg_tensor *data,
+                                const clg_tensor *indices,
+                                cl_command_queue queue, cl_uint num_events,
+                                const cl_event *wait_list);
+
+/** ONNX GatherElements (opsets 11, 13) on `axis`: clg_run() with
+ * {CLG_OP_GATHER_ELEMENTS, axis}. Same errors. */
+CLG_API clg_status clg_gather_elements(clg_context *ctx, const clg_tensor *data,
                                        const clg_tensor *indices, int64_t axis,
+                                       const clg_tensor *output,
                                        cl_command_queue queue,
                                        cl_uint num_events,
-                                       const cl_event *wait_list);
+                                       const cl_event *wait_list,
+                                       cl_event *event);
+
+/** ONNX GatherND (opsets 11, 12, 13) with `batch_dims`: clg_run() with
+ * {CLG_OP_GATHER_ND, 0, batch_dims}. Same errors. */
+CLG_API clg_status clg_gather_nd(clg_context *ctx, const clg_tensor *data,
+                                 const clg_tensor *indices, int64_t batch_dims,
+                                 const clg_tensor *output,
+                                 cl_command_queue queue, cl_uint num_events,
+                                 const cl_event *wait_list, cl_event *event);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,9 @@
 
 #include <clgather/clgather.h>
 
+/* ONNX Gather parameters on `axis`, for clg_validate. */
+#define GP(axis) (&(clg_params){CLG_OP_GATHER, (axis), 0, CLG_MODE_RAISE})
+
 #include "internal.h"
 #include "support/reference.h"
 
@@ -165,7 +168,7 @@ static void check_plan(uint64_t outer, uint64_t s, uint64_t n, uint64_t slice,
                        size_t max_local) {
   clg_gather_plan p;
   memset(&p, 0xab, sizeof p);
-  clg__plan_gather(&p, outer, s, n, slice, index_bytes, da, oa, max_local);
+  clg__plan_gather(&p, outer, outer, s, n, slice, index_bytes, da, oa, max_local);
   size_t u = p.unit_bytes;
   FZ_CHECK(u == 1 || u == 2 || u == 4 || u == 8 || u == 16, "unit %zu", u);
   FZ_CHECK(slice % u == 0 && da % u == 0 && oa % u == 0,
@@ -475,18 +478,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size) {
   }
   free(before);
 
-  /* clg_gather_validate (no context: host inputs) agrees with clg_gather:
+  /* clg_validate (no context: host inputs) agrees with clg_gather:
    * clg_gather checks the inputs before the output, so an input error is
    * the same status and message from both, and a valid gather validates. */
   {
     char gather_msg[1024];
     snprintf(gather_msg, sizeof gather_msg, "%s", clg_last_error());
-    clg_status vst = clg_gather_validate(NULL, &d.t, &x.t, axis, NULL, 0, NULL);
+    clg_status vst = clg_validate(NULL, GP(axis), &d.t, &x.t, NULL, 0, NULL);
     FZ_CHECK(st != CLG_SUCCESS || vst == CLG_SUCCESS,
-             "clg_gather succeeded but clg_gather_validate says %s: %s",
+             "clg_gather succeeded but clg_validate says %s: %s",
              clg_status_string(vst), clg_last_error());
     FZ_CHECK(vst == CLG_SUCCESS || st != CLG_SUCCESS,
-             "clg_gather_validate failed (%s) but clg_gather succeeded",
+             "clg_validate failed (%s) but clg_gather succeeded",
              clg_status_string(vst));
     if (vst != CLG_SUCCESS && vst != CLG_ERROR_INDEX_OUT_OF_BOUNDS)
       FZ_CHECK(st == vst && strcmp(gather_msg, clg_last_error()) == 0,

@@ -42,4 +42,23 @@ int ref_gather(const void *data, size_t esize, int32_t r,
                ref_index_type type, int32_t q, const int64_t *indices_shape,
                int64_t axis, void *out);
 
+/* Index modes of numpy.take (values match clg_index_mode). */
+typedef enum ref_mode { REF_RAISE = 0, REF_WRAP = 1, REF_CLIP = 2 } ref_mode;
+
+/* Gather with TensorFlow's batch_dims (tf.gather, GatherV2) and numpy.take's
+ * modes, from their definitions: b = batch_dims (negative counts from q),
+ * 0 <= b <= a, data.shape[:b] == indices.shape[:b];
+ *   out[p0..p(a-1), i(b)..i(q-1), t(a+1)..] =
+ *     data[p0..p(a-1), map(indices[p0..p(b-1), i(b)..i(q-1)]), t(a+1)..]
+ * where map is k (+s if negative) for RAISE (out of range: error), Python
+ * modulo for WRAP, clamp to [0, s-1] for CLIP. Output shape data.shape[:a] +
+ * indices.shape[b:] + data.shape[a+1:]. Returns 0, or -1 for invalid
+ * shapes/axis/batch_dims, an out-of-range index in RAISE, or any index into
+ * an empty axis. */
+int ref_gather_ex(const void *data, size_t esize, int32_t r,
+                  const int64_t *data_shape, const void *indices,
+                  ref_index_type type, int32_t q, const int64_t *indices_shape,
+                  int64_t axis, int64_t batch_dims, ref_mode mode, void *out,
+                  int32_t *out_rank, int64_t *out_shape);
+
 #endif /* CLGATHER_TESTS_REFERENCE_H */

@@ -419,7 +419,7 @@ Test(cli_hostile, huge_claims_fail_fast_under_an_address_space_cap) {
 
 /* A data file with an empty axis ([0, 2^32] float: a 0-byte payload) and
  * one index would size the output at [1, 2^32] (16 GiB): the CLI must find
- * the out-of-bounds index (clg_gather_validate) before allocating it. */
+ * the out-of-bounds index (clg_validate) before allocating it. */
 Test(cli_hostile, empty_axis_does_not_allocate_the_claimed_output) {
   make_hostile_npy(); /* good inputs and wrong_magic.npy for can_run_capped */
   write_npy("empty_axis.npy", 1,
