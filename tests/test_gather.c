@@ -144,6 +144,129 @@ Test(gather, ranks_axes_4byte) { ranks_and_axes(CLG_DTYPE_FLOAT, 30000); }
 Test(gather, ranks_axes_8byte) { ranks_and_axes(CLG_DTYPE_INT64, 40000); }
 Test(gather, ranks_axes_16byte) { ranks_and_axes(CLG_DTYPE_COMPLEX128, 50000); }
 
+/* ------------------------------------------ batch_dims and index modes */
+
+static const clg_dtype one_per_size[5] = {CLG_DTYPE_INT8, CLG_DTYPE_BFLOAT16,
+                                          CLG_DTYPE_FLOAT, CLG_DTYPE_DOUBLE,
+                                          CLG_DTYPE_COMPLEX128};
+
+/* TensorFlow batch_dims (tf.gather, GatherV2): every b in [1, min(q, a)],
+ * in both the positive and the negative (b - q) form, every axis a >= b,
+ * ranks up to 5, all element sizes, storages and both index types. */
+Test(gather, batch_dims) {
+  runner rn = {0, 0};
+  tu_rng rng = tu_rng_make(61000);
+  int n = 0;
+  for (int32_t r = 2; r <= 5; ++r)
+    for (int32_t q = 1; q <= 3; ++q)
+      for (int32_t b = 1; b <= q && b < r; ++b)
+        for (int32_t a = b; a < r; ++a) {
+          tu_case c = {0};
+          c.dtype = one_per_size[n % 5];
+          c.idt = index_types[(n / 5) % 2];
+          c.r = r;
+          c.q = q;
+          c.axis = (n & 1) ? a - r : a;
+          c.batch_dims = (n & 2) ? b - q : b;
+          for (int32_t i = 0; i < r; ++i)
+            c.dshape[i] = tu_rng_range(&rng, 1, 3);
+          c.dshape[a] = tu_rng_range(&rng, 1, 6);
+          for (int32_t i = 0; i < q; ++i)
+            c.ishape[i] = i < b ? c.dshape[i] : tu_rng_range(&rng, 1, 4);
+          c.mode = TU_IDX_ANY;
+          c.gmode = (clg_index_mode)(n % 3); /* RAISE, WRAP, CLIP */
+          storage_for(&c, n);
+          c.want_event = (n % 4) == 0;
+          run(&rn, &c, 61000u + (uint64_t)n);
+          ++n;
+        }
+  finish(&rn, "batch_dims");
+}
+
+/* numpy.take's wrap and clip: any index value, the index types' extremes
+ * included, maps into [0, s) (clip sends negatives to 0). */
+Test(gather, wrap_and_clip_modes) {
+  static const struct {
+    int32_t r;
+    int64_t dshape[4];
+    int64_t axis;
+    int32_t q;
+    int64_t ishape[3];
+  } shapes[] = {
+      {1, {7}, 0, 1, {40}},           {2, {5, 3}, 0, 2, {4, 6}},
+      {2, {6, 33}, -1, 1, {50}},      {3, {2, 9, 40}, 1, 0, {0}},
+      {3, {4, 1, 5}, 1, 2, {3, 3}},   {4, {2, 3, 4, 70}, 2, 1, {17}},
+      {2, {1000, 4}, 0, 1, {300}},    {3, {3, 2, 600}, -2, 1, {5}},
+  };
+  runner rn = {0, 0};
+  int n = 0;
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
+    for (int m = 1; m <= 2; ++m)
+      for (int k = 0; k < 5; ++k) {
+        tu_case c = {0};
+        c.dtype = one_per_size[k];
+        c.idt = index_types[(n / 3) % 2];
+        c.r = shapes[i].r;
+        set_shape(c.dshape, c.r, shapes[i].dshape);
+        c.axis = shapes[i].axis;
+        c.q = shapes[i].q;
+        set_shape(c.ishape, c.q, shapes[i].ishape);
+        c.mode = TU_IDX_WILD;
+        c.gmode = (clg_index_mode)m;
+        storage_for(&c, n);
+        run(&rn, &c, 62000u + (uint64_t)n);
+        ++n;
+      }
+  finish(&rn, "wrap/clip");
+}
+
+/* Out-of-range indices in WRAP/CLIP are not errors, but RAISE rejects the
+ * same indices; an empty axis is an error in every mode. */
+Test(gather, modes_and_errors) {
+  int64_t dshape[2] = {4, 2}, ishape[1] = {3}, oshape[2] = {3, 2};
+  int32_t data[8] = {0, 1, 10, 11, 20, 21, 30, 31};
+  int64_t idx[3] = {-9, 4, 7};
+  int32_t out[6];
+  clg_tensor d = clg_tensor_host(CLG_DTYPE_INT32, 2, dshape, data);
+  clg_tensor x = clg_tensor_host(CLG_DTYPE_INT64, 1, ishape, idx);
+  clg_tensor o = clg_tensor_host(CLG_DTYPE_INT32, 2, oshape, out);
+  /* wrap: -9 mod 4 = 3, 4 mod 4 = 0, 7 mod 4 = 3 (Python modulo). */
+  clg_params wrap = {CLG_OP_GATHER, 0, 0, CLG_MODE_WRAP};
+  cr_assert_eq(clg_run(tu_ctx(), &wrap, &d, &x, &o, NULL, 0, NULL, NULL),
+               CLG_SUCCESS, "%s", clg_last_error());
+  const int32_t want_wrap[6] = {30, 31, 0, 1, 30, 31};
+  cr_expect_arr_eq(out, want_wrap, sizeof out);
+  /* clip: -9 -> 0 (numpy clips negatives to 0), 4 -> 3, 7 -> 3. */
+  clg_params clip = {CLG_OP_GATHER, 0, 0, CLG_MODE_CLIP};
+  cr_assert_eq(clg_run(tu_ctx(), &clip, &d, &x, &o, NULL, 0, NULL, NULL),
+               CLG_SUCCESS, "%s", clg_last_error());
+  const int32_t want_clip[6] = {0, 1, 30, 31, 30, 31};
+  cr_expect_arr_eq(out, want_clip, sizeof out);
+  /* raise: the first offender is named; the output keeps its bytes. */
+  int32_t before[6];
+  memcpy(before, out, sizeof out);
+  clg_params raise = {CLG_OP_GATHER, 0, 0, CLG_MODE_RAISE};
+  cr_assert_eq(clg_run(tu_ctx(), &raise, &d, &x, &o, NULL, 0, NULL, NULL),
+               CLG_ERROR_INDEX_OUT_OF_BOUNDS);
+  cr_expect(tu_contains(clg_last_error(), "indices[0]") &&
+                tu_contains(clg_last_error(), "= -9") &&
+                tu_contains(clg_last_error(), "[-4, 3]"),
+            "%s", clg_last_error());
+  cr_expect_arr_eq(out, before, sizeof out);
+  /* An empty axis has no position to wrap or clip into. */
+  int64_t eshape[2] = {0, 2};
+  clg_tensor de = clg_tensor_host(CLG_DTYPE_INT32, 2, eshape, data);
+  for (int m = 1; m <= 2; ++m) {
+    clg_params p = {CLG_OP_GATHER, 0, 0, (clg_index_mode)m};
+    cr_expect_eq(clg_run(tu_ctx(), &p, &de, &x, &o, NULL, 0, NULL, NULL),
+                 CLG_ERROR_INDEX_OUT_OF_BOUNDS, "mode %d: %s", m,
+                 clg_last_error());
+    cr_expect(tu_contains(clg_last_error(), "size 0"), "%s", clg_last_error());
+    cr_expect_arr_eq(out, before, sizeof out);
+  }
+}
+
+
 /* --------------------------------------------------------- negatives */
 
 Test(gather, negative_indices) {

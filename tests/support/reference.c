@@ -124,11 +124,10 @@ int ref_gather(const void *data, size_t esize, int32_t r,
   return 0;
 }
 
-int ref_gather_ex(const void *data, size_t esize, int32_t r,
-                  const int64_t *data_shape, const void *indices,
-                  ref_index_type type, int32_t q, const int64_t *indices_shape,
-                  int64_t axis, int64_t batch_dims, ref_mode mode, void *out,
-                  int32_t *out_rank, int64_t *out_shape) {
+int ref_gather_ex_shape(int32_t r, const int64_t *data_shape, int32_t q,
+                        const int64_t *indices_shape, int64_t axis,
+                        int64_t batch_dims, int32_t *out_rank,
+                        int64_t *out_shape) {
   if (r < 1 || q < 0 || r > REF_MAX_RANK || q > REF_MAX_RANK)
     return -1;
   if (axis < -(int64_t)r || axis >= r || batch_dims < -(int64_t)q ||
@@ -152,7 +151,20 @@ int ref_gather_ex(const void *data, size_t esize, int32_t r,
   for (int32_t i = a + 1; i < r; ++i)
     out_shape[k++] = data_shape[i];
   *out_rank = orank;
+  return 0;
+}
 
+int ref_gather_ex(const void *data, size_t esize, int32_t r,
+                  const int64_t *data_shape, const void *indices,
+                  ref_index_type type, int32_t q, const int64_t *indices_shape,
+                  int64_t axis, int64_t batch_dims, ref_mode mode, void *out,
+                  int32_t *out_rank, int64_t *out_shape) {
+  if (ref_gather_ex_shape(r, data_shape, q, indices_shape, axis, batch_dims,
+                          out_rank, out_shape) != 0)
+    return -1;
+  int32_t orank = *out_rank;
+  int32_t a = (int32_t)(axis < 0 ? axis + r : axis);
+  int32_t b = (int32_t)(batch_dims < 0 ? batch_dims + q : batch_dims);
   int64_t s = data_shape[a];
   int64_t total = ref_numel(orank, out_shape);
   if (total == 0)

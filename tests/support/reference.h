@@ -55,6 +55,10 @@ typedef enum ref_mode { REF_RAISE = 0, REF_WRAP = 1, REF_CLIP = 2 } ref_mode;
  * indices.shape[b:] + data.shape[a+1:]. Returns 0, or -1 for invalid
  * shapes/axis/batch_dims, an out-of-range index in RAISE, or any index into
  * an empty axis. */
+int ref_gather_ex_shape(int32_t r, const int64_t *data_shape, int32_t q,
+                        const int64_t *indices_shape, int64_t axis,
+                        int64_t batch_dims, int32_t *out_rank,
+                        int64_t *out_shape);
 int ref_gather_ex(const void *data, size_t esize, int32_t r,
                   const int64_t *data_shape, const void *indices,
                   ref_index_type type, int32_t q, const int64_t *indices_shape,

@@ -144,6 +144,14 @@ void tu_fill_indices(tu_rng *rng, void *dst, clg_dtype idt, int64_t count,
       v = edges[tu_rng_range(rng, 0, 3)];
       break;
     }
+    case TU_IDX_WILD: {
+      int64_t lo = idt == CLG_DTYPE_INT32 ? INT32_MIN : INT64_MIN;
+      int64_t hi = idt == CLG_DTYPE_INT32 ? INT32_MAX : INT64_MAX;
+      const int64_t far[6] = {lo, hi, -s - 1, s, 3 * s + 1, -5 * s - 2};
+      int64_t pick = tu_rng_range(rng, 0, 9);
+      v = pick < 6 ? far[pick] : tu_rng_range(rng, -4 * s, 4 * s);
+      break;
+    }
     }
     tu_set_index(dst, idt, i, v);
   }
@@ -320,12 +328,15 @@ static const char *storage_str(tu_storage s, char *buf, size_t cap) {
 
 const char *tu_case_str(const tu_case *c, char *buf, size_t cap) {
   char ds[160], is[160], s0[48], s1[48], s2[48];
-  static const char *const modes[] = {"any", "nonneg", "neg", "edges"};
+  static const char *const modes[] = {"any", "nonneg", "neg", "edges",
+                                      "wild"};
+  static const char *const gmodes[] = {"raise", "wrap", "clip"};
   snprintf(buf, cap,
-           "dtype=%s data=%s axis=%" PRId64
-           " indices=%s%s storage(data/indices/output)=%s/%s/%s idx=%s%s%s",
+           "dtype=%s data=%s axis=%" PRId64 " batch_dims=%" PRId64
+           " mode=%s indices=%s%s storage(data/indices/output)=%s/%s/%s "
+           "idx=%s%s%s",
            clg_dtype_name(c->dtype), tu_shape_str(c->r, c->dshape, ds, sizeof ds),
-           c->axis, clg_dtype_name(c->idt),
+           c->axis, c->batch_dims, gmodes[c->gmode], clg_dtype_name(c->idt),
            tu_shape_str(c->q, c->ishape, is, sizeof is),
            storage_str(c->st[0], s0, sizeof s0),
            storage_str(c->st[1], s1, sizeof s1),
@@ -339,9 +350,10 @@ bool tu_run_case(const tu_case *c, uint64_t seed, char *msg, size_t cap) {
   tu_case_str(c, desc, sizeof desc);
   int32_t orank = 0;
   int64_t oshape[REF_MAX_RANK];
-  cr_assert(ref_gather_shape(c->r, c->dshape, c->q, c->ishape, c->axis,
-                             CLG_MAX_RANK, &orank, oshape) == 0,
+  cr_assert(ref_gather_ex_shape(c->r, c->dshape, c->q, c->ishape, c->axis,
+                                c->batch_dims, &orank, oshape) == 0,
             "test bug: invalid case %s", desc);
+  cr_assert(orank <= CLG_MAX_RANK, "test bug: output rank in %s", desc);
   int32_t a = (int32_t)(c->axis < 0 ? c->axis + c->r : c->axis);
   size_t es = clg_dtype_size(c->dtype);
   cr_assert(es > 0, "test bug: dtype size 0 in %s", desc);
@@ -356,8 +368,10 @@ bool tu_run_case(const tu_case *c, uint64_t seed, char *msg, size_t cap) {
   cr_assert(data && idx && want && got, "out of host memory");
   tu_rng_bytes(&rng, data, dbytes);
   tu_fill_indices(&rng, idx, c->idt, in, c->dshape[a], c->mode);
-  cr_assert(ref_gather(data, es, c->r, c->dshape, idx, tu_ref_index_type(c->idt),
-                       c->q, c->ishape, c->axis, want) == 0,
+  cr_assert(ref_gather_ex(data, es, c->r, c->dshape, idx,
+                          tu_ref_index_type(c->idt), c->q, c->ishape, c->axis,
+                          c->batch_dims, (ref_mode)c->gmode, want, &orank,
+                          oshape) == 0,
             "test bug: reference failed on %s", desc);
 
   tu_tensor td, ti, to;
@@ -367,10 +381,11 @@ bool tu_run_case(const tu_case *c, uint64_t seed, char *msg, size_t cap) {
 
   bool ok = false;
   cl_event ev = NULL;
-  clg_status st = clg_gather(tu_ctx(), &td.desc, &ti.desc, c->axis, &to.desc,
-                             c->queue, 0, NULL, c->want_event ? &ev : NULL);
+  clg_params params = {CLG_OP_GATHER, c->axis, c->batch_dims, c->gmode};
+  clg_status st = clg_run(tu_ctx(), &params, &td.desc, &ti.desc, &to.desc,
+                          c->queue, 0, NULL, c->want_event ? &ev : NULL);
   if (st != CLG_SUCCESS) {
-    snprintf(msg, cap, "%s: clg_gather returned %s (%d): %s", desc,
+    snprintf(msg, cap, "%s: clg_run returned %s (%d): %s", desc,
              clg_status_string(st), (int)st, clg_last_error());
     goto done;
   }

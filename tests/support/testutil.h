@@ -57,6 +57,8 @@ typedef enum tu_index_mode {
   TU_IDX_NONNEG = 1, /* uniform in [0, s-1] */
   TU_IDX_NEG = 2,    /* uniform in [-s, -1] */
   TU_IDX_EDGES = 3,  /* only -s, -1, 0, s-1 */
+  TU_IDX_WILD = 4,   /* anything (for WRAP/CLIP): far out of range, the
+                        index type's extremes, and in-range values */
 } tu_index_mode;
 
 /* Fills count int32/int64 indices valid for an axis of size s (s >= 1
@@ -132,6 +134,8 @@ typedef struct tu_case {
   clg_dtype idt;
   tu_storage st[3]; /* data, indices, output */
   tu_index_mode mode;
+  int64_t batch_dims;   /* Gather's batch_dims (0: ONNX Gather) */
+  clg_index_mode gmode; /* Gather's index mode (0: RAISE) */
   bool want_event;        /* pass an event out and wait on it */
   cl_command_queue queue; /* NULL: the context's queue */
 } tu_case;
@@ -139,7 +143,8 @@ typedef struct tu_case {
 /* One-line description of a case for failure messages. */
 const char *tu_case_str(const tu_case *c, char *buf, size_t cap);
 
-/* Runs the case with data/indices drawn from seed and compares the output
+/* Runs the case (clg_run with {CLG_OP_GATHER, axis, batch_dims, gmode})
+ * with data/indices drawn from seed and compares the output
  * (and the guard bytes around it, and the unchanged inputs) with the
  * reference. Returns true on success; otherwise writes why to msg. */
 bool tu_run_case(const tu_case *c, uint64_t seed, char *msg, size_t cap);
