@@ -194,6 +194,10 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer,
                       uint64_t slice_bytes, size_t index_bytes,
                       size_t data_align, size_t out_align, size_t max_local);
 
+/* The widest copy unit (16, 8, 4, 2 or 1 bytes) dividing `bytes` and both
+ * byte offsets `align_a` and `align_b`. */
+size_t clg__copy_unit(uint64_t bytes, size_t align_a, size_t align_b);
+
 /* OpenCL C type name of a copy unit of `unit_bytes` ("uint4"). */
 const char *clg__unit_type(size_t unit_bytes);
 
@@ -221,6 +225,8 @@ void clg__programs_release(clg_context *ctx);
 
 /* Embedded kernel sources (generated from the files of kernels/). */
 extern const char clg_kernel_gather[];
+extern const char clg_kernel_gather_elements[];
+extern const char clg_kernel_gather_nd[];
 
 /* ----------------------------------------------------------- enqueue.c */
 

@@ -22,14 +22,18 @@ const char *clg__unit_type(size_t unit_bytes) {
 
 static size_t clg_round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
 
+size_t clg__copy_unit(uint64_t bytes, size_t align_a, size_t align_b) {
+  size_t unit = 16;
+  while (unit > 1 && (bytes % unit || align_a % unit || align_b % unit))
+    unit /= 2;
+  return unit;
+}
+
 void clg__plan_gather(clg_gather_plan *plan, uint64_t outer,
                       uint64_t outer_pb, uint64_t s, uint64_t n,
                       uint64_t slice_bytes, size_t index_bytes,
                       size_t data_align, size_t out_align, size_t max_local) {
-  size_t unit = 16;
-  while (unit > 1 &&
-         (slice_bytes % unit || data_align % unit || out_align % unit))
-    unit /= 2;
+  size_t unit = clg__copy_unit(slice_bytes, data_align, out_align);
   size_t local = CLG_LOCAL_SIZE;
   if (max_local && local > max_local)
     local = max_local;

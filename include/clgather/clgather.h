@@ -2,7 +2,10 @@
  * clgather — the gather family of tensor operators on any OpenCL device.
  *
  * Semantics: ONNX `Gather` (opsets 1, 11 and 13; they agree on everything this
- * library implements). See https://onnx.ai/onnx/operators/onnx__Gather.html.
+ * library implements), `GatherElements` (11, 13) and `GatherND` (11, 12, 13,
+ * with batch_dims); see https://onnx.ai/onnx/operators/. Beyond ONNX:
+ * TensorFlow's batch_dims for Gather (tf.gather / GatherV2) and numpy.take's
+ * index modes (raise, wrap, clip).
  *
  * The promise: an out-of-bounds index is an error returned *before* any gather
  * kernel is enqueued, naming the position in `indices`, the value and the
@@ -112,8 +115,8 @@ typedef enum clg_status {
   CLG_ERROR_BUILD_FAILED = 15,
   /** A host allocation failed. */
   CLG_ERROR_OUT_OF_HOST_MEMORY = 16,
-  /** batch_dims is outside [-q, q] (q = indices rank), above the axis
-   * (Gather), or leaves no room for the index tuple (GatherND). */
+  /** batch_dims is out of range: for Gather outside [-q, q] (q = indices
+   * rank) or above the axis; for GatherND outside [0, min(r, q) - 1]. */
   CLG_ERROR_INVALID_BATCH_DIMS = 17,
   /** data and indices shapes break the operator's rules: batch dimensions
    * differ, GatherElements ranks differ or an indices dimension exceeds
@@ -127,8 +130,9 @@ CLG_API const char *clg_status_string(clg_status status);
 
 /**
  * The detail of the calling thread's most recent failed clgather call, e.g.
- * "index out of bounds: indices[3] (position [1, 0] in shape [2, 3]) = 7,
- * but axis 0 of data has size 5: valid range is [-5, 4]". Empty string if
+ * "index out of bounds: indices[3] (position [1, 0] in indices of shape
+ * [2, 3]) = 7, but axis 0 of data has size 5: valid range is [-5, 4]".
+ * Empty string if
  * the most recent call succeeded. The pointer is valid until the thread's
  * next clgather call; never NULL.
  */

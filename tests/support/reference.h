@@ -65,4 +65,38 @@ int ref_gather_ex(const void *data, size_t esize, int32_t r,
                   int64_t axis, int64_t batch_dims, ref_mode mode, void *out,
                   int32_t *out_rank, int64_t *out_shape);
 
+/* GatherElements (ONNX GatherElements, numpy.take_along_axis), from its
+ * definition: q == r, axis in [-r, r-1], indices.shape[d] <= data.shape[d]
+ * for d != axis; output shape = indices shape;
+ *   out[c] = data[c with c_axis replaced by indices[c] (+s if negative)].
+ * ref_gather_elements_shape: 0 and the output shape, or -1 for invalid
+ * ranks/dims/axis. ref_gather_elements: 0, or -1 for invalid shapes or an
+ * index outside [-s, s-1]. */
+int ref_gather_elements_shape(int32_t r, const int64_t *data_shape, int32_t q,
+                              const int64_t *indices_shape, int64_t axis,
+                              int32_t *out_rank, int64_t *out_shape);
+int ref_gather_elements(const void *data, size_t esize, int32_t r,
+                        const int64_t *data_shape, const void *indices,
+                        ref_index_type type, int32_t q,
+                        const int64_t *indices_shape, int64_t axis, void *out);
+
+/* GatherND (ONNX GatherND with batch_dims b, tf.gather_nd), from its
+ * definition: q >= 1, 0 <= b < min(r, q), m = indices.shape[q-1] in
+ * [1, r - b], data.shape[:b] == indices.shape[:b]; output shape
+ * indices.shape[:q-1] + data.shape[b+m:];
+ *   out[i(0)..i(q-2), t..] = data[i(0)..i(b-1), k(0)..k(m-1), t..]
+ * with k(j) = indices[i(0)..i(q-2), j] (+ data.shape[b+j] if negative).
+ * ref_gather_nd_shape: 0 and the output shape, or -1 for invalid
+ * ranks/dims/batch_dims or an output rank above max_out_rank.
+ * ref_gather_nd: 0, or -1 for invalid shapes or a component outside
+ * [-d, d-1]. */
+int ref_gather_nd_shape(int32_t r, const int64_t *data_shape, int32_t q,
+                        const int64_t *indices_shape, int64_t batch_dims,
+                        int32_t max_out_rank, int32_t *out_rank,
+                        int64_t *out_shape);
+int ref_gather_nd(const void *data, size_t esize, int32_t r,
+                  const int64_t *data_shape, const void *indices,
+                  ref_index_type type, int32_t q, const int64_t *indices_shape,
+                  int64_t batch_dims, void *out);
+
 #endif /* CLGATHER_TESTS_REFERENCE_H */

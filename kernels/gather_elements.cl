@@ -1,0 +1,132 @@
+/* GatherElements (ONNX GatherElements, numpy.take_along_axis) as an element
+ * copy.
+ *
+ * The output has the indices' shape; out[c] = data[c with c_axis replaced
+ * by indices[c]]. The host collapses the shapes first (dims where indices
+ * has size 1 are dropped, adjacent dims merged where the inner one is whole
+ * in both tensors), so most calls reach clg_gather_elements_3d: output
+ * [np, n, nq] and data addresses p * ps + k * as + q * qs. Anything else
+ * (a partial dimension inside the block before or after the axis) goes to
+ * clg_gather_elements_nd, which walks the collapsed output dims with an
+ * odometer.
+ *
+ * An element is CLG_EU units of type CLG_UNIT (uchar .. uint4): the widest
+ * unit dividing the element size and both byte offsets. Strides are in
+ * elements; offsets are in units (data, output) and in index elements
+ * (indices).
+ *
+ * Each work-item copies CLG_ITEMS consecutive output elements, decomposing
+ * only the first one (divisions) and stepping through the rest.
+ *
+ * Every index was validated on the host before this kernel was enqueued; the
+ * range check below is only defence in depth: an invalid element is skipped,
+ * never read.
+ *
+ * Build options (-D): CLG_UNIT, CLG_EU (units per element), CLG_INDEX (int
+ * or long), CLG_ITEMS (elements per work-item).
+ */
+#ifndef CLG_UNIT
+#error "build with -DCLG_UNIT=<type>"
+#endif
+#ifndef CLG_INDEX
+#error "build with -DCLG_INDEX=int|long"
+#endif
+#ifndef CLG_EU
+#define CLG_EU 1
+#endif
+#ifndef CLG_ITEMS
+#define CLG_ITEMS 16
+#endif
+
+typedef CLG_UNIT unit_t;
+typedef CLG_INDEX index_t;
+
+/* The data position an index selects on an axis of size s, or -1. */
+inline long clg_ge_source(index_t value, ulong s) {
+  long k = (long)value;
+  if (k < 0)
+    k += (long)s;
+  return (k >= 0 && (ulong)k < s) ? k : -1;
+}
+
+inline void clg_ge_copy(global const unit_t *restrict src,
+                        global unit_t *restrict dst) {
+  for (uint u = 0; u < CLG_EU; ++u)
+    dst[u] = src[u];
+}
+
+/* Collapsed to [np, n, nq] (output) with data strides ps, as, qs. */
+kernel void clg_gather_elements_3d(global const unit_t *restrict data,
+                                   ulong data_off,
+                                   global const index_t *restrict indices,
+                                   ulong indices_off,
+                                   global unit_t *restrict out, ulong out_off,
+                                   ulong total, ulong n, ulong nq, ulong s,
+                                   ulong ps, ulong as, ulong qs) {
+  ulong e0 = get_global_id(0) * CLG_ITEMS;
+  if (e0 >= total)
+    return;
+  ulong e1 = min(e0 + (ulong)CLG_ITEMS, total);
+  ulong t = e0 / nq;
+  ulong q = e0 - t * nq;
+  ulong p = t / n;
+  ulong j = t - p * n;
+  ulong base = p * ps + q * qs;
+  global const index_t *idx = indices + indices_off;
+  global const unit_t *src = data + data_off;
+  global unit_t *dst = out + out_off;
+  for (ulong e = e0; e < e1; ++e) {
+    long k = clg_ge_source(idx[e], s);
+    if (k >= 0)
+      clg_ge_copy(src + (base + (ulong)k * as) * CLG_EU, dst + e * CLG_EU);
+    base += qs;
+    if (++q == nq) {
+      q = 0;
+      if (++j == n) {
+        j = 0;
+        ++p;
+      }
+      base = p * ps;
+    }
+  }
+}
+
+/* The general case: `rank` collapsed output dims `dims` with data strides
+ * `strides` (0 at the axis position), the axis stride `as`. */
+kernel void clg_gather_elements_nd(global const unit_t *restrict data,
+                                   ulong data_off,
+                                   global const index_t *restrict indices,
+                                   ulong indices_off,
+                                   global unit_t *restrict out, ulong out_off,
+                                   ulong total, ulong s, ulong as, uint rank,
+                                   ulong16 dims_v, ulong16 strides_v) {
+  ulong e0 = get_global_id(0) * CLG_ITEMS;
+  if (e0 >= total)
+    return;
+  ulong e1 = min(e0 + (ulong)CLG_ITEMS, total);
+  ulong dims[16], str[16], coord[16];
+  vstore16(dims_v, 0, dims);
+  vstore16(strides_v, 0, str);
+  ulong rest = e0, base = 0;
+  for (int d = (int)rank - 1; d >= 0; --d) {
+    ulong c = rest % dims[d];
+    rest /= dims[d];
+    coord[d] = c;
+    base += c * str[d];
+  }
+  global const index_t *idx = indices + indices_off;
+  global const unit_t *src = data + data_off;
+  global unit_t *dst = out + out_off;
+  for (ulong e = e0; e < e1; ++e) {
+    long k = clg_ge_source(idx[e], s);
+    if (k >= 0)
+      clg_ge_copy(src + (base + (ulong)k * as) * CLG_EU, dst + e * CLG_EU);
+    for (int d = (int)rank - 1; d >= 0; --d) {
+      base += str[d];
+      if (++coord[d] < dims[d])
+        break;
+      base -= dims[d] * str[d];
+      coord[d] = 0;
+    }
+  }
+}

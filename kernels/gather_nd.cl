@@ -1,0 +1,114 @@
+/* GatherND (ONNX GatherND with batch_dims, tf.gather_nd) as a slice copy.
+ *
+ * With b = batch_dims and m = indices.shape[-1], data is viewed as
+ * [batch][s][inner] copy units, where s = data.shape[b] * .. *
+ * data.shape[b+m-1] (the rows an index tuple can select) and inner is the
+ * slice data.shape[b+m:] in units. The output is [batch * n][inner], n index
+ * tuples per batch; output row `row` reads the m components at
+ * indices[row * m ..] and copies data row
+ *   (row / n) * s + sum_j k_j * strides[j]
+ * where k_j is component j (+ dims[j] if negative) and strides[j] is the
+ * product of dims[j+1 .. m-1], both computed on the host and passed by
+ * value (ulong16: m <= 16).
+ *
+ * A unit is CLG_UNIT (uchar .. uint4, 1 to 16 bytes), the widest type the
+ * slice size and the buffer offsets allow. Offsets are in units (data,
+ * output) and in index elements (indices).
+ *
+ * Every index was validated on the host before this kernel was enqueued; the
+ * range check below is only defence in depth (a tuple with an invalid
+ * component is skipped, never read).
+ *
+ * Build options (-D): CLG_UNIT, CLG_INDEX (int or long), CLG_ROWS_PER_ITEM
+ * (slices per work-item in clg_gather_nd_small).
+ */
+#ifndef CLG_UNIT
+#error "build with -DCLG_UNIT=<type>"
+#endif
+#ifndef CLG_INDEX
+#error "build with -DCLG_INDEX=int|long"
+#endif
+#ifndef CLG_ROWS_PER_ITEM
+#define CLG_ROWS_PER_ITEM 8
+#endif
+
+typedef CLG_UNIT unit_t;
+typedef CLG_INDEX index_t;
+
+/* The data row (within a batch) a tuple of m components selects, or -1. */
+inline long clg_nd_row(global const index_t *t, uint m, const ulong *dims,
+                       const ulong *strides) {
+  long row = 0;
+  for (uint j = 0; j < m; ++j) {
+    long k = (long)t[j];
+    long d = (long)dims[j];
+    if (k < 0)
+      k += d;
+    if (k < 0 || k >= d)
+      return -1;
+    row += k * (long)strides[j];
+  }
+  return row;
+}
+
+/* Long slices: NDRange (units, rows). */
+kernel void clg_gather_nd_rows(global const unit_t *restrict data,
+                               ulong data_off,
+                               global const index_t *restrict indices,
+                               ulong indices_off, global unit_t *restrict out,
+                               ulong out_off, ulong n, ulong s, ulong inner,
+                               ulong rows, uint m, ulong16 dims_v,
+                               ulong16 strides_v) {
+  ulong row = get_global_id(1);
+  if (row >= rows)
+    return;
+  ulong dims[16], strides[16];
+  vstore16(dims_v, 0, dims);
+  vstore16(strides_v, 0, strides);
+  long k = clg_nd_row(indices + indices_off + row * m, m, dims, strides);
+  if (k < 0)
+    return;
+  ulong batch = row / n;
+  global const unit_t *src = data + data_off + (batch * s + (ulong)k) * inner;
+  global unit_t *dst = out + out_off + row * inner;
+  ulong step = get_global_size(0);
+  for (ulong u = get_global_id(0); u < inner; u += step)
+    dst[u] = src[u];
+}
+
+/* Short slices: each work-item copies CLG_ROWS_PER_ITEM consecutive output
+ * rows, walking (batch, j) without division. */
+kernel void clg_gather_nd_small(global const unit_t *restrict data,
+                                ulong data_off,
+                                global const index_t *restrict indices,
+                                ulong indices_off, global unit_t *restrict out,
+                                ulong out_off, ulong n, ulong s, ulong inner,
+                                ulong rows, uint m, ulong16 dims_v,
+                                ulong16 strides_v) {
+  ulong r0 = get_global_id(0) * CLG_ROWS_PER_ITEM;
+  if (r0 >= rows)
+    return;
+  ulong r1 = min(r0 + (ulong)CLG_ROWS_PER_ITEM, rows);
+  ulong dims[16], strides[16];
+  vstore16(dims_v, 0, dims);
+  vstore16(strides_v, 0, strides);
+  ulong batch = r0 / n;
+  ulong j = r0 - batch * n;
+  global const index_t *t = indices + indices_off + r0 * m;
+  global unit_t *dst = out + out_off + r0 * inner;
+  for (ulong row = r0; row < r1; ++row) {
+    long k = clg_nd_row(t, m, dims, strides);
+    if (k >= 0) {
+      global const unit_t *src =
+          data + data_off + (batch * s + (ulong)k) * inner;
+      for (ulong u = 0; u < inner; ++u)
+        dst[u] = src[u];
+    }
+    t += m;
+    dst += inner;
+    if (++j == n) {
+      j = 0;
+      ++batch;
+    }
+  }
+}
