@@ -2,21 +2,20 @@
  * clgather — command-line front end of the clgather library.
  *
  *   clgather devices
- *   clgather gather [--axis A] [--device SPEC] DATA INDICES -o OUT
+ *   clgather gather [--axis A] [--batch-dims B] [--mode M] [--device SPEC]
+ *                   DATA INDICES -o OUT
+ *   clgather gather-elements [--axis A] [--device SPEC] DATA INDICES -o OUT
+ *   clgather gather-nd [--batch-dims B] [--device SPEC] DATA INDICES -o OUT
  *   clgather onnx-test [--device SPEC] [DIR ...]
  *
  * Exit status: 0 success, 1 invalid input, 2 usage error, 3 device/OpenCL
  * error. A client of the public API only.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <clgather/clgather.h>
-
-/* ONNX Gather parameters on `axis`, for clg_validate. */
-#define GP(axis) (&(clg_params){CLG_OP_GATHER, (axis), 0, CLG_MODE_RAISE})
 
 #include "cli.h"
 #include "tensor_file.h"
@@ -32,11 +31,18 @@ void cli_print_usage(int to_stderr) {
       "  devices\n"
       "      List OpenCL platforms and devices with the P:D index for "
       "--device.\n"
-      "  gather [--axis A] [--device SPEC] DATA INDICES -o OUT\n"
-      "      ONNX Gather: OUT = take(DATA, INDICES, axis=A). Files are .npy "
-      "or\n"
-      "      .pb (ONNX TensorProto), by extension; OUT uses OUT's "
-      "extension.\n"
+      "  gather [--axis A] [--batch-dims B] [--mode M] [--device SPEC]\n"
+      "         DATA INDICES -o OUT\n"
+      "      ONNX Gather: OUT = take(DATA, INDICES, axis=A), with "
+      "TensorFlow's\n"
+      "      batch_dims and numpy.take's index modes.\n"
+      "  gather-elements [--axis A] [--device SPEC] DATA INDICES -o OUT\n"
+      "      ONNX GatherElements: OUT = take_along_axis(DATA, INDICES, "
+      "axis=A).\n"
+      "  gather-nd [--batch-dims B] [--device SPEC] DATA INDICES -o OUT\n"
+      "      ONNX GatherND: each row of INDICES' last dimension indexes "
+      "DATA's\n"
+      "      dimensions after its first B (batch) ones.\n"
       "  onnx-test [--device SPEC] [DIR ...]\n"
       "      Run ONNX backend node test folders (default: every "
       "test_gather*\n"
@@ -45,10 +51,22 @@ void cli_print_usage(int to_stderr) {
       "  help\n"
       "      Show this help.\n"
       "\n"
+      "  DATA, INDICES and OUT are .npy or .pb (ONNX TensorProto) files, by\n"
+      "  extension.\n"
+      "\n"
       "options:\n"
       "  -a, --axis A        axis of DATA to gather along (default 0; "
       "negative\n"
       "                      counts from the back)\n"
+      "  -b, --batch-dims B  leading dimensions DATA and INDICES share as a "
+      "batch\n"
+      "                      (default 0; for gather, negative counts from\n"
+      "                      INDICES' rank)\n"
+      "  -m, --mode M        gather only: what an index outside [-s, s-1] "
+      "means:\n"
+      "                      raise (default: an error), wrap (modulo s) or "
+      "clip\n"
+      "                      (clamp to [0, s-1]); there is no zero-fill mode\n"
       "  -d, --device SPEC   P:D as listed by `clgather devices`, or part of "
       "a\n"
       "                      device name (default: $CLGATHER_DEVICE, else the\n"
@@ -60,14 +78,6 @@ void cli_print_usage(int to_stderr) {
       "exit status: 0 success, 1 invalid input, 2 usage error, 3 "
       "device/OpenCL error\n",
       f);
-}
-
-static int usage_error(const char *fmt, const char *arg) {
-  fprintf(stderr, PROG ": ");
-  fprintf(stderr, fmt, arg);
-  fputs("\n", stderr);
-  cli_print_usage(1);
-  return CLI_EXIT_USAGE;
 }
 
 int cli_exit_for_status(clg_status status) {
@@ -89,33 +99,6 @@ const char *cli_library_message(clg_status status) {
   if (msg == NULL || msg[0] == '\0')
     msg = clg_status_string(status);
   return msg;
-}
-
-int cli_match_option(int argc, char **argv, int *i, const char *longname,
-                     const char *shortname, const char **value) {
-  const char *arg = argv[*i];
-  size_t n = strlen(longname);
-  if (strncmp(arg, longname, n) == 0 && arg[n] == '=') {
-    *value = arg + n + 1;
-    return 1;
-  }
-  int separate = strcmp(arg, longname) == 0;
-  if (!separate && shortname != NULL) {
-    size_t m = strlen(shortname);
-    if (strcmp(arg, shortname) == 0) {
-      separate = 1;
-    } else if (strncmp(arg, shortname, m) == 0 && arg[m] != '\0') {
-      *value = arg + m;
-      return 1;
-    }
-  }
-  if (!separate)
-    return 0;
-  if (*i + 1 >= argc)
-    return -1;
-  *i += 1;
-  *value = argv[*i];
-  return 1;
 }
 
 /* ----------------------------------------------------------------- devices */
@@ -170,7 +153,7 @@ static int cmd_devices(int argc, char **argv) {
       cli_print_usage(0);
       return CLI_EXIT_OK;
     }
-    return usage_error("devices takes no argument: '%s'", argv[i]);
+    return cli_usage_error("devices takes no argument: '%s'", argv[i]);
   }
   cl_uint np = 0;
   cl_int rc = clGetPlatformIDs(0, NULL, &np);
@@ -236,75 +219,67 @@ static int cmd_devices(int argc, char **argv) {
   return CLI_EXIT_OK;
 }
 
-/* ------------------------------------------------------------------ gather */
+/* ------------------------------------------------------ the gather family */
 
-static int parse_axis(const char *s, int64_t *axis) {
-  if (s == NULL || *s == '\0')
-    return -1;
-  char *end = NULL;
-  errno = 0;
-  long long v = strtoll(s, &end, 10);
-  if (errno != 0 || end == s || *end != '\0')
-    return -1;
-  *axis = (int64_t)v;
-  return 0;
-}
+/* Options a family command takes besides --device and --output. */
+enum { OPT_AXIS = 1u, OPT_BATCH_DIMS = 2u, OPT_MODE = 4u };
 
-static int cmd_gather(int argc, char **argv) {
-  const char *axis_s = NULL, *device = NULL, *out_path = NULL;
+typedef struct family_cmd {
+  const char *name; /* the command */
+  clg_op op;
+  unsigned options; /* OPT_* */
+} family_cmd;
+
+static const family_cmd family_cmds[] = {
+    {"gather", CLG_OP_GATHER, OPT_AXIS | OPT_BATCH_DIMS | OPT_MODE},
+    {"gather-elements", CLG_OP_GATHER_ELEMENTS, OPT_AXIS},
+    {"gather-nd", CLG_OP_GATHER_ND, OPT_BATCH_DIMS},
+};
+
+/* `clgather <family command> [options] DATA INDICES -o OUT`: one code path
+ * for every operator, driven by the command's clg_params. */
+static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
+  const char *axis_s = NULL, *batch_s = NULL, *mode_s = NULL;
+  const char *device = NULL, *out_path = NULL;
+  cli_option opts[5];
+  size_t n_opts = 0;
+  if (cmd->options & OPT_AXIS)
+    opts[n_opts++] = (cli_option){"--axis", "-a", &axis_s};
+  if (cmd->options & OPT_BATCH_DIMS)
+    opts[n_opts++] = (cli_option){"--batch-dims", "-b", &batch_s};
+  if (cmd->options & OPT_MODE)
+    opts[n_opts++] = (cli_option){"--mode", "-m", &mode_s};
+  opts[n_opts++] = (cli_option){"--device", "-d", &device};
+  opts[n_opts++] = (cli_option){"--output", "-o", &out_path};
+
   const char *pos[2];
-  int npos = 0, only_positionals = 0;
-  for (int i = 1; i < argc; ++i) {
-    const char *arg = argv[i];
-    const char *value = NULL;
-    int m;
-    if (!only_positionals && arg[0] == '-' && arg[1] != '\0') {
-      if (strcmp(arg, "--") == 0) {
-        only_positionals = 1;
-        continue;
-      }
-      if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-        cli_print_usage(0);
-        return CLI_EXIT_OK;
-      }
-      if ((m = cli_match_option(argc, argv, &i, "--axis", "-a", &value))) {
-        if (m < 0)
-          return usage_error("option '%s' needs a value", arg);
-        axis_s = value;
-      } else if ((m = cli_match_option(argc, argv, &i, "--device", "-d",
-                                       &value))) {
-        if (m < 0)
-          return usage_error("option '%s' needs a value", arg);
-        device = value;
-      } else if ((m = cli_match_option(argc, argv, &i, "--output", "-o",
-                                       &value))) {
-        if (m < 0)
-          return usage_error("option '%s' needs a value", arg);
-        out_path = value;
-      } else {
-        return usage_error("unknown option '%s'", arg);
-      }
-      continue;
-    }
-    if (npos >= 2)
-      return usage_error("unexpected argument '%s' (gather takes DATA and "
-                         "INDICES)", arg);
-    pos[npos++] = arg;
-  }
+  int npos = 0, code = CLI_EXIT_OK;
+  if (cli_parse_args(argc, argv, opts, n_opts, pos, 2, "DATA and INDICES",
+                     &npos, &code) != 0)
+    return code;
   if (npos < 2)
-    return usage_error("%s", npos == 0 ? "gather needs DATA and INDICES files"
-                                       : "gather needs an INDICES file");
+    return cli_usage_error("%s needs %s", cmd->name,
+                           npos == 0 ? "DATA and INDICES files"
+                                     : "an INDICES file");
   if (out_path == NULL || out_path[0] == '\0')
-    return usage_error("%s", "gather needs an output file: -o OUT");
-  int64_t axis = 0;
-  if (axis_s != NULL && parse_axis(axis_s, &axis) != 0)
-    return usage_error("invalid --axis value '%s' (expected an integer)",
-                       axis_s);
+    return cli_usage_error("%s needs an output file: -o OUT", cmd->name);
+  clg_params params = {cmd->op, 0, 0, CLG_MODE_RAISE};
+  if (axis_s != NULL && cli_parse_int64(axis_s, &params.axis) != 0)
+    return cli_usage_error("invalid --axis value '%s' (expected an integer)",
+                           axis_s);
+  if (batch_s != NULL && cli_parse_int64(batch_s, &params.batch_dims) != 0)
+    return cli_usage_error(
+        "invalid --batch-dims value '%s' (expected an integer)", batch_s);
+  if (mode_s != NULL && cli_parse_mode(mode_s, &params.mode) != 0)
+    return cli_usage_error(
+        "invalid --mode value '%s' (expected raise, wrap or clip)", mode_s);
 
   char err[1024];
   if (cli_format_of_path(out_path) == CLI_FORMAT_UNKNOWN) {
-    fprintf(stderr, PROG ": cannot tell the format of '%s': the file name "
-            "must end in .npy or .pb\n", out_path);
+    fprintf(stderr,
+            PROG ": cannot tell the format of '%s': the file name "
+                 "must end in .npy or .pb\n",
+            out_path);
     return CLI_EXIT_INPUT;
   }
   cli_tensor data, indices, out;
@@ -318,7 +293,7 @@ static int cmd_gather(int argc, char **argv) {
     cli_tensor_free(&data);
     return CLI_EXIT_INPUT;
   }
-  int code = CLI_EXIT_INPUT;
+  code = CLI_EXIT_INPUT;
   clg_context *ctx = NULL;
   if (cli_tensor_check_writable(out_path, &data, err, sizeof err) != 0) {
     fprintf(stderr, PROG ": %s\n", err);
@@ -328,14 +303,14 @@ static int cmd_gather(int argc, char **argv) {
    * before the output (sized by the files' shape claims) is allocated and
    * before a device is opened (no device is needed to reject bad input). */
   clg_tensor td = clg_tensor_host(data.dtype, data.rank, data.shape, data.data);
-  clg_tensor ti = clg_tensor_host(indices.dtype, indices.rank, indices.shape,
-                                  indices.data);
+  clg_tensor ti =
+      clg_tensor_host(indices.dtype, indices.rank, indices.shape, indices.data);
   int32_t out_rank = 0;
   int64_t out_shape[CLG_MAX_RANK] = {0};
-  clg_status st = clg_validate(NULL, GP(axis), &td, &ti, NULL, 0, NULL);
+  clg_status st = clg_validate(NULL, &params, &td, &ti, NULL, 0, NULL);
   if (st == CLG_SUCCESS)
-    st = clg_gather_output_shape(data.rank, data.shape, indices.rank,
-                                 indices.shape, axis, &out_rank, out_shape);
+    st = clg_output_shape(&params, data.rank, data.shape, indices.rank,
+                          indices.shape, &out_rank, out_shape);
   if (st != CLG_SUCCESS) {
     fprintf(stderr, PROG ": %s\n", cli_library_message(st));
     code = cli_exit_for_status(st);
@@ -353,7 +328,7 @@ static int cmd_gather(int argc, char **argv) {
     goto done;
   }
   clg_tensor to = clg_tensor_host(out.dtype, out.rank, out.shape, out.data);
-  st = clg_gather(ctx, &td, &ti, axis, &to, NULL, 0, NULL, NULL);
+  st = clg_run(ctx, &params, &td, &ti, &to, NULL, 0, NULL, NULL);
   if (st != CLG_SUCCESS) {
     fprintf(stderr, PROG ": %s\n", cli_library_message(st));
     code = cli_exit_for_status(st);
@@ -392,9 +367,10 @@ int main(int argc, char **argv) {
   }
   if (strcmp(cmd, "devices") == 0)
     return cmd_devices(argc - 1, argv + 1);
-  if (strcmp(cmd, "gather") == 0)
-    return cmd_gather(argc - 1, argv + 1);
+  for (size_t i = 0; i < sizeof family_cmds / sizeof family_cmds[0]; ++i)
+    if (strcmp(cmd, family_cmds[i].name) == 0)
+      return cmd_family(&family_cmds[i], argc - 1, argv + 1);
   if (strcmp(cmd, "onnx-test") == 0)
     return cli_cmd_onnx_test(argc - 1, argv + 1);
-  return usage_error("unknown command '%s'", cmd);
+  return cli_usage_error("unknown command '%s'", cmd);
 }

@@ -4,6 +4,9 @@
 #ifndef CLGATHER_TOOLS_CLI_H
 #define CLGATHER_TOOLS_CLI_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include <clgather/clgather.h>
 
 #ifdef __cplusplus
@@ -32,6 +35,43 @@ const char *cli_library_message(clg_status status);
  * value is missing. */
 int cli_match_option(int argc, char **argv, int *i, const char *longname,
                      const char *shortname, const char **value);
+
+/** An option taking a value, for cli_parse_args(). */
+typedef struct cli_option {
+  const char *longname;  /* "--axis" */
+  const char *shortname; /* "-a", or NULL */
+  const char **value;    /* receives the value; the last occurrence wins */
+} cli_option;
+
+/**
+ * Parse the arguments of a command (argv[0] is the command's name): "-h" and
+ * "--help" (usage on stdout), "--" (only positionals after it), the options
+ * of opts[0 .. n_opts-1] in the forms cli_match_option() accepts, and up to
+ * max_pos positionals stored in pos[] (*npos of them; `pos_desc` names them
+ * in the error for one too many, e.g. "DATA and INDICES").
+ *
+ * Returns 0 when the command should go on, or 1 when it should stop and
+ * return *exit_code: CLI_EXIT_OK after --help, CLI_EXIT_USAGE after an
+ * unknown option, a missing value or an extra positional (the message and
+ * the usage are printed on stderr).
+ */
+int cli_parse_args(int argc, char **argv, const cli_option *opts, size_t n_opts,
+                   const char **pos, int max_pos, const char *pos_desc,
+                   int *npos, int *exit_code);
+
+/** Print "clgather: " + the formatted message + the usage on stderr and
+ * return CLI_EXIT_USAGE. */
+int cli_usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/** A base-10 int64 filling all of `s`; 0 on success, -1 otherwise. */
+int cli_parse_int64(const char *s, int64_t *v);
+
+/** "raise", "wrap" or "clip" (exactly); 0 on success, -1 otherwise. */
+int cli_parse_mode(const char *s, clg_index_mode *mode);
 
 /** `clgather onnx-test [options] [DIR ...]`; argv[0] is "onnx-test".
  * Returns the exit status. */

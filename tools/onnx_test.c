@@ -3,8 +3,9 @@
  * (model.onnx, test_data_set_N folders of input_N.pb and output_N.pb) through the
  * library and compares the outputs byte for byte.
  *
- * Operators are dispatched through `ops[]`: a new operator adds one row with
- * its run function; a row with a NULL function is reported as SKIP.
+ * Operators are dispatched through `ops[]`: one row per operator with its
+ * clg_op and the ONNX attributes that fill clg_params, run by clg_run; a row
+ * marked unsupported (and any op not in the table) is reported as SKIP.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -27,61 +28,63 @@
 
 /* ------------------------------------------------------------- operators */
 
-/* Runs one node. Fills outputs[0 .. n_outputs-1] (allocated by the op).
- * Returns CLG_SUCCESS, or a status with the message in err. */
-typedef clg_status (*op_run_fn)(clg_context *ctx, const Onnx__NodeProto *node,
-                                const cli_tensor *inputs, size_t n_inputs,
-                                cli_tensor *outputs, size_t n_outputs,
-                                char *err, size_t errlen);
-
+/* An operator of the gather family, run through clg_run: its clg_op and the
+ * ONNX attributes that fill clg_params (NULL: the operator has none). */
 typedef struct op_entry {
   const char *op_type;
-  op_run_fn run; /* NULL: known but not supported yet (SKIP) */
+  int supported; /* 0: known but not supported yet (SKIP) */
+  clg_op op;
+  const char *axis_attr;       /* -> clg_params.axis, default 0 */
+  const char *batch_dims_attr; /* -> clg_params.batch_dims, default 0 */
   size_t n_inputs;
   size_t n_outputs;
 } op_entry;
+
+static const op_entry ops[] = {
+    {"Gather", 1, CLG_OP_GATHER, "axis", NULL, 2, 1},
+    {"GatherElements", 1, CLG_OP_GATHER_ELEMENTS, "axis", NULL, 2, 1},
+    {"GatherND", 1, CLG_OP_GATHER_ND, NULL, "batch_dims", 2, 1},
+};
 
 static clg_status lib_fail(clg_status st, char *err, size_t errlen) {
   cli_fail(err, errlen, "%s", cli_library_message(st));
   return st;
 }
 
-static clg_status run_gather(clg_context *ctx, const Onnx__NodeProto *node,
-                             const cli_tensor *in, size_t n_inputs,
-                             cli_tensor *out, size_t n_outputs, char *err,
-                             size_t errlen) {
-  (void)n_inputs;
-  (void)n_outputs;
-  int64_t axis;
-  if (onnx_node_int_attr(node, "axis", 0, &axis, err, errlen) != 0)
+/* Runs one node of `op`: in[0] is data, in[1] indices; allocates and fills
+ * out[0]. Returns CLG_SUCCESS, or a status with the message in err. */
+static clg_status run_op(const op_entry *op, clg_context *ctx,
+                         const Onnx__NodeProto *node, const cli_tensor *in,
+                         cli_tensor *out, char *err, size_t errlen) {
+  clg_params params = {op->op, 0, 0, CLG_MODE_RAISE};
+  if (op->axis_attr != NULL &&
+      onnx_node_int_attr(node, op->axis_attr, 0, &params.axis, err, errlen) !=
+          0)
+    return CLG_ERROR_INVALID_ARGUMENT;
+  if (op->batch_dims_attr != NULL &&
+      onnx_node_int_attr(node, op->batch_dims_attr, 0, &params.batch_dims, err,
+                         errlen) != 0)
     return CLG_ERROR_INVALID_ARGUMENT;
   int32_t out_rank = 0;
   int64_t out_shape[CLG_MAX_RANK] = {0};
-  clg_status st = clg_gather_output_shape(in[0].rank, in[0].shape, in[1].rank,
-                                          in[1].shape, axis, &out_rank,
-                                          out_shape);
+  clg_status st = clg_output_shape(&params, in[0].rank, in[0].shape, in[1].rank,
+                                   in[1].shape, &out_rank, out_shape);
   if (st != CLG_SUCCESS)
     return lib_fail(st, err, errlen);
   if (cli_tensor_alloc(&out[0], in[0].dtype, out_rank, out_shape, err,
                        errlen) != 0)
     return CLG_ERROR_INVALID_ARGUMENT;
-  clg_tensor td = clg_tensor_host(in[0].dtype, in[0].rank, in[0].shape,
-                                  in[0].data);
-  clg_tensor ti = clg_tensor_host(in[1].dtype, in[1].rank, in[1].shape,
-                                  in[1].data);
-  clg_tensor to = clg_tensor_host(out[0].dtype, out[0].rank, out[0].shape,
-                                  out[0].data);
-  st = clg_gather(ctx, &td, &ti, axis, &to, NULL, 0, NULL, NULL);
+  clg_tensor td =
+      clg_tensor_host(in[0].dtype, in[0].rank, in[0].shape, in[0].data);
+  clg_tensor ti =
+      clg_tensor_host(in[1].dtype, in[1].rank, in[1].shape, in[1].data);
+  clg_tensor to =
+      clg_tensor_host(out[0].dtype, out[0].rank, out[0].shape, out[0].data);
+  st = clg_run(ctx, &params, &td, &ti, &to, NULL, 0, NULL, NULL);
   if (st != CLG_SUCCESS)
     return lib_fail(st, err, errlen);
   return CLG_SUCCESS;
 }
-
-static const op_entry ops[] = {
-    {"Gather", run_gather, 2, 1},
-    {"GatherElements", NULL, 2, 1},
-    {"GatherND", NULL, 2, 1},
-};
 
 static const op_entry *find_op(const char *op_type) {
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; ++i)
@@ -268,7 +271,7 @@ static int run_folder(runner *r, const char *dir) {
   }
   const Onnx__NodeProto *node = model->graph->node[0];
   const op_entry *op = find_op(node->op_type);
-  if (op == NULL || op->run == NULL) {
+  if (op == NULL || !op->supported) {
     printf("SKIP %s: unsupported op %s\n", name, node->op_type);
     r->skipped++;
     goto done;
@@ -315,8 +318,8 @@ static int run_folder(runner *r, const char *dir) {
     } else if (n_want != op->n_outputs) {
       cli_fail(err, sizeof err, "%s has %zu outputs, found %zu expected",
                op->op_type, op->n_outputs, n_want);
-    } else if ((st = op->run(ctx, node, in, n_in, got, n_want, err,
-                             sizeof err)) != CLG_SUCCESS) {
+    } else if ((st = run_op(op, ctx, node, in, got, err, sizeof err)) !=
+               CLG_SUCCESS) {
       if (cli_exit_for_status(st) == CLI_EXIT_DEVICE)
         r->device_error = 1;
     } else {
@@ -347,44 +350,21 @@ done:
 int cli_cmd_onnx_test(int argc, char **argv) {
   runner r;
   memset(&r, 0, sizeof r);
-  char **dirs = calloc((size_t)argc, sizeof *dirs);
+  const char **dirs = calloc((size_t)argc, sizeof *dirs);
   size_t n_dirs = 0;
   if (dirs == NULL) {
     fprintf(stderr, PROG ": out of memory\n");
     return CLI_EXIT_DEVICE;
   }
-  int only_positionals = 0;
-  for (int i = 1; i < argc; ++i) {
-    const char *arg = argv[i];
-    const char *value = NULL;
-    int m;
-    if (!only_positionals && arg[0] == '-' && arg[1] != '\0') {
-      if (strcmp(arg, "--") == 0) {
-        only_positionals = 1;
-        continue;
-      }
-      if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-        free(dirs);
-        cli_print_usage(0);
-        return CLI_EXIT_OK;
-      }
-      m = cli_match_option(argc, argv, &i, "--device", "-d", &value);
-      if (m == 0) {
-        fprintf(stderr, PROG ": unknown option '%s'\n", arg);
-      } else if (m < 0) {
-        fprintf(stderr, PROG ": option '%s' needs a value\n", arg);
-      } else {
-        r.device = value;
-        continue;
-      }
-      free(dirs);
-      cli_print_usage(1);
-      return CLI_EXIT_USAGE;
-    }
-    dirs[n_dirs++] = argv[i];
+  const cli_option opts[] = {{"--device", "-d", &r.device}};
+  int n = 0, code = CLI_EXIT_OK;
+  if (cli_parse_args(argc, argv, opts, sizeof opts / sizeof opts[0], dirs, argc,
+                     "folders", &n, &code) != 0) {
+    free(dirs);
+    return code;
   }
+  n_dirs = (size_t)n;
 
-  int code;
   int aborted = 0;
   if (n_dirs > 0) {
     for (size_t i = 0; i < n_dirs && !aborted; ++i)

@@ -1,5 +1,5 @@
 # Runs `clgather onnx-test` over the installed ONNX test data and checks that
-# the Gather tests pass and nothing fails.
+# every Gather, GatherElements and GatherND test passes and nothing fails.
 # Usage: cmake -DCLI=path/to/clgather -DTESTDATA=dir -P onnx_conformance.cmake
 if(NOT CLI)
   message(FATAL_ERROR "pass -DCLI=path/to/clgather")
@@ -12,7 +12,11 @@ execute_process(COMMAND ${CLI} onnx-test
 message("${out}${err}")
 set(problems "")
 foreach(name test_gather_0 test_gather_1 test_gather_2d_indices
-             test_gather_negative_indices)
+             test_gather_negative_indices
+             test_gather_elements_0 test_gather_elements_1
+             test_gather_elements_negative_indices
+             test_gathernd_example_float32 test_gathernd_example_int32
+             test_gathernd_example_int32_batch_dim1)
   string(REGEX MATCH "(^|\n)PASS ${name}\n" hit "${out}")
   if(NOT hit)
     string(APPEND problems "no 'PASS ${name}' line; ")
