@@ -862,7 +862,8 @@ int main(int argc, char **argv) {
       ++i;
     } else {
       fprintf(stderr, "clgather-bench: bad argument '%s'%s\n", a,
-              v || a[0] != '-' ? "" : " (missing value?)");
+              a[0] == '-' ? " (unknown option, or a missing or bad value)"
+                          : "");
       usage(stderr);
       return 2;
     }
