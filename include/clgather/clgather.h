@@ -401,7 +401,8 @@ typedef struct clg_params {
  *    data.shape[:b] == indices.shape[:b].
  *  - GatherElements: indices.shape; needs q == r and, for d != a,
  *    indices.shape[d] <= data.shape[d].
- *  - GatherND: m = indices.shape[q-1] in [1, r - b]; output
+ *  - GatherND: q >= 1 (else CLG_ERROR_INVALID_RANK);
+ *    m = indices.shape[q-1] in [1, r - b]; output
  *    indices.shape[:q-1] + data.shape[b+m:]; needs data.shape[:b] ==
  *    indices.shape[:b].
  * out_shape must hold CLG_MAX_RANK entries. Pure function.

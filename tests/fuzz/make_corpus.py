@@ -1,8 +1,10 @@
 #!/usr/bin/python3
-"""Regenerates the seed corpora of tests/fuzz/corpus/{npy,tensorproto,gather}.
+"""Regenerates the seed corpora of tests/fuzz/corpus/{npy,tensorproto,gather,
+family}.
 
 Run from anywhere with Debian's python3 (python3-numpy, python3-onnx):
-    /usr/bin/python3 tests/fuzz/make_corpus.py
+    /usr/bin/python3 tests/fuzz/make_corpus.py            # all of them
+    /usr/bin/python3 tests/fuzz/make_corpus.py family     # only some
 The files are committed; the test suite never runs this script. Seeds are
 small (a few KB per harness) valid inputs of every kind plus a few hostile
 ones, so that the fuzzers start from deep inside the parsers.
@@ -286,11 +288,190 @@ def make_gather():
         write(d, name, data)
 
 
+# --------------------------------------------------------------- family
+# Byte layout decoded by fuzz_family.c: op, data dtype, index dtype, data
+# rank, indices rank, dims of data, dims of indices, axis, batch_dims, mode,
+# fix-ups, variant, storage, placement of data / indices / output, event and
+# wait list, value mode, then the index values.
+GATHER, ELEMENTS, ND = 0, 1, 2
+
+
+def family_seed(op, dtype, idx64, dshape, ishape, axis=0, batch_dims=0,
+                mode=0, values=(), variant=0, storage=0, place=(0, 0, 0),
+                event=0, raw=False, fix=0, op_byte=None, axis_byte=None,
+                bd_byte=None, mode_byte=None, rank_bytes=None):
+    b = bytes([op if op_byte is None else op_byte,
+               FIXED[dtype] if isinstance(dtype, str) else dtype,
+               1 if idx64 else 0])
+    b += rank_bytes if rank_bytes else bytes([len(dshape) - 1, len(ishape)])
+    b += bytes(dim_byte(v) for v in dshape) + bytes(dim_byte(v) for v in ishape)
+    # axis: GatherND reads "mostly zero" (byte < 224 is 0); others -5..4.
+    if axis_byte is None:
+        axis_byte = 0 if op == ND else axis + 5
+    # batch_dims: GatherElements reads "mostly zero"; others -5..4.
+    if bd_byte is None:
+        bd_byte = 0 if op == ELEMENTS else batch_dims + 5
+    if mode_byte is None:
+        mode_byte = mode
+    b += bytes([axis_byte, bd_byte, mode_byte, fix, variant, storage])
+    b += bytes(place) + bytes([event, 1 if raw else 0])
+    # Index values, each relative to the axis it indexes.
+    r, q = len(dshape), len(ishape)
+    a = axis + r if axis < 0 else axis
+    bd = batch_dims + q if batch_dims < 0 else batch_dims
+    for i, v in enumerate(values):
+        if raw:
+            b += struct.pack(">q", v)
+            continue
+        try:  # the harness uses 3 where the axis is not known
+            s = dshape[bd + i % ishape[-1]] if op == ND else dshape[a]
+        except (IndexError, ZeroDivisionError):
+            s = 3
+        span = s if 0 <= s <= 1000 else 1000
+        b += bytes([(v + span + 1) % (2 * span + 2)])
+    return b
+
+
+def make_family():
+    d = out_dir("family")
+    G, E = GATHER, ELEMENTS
+    seeds = {
+        # Gather: ONNX, batch_dims, modes.
+        "gather_axis0": family_seed(G, "float", True, [3, 2], [2, 2], 0,
+                                    values=[0, 1, 1, 2]),
+        "gather_axis1_batch1": family_seed(G, "int16", False, [2, 3, 4],
+                                           [2, 2], 1, 1,
+                                           values=[0, 2, -1, 1]),
+        "gather_batch_neg": family_seed(G, "double", True, [2, 4], [2, 3], 1,
+                                        -1, values=[3, -4, 0, 1, 2, 3]),
+        "gather_wrap": family_seed(G, "uint8", True, [4, 3], [5], 0, 0, 1,
+                                   values=[7, -5, 4, 0, 1], raw=True),
+        "gather_clip": family_seed(G, "bfloat16", False, [5], [3], 0, 0, 2,
+                                   values=[9, -9, 2], raw=True),
+        "gather_wrap_empty_axis": family_seed(G, "float", True, [0, 3], [1],
+                                              0, 0, 1, values=[0]),
+        "gather_oob": family_seed(G, "int64", True, [5, 2], [2, 3], 0,
+                                  values=[0, 1, 2, 5, 4, -5]),
+        "gather_batch_above_axis": family_seed(G, "float", True, [2, 3],
+                                               [2, 1], 0, 1, values=[0, 0]),
+        "gather_batch_mismatch": family_seed(G, "float", True, [2, 3], [3, 1],
+                                             1, 1, values=[0, 0, 0]),
+        "gather_bad_mode": family_seed(G, "float", True, [3], [1], 0, 0,
+                                       mode_byte=250, values=[0]),
+        "gather_rows": family_seed(G, "float", True, [3, 16, 16], [2], 0,
+                                   values=[2, -1]),
+        # GatherElements.
+        "elements_axis0": family_seed(E, "float", True, [3, 3], [2, 3], 0,
+                                      values=[1, 2, 0, 2, 0, 0]),
+        "elements_axis1": family_seed(E, "int32", False, [2, 3], [2, 2], 1,
+                                      values=[0, 0, 1, -3]),
+        "elements_3d_neg": family_seed(E, "complex64", True, [2, 3, 4],
+                                       [2, 2, 3], -1,
+                                       values=list(range(-4, 4)) * 1 +
+                                       [0, 1, 2, 3]),
+        "elements_rank1": family_seed(E, "uint16", True, [4], [6], 0,
+                                      values=[3, 2, 1, 0, -1, -4]),
+        "elements_oob": family_seed(E, "float", True, [2, 2], [2, 2], 0,
+                                    values=[0, 2, 1, 0]),
+        "elements_rank_differs": family_seed(E, "float", True, [2, 2], [2],
+                                             0, values=[0, 1]),
+        "elements_dim_exceeds": family_seed(E, "float", True, [2, 2], [2, 3],
+                                            0, values=[0] * 6),
+        "elements_batch_dims": family_seed(E, "float", True, [2, 2], [2, 2],
+                                           0, bd_byte=231, values=[0] * 4),
+        "elements_mode": family_seed(E, "float", True, [2, 2], [2, 2], 0,
+                                     mode_byte=225, values=[0] * 4),
+        # GatherND.
+        "nd_m1": family_seed(ND, "float", True, [3, 2], [2, 1],
+                             values=[2, -3]),
+        "nd_m2": family_seed(ND, "int8", False, [2, 3], [3, 2],
+                             values=[0, 0, 1, 2, -1, -1]),
+        "nd_batch1": family_seed(ND, "float16", True, [2, 3, 4], [2, 1, 1], 0,
+                                 1, values=[2, -1]),
+        "nd_batch2_m1": family_seed(ND, "uint64", True, [2, 2, 3, 2],
+                                    [2, 2, 2, 1], 0, 2,
+                                    values=[0, 2, -1, 1, 0, 1, 2, 0]),
+        "nd_tuple_too_long": family_seed(ND, "float", True, [2, 2], [1, 3],
+                                         values=[0, 0, 0]),
+        "nd_rank0_indices": family_seed(ND, "float", True, [2], [],
+                                        values=[0]),
+        "nd_batch_out_of_range": family_seed(ND, "float", True, [2, 2],
+                                             [2, 1], 0, 2, values=[0, 0]),
+        "nd_axis": family_seed(ND, "float", True, [2, 2], [2, 1],
+                               axis_byte=230, values=[0, 0]),
+        "nd_oob": family_seed(ND, "float", True, [2, 3], [1, 2],
+                              values=[1, 3]),
+        "nd_empty_axis": family_seed(ND, "float", True, [0, 3], [1, 1],
+                                     values=[0]),
+        # Storage: cl_mem at offsets, short buffers, misaligned indices.
+        "buffers_gather": family_seed(G, "float", True, [3, 2], [2], 0,
+                                      values=[2, 0], storage=0x87,
+                                      place=(3, 1, 5), event=1),
+        "buffers_elements": family_seed(E, "double", False, [2, 3], [2, 3], 1,
+                                        values=[0, 1, 2, -1, -2, -3],
+                                        storage=0x85, place=(7, 2, 1)),
+        "buffers_nd": family_seed(ND, "complex128", True, [2, 2, 2], [2, 2],
+                                  values=[0, 1, 1, 0], storage=0x87,
+                                  place=(1, 1, 9)),
+        "buffer_short": family_seed(G, "float", True, [3, 2], [1], 0,
+                                    values=[0], storage=0x81,
+                                    place=(0x20, 0, 0)),
+        "buffer_misaligned_indices": family_seed(G, "float", True, [3], [1],
+                                                 0, values=[0], storage=0x82,
+                                                 place=(0, 0xe0, 0)),
+        "host_misaligned_pointers": family_seed(G, "int64", True, [3, 2], [2],
+                                                0, values=[1, 2],
+                                                place=(3, 0xe1, 5)),
+        # Outputs broken in one way, wait lists, unknown storage.
+        "bad_output_dtype": family_seed(E, "float", True, [2], [2], 0,
+                                        values=[0, 1], variant=200),
+        "bad_output_shape": family_seed(ND, "float", True, [3, 2], [1, 1],
+                                        values=[0], variant=201),
+        "aliased_data": family_seed(G, "float", True, [3, 2], [1], 0,
+                                    values=[0], variant=203),
+        "aliased_indices_buffer": family_seed(G, "int64", True, [3], [3], 0,
+                                              values=[0, 1, 2], variant=211,
+                                              storage=0x86),
+        "null_output": family_seed(G, "float", True, [3, 2], [1], 0,
+                                   values=[0], variant=204),
+        "null_data_buffer": family_seed(G, "float", True, [3, 2], [1], 0,
+                                        values=[0], variant=205,
+                                        storage=0x81),
+        "wait_list_without_count": family_seed(G, "float", True, [3], [1], 0,
+                                               values=[0], variant=207),
+        "count_without_wait_list": family_seed(G, "float", True, [3], [1], 0,
+                                               values=[0], variant=207,
+                                               event=2),
+        "unknown_storage": family_seed(G, "float", True, [3], [1], 0,
+                                       values=[0], storage=0x79),
+        # Params: unknown operators, NULL params, hostile values.
+        "unknown_op": family_seed(G, "float", True, [3], [1], 0, values=[0],
+                                  op_byte=250),
+        "unknown_op_max": family_seed(G, "float", True, [3], [1], 0,
+                                      values=[0], op_byte=255),
+        "null_params": family_seed(G, "float", True, [3, 2], [2], 0,
+                                   values=[1, -1], op_byte=249),
+        "huge_batch_dims": family_seed(G, "float", True, [3], [1], 0,
+                                       bd_byte=241, values=[0]),
+        "huge_axis": family_seed(E, "float", True, [3], [1], 0,
+                                 axis_byte=240, values=[0]),
+        "rank17_output": family_seed(G, "uint8", True, [1] * 9, [1] * 9, 0,
+                                     values=[0], rank_bytes=bytes([246, 246])),
+        "fixups": family_seed(E, "float", True, [3, 3], [2, 5], 0, fix=0x27,
+                              values=[0] * 9),
+    }
+    for name, data in seeds.items():
+        write(d, name, data)
+
+
 if __name__ == "__main__":
-    make_npy()
-    make_tensorproto()
-    make_gather()
-    for name in ("npy", "tensorproto", "gather"):
+    import sys
+    makers = {"npy": make_npy, "tensorproto": make_tensorproto,
+              "gather": make_gather, "family": make_family}
+    names = sys.argv[1:] or list(makers)
+    for name in names:
+        makers[name]()
+    for name in names:
         d = os.path.join(CORPUS, name)
         files = os.listdir(d)
         total = sum(os.path.getsize(os.path.join(d, f)) for f in files)
