@@ -19,6 +19,11 @@ static clg_status clg_context_init(cl_context cl_ctx, cl_device_id device,
   if (err == CL_SUCCESS)
     err = clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof ctx->device_type,
                           &ctx->device_type, NULL);
+  cl_bool unified = CL_FALSE;
+  if (err == CL_SUCCESS)
+    err = clGetDeviceInfo(device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified,
+                          &unified, NULL);
+  ctx->host_unified = unified == CL_TRUE;
   if (err != CL_SUCCESS) {
     free(ctx);
     return clg__fail_cl(err, "clGetDeviceInfo", "creating a context");

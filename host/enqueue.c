@@ -2,6 +2,7 @@
  * caller's command queue. */
 #include "internal.h"
 
+#include <stdint.h>
 #include <stdio.h>
 
 clg_status clg__check_wait_list(cl_uint num_events, const cl_event *wait_list) {
@@ -40,52 +41,84 @@ clg_status clg__resolve_queue(clg_context *ctx, cl_command_queue queue,
   return CLG_SUCCESS;
 }
 
-clg_status clg__stage_input(clg_context *ctx, const clg_tensor *t, size_t bytes,
-                            const char *name, clg_staged *out) {
+/* Wrap host memory `host` in place rather than copy it? Only where the
+ * device works on host memory directly (CL_DEVICE_HOST_UNIFIED_MEMORY), and
+ * only at an address aligned to the element size (at most 8): indices are
+ * loaded as int/long, and the copy width of data and output follows the
+ * address, so an odd address would narrow it (such memory is copied into an
+ * aligned buffer instead). POCL wraps any address without copying. */
+static bool clg_wrap_host(const clg_context *ctx, const void *host,
+                          size_t elem_size) {
+  size_t a = elem_size < 8 ? elem_size : 8;
+  return ctx->host_unified && a > 0 && (uintptr_t)host % a == 0;
+}
+
+static void clg_staged_init(clg_staged *out) {
   out->mem = NULL;
   out->offset = 0;
+  out->align = 0;
   out->temporary = false;
+  out->wrapped = false;
+}
+
+clg_status clg__stage_input(clg_context *ctx, const clg_tensor *t, size_t bytes,
+                            size_t elem_size, bool may_wrap, const char *name,
+                            clg_staged *out) {
+  clg_staged_init(out);
   if (t->storage == CLG_STORAGE_BUFFER) {
     out->mem = t->buffer;
     out->offset = t->offset;
+    out->align = t->offset;
     return CLG_SUCCESS;
   }
   if (bytes == 0)
     return CLG_SUCCESS; /* nothing will read it */
+  bool wrap = may_wrap && clg_wrap_host(ctx, t->host, elem_size);
   cl_int err = CL_SUCCESS;
-  out->mem =
-      clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                     bytes, t->host, &err);
+  /* The buffer is read-only: USE_HOST_PTR never writes the caller's input. */
+  out->mem = clCreateBuffer(
+      ctx->cl_ctx,
+      CL_MEM_READ_ONLY | (wrap ? CL_MEM_USE_HOST_PTR : CL_MEM_COPY_HOST_PTR),
+      bytes, t->host, &err);
   if (!out->mem) {
     char what[96];
-    snprintf(what, sizeof what, "copying %zu bytes of host %s to the device",
-             bytes, name);
+    snprintf(what, sizeof what, "%s %zu bytes of host %s for the device",
+             wrap ? "wrapping" : "copying", bytes, name);
     return clg__fail_cl(err, "clCreateBuffer", what);
   }
   out->temporary = true;
+  out->wrapped = wrap;
+  out->align = wrap ? (size_t)(uintptr_t)t->host : 0;
   return CLG_SUCCESS;
 }
 
 clg_status clg__stage_output(clg_context *ctx, const clg_tensor *t,
-                             size_t bytes, clg_staged *out) {
-  out->mem = NULL;
-  out->offset = 0;
-  out->temporary = false;
+                             size_t bytes, size_t elem_size, clg_staged *out) {
+  clg_staged_init(out);
   if (t->storage == CLG_STORAGE_BUFFER) {
     out->mem = t->buffer;
     out->offset = t->offset;
+    out->align = t->offset;
     return CLG_SUCCESS;
   }
   if (bytes == 0)
     return CLG_SUCCESS;
+  /* Wrapping leaves the output as it is until the kernel writes it. */
+  bool wrap = clg_wrap_host(ctx, t->host, elem_size);
   cl_int err = CL_SUCCESS;
-  out->mem = clCreateBuffer(ctx->cl_ctx, CL_MEM_WRITE_ONLY, bytes, NULL, &err);
+  out->mem = clCreateBuffer(ctx->cl_ctx,
+                            CL_MEM_WRITE_ONLY | (wrap ? CL_MEM_USE_HOST_PTR : 0),
+                            bytes, wrap ? t->host : NULL, &err);
   if (!out->mem) {
     char what[96];
-    snprintf(what, sizeof what, "allocating %zu bytes of device output", bytes);
+    snprintf(what, sizeof what, "%s %zu bytes of %soutput",
+             wrap ? "wrapping" : "allocating", bytes,
+             wrap ? "host " : "device ");
     return clg__fail_cl(err, "clCreateBuffer", what);
   }
   out->temporary = true;
+  out->wrapped = wrap;
+  out->align = wrap ? (size_t)(uintptr_t)t->host : 0;
   return CLG_SUCCESS;
 }
 
@@ -94,6 +127,7 @@ void clg__unstage(clg_staged *s) {
     clReleaseMemObject(s->mem);
   s->mem = NULL;
   s->temporary = false;
+  s->wrapped = false;
 }
 
 clg_status clg__read_buffer(cl_command_queue queue, const clg_tensor *t,

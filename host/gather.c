@@ -83,8 +83,9 @@ static clg_status gather_enqueue(clg_context *ctx, const clg_params *norm,
 
   clg_gather_plan plan;
   clg__plan_gather(&plan, batch * outer, outer, (uint64_t)data->shape[a], n,
-                   slice, l->xf.elem_size, l->d->offset, l->o->offset,
+                   slice, l->xf.elem_size, l->d->align, l->o->align,
                    ctx->max_work_group_size);
+  clg__plan_for_device(&plan, ctx->device_type);
 
   char options[160];
   snprintf(options, sizeof options,
@@ -93,8 +94,11 @@ static clg_status gather_enqueue(clg_context *ctx, const clg_params *norm,
            clg__unit_type(plan.unit_bytes),
            plan.index_bytes == 4 ? "int" : "long", CLG_SMALL_ROWS_PER_ITEM,
            gather_mode_name(norm->mode));
-  const char *kname =
-      plan.variant == CLG_VARIANT_ROWS ? "clg_gather_rows" : "clg_gather_small";
+
+  static const char *const knames[] = {"clg_gather_rows", "clg_gather_small",
+                                       "clg_gather_chunk",
+                                       "clg_gather_chunk1"};
+  const char *kname = knames[plan.variant];
   clg_kernel_entry *kernel = NULL;
   clg_status st =
       clg__get_kernel(ctx, clg_kernel_gather, options, kname, &kernel);
@@ -105,15 +109,19 @@ static clg_status gather_enqueue(clg_context *ctx, const clg_params *norm,
   cl_ulong idx_off = l->x->offset / plan.index_bytes;
   cl_ulong out_off = l->o->offset / plan.unit_bytes;
   cl_ulong nn = plan.n, s = plan.s, inner = plan.inner,
-           outer_pb = plan.outer_pb, rows = plan.rows;
+           outer_pb = plan.outer_pb, rows = plan.rows,
+           rpi = plan.rows_per_item, upi = plan.units_per_item;
   const void *values[] = {&l->d->mem, &data_off, &l->x->mem, &idx_off,
                           &l->o->mem, &out_off,  &nn,        &s,
-                          &inner,     &outer_pb, &rows};
+                          &inner,     &outer_pb, &rows,      &rpi,
+                          &upi};
   const size_t sizes[] = {sizeof(cl_mem),  sizeof data_off, sizeof(cl_mem),
                           sizeof idx_off,  sizeof(cl_mem),  sizeof out_off,
                           sizeof nn,       sizeof s,        sizeof inner,
-                          sizeof outer_pb, sizeof rows};
-  return clg__launch(kernel, l->queue, 11, sizes, values, plan.work_dim,
+                          sizeof outer_pb, sizeof rows,     sizeof rpi,
+                          sizeof upi};
+  cl_uint nargs = plan.variant >= CLG_VARIANT_CHUNK ? 13 : 11;
+  return clg__launch(kernel, l->queue, nargs, sizes, values, plan.work_dim,
                      plan.global, plan.local, l->num_events, l->wait_list,
                      event);
 }

@@ -10,6 +10,8 @@
  * work-item (kernel -D value). */
 #define GE_LOCAL_SIZE 64
 #define GE_ITEMS 16
+/* CPU devices: at most this many work-items (a few per core). */
+#define GE_CPU_ITEMS 64
 
 static clg_status gather_elements_shape(const clg_params *params, int32_t r,
                                         const int64_t *ds, int32_t q,
@@ -108,11 +110,20 @@ static clg_status gather_elements_enqueue(clg_context *ctx,
       ge_collapse(data->rank, data->shape, indices->shape, a, dims, &ax);
 
   size_t es = l->df.elem_size;
-  size_t unit = clg__copy_unit(es, l->d->offset, l->o->offset);
+  size_t unit = clg__copy_unit(es, l->d->align, l->o->align);
   size_t local = GE_LOCAL_SIZE;
   if (ctx->max_work_group_size && local > ctx->max_work_group_size)
     local = ctx->max_work_group_size;
-  uint64_t items = ((uint64_t)l->of.count + GE_ITEMS - 1) / GE_ITEMS;
+  uint64_t per = GE_ITEMS;
+  if (ctx->device_type & CL_DEVICE_TYPE_CPU) {
+    /* CPU devices: work-groups of one work-item, each copying one
+     * contiguous block of at most GE_CPU_ITEMS blocks. */
+    local = 1;
+    uint64_t cpu = ((uint64_t)l->of.count + GE_CPU_ITEMS - 1) / GE_CPU_ITEMS;
+    if (cpu > per)
+      per = cpu;
+  }
+  uint64_t items = ((uint64_t)l->of.count + per - 1) / per;
   size_t global = (size_t)((items + local - 1) / local * local);
 
   bool three = ax <= 1 && k - ax - 1 <= 1;
@@ -132,6 +143,7 @@ static clg_status gather_elements_enqueue(clg_context *ctx,
   cl_ulong idx_off = l->x->offset / l->xf.elem_size;
   cl_ulong out_off = l->o->offset / unit;
   cl_ulong total = l->of.count;
+  cl_ulong per_item = per;
   cl_ulong s = (cl_ulong)data->shape[a];
   cl_ulong as = dims[ax].stride;
   if (three) {
@@ -142,13 +154,13 @@ static clg_status gather_elements_enqueue(clg_context *ctx,
     const void *values[] = {&l->d->mem, &data_off, &l->x->mem, &idx_off,
                             &l->o->mem, &out_off,  &total,     &n,
                             &nq,        &s,        &ps,        &as,
-                            &qs};
+                            &qs,        &per_item};
     const size_t sizes[] = {sizeof(cl_mem), sizeof data_off, sizeof(cl_mem),
                             sizeof idx_off, sizeof(cl_mem),  sizeof out_off,
                             sizeof total,   sizeof n,        sizeof nq,
                             sizeof s,       sizeof ps,       sizeof as,
-                            sizeof qs};
-    return clg__launch(kernel, l->queue, 13, sizes, values, 1, &global, &local,
+                            sizeof qs,      sizeof per_item};
+    return clg__launch(kernel, l->queue, 14, sizes, values, 1, &global, &local,
                        l->num_events, l->wait_list, event);
   }
   cl_uint rank = (cl_uint)k;
@@ -159,12 +171,14 @@ static clg_status gather_elements_enqueue(clg_context *ctx,
   }
   const void *values[] = {&l->d->mem, &data_off, &l->x->mem, &idx_off,
                           &l->o->mem, &out_off,  &total,     &s,
-                          &as,        &rank,     &dv,        &sv};
+                          &as,        &rank,     &dv,        &sv,
+                          &per_item};
   const size_t sizes[] = {sizeof(cl_mem), sizeof data_off, sizeof(cl_mem),
                           sizeof idx_off, sizeof(cl_mem),  sizeof out_off,
                           sizeof total,   sizeof s,        sizeof as,
-                          sizeof rank,    sizeof dv,       sizeof sv};
-  return clg__launch(kernel, l->queue, 12, sizes, values, 1, &global, &local,
+                          sizeof rank,    sizeof dv,       sizeof sv,
+                          sizeof per_item};
+  return clg__launch(kernel, l->queue, 13, sizes, values, 1, &global, &local,
                      l->num_events, l->wait_list, event);
 }
 

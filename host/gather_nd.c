@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 static clg_status gather_nd_shape(const clg_params *params, int32_t r,
                                   const int64_t *ds, int32_t q,
@@ -83,19 +84,6 @@ static clg_status gather_nd_report(size_t pos, int64_t value,
                    pos, at, shape, value, j, (int)axis, d, -d, d - 1);
 }
 
-/* Any component outside its range? Branch-free over the tuples. */
-#define GATHER_ND_ANY_OOB(NAME, T)                                             \
-  static bool NAME(const T *v, size_t tuples, size_t m, const int64_t *lo,     \
-                   const int64_t *hi) {                                        \
-    bool bad = false;                                                          \
-    for (size_t t = 0; t < tuples; ++t, v += m)                                \
-      for (size_t j = 0; j < m; ++j)                                           \
-        bad |= ((int64_t)v[j] < lo[j]) | ((int64_t)v[j] > hi[j]);              \
-    return bad;                                                                \
-  }
-GATHER_ND_ANY_OOB(gather_nd_any_oob_i32, int32_t)
-GATHER_ND_ANY_OOB(gather_nd_any_oob_i64, int64_t)
-
 static clg_status gather_nd_check_indices(const clg_params *norm,
                                           const clg_tensor *data,
                                           const clg_tensor *indices,
@@ -105,22 +93,15 @@ static clg_status gather_nd_check_indices(const clg_params *norm,
     return CLG_SUCCESS;
   int32_t b = (int32_t)norm->batch_dims;
   size_t m = (size_t)indices->shape[indices->rank - 1];
-  int64_t lo[CLG_MAX_RANK], hi[CLG_MAX_RANK];
-  for (size_t j = 0; j < m; ++j) {
-    lo[j] = -data->shape[b + (int32_t)j];
-    hi[j] = data->shape[b + (int32_t)j] - 1;
-  }
-  size_t tuples = count / m;
-  bool bad = index_size == 4 ? gather_nd_any_oob_i32(values, tuples, m, lo, hi)
-                             : gather_nd_any_oob_i64(values, tuples, m, lo, hi);
-  if (!bad)
+  /* Component j of every tuple is bounded by data.shape[b + j]. */
+  const int64_t *bound = data->shape + b;
+  if (!clg__any_index_out_of_range(values, index_size, count, bound, m))
     return CLG_SUCCESS;
   /* Failure only: a second scan finds the first offender for the message. */
   for (size_t i = 0; i < count; ++i) {
-    int64_t k = index_size == 4 ? ((const int32_t *)values)[i]
-                                : ((const int64_t *)values)[i];
+    int64_t k = clg__index_at(values, index_size, i);
     size_t j = i % m;
-    if (k < lo[j] || k > hi[j])
+    if (k < -bound[j] || k > bound[j] - 1)
       return gather_nd_report(i, k, indices, j, b + (int32_t)j,
                               data->shape[b + (int32_t)j]);
   }
@@ -150,16 +131,19 @@ static clg_status gather_nd_enqueue(clg_context *ctx, const clg_params *norm,
   uint64_t n = l->xf.count / (size_t)m / batch; /* tuples per batch */
 
   clg_gather_plan plan;
-  clg__plan_gather(&plan, batch, 1, s, n, slice, l->xf.elem_size, l->d->offset,
-                   l->o->offset, ctx->max_work_group_size);
+  clg__plan_gather(&plan, batch, 1, s, n, slice, l->xf.elem_size, l->d->align,
+                   l->o->align, ctx->max_work_group_size);
+  clg__plan_for_device(&plan, ctx->device_type);
 
   char options[160];
   snprintf(options, sizeof options,
            "-DCLG_UNIT=%s -DCLG_INDEX=%s -DCLG_ROWS_PER_ITEM=%d",
            clg__unit_type(plan.unit_bytes),
            plan.index_bytes == 4 ? "int" : "long", CLG_SMALL_ROWS_PER_ITEM);
-  const char *kname = plan.variant == CLG_VARIANT_ROWS ? "clg_gather_nd_rows"
-                                                       : "clg_gather_nd_small";
+  /* CHUNK1 (one-unit slices) runs the general chunk kernel here. */
+  const char *kname = plan.variant == CLG_VARIANT_ROWS    ? "clg_gather_nd_rows"
+                      : plan.variant == CLG_VARIANT_SMALL ? "clg_gather_nd_small"
+                                                          : "clg_gather_nd_chunk";
   clg_kernel_entry *kernel = NULL;
   clg_status st =
       clg__get_kernel(ctx, clg_kernel_gather_nd, options, kname, &kernel);
@@ -170,16 +154,19 @@ static clg_status gather_nd_enqueue(clg_context *ctx, const clg_params *norm,
   cl_ulong idx_off = l->x->offset / plan.index_bytes;
   cl_ulong out_off = l->o->offset / plan.unit_bytes;
   cl_ulong nn = plan.n, ss = plan.s, inner = plan.inner, rows = plan.rows;
+  cl_ulong rpi = plan.rows_per_item, upi = plan.units_per_item;
   cl_uint mm = (cl_uint)m;
-  const void *values[] = {
-      &l->d->mem, &data_off, &l->x->mem, &idx_off, &l->o->mem, &out_off, &nn,
-      &ss,        &inner,    &rows,      &mm,      &dv,        &sv};
+  const void *values[] = {&l->d->mem, &data_off, &l->x->mem, &idx_off,
+                          &l->o->mem, &out_off,  &nn,        &ss,
+                          &inner,     &rows,     &mm,        &dv,
+                          &sv,        &rpi,      &upi};
   const size_t sizes[] = {sizeof(cl_mem), sizeof data_off, sizeof(cl_mem),
                           sizeof idx_off, sizeof(cl_mem),  sizeof out_off,
                           sizeof nn,      sizeof ss,       sizeof inner,
                           sizeof rows,    sizeof mm,       sizeof dv,
-                          sizeof sv};
-  return clg__launch(kernel, l->queue, 13, sizes, values, plan.work_dim,
+                          sizeof sv,      sizeof rpi,      sizeof upi};
+  cl_uint nargs = plan.variant >= CLG_VARIANT_CHUNK ? 15 : 13;
+  return clg__launch(kernel, l->queue, nargs, sizes, values, plan.work_dim,
                      plan.global, plan.local, l->num_events, l->wait_list,
                      event);
 }

@@ -54,6 +54,10 @@ struct clg_context {
   struct clg_kernel_entry *kernels;   /* singly linked kernel cache */
   size_t max_work_group_size;
   cl_device_type device_type;
+  /* CL_DEVICE_HOST_UNIFIED_MEMORY: host memory is device memory (CPU
+   * devices, integrated GPUs). Host tensors are then wrapped in place
+   * (CL_MEM_USE_HOST_PTR) instead of being copied. */
+  bool host_unified;
   unsigned builds; /* programs built so far (for tests) */
 };
 
@@ -98,6 +102,17 @@ clg_status clg__check_index_bounds(const void *indices, size_t index_size,
                                    size_t count, int32_t idx_rank,
                                    const int64_t *idx_shape, int64_t s,
                                    int32_t axis);
+
+/* Is any of `count` int32/int64 values (index_size 4/8, at any byte
+ * address) outside [-s[j], s[j] - 1], j = position % period (period in
+ * [1, CLG_MAX_RANK], s[j] >= 0)? Exact. Branch-free and vectorized; large
+ * arrays are split across threads (falling back to the calling thread when
+ * one cannot be created). Callers find the first offender themselves. */
+bool clg__any_index_out_of_range(const void *values, size_t index_size,
+                                 size_t count, const int64_t *s,
+                                 size_t period);
+/* Element i of an int32 (index_size 4) or int64 array at any byte address. */
+int64_t clg__index_at(const void *values, size_t index_size, size_t i);
 
 /* ---------------------------------------------------------------- op.c */
 
@@ -162,6 +177,8 @@ clg_status clg__check_batch_shapes(const char *op, int32_t b,
 typedef enum clg_gather_variant {
   CLG_VARIANT_ROWS = 0,  /* one work-group row per output slice */
   CLG_VARIANT_SMALL = 1, /* several short slices per work-item */
+  CLG_VARIANT_CHUNK = 2,  /* CPU: one contiguous output block per item */
+  CLG_VARIANT_CHUNK1 = 3, /* CPU: the same for one-unit slices */
 } clg_gather_variant;
 
 /* A gather seen as bytes: data [outer, s, inner], output [outer, n, inner],
@@ -177,6 +194,8 @@ typedef struct clg_gather_plan {
   size_t unit_bytes;  /* 1, 2, 4, 8 or 16: copy width */
   size_t index_bytes; /* 4 or 8 */
   clg_gather_variant variant;
+  uint64_t rows_per_item;  /* CHUNK, CHUNK1: output slices per work-item */
+  uint64_t units_per_item; /* CHUNK: units of each slice per work-item */
   size_t local[2];  /* work-group size */
   size_t global[2]; /* NDRange */
   cl_uint work_dim;
@@ -193,6 +212,13 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer,
                       uint64_t outer_pb, uint64_t s, uint64_t n,
                       uint64_t slice_bytes, size_t index_bytes,
                       size_t data_align, size_t out_align, size_t max_local);
+
+/* Re-plan `plan` (filled by clg__plan_gather) for a CPU device
+ * (CL_DEVICE_TYPE_CPU in device_type): ROWS plans and one-unit slices become
+ * the CHUNK / CHUNK1 variants, work-groups of one work-item each copying a
+ * contiguous block of the output; SMALL plans of 2+ units stay. Other devices
+ * keep the coalesced ROWS / SMALL plan. */
+void clg__plan_for_device(clg_gather_plan *plan, cl_device_type device_type);
 
 /* The widest copy unit (16, 8, 4, 2 or 1 bytes) dividing `bytes` and both
  * byte offsets `align_a` and `align_b`. */
@@ -230,22 +256,34 @@ extern const char clg_kernel_gather_nd[];
 
 /* ----------------------------------------------------------- enqueue.c */
 
-/* A tensor made available to a kernel as a cl_mem: the caller's buffer, or a
- * temporary one holding a copy of host memory. */
+/* A tensor made available to a kernel as a cl_mem: the caller's buffer, a
+ * temporary one wrapping host memory in place (CL_MEM_USE_HOST_PTR, devices
+ * with host-unified memory), or a temporary one holding a copy of it. */
 typedef struct clg_staged {
   cl_mem mem;
-  size_t offset;  /* bytes */
+  size_t offset;  /* bytes, within mem */
+  size_t align;   /* the alignment to plan with: the tensor's first byte is
+                   * aligned like this value (offset for a caller's buffer
+                   * or a copy, the host address for wrapped memory) */
   bool temporary; /* mem is ours to release */
+  bool wrapped;   /* mem is the caller's host memory (CL_MEM_USE_HOST_PTR):
+                   * no command may still use it when the call returns */
 } clg_staged;
 
-/* Make a cl_mem for input `t` (`bytes` long): the caller's buffer as is, or a
- * new read-only buffer initialised from host memory. `bytes` may be 0. */
+/* Make a cl_mem for input `t` (`bytes` long, elements of `elem_size`): the
+ * caller's buffer as is, or a new read-only buffer over host memory (wrapped
+ * in place on host-unified devices when `may_wrap` and the pointer is
+ * aligned to the element size, else initialised with a copy). `bytes` may
+ * be 0. */
 clg_status clg__stage_input(clg_context *ctx, const clg_tensor *t, size_t bytes,
-                            const char *name, clg_staged *out);
+                            size_t elem_size, bool may_wrap, const char *name,
+                            clg_staged *out);
 /* Make a cl_mem for output `t`: the caller's buffer, or a new write-only
- * buffer whose content is read back into host memory after the kernel. */
+ * buffer (wrapping host memory in place as for inputs, else on the device)
+ * whose content is read back into host memory after the kernel (a read
+ * into a wrapped buffer's own memory only synchronises). */
 clg_status clg__stage_output(clg_context *ctx, const clg_tensor *t,
-                             size_t bytes, clg_staged *out);
+                             size_t bytes, size_t elem_size, clg_staged *out);
 void clg__unstage(clg_staged *s);
 
 /* Blocking read of `bytes` from a buffer tensor into `dst` after the wait

@@ -292,17 +292,27 @@ static clg_status clg_run_empty(cl_command_queue queue, cl_uint num_events,
   return clg__ok();
 }
 
-/* Stage, enqueue the operator, bring a host output back, release. */
+/* Stage, enqueue the operator, bring a host output back, release. Host
+ * storage makes the call blocking, so wrapped host memory (zero-copy
+ * staging) is never used by a command after the call returns. */
 static clg_status clg_run_kernels(clg_context *ctx, const clg_checked *c,
                                   clg_launch *l, cl_event *event) {
   clg_staged d = {0}, x = {0}, o = {0};
   clg_status st;
-  if ((st = clg__stage_input(ctx, l->data, c->df.bytes, "data", &d)) !=
-          CLG_SUCCESS ||
-      (st = clg__stage_input(ctx, l->indices, c->xf.bytes, "indices", &x)) !=
-          CLG_SUCCESS ||
-      (st = clg__stage_output(ctx, l->output, l->of.bytes, &o)) !=
-          CLG_SUCCESS) {
+  /* OpenCL leaves buffers over overlapping host memory undefined: host
+   * indices that overlap host data are copied, not wrapped. */
+  bool x_may_wrap = true;
+  if (l->data->storage == CLG_STORAGE_HOST &&
+      l->indices->storage == CLG_STORAGE_HOST && c->df.bytes && c->xf.bytes) {
+    uintptr_t d0 = (uintptr_t)l->data->host, x0 = (uintptr_t)l->indices->host;
+    x_may_wrap = !(d0 < x0 + c->xf.bytes && x0 < d0 + c->df.bytes);
+  }
+  if ((st = clg__stage_input(ctx, l->data, c->df.bytes, c->df.elem_size, true,
+                             "data", &d)) != CLG_SUCCESS ||
+      (st = clg__stage_input(ctx, l->indices, c->xf.bytes, c->xf.elem_size,
+                             x_may_wrap, "indices", &x)) != CLG_SUCCESS ||
+      (st = clg__stage_output(ctx, l->output, l->of.bytes, l->of.elem_size,
+                              &o)) != CLG_SUCCESS) {
     clg__unstage(&d);
     clg__unstage(&x);
     clg__unstage(&o);
@@ -316,20 +326,32 @@ static clg_status clg_run_kernels(clg_context *ctx, const clg_checked *c,
                   l->output->storage == CLG_STORAGE_HOST;
   cl_event kevent = NULL;
   st = c->impl->enqueue(ctx, &c->norm, l, &kevent);
+  bool done = false; /* kevent known complete */
   if (st == CLG_SUCCESS && l->output->storage == CLG_STORAGE_HOST) {
+    /* For a wrapped output this reads the buffer into its own host memory:
+     * a synchronisation point only (no copy on POCL). */
     cl_event revent = NULL;
     cl_int err = clEnqueueReadBuffer(l->queue, o.mem, CL_TRUE, 0, l->of.bytes,
                                      l->output->host, 1, &kevent, &revent);
-    clReleaseEvent(kevent);
-    kevent = revent;
     if (err != CL_SUCCESS)
       st = clg__fail_cl(err, "clEnqueueReadBuffer",
                         "reading the output back to host memory");
+    else {
+      clReleaseEvent(kevent);
+      kevent = revent;
+      done = true;
+    }
   } else if (st == CLG_SUCCESS && blocking) {
     cl_int err = clWaitForEvents(1, &kevent);
     if (err != CL_SUCCESS)
       st = clg__fail_cl(err, "clWaitForEvents", "waiting for the gather");
+    done = err == CL_SUCCESS;
   }
+  /* A failure after the kernel was enqueued: the kernel may still run on
+   * the caller's wrapped host memory; it must not outlive the call. */
+  if (st != CLG_SUCCESS && kevent && !done &&
+      (d.wrapped || x.wrapped || o.wrapped))
+    (void)clWaitForEvents(1, &kevent); /* best effort: the error stands */
   clg__unstage(&d);
   clg__unstage(&x);
   clg__unstage(&o);

@@ -105,3 +105,77 @@ kernel void clg_gather_small(global const unit_t *restrict data,
     }
   }
 }
+
+/* CPU devices (POCL and the like): one work-item per contiguous block of the
+ * output, work-groups of one work-item, so that each work-item runs plain
+ * loops the compiler vectorizes. NDRange (parts, row groups): work-item
+ * (p, g) copies units [p * units_per_item, ..) of the slices of output rows
+ * [g * rows_per_item, ..). Each index is loaded once per slice and a
+ * work-item divides only once, to find its first (o, j). */
+kernel void clg_gather_chunk(global const unit_t *restrict data,
+                             ulong data_off,
+                             global const index_t *restrict indices,
+                             ulong indices_off, global unit_t *restrict out,
+                             ulong out_off, ulong n, ulong s, ulong inner,
+                             ulong outer_pb, ulong rows, ulong rows_per_item,
+                             ulong units_per_item) {
+  ulong r0 = get_global_id(1) * rows_per_item;
+  ulong u0 = get_global_id(0) * units_per_item;
+  if (r0 >= rows || u0 >= inner)
+    return;
+  ulong r1 = min(r0 + rows_per_item, rows);
+  ulong len = min(units_per_item, inner - u0);
+  ulong o = r0 / n;
+  ulong j = r0 - o * n;
+  global unit_t *dst = out + out_off + r0 * inner + u0;
+  for (ulong row = r0; row < r1; j = 0, ++o) {
+    ulong cnt = min(n - j, r1 - row);
+    global const index_t *idx =
+        indices + indices_off + (o / outer_pb) * n + j;
+    global const unit_t *plane = data + data_off + o * s * inner + u0;
+    for (ulong t = 0; t < cnt; ++t) {
+      long k = clg_source_row(idx[t], s);
+      if (k >= 0) {
+        global const unit_t *src = plane + (ulong)k * inner;
+        global unit_t *d = dst + t * inner;
+        for (ulong u = 0; u < len; ++u)
+          d[u] = src[u];
+      }
+    }
+    dst += cnt * inner;
+    row += cnt;
+  }
+}
+
+/* CPU devices, slices of exactly one unit (last-axis gathers): as
+ * clg_gather_chunk with inner == 1 and one part, so that the loop over the
+ * indices of an outer row (contiguous index loads and output stores, loads
+ * within one data row) vectorizes. */
+kernel void clg_gather_chunk1(global const unit_t *restrict data,
+                              ulong data_off,
+                              global const index_t *restrict indices,
+                              ulong indices_off, global unit_t *restrict out,
+                              ulong out_off, ulong n, ulong s, ulong inner,
+                              ulong outer_pb, ulong rows, ulong rows_per_item,
+                              ulong units_per_item) {
+  ulong r0 = get_global_id(1) * rows_per_item;
+  if (r0 >= rows)
+    return;
+  ulong r1 = min(r0 + rows_per_item, rows);
+  ulong o = r0 / n;
+  ulong j = r0 - o * n;
+  global unit_t *dst = out + out_off + r0;
+  for (ulong row = r0; row < r1; j = 0, ++o) {
+    ulong cnt = min(n - j, r1 - row);
+    global const index_t *idx =
+        indices + indices_off + (o / outer_pb) * n + j;
+    global const unit_t *plane = data + data_off + o * s;
+    for (ulong t = 0; t < cnt; ++t) {
+      long k = clg_source_row(idx[t], s);
+      if (k >= 0)
+        dst[t] = plane[k];
+    }
+    dst += cnt;
+    row += cnt;
+  }
+}

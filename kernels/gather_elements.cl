@@ -15,15 +15,17 @@
  * elements; offsets are in units (data, output) and in index elements
  * (indices).
  *
- * Each work-item copies CLG_ITEMS consecutive output elements, decomposing
- * only the first one (divisions) and stepping through the rest.
+ * Each work-item copies per_item consecutive output elements (a kernel
+ * argument: a few on GPUs, one large contiguous block per work-item on CPU
+ * devices), decomposing only the first one (divisions) and stepping through
+ * the rest.
  *
  * Every index was validated on the host before this kernel was enqueued; the
  * range check below is only defence in depth: an invalid element is skipped,
  * never read.
  *
  * Build options (-D): CLG_UNIT, CLG_EU (units per element), CLG_INDEX (int
- * or long), CLG_ITEMS (elements per work-item).
+ * or long). CLG_ITEMS is accepted and unused (per_item is an argument).
  */
 #ifndef CLG_UNIT
 #error "build with -DCLG_UNIT=<type>"
@@ -62,11 +64,12 @@ kernel void clg_gather_elements_3d(global const unit_t *restrict data,
                                    ulong indices_off,
                                    global unit_t *restrict out, ulong out_off,
                                    ulong total, ulong n, ulong nq, ulong s,
-                                   ulong ps, ulong as, ulong qs) {
-  ulong e0 = get_global_id(0) * CLG_ITEMS;
+                                   ulong ps, ulong as, ulong qs,
+                                   ulong per_item) {
+  ulong e0 = get_global_id(0) * per_item;
   if (e0 >= total)
     return;
-  ulong e1 = min(e0 + (ulong)CLG_ITEMS, total);
+  ulong e1 = min(e0 + per_item, total);
   ulong t = e0 / nq;
   ulong q = e0 - t * nq;
   ulong p = t / n;
@@ -99,11 +102,12 @@ kernel void clg_gather_elements_nd(global const unit_t *restrict data,
                                    ulong indices_off,
                                    global unit_t *restrict out, ulong out_off,
                                    ulong total, ulong s, ulong as, uint rank,
-                                   ulong16 dims_v, ulong16 strides_v) {
-  ulong e0 = get_global_id(0) * CLG_ITEMS;
+                                   ulong16 dims_v, ulong16 strides_v,
+                                   ulong per_item) {
+  ulong e0 = get_global_id(0) * per_item;
   if (e0 >= total)
     return;
-  ulong e1 = min(e0 + (ulong)CLG_ITEMS, total);
+  ulong e1 = min(e0 + per_item, total);
   ulong dims[16], str[16], coord[16];
   vstore16(dims_v, 0, dims);
   vstore16(strides_v, 0, str);

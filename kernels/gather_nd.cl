@@ -112,3 +112,46 @@ kernel void clg_gather_nd_small(global const unit_t *restrict data,
     }
   }
 }
+
+/* CPU devices: as clg_gather_chunk of gather.cl. NDRange (parts, row
+ * groups), work-groups of one work-item: work-item (p, g) copies units
+ * [p * units_per_item, ..) of the slices of output rows
+ * [g * rows_per_item, ..), decoding each tuple once per slice. */
+kernel void clg_gather_nd_chunk(global const unit_t *restrict data,
+                                ulong data_off,
+                                global const index_t *restrict indices,
+                                ulong indices_off, global unit_t *restrict out,
+                                ulong out_off, ulong n, ulong s, ulong inner,
+                                ulong rows, uint m, ulong16 dims_v,
+                                ulong16 strides_v, ulong rows_per_item,
+                                ulong units_per_item) {
+  ulong r0 = get_global_id(1) * rows_per_item;
+  ulong u0 = get_global_id(0) * units_per_item;
+  if (r0 >= rows || u0 >= inner)
+    return;
+  ulong r1 = min(r0 + rows_per_item, rows);
+  ulong len = min(units_per_item, inner - u0);
+  ulong dims[16], strides[16];
+  vstore16(dims_v, 0, dims);
+  vstore16(strides_v, 0, strides);
+  ulong batch = r0 / n;
+  ulong j = r0 - batch * n;
+  global const index_t *t = indices + indices_off + r0 * m;
+  global unit_t *dst = out + out_off + r0 * inner + u0;
+  global const unit_t *plane = data + data_off + batch * s * inner + u0;
+  for (ulong row = r0; row < r1; ++row) {
+    long k = m == 1 ? clg_nd_row(t, 1, dims, strides)
+                    : clg_nd_row(t, m, dims, strides);
+    if (k >= 0) {
+      global const unit_t *src = plane + (ulong)k * inner;
+      for (ulong u = 0; u < len; ++u)
+        dst[u] = src[u];
+    }
+    t += m;
+    dst += inner;
+    if (++j == n) {
+      j = 0;
+      plane += s * inner;
+    }
+  }
+}

@@ -74,3 +74,74 @@ Test(plan, unit_type_names) {
   cr_expect_str_eq(clg__unit_type(8), "uint2");
   cr_expect_str_eq(clg__unit_type(16), "uint4");
 }
+
+/* Every (row, unit) of the output is covered exactly once by the CPU plan's
+ * work-items, whose count stays small. */
+static void expect_cpu_cover(clg_gather_plan p) {
+  cr_expect_eq(p.work_dim, 2);
+  cr_expect_eq(p.local[0], 1);
+  cr_expect_eq(p.local[1], 1);
+  cr_expect_geq(p.rows_per_item, 1);
+  cr_expect_geq(p.units_per_item, 1);
+  cr_expect_leq(p.units_per_item, p.inner);
+  /* rows: the groups tile [0, rows) with no empty group */
+  cr_expect_geq(p.global[1] * p.rows_per_item, p.rows);
+  cr_expect_lt((p.global[1] - 1) * p.rows_per_item, p.rows);
+  /* units: the parts tile [0, inner) with no empty part */
+  cr_expect_geq(p.global[0] * p.units_per_item, p.inner);
+  cr_expect_lt((p.global[0] - 1) * p.units_per_item, p.inner);
+  cr_expect_leq(p.global[0] * p.global[1], 64);
+}
+
+Test(plan, cpu_devices_use_chunk_plans) {
+  /* embedding: 4096 slices of 3 KiB -> whole slices, many rows per item */
+  clg_gather_plan p = plan_for(1, 50000, 4096, 3072, 0, 0);
+  clg__plan_for_device(&p, CL_DEVICE_TYPE_CPU);
+  cr_assert_eq(p.variant, CLG_VARIANT_CHUNK);
+  cr_expect_eq(p.units_per_item, p.inner);
+  cr_expect_gt(p.rows_per_item, 1);
+  expect_cpu_cover(p);
+
+  /* last-axis: one-unit slices -> CHUNK1 */
+  p = plan_for(4096, 4096, 1024, 4, 0, 0);
+  clg__plan_for_device(&p, CL_DEVICE_TYPE_CPU);
+  cr_assert_eq(p.variant, CLG_VARIANT_CHUNK1);
+  cr_expect_eq(p.inner, 1);
+  expect_cpu_cover(p);
+
+  /* two huge slices -> each split into parts of whole 64-byte lines */
+  p = plan_for(1, 10, 2, 1 << 24, 0, 0);
+  clg__plan_for_device(&p, CL_DEVICE_TYPE_CPU);
+  cr_assert_eq(p.variant, CLG_VARIANT_CHUNK);
+  cr_expect_eq(p.rows_per_item, 1);
+  cr_expect_gt(p.global[0], 1);
+  cr_expect_eq(p.units_per_item * p.unit_bytes % 64, 0);
+  expect_cpu_cover(p);
+
+  /* tiny: one work-item */
+  p = plan_for(1, 100, 10, 1024, 0, 0);
+  clg__plan_for_device(&p, CL_DEVICE_TYPE_CPU);
+  expect_cpu_cover(p);
+  cr_expect_eq(p.global[0] * p.global[1], 1);
+
+  /* odd sizes and units: 3-unit slices keep the SMALL variant */
+  p = plan_for(3, 7, 1001, 6, 2, 0);
+  clg__plan_for_device(&p, CL_DEVICE_TYPE_CPU);
+  cr_expect_eq(p.unit_bytes, 2);
+  cr_expect_eq(p.variant, CLG_VARIANT_SMALL);
+  /* a one-unit odd slice (2 bytes) -> CHUNK1 */
+  p = plan_for(3, 7, 1001, 2, 2, 0);
+  clg__plan_for_device(&p, CL_DEVICE_TYPE_CPU);
+  cr_expect_eq(p.variant, CLG_VARIANT_CHUNK1);
+  expect_cpu_cover(p);
+}
+
+Test(plan, gpu_devices_keep_coalesced_plans) {
+  clg_gather_plan p = plan_for(1, 50000, 4096, 3072, 0, 0);
+  clg__plan_for_device(&p, CL_DEVICE_TYPE_GPU);
+  cr_expect_eq(p.variant, CLG_VARIANT_ROWS);
+  cr_expect_eq(p.local[0], 64);
+  p = plan_for(4096, 4096, 1024, 4, 0, 0);
+  clg__plan_for_device(&p, CL_DEVICE_TYPE_ACCELERATOR);
+  cr_expect_eq(p.variant, CLG_VARIANT_SMALL);
+}
