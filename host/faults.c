@@ -5,6 +5,7 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 static atomic_ulong clg_calls[CLG_FAULT_COUNT];
 static atomic_uint clg_skip[CLG_FAULT_COUNT];
@@ -183,4 +184,13 @@ void *clg__fi_malloc(size_t n) {
 
 void *clg__fi_calloc(size_t n, size_t size) {
   return clg_hit(CLG_FAULT_HOST_ALLOC) == CL_SUCCESS ? calloc(n, size) : NULL;
+}
+
+cl_device_type clg__fi_plan_device(cl_device_type real) {
+  const char *e = getenv("CLGATHER_TEST_PLAN_DEVICE");
+  if (e && strcmp(e, "gpu") == 0)
+    return CL_DEVICE_TYPE_GPU;
+  if (e && strcmp(e, "cpu") == 0)
+    return CL_DEVICE_TYPE_CPU;
+  return real;
 }

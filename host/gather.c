@@ -85,7 +85,7 @@ static clg_status gather_enqueue(clg_context *ctx, const clg_params *norm,
   clg__plan_gather(&plan, batch * outer, outer, (uint64_t)data->shape[a], n,
                    slice, l->xf.elem_size, l->d->align, l->o->align,
                    ctx->max_work_group_size);
-  clg__plan_for_device(&plan, ctx->device_type);
+  clg__plan_for_device(&plan, clg__plan_device(ctx));
 
   char options[160];
   snprintf(options, sizeof options,

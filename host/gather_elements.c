@@ -115,7 +115,7 @@ static clg_status gather_elements_enqueue(clg_context *ctx,
   if (ctx->max_work_group_size && local > ctx->max_work_group_size)
     local = ctx->max_work_group_size;
   uint64_t per = GE_ITEMS;
-  if (ctx->device_type & CL_DEVICE_TYPE_CPU) {
+  if (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) {
     /* CPU devices: work-groups of one work-item, each copying one
      * contiguous block of at most GE_CPU_ITEMS blocks. */
     local = 1;

@@ -220,6 +220,11 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer,
  * keep the coalesced ROWS / SMALL plan. */
 void clg__plan_for_device(clg_gather_plan *plan, cl_device_type device_type);
 
+/* The device type plans are made for: the context's device's, except in
+ * test builds, where CLGATHER_TEST_PLAN_DEVICE=gpu|cpu overrides it so the
+ * GPU kernel variants also run on POCL's CPU device. */
+cl_device_type clg__plan_device(const clg_context *ctx);
+
 /* The widest copy unit (16, 8, 4, 2 or 1 bytes) dividing `bytes` and both
  * byte offsets `align_a` and `align_b`. */
 size_t clg__copy_unit(uint64_t bytes, size_t align_a, size_t align_b);

@@ -109,3 +109,11 @@ void clg__plan_for_device(clg_gather_plan *plan, cl_device_type device_type) {
   plan->global[0] = (size_t)parts;
   plan->global[1] = (size_t)clg_div_up(plan->rows, rpi);
 }
+
+cl_device_type clg__plan_device(const clg_context *ctx) {
+#if defined(CLGATHER_TESTING)
+  return clg__fi_plan_device(ctx->device_type);
+#else
+  return ctx->device_type;
+#endif
+}

@@ -1,7 +1,10 @@
 /* host/plan.c: the byte view, the copy unit, the variant and the NDRange. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "internal.h"
 
 #include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
 
 static clg_gather_plan plan_for(uint64_t outer, uint64_t s, uint64_t n,
                                 uint64_t slice_bytes, size_t data_align,
@@ -144,4 +147,23 @@ Test(plan, gpu_devices_keep_coalesced_plans) {
   p = plan_for(4096, 4096, 1024, 4, 0, 0);
   clg__plan_for_device(&p, CL_DEVICE_TYPE_ACCELERATOR);
   cr_expect_eq(p.variant, CLG_VARIANT_SMALL);
+}
+
+/* Test builds plan for the device type CLGATHER_TEST_PLAN_DEVICE names, so
+ * the *_gpu_plans ctests really run the GPU variants on a CPU device. */
+Test(plan, test_builds_can_plan_for_another_device_type) {
+  clg_context fake;
+  memset(&fake, 0, sizeof fake);
+  fake.device_type = CL_DEVICE_TYPE_CPU;
+  unsetenv("CLGATHER_TEST_PLAN_DEVICE");
+  cr_expect_eq(clg__plan_device(&fake), CL_DEVICE_TYPE_CPU);
+  setenv("CLGATHER_TEST_PLAN_DEVICE", "gpu", 1);
+  cr_expect_eq(clg__plan_device(&fake), CL_DEVICE_TYPE_GPU);
+  clg_gather_plan p;
+  clg__plan_gather(&p, 2, 2, 10, 9, 4096 * 4, 8, 0, 0, 1024);
+  clg__plan_for_device(&p, clg__plan_device(&fake));
+  cr_expect_eq(p.variant, CLG_VARIANT_ROWS);
+  setenv("CLGATHER_TEST_PLAN_DEVICE", "cpu", 1);
+  cr_expect_eq(clg__plan_device(&fake), CL_DEVICE_TYPE_CPU);
+  unsetenv("CLGATHER_TEST_PLAN_DEVICE");
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h" /* clg__any_index_out_of_range */
 #include "support/testutil.h"
 
 /* ONNX Gather parameters on `axis`, for clg_validate. */
@@ -943,4 +944,91 @@ Test(validate, gather_validate_without_output) {
                 tu_contains(clg_last_error(), "= -6"),
             "%s", clg_last_error());
   clReleaseMemObject(buf);
+}
+
+/* The bounds scan (host/validate.c) against a brute-force loop: random and
+ * edge values, both index types, periods 1-4 (GatherND components), bounds
+ * up to the index types' extremes, unaligned addresses, and an array large
+ * enough for the threaded path. */
+
+static bool brute_out_of_range(const unsigned char *v, size_t isz, size_t n,
+                               const int64_t *s, size_t period) {
+  for (size_t i = 0; i < n; ++i) {
+    int64_t k;
+    if (isz == 4) {
+      int32_t x;
+      memcpy(&x, v + i * 4, 4);
+      k = x;
+    } else {
+      memcpy(&k, v + i * 8, 8);
+    }
+    int64_t b = s[i % period];
+    if (k < -b || k > b - 1)
+      return true;
+  }
+  return false;
+}
+
+Test(validate, bounds_scan_matches_brute_force) {
+  tu_rng rng = tu_rng_make(9100);
+  static const int64_t bounds[] = {0, 1, 2, 5, 1000, (int64_t)1 << 30,
+                                   ((int64_t)1 << 31) - 1, (int64_t)1 << 31,
+                                   (int64_t)1 << 62, INT64_MAX};
+  size_t nb = sizeof bounds / sizeof bounds[0];
+  int cases = 0;
+  for (int t = 0; t < 1500; ++t) {
+    size_t isz = (t & 1) ? 8 : 4;
+    size_t period = 1 + (size_t)tu_rng_range(&rng, 0, 3);
+    size_t n = (size_t)tu_rng_range(&rng, 1, 300);
+    size_t shift = (size_t)tu_rng_range(&rng, 0, 7);
+    int64_t s[4];
+    for (size_t j = 0; j < period; ++j)
+      s[j] = bounds[tu_rng_range(&rng, 0, (int64_t)nb - 1)];
+    unsigned char *buf = malloc(n * isz + 8);
+    cr_assert_not_null(buf);
+    unsigned char *v = buf + shift;
+    for (size_t i = 0; i < n; ++i) {
+      int64_t b = s[i % period], k;
+      int64_t pick = tu_rng_range(&rng, 0, 9);
+      if (b == 0 || pick == 0)
+        k = (int64_t)tu_rng_u64(&rng);
+      else if (pick == 1)
+        k = -b;
+      else if (pick == 2)
+        k = b - 1;
+      else
+        k = tu_rng_range(&rng, -b, b - 1);
+      /* Mostly in range: push one value out now and then. */
+      if (tu_rng_range(&rng, 0, 40) == 0)
+        k = tu_rng_range(&rng, 0, 1) ? (b == INT64_MAX ? INT64_MIN : b)
+                                      : (b == INT64_MAX ? INT64_MIN : -b - 1);
+      if (isz == 4) {
+        int32_t x = (int32_t)(k < INT32_MIN ? INT32_MIN
+                              : k > INT32_MAX ? INT32_MAX : k);
+        memcpy(v + i * 4, &x, 4);
+      } else {
+        memcpy(v + i * 8, &k, 8);
+      }
+    }
+    bool want = brute_out_of_range(v, isz, n, s, period);
+    bool got = clg__any_index_out_of_range(v, isz, n, s, period);
+    cr_expect_eq(got, want,
+                 "case %d: %zu-byte indices, n %zu, period %zu, s[0] %" PRId64
+                 ": scan says %d, brute force %d",
+                 t, isz, n, period, s[0], (int)got, (int)want);
+    free(buf);
+    ++cases;
+  }
+  /* Large enough for the threaded path: one offender near the end. */
+  size_t n = (size_t)3 << 20; /* 24 MiB of int64 */
+  int64_t *big = malloc(n * sizeof *big);
+  cr_assert_not_null(big);
+  for (size_t i = 0; i < n; ++i)
+    big[i] = (int64_t)(i % 1000) - 500;
+  int64_t s1 = 500;
+  cr_expect(!clg__any_index_out_of_range(big, 8, n, &s1, 1));
+  big[n - 3] = 500;
+  cr_expect(clg__any_index_out_of_range(big, 8, n, &s1, 1));
+  free(big);
+  cr_log_info("bounds scan: %d random cases", cases);
 }
