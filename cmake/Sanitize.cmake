@@ -49,6 +49,9 @@ function(clgather_sanitize_register_tests)
       COMMAND bash ${PROJECT_SOURCE_DIR}/tests/sanitizers/cli_leaks.sh
               $<TARGET_FILE:clgather_cli>
               ${CMAKE_CURRENT_BINARY_DIR}/cli_leaks_work)
+    # The program cache in the build tree, as for every test (tests/).
+    set_tests_properties(cli_leaks PROPERTIES
+      ENVIRONMENT CLGATHER_CACHE_DIR=${PROJECT_BINARY_DIR}/clgather-cache)
   endif()
 endfunction()
 cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR}

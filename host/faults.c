@@ -52,7 +52,9 @@ const char *clg_fault_call_name(clg_fault kind) {
       "clEnqueueReadBuffer",
       "clEnqueueMarkerWithWaitList",
       "clWaitForEvents",
-      "malloc"};
+      "malloc",
+      "clCreateProgramWithBinary",
+      "clGetProgramInfo"};
   return (unsigned)kind < CLG_FAULT_COUNT ? names[kind] : "unknown";
 }
 
@@ -141,6 +143,21 @@ cl_int clg__fi_clBuildProgram(cl_program p, cl_uint n, const cl_device_id *d,
   return clBuildProgram(p, n, d, o, cb, u);
 }
 
+cl_program clg__fi_clCreateProgramWithBinary(cl_context c, cl_uint n,
+                                             const cl_device_id *d,
+                                             const size_t *len,
+                                             const unsigned char **bin,
+                                             cl_int *status, cl_int *err) {
+  CLG_FI_OBJECT(CLG_FAULT_CREATE_PROGRAM_BINARY, err);
+  return clCreateProgramWithBinary(c, n, d, len, bin, status, err);
+}
+
+cl_int clg__fi_clGetProgramInfo(cl_program p, cl_program_info i, size_t s,
+                                void *v, size_t *r) {
+  CLG_FI_STATUS(CLG_FAULT_PROGRAM_INFO);
+  return clGetProgramInfo(p, i, s, v, r);
+}
+
 cl_kernel clg__fi_clCreateKernel(cl_program p, const char *name, cl_int *err) {
   CLG_FI_OBJECT(CLG_FAULT_CREATE_KERNEL, err);
   return clCreateKernel(p, name, err);
@@ -193,4 +210,13 @@ cl_device_type clg__fi_plan_device(cl_device_type real) {
   if (e && strcmp(e, "cpu") == 0)
     return CL_DEVICE_TYPE_CPU;
   return real;
+}
+
+int clg__fi_device_validation(void) {
+  const char *e = getenv("CLGATHER_TEST_DEVICE_VALIDATION");
+  if (e && strcmp(e, "always") == 0)
+    return 1;
+  if (e && strcmp(e, "never") == 0)
+    return 0;
+  return -1;
 }

@@ -32,6 +32,8 @@ typedef enum clg_fault {
   CLG_FAULT_MARKER,         /* clEnqueueMarkerWithWaitList */
   CLG_FAULT_WAIT,           /* clWaitForEvents */
   CLG_FAULT_HOST_ALLOC,     /* malloc/calloc in host/ (fails with NULL) */
+  CLG_FAULT_CREATE_PROGRAM_BINARY, /* clCreateProgramWithBinary */
+  CLG_FAULT_PROGRAM_INFO,          /* clGetProgramInfo */
   CLG_FAULT_COUNT
 } clg_fault;
 
@@ -70,6 +72,13 @@ cl_program clg__fi_clCreateProgramWithSource(cl_context, cl_uint, const char **,
 cl_int clg__fi_clBuildProgram(cl_program, cl_uint, const cl_device_id *,
                               const char *,
                               void(CL_CALLBACK *)(cl_program, void *), void *);
+cl_program clg__fi_clCreateProgramWithBinary(cl_context, cl_uint,
+                                             const cl_device_id *,
+                                             const size_t *,
+                                             const unsigned char **, cl_int *,
+                                             cl_int *);
+cl_int clg__fi_clGetProgramInfo(cl_program, cl_program_info, size_t, void *,
+                                size_t *);
 cl_kernel clg__fi_clCreateKernel(cl_program, const char *, cl_int *);
 cl_int clg__fi_clSetKernelArg(cl_kernel, cl_uint, size_t, const void *);
 cl_int clg__fi_clEnqueueNDRangeKernel(cl_command_queue, cl_kernel, cl_uint,
@@ -87,6 +96,10 @@ void *clg__fi_malloc(size_t);
  * `real` (see clg__plan_device). */
 cl_device_type clg__fi_plan_device(cl_device_type real);
 void *clg__fi_calloc(size_t, size_t);
+/* CLGATHER_TEST_DEVICE_VALIDATION=always|never: validate cl_mem indices on
+ * the device (1) or by a read-back (0) whatever their size; -1 when unset
+ * (the measured choice, see host/op.c). */
+int clg__fi_device_validation(void);
 #endif
 
 #if defined(CLGATHER_TESTING) && !defined(CLG_FAULTS_IMPL)
@@ -98,6 +111,8 @@ void *clg__fi_calloc(size_t, size_t);
 #define clCreateBuffer clg__fi_clCreateBuffer
 #define clCreateProgramWithSource clg__fi_clCreateProgramWithSource
 #define clBuildProgram clg__fi_clBuildProgram
+#define clCreateProgramWithBinary clg__fi_clCreateProgramWithBinary
+#define clGetProgramInfo clg__fi_clGetProgramInfo
 #define clCreateKernel clg__fi_clCreateKernel
 #define clSetKernelArg clg__fi_clSetKernelArg
 #define clEnqueueNDRangeKernel clg__fi_clEnqueueNDRangeKernel

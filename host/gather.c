@@ -42,24 +42,33 @@ static clg_status gather_shape(const clg_params *params, int32_t r,
   return CLG_SUCCESS;
 }
 
-static clg_status gather_check_indices(const clg_params *norm,
-                                       const clg_tensor *data,
-                                       const clg_tensor *indices,
-                                       const void *values, size_t count,
-                                       size_t index_size) {
+/* Modes WRAP and CLIP read no value, but an empty axis admits no index. */
+static clg_status gather_check_mode(const clg_params *norm,
+                                    const clg_tensor *data, size_t count) {
   int32_t a = (int32_t)norm->axis;
-  int64_t s = data->shape[a];
-  if (norm->mode != CLG_MODE_RAISE) {
-    if (count > 0 && s == 0)
-      return clg__fail(CLG_ERROR_INDEX_OUT_OF_BOUNDS,
-                       "index out of bounds: axis %d of data has size 0, so "
-                       "mode %s has no position to map the %zu indices to",
-                       (int)a, norm->mode == CLG_MODE_WRAP ? "wrap" : "clip",
-                       count);
-    return CLG_SUCCESS;
-  }
-  return clg__check_index_bounds(values, index_size, count, indices->rank,
-                                 indices->shape, s, a);
+  if (norm->mode != CLG_MODE_RAISE && count > 0 && data->shape[a] == 0)
+    return clg__fail(CLG_ERROR_INDEX_OUT_OF_BOUNDS,
+                     "index out of bounds: axis %d of data has size 0, so "
+                     "mode %s has no position to map the %zu indices to",
+                     (int)a, norm->mode == CLG_MODE_WRAP ? "wrap" : "clip",
+                     count);
+  return CLG_SUCCESS;
+}
+
+/* Every index is bounded by data.shape[axis]. */
+static size_t gather_bounds(const clg_params *norm, const clg_tensor *data,
+                            const clg_tensor *indices, int64_t *s) {
+  (void)indices;
+  s[0] = data->shape[norm->axis];
+  return 1;
+}
+
+static clg_status gather_report(const clg_params *norm, const clg_tensor *data,
+                                const clg_tensor *indices, size_t pos,
+                                int64_t value) {
+  int32_t a = (int32_t)norm->axis;
+  return clg__report_index_oob(pos, value, indices->rank, indices->shape,
+                               data->shape[a], a);
 }
 
 static const char *gather_mode_name(clg_index_mode mode) {
@@ -126,8 +135,9 @@ static clg_status gather_enqueue(clg_context *ctx, const clg_params *norm,
                      event);
 }
 
-const clg_op_impl clg__op_gather = {"Gather", gather_shape,
-                                    gather_check_indices, gather_enqueue};
+const clg_op_impl clg__op_gather = {"Gather",      gather_shape,
+                                    gather_check_mode, gather_bounds,
+                                    gather_report, gather_enqueue};
 
 clg_status clg_gather_output_shape(int32_t data_rank, const int64_t *data_shape,
                                    int32_t indices_rank,

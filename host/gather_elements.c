@@ -45,13 +45,22 @@ static clg_status gather_elements_shape(const clg_params *params, int32_t r,
   return CLG_SUCCESS;
 }
 
-static clg_status
-gather_elements_check_indices(const clg_params *norm, const clg_tensor *data,
-                              const clg_tensor *indices, const void *values,
-                              size_t count, size_t index_size) {
+/* Every index is bounded by data.shape[axis]. */
+static size_t gather_elements_bounds(const clg_params *norm,
+                                     const clg_tensor *data,
+                                     const clg_tensor *indices, int64_t *s) {
+  (void)indices;
+  s[0] = data->shape[norm->axis];
+  return 1;
+}
+
+static clg_status gather_elements_report(const clg_params *norm,
+                                         const clg_tensor *data,
+                                         const clg_tensor *indices, size_t pos,
+                                         int64_t value) {
   int32_t a = (int32_t)norm->axis;
-  return clg__check_index_bounds(values, index_size, count, indices->rank,
-                                 indices->shape, data->shape[a], a);
+  return clg__report_index_oob(pos, value, indices->rank, indices->shape,
+                               data->shape[a], a);
 }
 
 /* One collapsed output dimension: its size and the data stride (elements)
@@ -183,5 +192,5 @@ static clg_status gather_elements_enqueue(clg_context *ctx,
 }
 
 const clg_op_impl clg__op_gather_elements = {
-    "GatherElements", gather_elements_shape, gather_elements_check_indices,
-    gather_elements_enqueue};
+    "GatherElements",       gather_elements_shape,  NULL,
+    gather_elements_bounds, gather_elements_report, gather_elements_enqueue};

@@ -55,10 +55,26 @@ static clg_status gather_nd_shape(const clg_params *params, int32_t r,
   return CLG_SUCCESS;
 }
 
+/* Component j of every tuple is bounded by data.shape[batch_dims + j]: the
+ * period is the tuple length m. */
+static size_t gather_nd_bounds(const clg_params *norm, const clg_tensor *data,
+                               const clg_tensor *indices, int64_t *s) {
+  size_t m = (size_t)indices->shape[indices->rank - 1];
+  for (size_t j = 0; j < m; ++j)
+    s[j] = data->shape[norm->batch_dims + (int64_t)j];
+  return m;
+}
+
 /* The message for the out-of-bounds value at flat position `pos`. */
-static clg_status gather_nd_report(size_t pos, int64_t value,
-                                   const clg_tensor *indices, size_t j,
-                                   int32_t axis, int64_t d) {
+static clg_status gather_nd_report(const clg_params *norm,
+                                   const clg_tensor *data,
+                                   const clg_tensor *indices, size_t pos,
+                                   int64_t value) {
+  /* Component j of the tuple indexes axis b + j of data. */
+  size_t m = (size_t)indices->shape[indices->rank - 1];
+  size_t j = pos % m;
+  int32_t axis = (int32_t)norm->batch_dims + (int32_t)j;
+  int64_t d = data->shape[axis];
   int64_t coord[CLG_MAX_RANK];
   size_t rest = pos;
   for (int32_t i = indices->rank - 1; i >= 0; --i) {
@@ -82,30 +98,6 @@ static clg_status gather_nd_report(size_t pos, int64_t value,
                    "tuple indexes axis %d of data, of size %" PRId64 ": valid "
                    "range is [%" PRId64 ", %" PRId64 "]",
                    pos, at, shape, value, j, (int)axis, d, -d, d - 1);
-}
-
-static clg_status gather_nd_check_indices(const clg_params *norm,
-                                          const clg_tensor *data,
-                                          const clg_tensor *indices,
-                                          const void *values, size_t count,
-                                          size_t index_size) {
-  if (count == 0)
-    return CLG_SUCCESS;
-  int32_t b = (int32_t)norm->batch_dims;
-  size_t m = (size_t)indices->shape[indices->rank - 1];
-  /* Component j of every tuple is bounded by data.shape[b + j]. */
-  const int64_t *bound = data->shape + b;
-  if (!clg__any_index_out_of_range(values, index_size, count, bound, m))
-    return CLG_SUCCESS;
-  /* Failure only: a second scan finds the first offender for the message. */
-  for (size_t i = 0; i < count; ++i) {
-    int64_t k = clg__index_at(values, index_size, i);
-    size_t j = i % m;
-    if (k < -bound[j] || k > bound[j] - 1)
-      return gather_nd_report(i, k, indices, j, b + (int32_t)j,
-                              data->shape[b + (int32_t)j]);
-  }
-  return CLG_SUCCESS; /* unreachable */
 }
 
 static clg_status gather_nd_enqueue(clg_context *ctx, const clg_params *norm,
@@ -172,4 +164,5 @@ static clg_status gather_nd_enqueue(clg_context *ctx, const clg_params *norm,
 }
 
 const clg_op_impl clg__op_gather_nd = {
-    "GatherND", gather_nd_shape, gather_nd_check_indices, gather_nd_enqueue};
+    "GatherND", gather_nd_shape, NULL, gather_nd_bounds, gather_nd_report,
+    gather_nd_enqueue};

@@ -7,6 +7,7 @@
 #include "faults.h" /* test builds only: wraps OpenCL calls */
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 /* Host allocations go through these so test builds can make them fail. */
@@ -44,6 +45,11 @@ void clg__format_shape(char *buf, size_t cap, int32_t rank,
 
 struct clg_program_entry;
 
+/* A 128-bit hash (cache.c): program cache keys and file checksums. */
+typedef struct clg_hash128 {
+  uint64_t a, b;
+} clg_hash128;
+
 struct clg_context {
   cl_context cl_ctx;
   cl_device_id device;
@@ -58,7 +64,19 @@ struct clg_context {
    * devices, integrated GPUs). Host tensors are then wrapped in place
    * (CL_MEM_USE_HOST_PTR) instead of being copied. */
   bool host_unified;
-  unsigned builds; /* programs built so far (for tests) */
+  unsigned builds;      /* programs created so far, from source or from the
+                         * disk cache (for tests) */
+  unsigned disk_loads;  /* ... of which loaded from the disk cache */
+  unsigned disk_stores; /* binaries written to the disk cache */
+  /* The on-disk program cache (cache.c), looked at on the first program
+   * miss: 0 not yet, 1 on (cache_dir, cache_seed set), -1 off. */
+  int cache_state;
+  char *cache_dir;
+  clg_hash128 cache_seed; /* hash of the key fields every program shares */
+  /* cl_mem index arrays validated on the device (the validation kernel
+   * enqueued successfully) rather than read back: for tests. Zeroed by the
+   * context's calloc. */
+  atomic_uint device_validations;
 };
 
 /* ---------------------------------------------------------- validate.c */
@@ -94,14 +112,20 @@ clg_status clg__check_index_dtype(clg_dtype dtype);
 clg_status clg__normalize_axis(int64_t axis, int32_t rank, const char *what,
                                int32_t *out);
 
-/* Every index in [-s, s-1]? `indices` holds `count` values of int32
- * (index_size 4) or int64 (8). On failure: CLG_ERROR_INDEX_OUT_OF_BOUNDS with
- * a message naming the flat position, the position in indices' shape, the
- * value, the axis, its size and the valid range. */
-clg_status clg__check_index_bounds(const void *indices, size_t index_size,
-                                   size_t count, int32_t idx_rank,
-                                   const int64_t *idx_shape, int64_t s,
-                                   int32_t axis);
+/* The out-of-bounds message (CLG_ERROR_INDEX_OUT_OF_BOUNDS) for `value` at
+ * flat position `pos` of indices (rank idx_rank, shape idx_shape), bounded
+ * by axis `axis` of data, of size s: names the flat position, the position in
+ * indices' shape, the value, the axis, its size and the valid range. */
+clg_status clg__report_index_oob(size_t pos, int64_t value, int32_t idx_rank,
+                                 const int64_t *idx_shape, int64_t s,
+                                 int32_t axis);
+
+/* The flat position of the first of `count` int32/int64 values (index_size
+ * 4/8) outside [-s[j], s[j] - 1], j = position % period, or `count` if every
+ * value is in range (the fast scan below, then a second pass on failure). */
+size_t clg__first_index_out_of_range(const void *values, size_t index_size,
+                                     size_t count, const int64_t *s,
+                                     size_t period);
 
 /* Is any of `count` int32/int64 values (index_size 4/8, at any byte
  * address) outside [-s[j], s[j] - 1], j = position % period (period in
@@ -137,12 +161,22 @@ typedef struct clg_op_impl {
                       const int64_t *data_shape, int32_t indices_rank,
                       const int64_t *indices_shape, clg_params *norm,
                       int32_t *out_rank, int64_t *out_shape);
-  /* The index-value pass before launch. `values` holds `count` int32/int64
-   * values (index_size 4/8) on the host; NULL when norm->mode is not RAISE
-   * (no value can be out of bounds then, only an empty axis can fail). */
-  clg_status (*check_indices)(const clg_params *norm, const clg_tensor *data,
-                              const clg_tensor *indices, const void *values,
-                              size_t count, size_t index_size);
+  /* The index checks that read no value (Gather's modes WRAP and CLIP: an
+   * empty axis admits no index), or NULL. Run in every mode, before any
+   * value is read; values are read (and checked against `bounds`) only in
+   * mode RAISE. */
+  clg_status (*check_mode)(const clg_params *norm, const clg_tensor *data,
+                           size_t count);
+  /* Mode RAISE: the periodic bounds of the call. Index value at flat
+   * position i must lie in [-s[i % period], s[i % period] - 1]; writes
+   * s[0..period-1] (period <= CLG_MAX_RANK) and returns period. */
+  size_t (*bounds)(const clg_params *norm, const clg_tensor *data,
+                   const clg_tensor *indices, int64_t *s);
+  /* Mode RAISE: the failure (CLG_ERROR_INDEX_OUT_OF_BOUNDS and its message)
+   * for the out-of-bounds `value` at flat position `pos` of indices. Shared
+   * by the host scan and the device verdict, so both give one message. */
+  clg_status (*report)(const clg_params *norm, const clg_tensor *data,
+                       const clg_tensor *indices, size_t pos, int64_t value);
   /* Enqueue the kernels for a non-empty output; *event completes when the
    * output is written. */
   clg_status (*enqueue)(clg_context *ctx, const clg_params *norm,
@@ -254,10 +288,32 @@ clg_status clg__get_kernel(clg_context *ctx, const char *source,
 /* Release every cached program and kernel. */
 void clg__programs_release(clg_context *ctx);
 
+/* ------------------------------------------------------------- cache.c */
+
+/* The on-disk program cache (see cache.c for the location, key and file
+ * format). Every function is silent: failure only means "not cached", and
+ * no message is recorded. Called with ctx->lock held. */
+
+/* The cache key of (source, options) on ctx's device; false when the cache
+ * is off or unusable (checked once per context). */
+bool clg__cache_key(clg_context *ctx, const char *source, const char *options,
+                    clg_hash128 *key);
+/* Load and build (with `options`) the program stored under `key`; false on
+ * a miss, an invalid file or any OpenCL failure (nothing is left behind). */
+bool clg__cache_load(clg_context *ctx, const clg_hash128 *key,
+                     const char *options, cl_program *out);
+/* Write the binary of built program `prog` under `key` (temporary file +
+ * rename); false when anything fails (nothing is left behind). */
+bool clg__cache_store(clg_context *ctx, const clg_hash128 *key,
+                      cl_program prog);
+/* Free the context's cache state. */
+void clg__cache_release(clg_context *ctx);
+
 /* Embedded kernel sources (generated from the files of kernels/). */
 extern const char clg_kernel_gather[];
 extern const char clg_kernel_gather_elements[];
 extern const char clg_kernel_gather_nd[];
+extern const char clg_kernel_validate[];
 
 /* ----------------------------------------------------------- enqueue.c */
 

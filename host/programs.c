@@ -1,5 +1,6 @@
 /* The per-context cache of built programs and kernels. A program is built
- * once per (source, options) for the context's device; its kernels are
+ * once per (source, options) for the context's device (or loaded from the
+ * on-disk cache, cache.c); its kernels are
  * created once and reused, with a lock per kernel object because
  * clSetKernelArg + enqueue is not atomic. */
 #include "internal.h"
@@ -78,11 +79,21 @@ static clg_status clg_get_program(clg_context *ctx, const char *source,
     free(opts);
     return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
   }
-  clg_status st = clg_build(ctx, source, options, &e->program);
-  if (st != CLG_SUCCESS) {
-    free(e);
-    free(opts);
-    return st;
+  /* The disk cache first; any failure there falls back to the source. */
+  clg_hash128 key;
+  bool cached = clg__cache_key(ctx, source, options, &key);
+  if (cached && clg__cache_load(ctx, &key, options, &e->program)) {
+    ctx->builds++;
+    ctx->disk_loads++;
+  } else {
+    clg_status st = clg_build(ctx, source, options, &e->program);
+    if (st != CLG_SUCCESS) {
+      free(e);
+      free(opts);
+      return st;
+    }
+    if (cached && clg__cache_store(ctx, &key, e->program))
+      ctx->disk_stores++;
   }
   e->source = source;
   e->options = opts;
@@ -157,4 +168,5 @@ void clg__programs_release(clg_context *ctx) {
   }
   ctx->kernels = NULL;
   ctx->programs = NULL;
+  clg__cache_release(ctx);
 }

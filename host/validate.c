@@ -151,8 +151,7 @@ clg_status clg__check_no_overlap(const char *in_name, const clg_tensor *in,
   return CLG_SUCCESS;
 }
 
-/* Compose the out-of-bounds message for the value at flat position `pos`. */
-static clg_status clg_report_oob(size_t pos, int64_t value, int32_t idx_rank,
+clg_status clg__report_index_oob(size_t pos, int64_t value, int32_t idx_rank,
                                  const int64_t *idx_shape, int64_t s,
                                  int32_t axis) {
   int64_t coord[CLG_MAX_RANK];
@@ -366,19 +365,18 @@ int64_t clg__index_at(const void *indices, size_t index_size, size_t i) {
   return k;
 }
 
-clg_status clg__check_index_bounds(const void *indices, size_t index_size,
-                                   size_t count, int32_t idx_rank,
-                                   const int64_t *idx_shape, int64_t s,
-                                   int32_t axis) {
-  if (count == 0)
-    return CLG_SUCCESS;
-  if (!clg__any_index_out_of_range(indices, index_size, count, &s, 1))
-    return CLG_SUCCESS;
+size_t clg__first_index_out_of_range(const void *values, size_t index_size,
+                                     size_t count, const int64_t *s,
+                                     size_t period) {
+  if (count == 0 ||
+      !clg__any_index_out_of_range(values, index_size, count, s, period))
+    return count;
   /* Failure only: a second scan finds the first offender for the message. */
   for (size_t i = 0; i < count; ++i) {
-    int64_t k = clg__index_at(indices, index_size, i);
-    if (k < -s || k > s - 1)
-      return clg_report_oob(i, k, idx_rank, idx_shape, s, axis);
+    int64_t k = clg__index_at(values, index_size, i);
+    int64_t d = s[i % period];
+    if (k < -d || k > d - 1)
+      return i;
   }
-  return CLG_SUCCESS; /* unreachable */
+  return count; /* unreachable */
 }

@@ -215,7 +215,21 @@ CLG_API clg_tensor clg_tensor_buffer(clg_dtype dtype, int32_t rank,
 /* ---------------------------------------------------------------- context */
 
 /** Opaque: a device, its OpenCL context, and the cache of built programs and
- * kernels for it. */
+ * kernels for it.
+ *
+ * Program cache on disk: a context builds each kernel program on first use.
+ * The binaries of programs built from source are also stored on disk and
+ * loaded by later contexts, in this or any other process, instead of being
+ * compiled again. The directory is the environment variable
+ * CLGATHER_CACHE_DIR if set (the values "", "0" and "off" turn the disk
+ * cache off), else $XDG_CACHE_HOME/clgather, else $HOME/.cache/clgather;
+ * it is created (mode 0700) when missing and read when a context first needs
+ * a program. One file per (kernel source, build options, device, driver,
+ * platform, library version); a file that is damaged or belongs to something
+ * else is ignored. The cache never changes a call's result or status: when
+ * it cannot work (no directory, a read-only disk, a binary the driver
+ * refuses) the program is built from source, silently. Files can be deleted
+ * at any time. */
 typedef struct clg_context clg_context;
 
 /**
@@ -305,8 +319,11 @@ CLG_API clg_status clg_gather_output_shape(int32_t data_rank,
  * any byte (a misaligned offset only narrows the copy width).
  *
  * Order of work: all arguments and every index value are validated first —
- * host indices by a scan on the host, cl_mem indices by reading them back
- * (blocking, after the wait list). Only then is anything written: on any
+ * host indices by a scan on the host; cl_mem indices either by reading them
+ * back (blocking, after the wait list) or, for larger arrays (from 32 KiB),
+ * by a small validation kernel (after the wait list) whose few verdict bytes
+ * are read back (blocking), plus the one offending value on error: the same
+ * status and message either way. Only then is anything written: on any
  * error no gather kernel is enqueued and the output is unchanged.
  *
  * queue: a command queue on ctx's context and device, or NULL for
@@ -317,8 +334,8 @@ CLG_API clg_status clg_gather_output_shape(int32_t data_rank,
  * completes when the output is fully written. Not set on error.
  *
  * Blocking: if data, indices and output are all cl_mem, the call returns
- * after enqueueing (except for the blocking read-back of the indices used
- * for validation). If any of them is host memory, the call returns when the
+ * after enqueueing (except for the one blocking read used for validation:
+ * the indices, or the validation kernel's verdict). If any of them is host memory, the call returns when the
  * output has been written (host output) or the gather has completed.
  *
  * Errors (the message, clg_last_error(), names the tensor, dimension,
@@ -448,9 +465,10 @@ CLG_API clg_status clg_run(clg_context *ctx, const clg_params *params,
  * indices' shape decides), as the CLI does.
  *
  * ctx may be NULL when data and indices are both host memory: then no device
- * is needed at all. queue / num_events / wait_list: only used to read cl_mem
- * indices back (blocking, after the wait list); queue NULL means
- * clg_context_queue(ctx). Writes nothing.
+ * is needed at all. queue / num_events / wait_list: only used to validate
+ * cl_mem indices (read back, or checked by a validation kernel whose verdict
+ * is read back: blocking, after the wait list, as in clg_run()); queue NULL
+ * means clg_context_queue(ctx). Writes nothing the caller sees.
  *
  * Errors: those of clg_run() that do not concern the output or the launch,
  * with the same messages; CLG_ERROR_NULL_ARGUMENT also for a NULL ctx with a

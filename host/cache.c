@@ -1,0 +1,414 @@
+/* The on-disk program cache: binaries of programs built from source are
+ * written to a directory and loaded by later contexts and processes instead
+ * of compiling again.
+ *
+ * Location: CLGATHER_CACHE_DIR ("", "0" or "off" turn the cache off), else
+ * $XDG_CACHE_HOME/clgather, else $HOME/.cache/clgather, created (mode 0700)
+ * when missing. File name: the hex of a 128-bit key over the kernel source,
+ * the build options, the device (name, vendor, device and driver versions),
+ * its platform (name, version), the library version and a format tag, +
+ * ".bin". A file holds a header (magic, format version, the key again, the
+ * binary's length and a 128-bit checksum of it) and then the binary, so a
+ * truncated, corrupt or foreign file is recognised and ignored. Files are
+ * written to a temporary file of the same directory and renamed over the
+ * final name, so readers never see a partial file and concurrent writers of
+ * one key are harmless.
+ *
+ * The cache never changes a call's outcome: anything that does not work
+ * (no directory, unreadable or invalid file, a binary the driver refuses,
+ * a full disk, ...) is skipped silently and the program is built from
+ * source, and no message is recorded. All of it runs under ctx->lock. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CLG_CACHE_MAGIC "CLGPROG\0" /* 8 bytes */
+#define CLG_CACHE_FORMAT 1u         /* file layout version */
+#define CLG_CACHE_TAG "clgather-program-cache-v1"
+#define CLG_CACHE_HEADER 64             /* bytes before the binary */
+#define CLG_CACHE_MAX_BINARY (1u << 30) /* refuse larger files */
+
+/* ------------------------------------------------------------ hashing */
+
+/* Two independent 64-bit lanes (FNV-1a, and a multiply-rotate mix with its
+ * own seed and prime), each finalised with the splitmix64 mixer. Not
+ * cryptographic: it tells programs apart, it does not resist an attacker
+ * (the cache directory is the user's own). */
+static void clg_hash_init(clg_hash128 *h) {
+  h->a = 0xcbf29ce484222325ull;
+  h->b = 0x9e3779b97f4a7c15ull;
+}
+
+static void clg_hash_bytes(clg_hash128 *h, const void *data, size_t n) {
+  const unsigned char *p = data;
+  uint64_t a = h->a, b = h->b;
+  for (size_t i = 0; i < n; ++i) {
+    a = (a ^ p[i]) * 0x100000001b3ull;
+    b = (b ^ p[i]) * 0xff51afd7ed558ccdull;
+    b = (b << 31) | (b >> 33);
+  }
+  h->a = a;
+  h->b = b;
+}
+
+/* A field: its length first, so ("ab", "c") and ("a", "bc") differ. */
+static void clg_hash_field(clg_hash128 *h, const void *data, size_t n) {
+  uint64_t len = n;
+  unsigned char le[8];
+  for (int i = 0; i < 8; ++i)
+    le[i] = (unsigned char)(len >> (8 * i));
+  clg_hash_bytes(h, le, sizeof le);
+  clg_hash_bytes(h, data, n);
+}
+
+static void clg_hash_str(clg_hash128 *h, const char *s) {
+  clg_hash_field(h, s, strlen(s));
+}
+
+static uint64_t clg_mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
+static clg_hash128 clg_hash_final(const clg_hash128 *h) {
+  clg_hash128 r = {clg_mix64(h->a ^ (h->b >> 17)), clg_mix64(h->b + h->a)};
+  return r;
+}
+
+/* ------------------------------------------------------- the location */
+
+/* mkdir -p `path` (mode 0700 for what it creates); true when it is a
+ * directory afterwards. `path` is modified and restored. */
+static bool clg_mkdirs(char *path) {
+  for (char *p = path + 1; *p; ++p) {
+    if (*p != '/')
+      continue;
+    *p = '\0';
+    int r = mkdir(path, 0700);
+    int e = errno;
+    *p = '/';
+    if (r != 0 && e != EEXIST)
+      return false;
+  }
+  if (mkdir(path, 0700) != 0 && errno != EEXIST)
+    return false;
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The cache directory (malloc'ed), or NULL when the cache is off or no
+ * directory can be determined or created. */
+static char *clg_cache_dir(void) {
+  const char *env = getenv("CLGATHER_CACHE_DIR");
+  const char *base = NULL, *suffix = "";
+  if (env) {
+    if (!*env || strcmp(env, "0") == 0 || strcmp(env, "off") == 0)
+      return NULL;
+    base = env;
+  } else if ((env = getenv("XDG_CACHE_HOME")) != NULL && env[0] == '/') {
+    base = env;
+    suffix = "/clgather";
+  } else if ((env = getenv("HOME")) != NULL && *env) {
+    base = env;
+    suffix = "/.cache/clgather";
+  } else {
+    return NULL;
+  }
+  size_t n = strlen(base) + strlen(suffix) + 1;
+  char *dir = CLG_MALLOC(n);
+  if (!dir)
+    return NULL;
+  snprintf(dir, n, "%s%s", base, suffix);
+  /* Trailing slashes would only make "dir//key.bin". */
+  for (size_t len = strlen(dir); len > 1 && dir[len - 1] == '/'; --len)
+    dir[len - 1] = '\0';
+  if (!clg_mkdirs(dir)) {
+    free(dir);
+    return NULL;
+  }
+  return dir;
+}
+
+/* Hash a string device or platform property; false if it cannot be read. */
+static bool clg_hash_device_str(clg_hash128 *h, cl_device_id dev,
+                                cl_device_info what) {
+  char buf[1024] = {0};
+  if (clGetDeviceInfo(dev, what, sizeof buf - 1, buf, NULL) != CL_SUCCESS)
+    return false;
+  clg_hash_str(h, buf);
+  return true;
+}
+
+static bool clg_hash_platform_str(clg_hash128 *h, cl_platform_id plat,
+                                  cl_platform_info what) {
+  char buf[1024] = {0};
+  if (clGetPlatformInfo(plat, what, sizeof buf - 1, buf, NULL) != CL_SUCCESS)
+    return false;
+  clg_hash_str(h, buf);
+  return true;
+}
+
+/* Decide once per context whether the cache is on, and hash what every key
+ * of this context shares. */
+static bool clg_cache_ready(clg_context *ctx) {
+  if (ctx->cache_state != 0)
+    return ctx->cache_state > 0;
+  ctx->cache_state = -1;
+  char *dir = clg_cache_dir();
+  if (!dir)
+    return false;
+  clg_hash128 h;
+  clg_hash_init(&h);
+  clg_hash_str(&h, CLG_CACHE_TAG);
+  clg_hash_str(&h, clg_version_string());
+  cl_platform_id plat = NULL;
+  bool ok = clg_hash_device_str(&h, ctx->device, CL_DEVICE_NAME) &&
+            clg_hash_device_str(&h, ctx->device, CL_DEVICE_VENDOR) &&
+            clg_hash_device_str(&h, ctx->device, CL_DEVICE_VERSION) &&
+            clg_hash_device_str(&h, ctx->device, CL_DRIVER_VERSION) &&
+            clGetDeviceInfo(ctx->device, CL_DEVICE_PLATFORM, sizeof plat, &plat,
+                            NULL) == CL_SUCCESS &&
+            clg_hash_platform_str(&h, plat, CL_PLATFORM_NAME) &&
+            clg_hash_platform_str(&h, plat, CL_PLATFORM_VERSION);
+  if (!ok) {
+    free(dir);
+    return false;
+  }
+  ctx->cache_dir = dir;
+  ctx->cache_seed = h;
+  ctx->cache_state = 1;
+  return true;
+}
+
+bool clg__cache_key(clg_context *ctx, const char *source, const char *options,
+                    clg_hash128 *key) {
+  if (!clg_cache_ready(ctx))
+    return false;
+  clg_hash128 h = ctx->cache_seed;
+  clg_hash_str(&h, source);
+  clg_hash_str(&h, options);
+  *key = clg_hash_final(&h);
+  return true;
+}
+
+void clg__cache_release(clg_context *ctx) {
+  free(ctx->cache_dir);
+  ctx->cache_dir = NULL;
+  ctx->cache_state = 0;
+}
+
+/* -------------------------------------------------------- file format */
+
+static void clg_put64(unsigned char *p, uint64_t v) {
+  for (int i = 0; i < 8; ++i)
+    p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t clg_get64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i)
+    v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+
+/* Header layout (little-endian):
+ *   0  magic "CLGPROG\0"      8  format version (u64)
+ *  16  key.a   24  key.b     32  binary length
+ *  40  checksum.a   48 checksum.b   56  reserved (0) */
+static void clg_header_write(unsigned char *hdr, const clg_hash128 *key,
+                             const unsigned char *bin, size_t len) {
+  clg_hash128 c;
+  clg_hash_init(&c);
+  clg_hash_bytes(&c, bin, len);
+  c = clg_hash_final(&c);
+  memset(hdr, 0, CLG_CACHE_HEADER);
+  memcpy(hdr, CLG_CACHE_MAGIC, 8);
+  clg_put64(hdr + 8, CLG_CACHE_FORMAT);
+  clg_put64(hdr + 16, key->a);
+  clg_put64(hdr + 24, key->b);
+  clg_put64(hdr + 32, len);
+  clg_put64(hdr + 40, c.a);
+  clg_put64(hdr + 48, c.b);
+}
+
+/* `file` (size bytes) is a valid entry for `key`? */
+static bool clg_file_valid(const unsigned char *file, size_t size,
+                           const clg_hash128 *key) {
+  if (size <= CLG_CACHE_HEADER || memcmp(file, CLG_CACHE_MAGIC, 8) != 0 ||
+      clg_get64(file + 8) != CLG_CACHE_FORMAT ||
+      clg_get64(file + 16) != key->a || clg_get64(file + 24) != key->b ||
+      clg_get64(file + 32) != size - CLG_CACHE_HEADER ||
+      clg_get64(file + 56) != 0)
+    return false;
+  clg_hash128 c;
+  clg_hash_init(&c);
+  clg_hash_bytes(&c, file + CLG_CACHE_HEADER, size - CLG_CACHE_HEADER);
+  c = clg_hash_final(&c);
+  return clg_get64(file + 40) == c.a && clg_get64(file + 48) == c.b;
+}
+
+/* "<dir>/<32 hex digits><suffix>" (malloc'ed) or NULL. */
+static char *clg_entry_path(const clg_context *ctx, const clg_hash128 *key,
+                            const char *suffix) {
+  size_t n = strlen(ctx->cache_dir) + 1 + 32 + strlen(suffix) + 1;
+  char *path = CLG_MALLOC(n);
+  if (path)
+    snprintf(path, n, "%s/%016llx%016llx%s", ctx->cache_dir,
+             (unsigned long long)key->a, (unsigned long long)key->b, suffix);
+  return path;
+}
+
+/* Read a whole regular file (at most `max` bytes) into a malloc'ed buffer. */
+static unsigned char *clg_read_file(const char *path, size_t max,
+                                    size_t *size) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0)
+    return NULL;
+  struct stat st;
+  unsigned char *buf = NULL;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      (uint64_t)st.st_size <= max &&
+      (buf = CLG_MALLOC((size_t)st.st_size)) != NULL) {
+    size_t want = (size_t)st.st_size, got = 0;
+    while (got < want) {
+      ssize_t r = read(fd, buf + got, want - got);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        break;
+      got += (size_t)r;
+    }
+    if (got != want) {
+      free(buf);
+      buf = NULL;
+    }
+    *size = want;
+  }
+  close(fd);
+  return buf;
+}
+
+static bool clg_write_all(int fd, const unsigned char *p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return false;
+    p += w;
+    n -= (size_t)w;
+  }
+  return true;
+}
+
+/* --------------------------------------------------------- load, store */
+
+bool clg__cache_load(clg_context *ctx, const clg_hash128 *key,
+                     const char *options, cl_program *out) {
+  char *path = clg_entry_path(ctx, key, ".bin");
+  if (!path)
+    return false;
+  size_t size = 0;
+  unsigned char *file = clg_read_file(
+      path, (size_t)CLG_CACHE_MAX_BINARY + CLG_CACHE_HEADER, &size);
+  free(path);
+  if (!file)
+    return false;
+  if (!clg_file_valid(file, size, key)) {
+    free(file);
+    return false;
+  }
+  const unsigned char *bin = file + CLG_CACHE_HEADER;
+  size_t len = size - CLG_CACHE_HEADER;
+  cl_int status = CL_SUCCESS, err = CL_SUCCESS;
+  cl_program prog = clCreateProgramWithBinary(ctx->cl_ctx, 1, &ctx->device,
+                                              &len, &bin, &status, &err);
+  free(file);
+  if (!prog)
+    return false;
+  if (status != CL_SUCCESS || clBuildProgram(prog, 1, &ctx->device, options,
+                                             NULL, NULL) != CL_SUCCESS) {
+    clReleaseProgram(prog);
+    return false;
+  }
+  *out = prog;
+  return true;
+}
+
+/* The binary of `prog` for ctx's device (malloc'ed), or NULL. */
+static unsigned char *clg_program_binary(clg_context *ctx, cl_program prog,
+                                         size_t *len) {
+  cl_uint ndev = 0;
+  if (clGetProgramInfo(prog, CL_PROGRAM_NUM_DEVICES, sizeof ndev, &ndev,
+                       NULL) != CL_SUCCESS ||
+      ndev == 0 || ndev > 1024)
+    return NULL;
+  cl_device_id *devs = CLG_CALLOC(ndev, sizeof *devs);
+  size_t *sizes = CLG_CALLOC(ndev, sizeof *sizes);
+  unsigned char **bins = CLG_CALLOC(ndev, sizeof *bins);
+  unsigned char *bin = NULL;
+  cl_uint me = ndev;
+  if (devs && sizes && bins &&
+      clGetProgramInfo(prog, CL_PROGRAM_DEVICES, ndev * sizeof *devs, devs,
+                       NULL) == CL_SUCCESS &&
+      clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, ndev * sizeof *sizes,
+                       sizes, NULL) == CL_SUCCESS) {
+    for (cl_uint i = 0; i < ndev; ++i)
+      if (devs[i] == ctx->device)
+        me = i;
+  }
+  /* Only our device's binary is fetched: a NULL entry is skipped. */
+  if (me < ndev && sizes[me] > 0 && sizes[me] <= CLG_CACHE_MAX_BINARY &&
+      (bin = CLG_MALLOC(sizes[me])) != NULL) {
+    bins[me] = bin;
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, ndev * sizeof *bins, bins,
+                         NULL) == CL_SUCCESS) {
+      *len = sizes[me];
+    } else {
+      free(bin);
+      bin = NULL;
+    }
+  }
+  free(devs);
+  free(sizes);
+  free(bins);
+  return bin;
+}
+
+bool clg__cache_store(clg_context *ctx, const clg_hash128 *key,
+                      cl_program prog) {
+  size_t len = 0;
+  unsigned char *bin = clg_program_binary(ctx, prog, &len);
+  if (!bin)
+    return false;
+  char *path = clg_entry_path(ctx, key, ".bin");
+  char *tmp = clg_entry_path(ctx, key, ".tmp.XXXXXX");
+  bool ok = false;
+  int fd = -1;
+  if (path && tmp && (fd = mkstemp(tmp)) >= 0) {
+    unsigned char hdr[CLG_CACHE_HEADER];
+    clg_header_write(hdr, key, bin, len);
+    ok = clg_write_all(fd, hdr, sizeof hdr) && clg_write_all(fd, bin, len);
+    ok = close(fd) == 0 && ok;
+    ok = ok && rename(tmp, path) == 0;
+    if (!ok)
+      unlink(tmp);
+  }
+  free(bin);
+  free(path);
+  free(tmp);
+  return ok;
+}

@@ -1,0 +1,107 @@
+/* Device-side index validation (host/op.c): the verdict on `count` indices
+ * of type CLG_INDEX (int or long) against periodic bounds, without reading
+ * the indices back.
+ *
+ * Index i (flat position, 0-based) is valid iff
+ *   -s[i % period] <= x[i] <= s[i % period] - 1,
+ * with period in [1, 16] and s[j] >= 0 (an axis of size 0 admits no index).
+ *
+ * Work-group g checks positions [g * chunk, min((g + 1) * chunk, count)):
+ * its work-items stride through the range by the work-group size (adjacent
+ * items read adjacent indices), each stops at its first offender, and a
+ * tree reduction in local memory leaves the group's smallest offending
+ * position in result[g], or CLG_NONE (all ones) if the range is valid.
+ * Groups cover increasing ranges, so the first result that is not CLG_NONE
+ * is the first offender of the whole array. No atomics.
+ *
+ * Build options: -DCLG_INDEX=int|long, -DCLG_LOCAL=<work-group size, a power
+ * of two>. */
+
+#ifndef CLG_INDEX
+#define CLG_INDEX long
+#endif
+#ifndef CLG_LOCAL
+#define CLG_LOCAL 64
+#endif
+#define CLG_NONE ((ulong)0xFFFFFFFFFFFFFFFFUL)
+
+__kernel __attribute__((reqd_work_group_size(CLG_LOCAL, 1, 1))) void
+clg_validate_indices(__global const CLG_INDEX *x, ulong x_off, ulong count,
+                     ulong chunk, uint period, ulong16 bounds,
+                     __global ulong *result) {
+  __local ulong best[CLG_LOCAL];
+  const uint lid = (uint)get_local_id(0);
+  const ulong g = get_group_id(0);
+  const ulong first = g * chunk;
+  ulong end = first + chunk;
+  if (end > count)
+    end = count;
+  ulong s[16];
+  vstore16(bounds, 0, s);
+  ulong found = CLG_NONE;
+#if CLG_LOCAL == 1
+  /* CPU devices: one work-item per group scans its range contiguously, in
+   * blocks with no branch per value (k is in [-d, d-1] iff the sign bits of
+   * k + d and ~(k - d) are clear, for d <= 2^62: the host takes this kernel
+   * only then), so the compiler vectorizes the block; a block with a bad
+   * value is scanned again for the position. */
+  if (period == 1) {
+    const ulong d = s[0];
+    ulong i = first;
+    for (; i + 64 <= end && found == CLG_NONE; i += 64) {
+      ulong acc = 0;
+      for (uint j = 0; j < 64; ++j) {
+        const ulong k = (ulong)(long)x[x_off + i + j];
+        acc |= (k + d) | ~(k - d);
+      }
+      if (acc >> 63)
+        for (uint j = 0; j < 64; ++j) {
+          const long k = (long)x[x_off + i + j];
+          if (k < -(long)d || k > (long)d - 1) {
+            found = i + j;
+            break;
+          }
+        }
+    }
+    for (; i < end && found == CLG_NONE; ++i) {
+      const long k = (long)x[x_off + i];
+      if (k < -(long)d || k > (long)d - 1)
+        found = i;
+    }
+  } else
+#endif
+  if (period == 1) {
+    const long d = (long)s[0];
+    for (ulong i = first + lid; i < end; i += CLG_LOCAL) {
+      const long k = (long)x[x_off + i];
+      if (k < -d || k > d - 1) {
+        found = i;
+        break;
+      }
+    }
+  } else {
+    ulong i = first + lid;
+    uint phase = (uint)(i % period);
+    const uint step = CLG_LOCAL % period;
+    for (; i < end; i += CLG_LOCAL) {
+      const long d = (long)s[phase];
+      const long k = (long)x[x_off + i];
+      if (k < -d || k > d - 1) {
+        found = i;
+        break;
+      }
+      phase += step;
+      if (phase >= period)
+        phase -= period;
+    }
+  }
+  best[lid] = found;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint h = CLG_LOCAL / 2; h > 0; h >>= 1) {
+    if (lid < h && best[lid + h] < best[lid])
+      best[lid] = best[lid + h];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0)
+    result[g] = best[0];
+}

@@ -1,0 +1,364 @@
+/* host/cache.c: program binaries are written to the disk cache after a
+ * source build and loaded by later contexts; a corrupt file, an unusable
+ * directory or a failing OpenCL call is ignored silently and the program is
+ * built from source; "off" turns the cache off. Each test has its own
+ * temporary directory (Criterion runs each test in its own process, so the
+ * environment variables set here do not leak between tests). */
+#define _XOPEN_SOURCE 700
+
+#include "internal.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char g_tmp[256];
+
+static void setup(void) {
+  snprintf(g_tmp, sizeof g_tmp, "/tmp/clgather-test-cache-XXXXXX");
+  cr_assert_not_null(mkdtemp(g_tmp));
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s/cache", g_tmp);
+  cr_assert_eq(setenv("CLGATHER_CACHE_DIR", dir, 1), 0);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+                    struct FTW *ftw) {
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+static void teardown(void) { nftw(g_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+TestSuite(cache, .init = setup, .fini = teardown);
+
+static const char good_source[] =
+    "kernel void twice(global int *p) { p[get_global_id(0)] *= 2 * K; }\n";
+
+/* Files in `dir` whose name ends with `suffix` (-1: no such directory). */
+static int count_files(const char *dir, const char *suffix) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return -1;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    size_t len = strlen(e->d_name), sl = strlen(suffix);
+    if (len >= sl && strcmp(e->d_name + len - sl, suffix) == 0)
+      ++n;
+  }
+  closedir(d);
+  return n;
+}
+
+static const char *cache_dir(void) {
+  static char dir[512];
+  snprintf(dir, sizeof dir, "%s/cache", g_tmp);
+  return dir;
+}
+
+/* Apply `edit` to every .bin file of the cache directory. */
+static void edit_files(void (*edit)(const char *path)) {
+  DIR *d = opendir(cache_dir());
+  cr_assert_not_null(d);
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    size_t len = strlen(e->d_name);
+    if (len > 4 && strcmp(e->d_name + len - 4, ".bin") == 0) {
+      char path[1024];
+      snprintf(path, sizeof path, "%s/%s", cache_dir(), e->d_name);
+      edit(path);
+    }
+  }
+  closedir(d);
+}
+
+static long file_size(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+static void xor_byte_at(const char *path, long pos) {
+  FILE *f = fopen(path, "r+b");
+  cr_assert_not_null(f);
+  cr_assert_eq(fseek(f, pos, SEEK_SET), 0);
+  int c = fgetc(f);
+  cr_assert_neq(c, EOF);
+  cr_assert_eq(fseek(f, pos, SEEK_SET), 0);
+  fputc(c ^ 0x5a, f);
+  fclose(f);
+}
+
+static void flip_binary_byte(const char *path) {
+  xor_byte_at(path, file_size(path) - 1);
+}
+static void flip_magic(const char *path) { xor_byte_at(path, 0); }
+static void flip_key(const char *path) { xor_byte_at(path, 20); }
+static void truncate_half(const char *path) {
+  cr_assert_eq(truncate(path, file_size(path) / 2), 0);
+}
+static void truncate_empty(const char *path) {
+  cr_assert_eq(truncate(path, 0), 0);
+}
+static void truncate_header(const char *path) {
+  cr_assert_eq(truncate(path, 64), 0);
+}
+
+/* A small Gather on a new context: data f32 [6, 5], indices int64 [4] on
+ * axis 0, compared byte for byte with rows copied here. Returns the
+ * context (to read its counters); the caller destroys it. */
+static clg_context *gather_on_new_context(void) {
+  clg_context *ctx = NULL;
+  cr_assert_eq(clg_context_create_default(NULL, &ctx), CLG_SUCCESS,
+               "no OpenCL device: %s", clg_last_error());
+  float data[6][5], out[4][5], want[4][5];
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 5; ++j)
+      data[i][j] = (float)(i * 10 + j) * 1.5f;
+  int64_t idx[4] = {5, -1, 0, 2};
+  for (int i = 0; i < 4; ++i)
+    memcpy(want[i], data[idx[i] < 0 ? idx[i] + 6 : idx[i]], sizeof want[i]);
+  memset(out, 0xcd, sizeof out);
+  int64_t dshape[2] = {6, 5}, ishape[1] = {4}, oshape[2] = {4, 5};
+  clg_tensor d = clg_tensor_host(CLG_DTYPE_FLOAT, 2, dshape, data);
+  clg_tensor x = clg_tensor_host(CLG_DTYPE_INT64, 1, ishape, idx);
+  clg_tensor o = clg_tensor_host(CLG_DTYPE_FLOAT, 2, oshape, out);
+  cr_assert_eq(clg_gather(ctx, &d, &x, 0, &o, NULL, 0, NULL, NULL), CLG_SUCCESS,
+               "%s", clg_last_error());
+  cr_expect_str_empty(clg_last_error(), "a message is left after success");
+  cr_expect_eq(memcmp(out, want, sizeof out), 0, "wrong gather result");
+  cr_expect_geq(ctx->builds, 1);
+  return ctx;
+}
+
+Test(cache, first_context_stores_second_loads) {
+  clg_context *a = gather_on_new_context();
+  unsigned programs = a->builds;
+  cr_expect_eq(a->disk_loads, 0);
+  cr_expect_eq(a->disk_stores, programs);
+  cr_expect_eq(count_files(cache_dir(), ".bin"), (int)programs,
+               "one file per program");
+  cr_expect_eq(count_files(cache_dir(), ".tmp"), 0);
+  clg_context_destroy(a);
+
+  clg_context *b = gather_on_new_context();
+  cr_expect_eq(b->builds, programs);
+  cr_expect_eq(b->disk_loads, programs, "every program comes from disk");
+  cr_expect_eq(b->disk_stores, 0);
+  clg_context_destroy(b);
+  cr_expect_eq(count_files(cache_dir(), ".bin"), (int)programs);
+}
+
+Test(cache, directory_is_created_private) {
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s/a/b/c/", g_tmp); /* trailing slash too */
+  cr_assert_eq(setenv("CLGATHER_CACHE_DIR", dir, 1), 0);
+  clg_context_destroy(gather_on_new_context());
+  struct stat st;
+  cr_assert_eq(stat(dir, &st), 0, "the cache directory was not created");
+  cr_expect(S_ISDIR(st.st_mode));
+  cr_expect_eq(st.st_mode & 0777, 0700);
+  cr_expect_geq(count_files(dir, ".bin"), 1);
+}
+
+Test(cache, key_covers_source_and_options) {
+  clg_context *ctx = NULL;
+  cr_assert_eq(clg_context_create_default(NULL, &ctx), CLG_SUCCESS);
+  clg_hash128 k1, k2, k3, k1b;
+  cr_assert(clg__cache_key(ctx, good_source, "-DK=1", &k1));
+  cr_assert(clg__cache_key(ctx, good_source, "-DK=2", &k2));
+  cr_assert(clg__cache_key(ctx, good_source + 1, "-DK=1", &k3));
+  cr_assert(clg__cache_key(ctx, good_source, "-DK=1", &k1b));
+  cr_expect(k1.a == k1b.a && k1.b == k1b.b, "the key is not deterministic");
+  cr_expect(k1.a != k2.a && k1.b != k2.b, "options are not in the key");
+  cr_expect(k1.a != k3.a && k1.b != k3.b, "the source is not in the key");
+  clg_kernel_entry *e = NULL;
+  cr_assert_eq(clg__get_kernel(ctx, good_source, "-DK=1", "twice", &e),
+               CLG_SUCCESS);
+  cr_assert_eq(clg__get_kernel(ctx, good_source, "-DK=2", "twice", &e),
+               CLG_SUCCESS);
+  cr_expect_eq(count_files(cache_dir(), ".bin"), 2);
+  clg_context_destroy(ctx);
+}
+
+/* Every kind of damage: the file is ignored, the program is built from
+ * source, the file is rewritten, and the next context loads it again. */
+static void check_damage(void (*edit)(const char *path), const char *what) {
+  clg_context *a = gather_on_new_context();
+  unsigned programs = a->builds;
+  clg_context_destroy(a);
+  edit_files(edit);
+  clg_context *b = gather_on_new_context();
+  cr_expect_eq(b->disk_loads, 0, "%s: a damaged file was loaded", what);
+  cr_expect_eq(b->disk_stores, programs, "%s: not rewritten", what);
+  clg_context_destroy(b);
+  clg_context *c = gather_on_new_context();
+  cr_expect_eq(c->disk_loads, programs, "%s: the rewritten file", what);
+  clg_context_destroy(c);
+}
+
+Test(cache, flipped_binary_byte_is_ignored) {
+  check_damage(flip_binary_byte, "flipped byte");
+}
+Test(cache, wrong_magic_is_ignored) { check_damage(flip_magic, "magic"); }
+Test(cache, wrong_key_is_ignored) { check_damage(flip_key, "key"); }
+Test(cache, truncated_file_is_ignored) {
+  check_damage(truncate_half, "half");
+  check_damage(truncate_header, "header only");
+  check_damage(truncate_empty, "empty");
+}
+
+Test(cache, unusable_directory_is_ignored) {
+  /* A path under a regular file can be neither created nor used. */
+  char file[512], dir[600];
+  snprintf(file, sizeof file, "%s/regular", g_tmp);
+  FILE *f = fopen(file, "w");
+  cr_assert_not_null(f);
+  fclose(f);
+  snprintf(dir, sizeof dir, "%s/sub/dir", file);
+  cr_assert_eq(setenv("CLGATHER_CACHE_DIR", dir, 1), 0);
+  clg_context *ctx = gather_on_new_context();
+  cr_expect_eq(ctx->cache_state, -1);
+  cr_expect_eq(ctx->disk_loads + ctx->disk_stores, 0);
+  clg_context_destroy(ctx);
+  /* The cache directory is a regular file. */
+  cr_assert_eq(setenv("CLGATHER_CACHE_DIR", file, 1), 0);
+  ctx = gather_on_new_context();
+  cr_expect_eq(ctx->cache_state, -1);
+  clg_context_destroy(ctx);
+  /* A read-only directory (root writes anyway, so only checked otherwise). */
+  if (geteuid() != 0) {
+    snprintf(dir, sizeof dir, "%s/readonly", g_tmp);
+    cr_assert_eq(mkdir(dir, 0500), 0);
+    cr_assert_eq(setenv("CLGATHER_CACHE_DIR", dir, 1), 0);
+    ctx = gather_on_new_context();
+    cr_expect_eq(ctx->disk_stores, 0);
+    cr_expect_eq(count_files(dir, ""), 2, "only . and .."); /* nothing */
+    clg_context_destroy(ctx);
+    chmod(dir, 0700);
+  }
+}
+
+Test(cache, off_values_disable_it) {
+  static const char *const offs[] = {"off", "0", ""};
+  char home[512], xdg[512];
+  snprintf(home, sizeof home, "%s/home", g_tmp);
+  snprintf(xdg, sizeof xdg, "%s/xdg", g_tmp);
+  cr_assert_eq(setenv("HOME", home, 1), 0);
+  cr_assert_eq(setenv("XDG_CACHE_HOME", xdg, 1), 0);
+  for (size_t i = 0; i < 3; ++i) {
+    cr_assert_eq(setenv("CLGATHER_CACHE_DIR", offs[i], 1), 0);
+    clg_context *ctx = gather_on_new_context();
+    cr_expect_eq(ctx->cache_state, -1, "\"%s\"", offs[i]);
+    cr_expect_eq(ctx->disk_loads + ctx->disk_stores, 0, "\"%s\"", offs[i]);
+    clg_context_destroy(ctx);
+  }
+  /* (POCL keeps its own kernel cache under XDG_CACHE_HOME.) */
+  char where[600];
+  snprintf(where, sizeof where, "%s/clgather", xdg);
+  cr_expect_eq(count_files(where, ""), -1, "\"off\" created %s", where);
+  snprintf(where, sizeof where, "%s/.cache/clgather", home);
+  cr_expect_eq(count_files(where, ""), -1, "\"off\" created %s", where);
+  cr_expect_eq(count_files(cache_dir(), ""), -1, "\"off\" created %s",
+               cache_dir());
+}
+
+Test(cache, default_locations) {
+  char home[512], xdg[512], where[600];
+  snprintf(home, sizeof home, "%s/home", g_tmp);
+  snprintf(xdg, sizeof xdg, "%s/xdg", g_tmp);
+  cr_assert_eq(unsetenv("CLGATHER_CACHE_DIR"), 0);
+  cr_assert_eq(setenv("HOME", home, 1), 0);
+  cr_assert_eq(setenv("XDG_CACHE_HOME", xdg, 1), 0);
+  clg_context_destroy(gather_on_new_context());
+  snprintf(where, sizeof where, "%s/clgather", xdg);
+  cr_expect_geq(count_files(where, ".bin"), 1, "nothing in %s", where);
+  cr_assert_eq(unsetenv("XDG_CACHE_HOME"), 0);
+  clg_context_destroy(gather_on_new_context());
+  snprintf(where, sizeof where, "%s/.cache/clgather", home);
+  cr_expect_geq(count_files(where, ".bin"), 1, "nothing in %s", where);
+  /* Neither: no cache, and the call still works. */
+  cr_assert_eq(unsetenv("HOME"), 0);
+  clg_context *ctx = gather_on_new_context();
+  cr_expect_eq(ctx->cache_state, -1);
+  clg_context_destroy(ctx);
+}
+
+/* --------------------------------------------------- injected faults */
+
+/* Injected OpenCL failures in the cache's own calls fall back to a source
+ * build: the call succeeds, with the right result and no message. */
+Test(cache, create_program_with_binary_failure_falls_back) {
+  clg_context *a = gather_on_new_context();
+  unsigned programs = a->builds;
+  clg_context_destroy(a);
+  clg_fault_reset();
+  clg_fault_inject(CLG_FAULT_CREATE_PROGRAM_BINARY, 0, 1000, CL_INVALID_BINARY);
+  clg_context *b = gather_on_new_context();
+  cr_expect_eq(clg_fault_calls(CLG_FAULT_CREATE_PROGRAM_BINARY), programs);
+  cr_expect_eq(b->disk_loads, 0);
+  clg_context_destroy(b);
+  clg_fault_reset();
+}
+
+Test(cache, binary_build_failure_falls_back) {
+  clg_context *a = gather_on_new_context();
+  clg_context_destroy(a);
+  clg_fault_reset();
+  /* The first clBuildProgram is the one of the binary. */
+  clg_fault_inject(CLG_FAULT_BUILD_PROGRAM, 0, 1, CL_INVALID_BINARY);
+  clg_context *b = gather_on_new_context();
+  cr_expect_eq(b->disk_loads + 1, b->builds);
+  clg_context_destroy(b);
+  clg_fault_reset();
+}
+
+Test(cache, program_info_failure_stores_nothing) {
+  /* Each of the clGetProgramInfo calls of a store, failing in turn. */
+  for (unsigned skip = 0; skip < 4; ++skip) {
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/info%u", g_tmp, skip);
+    cr_assert_eq(setenv("CLGATHER_CACHE_DIR", dir, 1), 0);
+    clg_fault_reset();
+    clg_fault_inject(CLG_FAULT_PROGRAM_INFO, skip, 1, CL_INVALID_PROGRAM);
+    clg_context *ctx = gather_on_new_context();
+    cr_expect_geq(clg_fault_calls(CLG_FAULT_PROGRAM_INFO), skip + 1);
+    cr_expect_eq(ctx->disk_stores + 1, ctx->builds, "skip %u", skip);
+    cr_expect_eq(count_files(dir, ".bin"), (int)ctx->builds - 1);
+    cr_expect_eq(count_files(dir, ".tmp"), 0);
+    clg_context_destroy(ctx);
+  }
+  clg_fault_reset();
+}
+
+Test(cache, host_allocation_failures_are_harmless) {
+  /* Warm the cache, then fail each host allocation of a warm run in turn:
+   * the call either succeeds (the failure was the cache's: silent) or fails
+   * with CLG_ERROR_OUT_OF_HOST_MEMORY (a failure of the call's own). */
+  clg_context_destroy(gather_on_new_context());
+  clg_context *ctx = NULL;
+  cr_assert_eq(clg_context_create_default(NULL, &ctx), CLG_SUCCESS);
+  clg_fault_reset();
+  clg_kernel_entry *e = NULL;
+  cr_assert_eq(clg__get_kernel(ctx, good_source, "-DK=7", "twice", &e),
+               CLG_SUCCESS);
+  clg_context_destroy(ctx);
+  unsigned long allocs = clg_fault_calls(CLG_FAULT_HOST_ALLOC);
+  for (unsigned p = 0; p < allocs; ++p) {
+    cr_assert_eq(clg_context_create_default(NULL, &ctx), CLG_SUCCESS);
+    clg_fault_reset();
+    clg_fault_inject(CLG_FAULT_HOST_ALLOC, p, 1, CL_SUCCESS);
+    clg_status st = clg__get_kernel(ctx, good_source, "-DK=7", "twice", &e);
+    clg_fault_reset();
+    cr_expect(st == CLG_SUCCESS || st == CLG_ERROR_OUT_OF_HOST_MEMORY,
+              "allocation %u: %s", p, clg_last_error());
+    cr_expect_eq(clg__get_kernel(ctx, good_source, "-DK=7", "twice", &e),
+                 CLG_SUCCESS, "allocation %u: the retry", p);
+    clg_context_destroy(ctx);
+  }
+}
