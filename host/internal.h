@@ -183,6 +183,25 @@ typedef struct clg_op_impl {
                         const clg_launch *launch, cl_event *event);
 } clg_op_impl;
 
+/* Checked inputs of a call: the operator, normalised params, facts. */
+typedef struct clg_checked {
+  const clg_op_impl *impl;
+  clg_params norm;
+  clg_tensor_facts df, xf;
+  int32_t out_rank;
+  int64_t out_shape[CLG_MAX_RANK];
+} clg_checked;
+
+/* index_pass.c: the operator's mode rule, then (mode RAISE) every index
+ * value, in place for host indices, on the device or read back for cl_mem
+ * indices; an offender is reported by the operator. */
+clg_status clg__check_index_values(clg_context *ctx, const clg_checked *c,
+                                   cl_command_queue queue,
+                                   const clg_tensor *data,
+                                   const clg_tensor *indices,
+                                   cl_uint num_events,
+                                   const cl_event *wait_list);
+
 extern const clg_op_impl clg__op_gather;
 extern const clg_op_impl clg__op_gather_elements;
 extern const clg_op_impl clg__op_gather_nd;
