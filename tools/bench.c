@@ -19,17 +19,34 @@
  *      clock, interleaved with (b);
  *  (e) once per run: the empty kernel, event-profiled and wall clock.
  * Every figure is the median of its samples after warm-up.
+ *
+ * Two extras (--only pipeline, --only coldstart):
+ *  device-resident validation, W1 and W2 with data, indices and output in
+ *  cl_mem, after the same byte-for-byte check: (a) again, interleaved with
+ *  (i) clg_validate on the cl_mem indices (the library's chosen path),
+ *  (ii) the read-back path done by the bench (blocking clEnqueueReadBuffer
+ *  of the indices + clg_validate(NULL) on the copy), (iii) the checked
+ *  clg_run, wall clock from the call to its event's completion;
+ *  cold start: this binary run as a child (--cold-start-child) that creates
+ *  a context and runs one W1 gather on host memory, with CLGATHER_CACHE_DIR
+ *  a fresh empty directory, the same directory again, and "off".
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
 
 #include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------- settings */
 
@@ -210,6 +227,24 @@ static int selected(const settings *cfg, const workload *w) {
         return 1;
       }
     }
+    p += len;
+    if (*p == ',')
+      ++p;
+  }
+  return 0;
+}
+
+/* Whether an extra ("pipeline", "coldstart") runs: always without --only,
+ * else when the list names it (case-insensitive). */
+static int only_has(const settings *cfg, const char *word) {
+  if (!cfg->only)
+    return 1;
+  size_t wl = strlen(word);
+  for (const char *p = cfg->only; *p;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len == wl && strncasecmp(p, word, len) == 0)
+      return 1;
     p += len;
     if (*p == ',')
       ++p;
@@ -590,6 +625,571 @@ done:
   r->seconds = bench_now() - t_start;
 }
 
+/* ---------------------------------------- device-resident validation */
+
+/* The library validates cl_mem indices with its validation kernel from this
+ * many index bytes up and by read-back + host scan below
+ * (CLG_VALIDATE_DEVICE_MIN_BYTES in host/index_pass.c). The bench cannot
+ * ask which path a call took: it infers it from this threshold. */
+#define BENCH_VALIDATE_DEVICE_MIN_BYTES ((uint64_t)32 << 10)
+
+typedef struct pipe_result {
+  int work; /* index into g_work, -1: not defined */
+  int status;
+  char message[600];
+  uint64_t data_bytes, index_bytes, out_bytes;
+  int device_path; /* the library's choice, inferred from the threshold */
+  stats kernel, devval, rbval, e2e;
+  double seconds;
+} pipe_result;
+
+/* (i) clg_validate on cl_mem indices: the library's own path, wall clock. */
+static int sample_dev_validate(void *state, double *seconds, char *msg,
+                               size_t msglen) {
+  run_state *s = state;
+  double t0 = bench_now();
+  clg_status st = clg_validate(s->ctx, s->params, s->data, s->indices,
+                               s->queue, 0, NULL);
+  *seconds = bench_now() - t0;
+  if (st != CLG_SUCCESS) {
+    set_clg_message(msg, msglen, st);
+    return -1;
+  }
+  return 0;
+}
+
+/* (ii) what the library's read-back path does, done by the bench: allocate,
+ * blocking clEnqueueReadBuffer of the indices, clg_validate(NULL) on the
+ * host copy, free; wall clock. */
+typedef struct readback_state {
+  const clg_params *params;
+  const clg_tensor *data_host; /* shape only: validation reads no data */
+  const bench_op *op;
+  cl_mem indices;
+  size_t bytes;
+  cl_command_queue queue;
+} readback_state;
+
+static int sample_rb_validate(void *state, double *seconds, char *msg,
+                              size_t msglen) {
+  readback_state *s = state;
+  double t0 = bench_now();
+  void *copy = malloc(s->bytes ? s->bytes : 1);
+  if (!copy) {
+    snprintf(msg, msglen, "out of host memory reading back %zu bytes",
+             s->bytes);
+    return -1;
+  }
+  cl_int e = clEnqueueReadBuffer(s->queue, s->indices, CL_TRUE, 0, s->bytes,
+                                 copy, 0, NULL, NULL);
+  clg_status st = CLG_SUCCESS;
+  if (e == CL_SUCCESS) {
+    clg_tensor xh =
+        clg_tensor_host(s->op->itype, s->op->irank, s->op->ishape, copy);
+    st = clg_validate(NULL, s->params, s->data_host, &xh, NULL, 0, NULL);
+  }
+  free(copy);
+  *seconds = bench_now() - t0;
+  if (e != CL_SUCCESS) {
+    snprintf(msg, msglen, "clEnqueueReadBuffer of the indices: %s",
+             bench_cl_error(e));
+    return -1;
+  }
+  if (st != CLG_SUCCESS) {
+    set_clg_message(msg, msglen, st);
+    return -1;
+  }
+  return 0;
+}
+
+/* (iii) clg_run on cl_mem data, indices and output: wall clock from the
+ * call to the completion of its event (validation, launch, kernel). */
+static int sample_e2e(void *state, double *seconds, char *msg,
+                      size_t msglen) {
+  run_state *s = state;
+  cl_event ev = NULL;
+  double t0 = bench_now();
+  clg_status st = clg_run(s->ctx, s->params, s->data, s->indices, s->output,
+                          s->queue, 0, NULL, &ev);
+  if (st != CLG_SUCCESS) {
+    set_clg_message(msg, msglen, st);
+    return -1;
+  }
+  cl_int e = clWaitForEvents(1, &ev);
+  *seconds = bench_now() - t0;
+  clReleaseEvent(ev);
+  if (e != CL_SUCCESS) {
+    snprintf(msg, msglen, "waiting for the gather's event: %s",
+             bench_cl_error(e));
+    return -1;
+  }
+  return 0;
+}
+
+/* Store `value` at flat position `pos` of an index array. */
+static void set_index(void *indices, clg_dtype itype, uint64_t pos,
+                      int64_t value) {
+  if (itype == I32)
+    ((int32_t *)indices)[pos] = (int32_t)value;
+  else
+    ((int64_t *)indices)[pos] = value;
+}
+
+/* Expect CLG_ERROR_INDEX_OUT_OF_BOUNDS from a validation that should fail;
+ * 0, or -1 with a message. */
+static int expect_oob(clg_status st, const char *path, char *msg,
+                      size_t msglen) {
+  if (st == CLG_ERROR_INDEX_OUT_OF_BOUNDS)
+    return 0;
+  snprintf(msg, msglen,
+           "WRONG: %s validation of indices with one out-of-range value "
+           "returned %s%s%s",
+           path, clg_status_string(st), st ? ": " : "",
+           st ? clg_last_error() : "");
+  return -1;
+}
+
+static void run_pipeline(env *E, int wi, pipe_result *r) {
+  const settings *cfg = E->cfg;
+  const workload *w = &g_work[wi];
+  const bench_op *op = &w->op;
+  cl_context clctx = clg_context_cl_context(E->ctx);
+  char *msg = r->message;
+  size_t msglen = sizeof r->message;
+  double t_start = bench_now();
+  memset(r, 0, sizeof *r);
+  r->work = wi;
+  r->status = ST_ERROR;
+
+  int32_t orank = 0;
+  int64_t oshape[CLG_MAX_RANK];
+  if (bench_ref_shape(op, &orank, oshape) != 0) {
+    snprintf(msg, msglen, "the bench cannot describe this workload");
+    return;
+  }
+  size_t es = clg_dtype_size(op->dtype), xs = clg_dtype_size(op->itype);
+  uint64_t nidx = bench_numel(op->irank, op->ishape);
+  r->data_bytes = bench_numel(op->drank, op->dshape) * es;
+  r->index_bytes = nidx * xs;
+  r->out_bytes = bench_numel(orank, oshape) * es;
+  r->device_path = r->index_bytes >= BENCH_VALIDATE_DEVICE_MIN_BYTES;
+
+  unsigned char *data = malloc(r->data_bytes ? r->data_bytes : 1);
+  void *indices = malloc(r->index_bytes ? r->index_bytes : 1);
+  unsigned char *want = malloc(r->out_bytes ? r->out_bytes : 1);
+  unsigned char *got = malloc(r->out_bytes ? r->out_bytes : 1);
+  cl_mem dmem = NULL, xmem = NULL, omem = NULL, bmem = NULL;
+  if (!data || !indices || !want || !got) {
+    snprintf(msg, msglen, "out of host memory");
+    goto done;
+  }
+  /* The same inputs as the workload's row in the main table. */
+  bench_rng rng = {0x5eed0000u + (uint64_t)wi};
+  bench_fill_random(data, r->data_bytes, &rng);
+  bench_make_indices(op, indices, &rng);
+  if (bench_reference(op, data, indices, want) != 0) {
+    snprintf(msg, msglen, "the reference rejected the generated indices");
+    goto done;
+  }
+  if (!(dmem = make_buffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                           r->data_bytes, data, msg, msglen)) ||
+      !(xmem = make_buffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                           r->index_bytes, indices, msg, msglen)) ||
+      !(omem = make_buffer(clctx, CL_MEM_READ_WRITE, r->out_bytes, NULL, msg,
+                           msglen)))
+    goto done;
+
+  clg_tensor dd = clg_tensor_buffer(op->dtype, op->drank, op->dshape, dmem, 0);
+  clg_tensor xd = clg_tensor_buffer(op->itype, op->irank, op->ishape, xmem, 0);
+  clg_tensor od = clg_tensor_buffer(op->dtype, orank, oshape, omem, 0);
+  clg_tensor dh = clg_tensor_host(op->dtype, op->drank, op->dshape, data);
+  run_state dev = {E->ctx, &op->params, &dd, &xd, &od, E->cl.queue};
+  readback_state rb = {&op->params, &dh,  op,
+                       xmem,        (size_t)r->index_bytes, E->cl.queue};
+  double t;
+
+  /* Correctness first: the checked end-to-end call on a poisoned output,
+   * read back and compared byte for byte with the reference. */
+  unsigned char poison = 0xA5;
+  cl_int e = clEnqueueFillBuffer(E->cl.queue, omem, &poison, 1, 0,
+                                 r->out_bytes, 0, NULL, NULL);
+  if (e == CL_SUCCESS)
+    e = clFinish(E->cl.queue);
+  if (e != CL_SUCCESS) {
+    snprintf(msg, msglen, "clEnqueueFillBuffer: %s", bench_cl_error(e));
+    goto done;
+  }
+  if (sample_e2e(&dev, &t, msg, msglen) != 0) {
+    r->status = ST_NA;
+    goto done;
+  }
+  e = clEnqueueReadBuffer(E->cl.queue, omem, CL_TRUE, 0, r->out_bytes, got, 0,
+                          NULL, NULL);
+  if (e != CL_SUCCESS) {
+    snprintf(msg, msglen, "clEnqueueReadBuffer: %s", bench_cl_error(e));
+    goto done;
+  }
+  if (compare(got, want, r->out_bytes, "device-resident", msg, msglen) != 0) {
+    r->status = ST_WRONG;
+    goto done;
+  }
+  /* Both validation paths accept the valid indices... */
+  if (sample_dev_validate(&dev, &t, msg, msglen) != 0 ||
+      sample_rb_validate(&rb, &t, msg, msglen) != 0) {
+    r->status = ST_WRONG;
+    goto done;
+  }
+  /* ...and reject the same indices with one value out of range (s, the
+   * first invalid one), placed in the last quarter of the array. */
+  if (op->params.mode == CLG_MODE_RAISE && op->params.op == CLG_OP_GATHER &&
+      nidx > 0) {
+    int64_t s = op->dshape[op->params.axis];
+    uint64_t pos = nidx - 1 - nidx / 8;
+    set_index(indices, op->itype, pos, s);
+    bmem = make_buffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                       r->index_bytes, indices, msg, msglen);
+    if (!bmem)
+      goto done;
+    clg_tensor xb =
+        clg_tensor_buffer(op->itype, op->irank, op->ishape, bmem, 0);
+    clg_tensor xh = clg_tensor_host(op->itype, op->irank, op->ishape,
+                                    indices);
+    if (expect_oob(clg_validate(E->ctx, &op->params, &dd, &xb, E->cl.queue,
+                                0, NULL),
+                   "clg_validate (cl_mem)", msg, msglen) != 0 ||
+        expect_oob(clg_validate(NULL, &op->params, &dh, &xh, NULL, 0, NULL),
+                   "read-back (host)", msg, msglen) != 0) {
+      r->status = ST_WRONG;
+      goto done;
+    }
+    clReleaseMemObject(bmem);
+    bmem = NULL;
+  }
+  free(want);
+  want = NULL;
+
+  /* (a), (i), (ii), (iii) interleaved sample by sample. */
+  sample_fn fns[] = {sample_kernel, sample_dev_validate, sample_rb_validate,
+                     sample_e2e};
+  void *states[] = {&dev, &dev, &rb, &dev};
+  stats ps[4];
+  if (measure_set(cfg, cfg->budget, 4, fns, states, ps, msg, msglen) != 0)
+    goto done;
+  r->kernel = ps[0];
+  r->devval = ps[1];
+  r->rbval = ps[2];
+  r->e2e = ps[3];
+  r->status = ST_OK;
+  msg[0] = '\0';
+
+done:
+  if (dmem)
+    clReleaseMemObject(dmem);
+  if (xmem)
+    clReleaseMemObject(xmem);
+  if (omem)
+    clReleaseMemObject(omem);
+  if (bmem)
+    clReleaseMemObject(bmem);
+  free(data);
+  free(indices);
+  free(want);
+  free(got);
+  r->seconds = bench_now() - t_start;
+}
+
+/* ----------------------------------------------------------- cold start */
+
+/* A child process (this binary, --cold-start-child) creates a context and
+ * runs one W1 gather on host memory. It prepares W1's inputs first, before
+ * touching OpenCL, and reports CLOCK_MONOTONIC (system-wide) times, so the
+ * parent measures spawn -> first result and takes out the input
+ * preparation, which is no cost of the library. */
+
+#define COLD_CASES 3 /* disk cache cold, warm, off */
+
+typedef struct cold_sample {
+  double first;     /* spawn -> first result, less input preparation */
+  double startup;   /* spawn -> main */
+  double context;   /* clg_context_create_default */
+  double call;      /* the first clg_run, blocking */
+  double inputs;    /* input preparation in the child (excluded) */
+} cold_sample;
+
+typedef struct cold_result {
+  int status;
+  char message[600];
+  int reps;
+  cold_sample med[COLD_CASES]; /* medians, field by field */
+  double first_min[COLD_CASES], first_max[COLD_CASES];
+  int cache_files; /* files in the cold dir after the first cold child */
+  double seconds;
+} cold_result;
+
+static const char *const cold_case_name[COLD_CASES] = {"cold", "warm",
+                                                        "off"};
+
+static int find_work(const char *name) {
+  for (int i = 0; i < g_nwork; ++i)
+    if (!strcmp(g_work[i].name, name))
+      return i;
+  return -1;
+}
+
+/* The child: prints one line "clgather-bench-cold main=T inputs=T ctx=T
+ * result=T ok=0|1" (monotonic seconds) on stdout. */
+static int cold_start_child(const settings *cfg, double t_main) {
+  int wi = find_work("W1");
+  if (wi < 0)
+    return 3;
+  const bench_op *op = &g_work[wi].op;
+  int32_t orank = 0;
+  int64_t oshape[CLG_MAX_RANK];
+  if (bench_ref_shape(op, &orank, oshape) != 0)
+    return 3;
+  size_t es = clg_dtype_size(op->dtype), xs = clg_dtype_size(op->itype);
+  size_t db = (size_t)bench_numel(op->drank, op->dshape) * es;
+  size_t xb = (size_t)bench_numel(op->irank, op->ishape) * xs;
+  size_t ob = (size_t)bench_numel(orank, oshape) * es;
+  unsigned char *data = malloc(db), *got = malloc(ob), *want = malloc(ob);
+  void *indices = malloc(xb);
+  if (!data || !got || !want || !indices) {
+    fprintf(stderr, "clgather-bench (cold-start child): out of memory\n");
+    return 3;
+  }
+  bench_rng rng = {0x5eed0000u + (uint64_t)wi};
+  bench_fill_random(data, db, &rng);
+  bench_make_indices(op, indices, &rng);
+  memset(got, 0x5A, ob);
+  double t_inputs = bench_now();
+
+  clg_context *ctx = NULL;
+  clg_status st = clg_context_create_default(cfg->device, &ctx);
+  double t_ctx = bench_now();
+  if (st == CLG_SUCCESS) {
+    clg_tensor dh = clg_tensor_host(op->dtype, op->drank, op->dshape, data);
+    clg_tensor xh = clg_tensor_host(op->itype, op->irank, op->ishape,
+                                    indices);
+    clg_tensor oh = clg_tensor_host(op->dtype, orank, oshape, got);
+    st = clg_run(ctx, &op->params, &dh, &xh, &oh, NULL, 0, NULL, NULL);
+  }
+  double t_result = bench_now();
+  if (st != CLG_SUCCESS) {
+    fprintf(stderr, "clgather-bench (cold-start child): %s: %s\n",
+            clg_status_string(st), clg_last_error());
+    clg_context_destroy(ctx);
+    return 3;
+  }
+  int ok = bench_reference(op, data, indices, want) == 0 &&
+           memcmp(got, want, ob) == 0;
+  printf("clgather-bench-cold main=%.9f inputs=%.9f ctx=%.9f result=%.9f "
+         "ok=%d\n",
+         t_main, t_inputs, t_ctx, t_result, ok);
+  fflush(stdout);
+  clg_context_destroy(ctx);
+  free(data);
+  free(got);
+  free(want);
+  free(indices);
+  return ok ? 0 : 1;
+}
+
+extern char **environ;
+
+/* Spawn one child with CLGATHER_CACHE_DIR=cache_dir; 0 and *out, or -1
+ * (message in msg; *wrong set when the child's result was wrong). */
+static int cold_spawn(const settings *cfg, const char *argv0,
+                      const char *cache_dir, cold_sample *out, int *wrong,
+                      char *msg, size_t msglen) {
+  size_t nenv = 0;
+  while (environ[nenv])
+    ++nenv;
+  char **envp = malloc((nenv + 2) * sizeof *envp);
+  size_t vlen = strlen("CLGATHER_CACHE_DIR=") + strlen(cache_dir) + 1;
+  char *var = malloc(vlen);
+  if (!envp || !var) {
+    free(envp);
+    free(var);
+    snprintf(msg, msglen, "out of host memory");
+    return -1;
+  }
+  snprintf(var, vlen, "CLGATHER_CACHE_DIR=%s", cache_dir);
+  size_t k = 0;
+  for (size_t i = 0; i < nenv; ++i)
+    if (strncmp(environ[i], "CLGATHER_CACHE_DIR=", 19) != 0)
+      envp[k++] = environ[i];
+  envp[k++] = var;
+  envp[k] = NULL;
+  char *args[5];
+  int na = 0;
+  args[na++] = (char *)argv0;
+  args[na++] = (char *)"--cold-start-child";
+  if (cfg->device) {
+    args[na++] = (char *)"--device";
+    args[na++] = (char *)cfg->device;
+  }
+  args[na] = NULL;
+
+  int fds[2];
+  if (pipe(fds) != 0) {
+    snprintf(msg, msglen, "pipe: %s", strerror(errno));
+    free(envp);
+    free(var);
+    return -1;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addclose(&fa, fds[0]);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+  posix_spawn_file_actions_addclose(&fa, fds[1]);
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = 0;
+  double t_spawn = bench_now();
+  int rc = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, args, envp);
+  posix_spawn_file_actions_destroy(&fa);
+  close(fds[1]);
+  free(envp);
+  free(var);
+  if (rc != 0) {
+    close(fds[0]);
+    snprintf(msg, msglen, "posix_spawn of /proc/self/exe: %s", strerror(rc));
+    return -1;
+  }
+  char line[512];
+  size_t used = 0;
+  for (;;) {
+    ssize_t got = read(fds[0], line + used, sizeof line - 1 - used);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      break;
+    used += (size_t)got;
+    if (used == sizeof line - 1)
+      break;
+  }
+  line[used] = '\0';
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  double tm = 0, ti = 0, tc = 0, tr = 0;
+  int ok = 0;
+  if (sscanf(line, "clgather-bench-cold main=%lf inputs=%lf ctx=%lf "
+                   "result=%lf ok=%d",
+             &tm, &ti, &tc, &tr, &ok) != 5) {
+    snprintf(msg, msglen,
+             "the cold-start child (CLGATHER_CACHE_DIR=%s) reported nothing "
+             "(exit status %d)",
+             cache_dir, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return -1;
+  }
+  if (!ok) {
+    *wrong = 1;
+    snprintf(msg, msglen, "WRONG result in the cold-start child "
+                          "(CLGATHER_CACHE_DIR=%s)",
+             cache_dir);
+    return -1;
+  }
+  out->startup = tm - t_spawn;
+  out->inputs = ti - tm;
+  out->context = tc - ti;
+  out->call = tr - tc;
+  out->first = (tr - t_spawn) - out->inputs;
+  return 0;
+}
+
+/* Files in dir; with remove_all, delete them and the directory (the cache
+ * is flat: one file per program). */
+static int dir_files(const char *dir, int remove_all) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return 0;
+  int n = 0;
+  struct dirent *ent;
+  char path[4096];
+  while ((ent = readdir(d)) != NULL) {
+    if (!strcmp(ent->d_name, ".") || !strcmp(ent->d_name, ".."))
+      continue;
+    ++n;
+    if (remove_all) {
+      snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+      unlink(path);
+    }
+  }
+  closedir(d);
+  if (remove_all)
+    rmdir(dir);
+  return n;
+}
+
+static double median_of(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void run_cold_start(const settings *cfg, const char *argv0,
+                           cold_result *r) {
+  double t_start = bench_now();
+  memset(r, 0, sizeof *r);
+  r->status = ST_ERROR;
+  r->cache_files = -1;
+  int reps = cfg->quick ? 1 : 3;
+  cold_sample s[COLD_CASES][3];
+  const char *tmp = getenv("TMPDIR");
+  if (!tmp || !*tmp)
+    tmp = "/tmp";
+  int wrong = 0;
+  for (int k = 0; k < reps; ++k) {
+    /* A fresh empty directory for the cold child, the same one again for
+     * the warm child, then the cache off; the three interleaved. */
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/clgather-bench-cache-XXXXXX", tmp);
+    if (!mkdtemp(dir)) {
+      snprintf(r->message, sizeof r->message, "mkdtemp %.400s: %s", dir,
+               strerror(errno));
+      goto done;
+    }
+    const char *dirs[COLD_CASES] = {dir, dir, "off"};
+    int failed = 0;
+    for (int c = 0; c < COLD_CASES && !failed; ++c) {
+      fprintf(stderr, ".");
+      failed = cold_spawn(cfg, argv0, dirs[c], &s[c][k], &wrong, r->message,
+                          sizeof r->message) != 0;
+      if (!failed && c == 0 && k == 0)
+        r->cache_files = dir_files(dir, 0);
+    }
+    dir_files(dir, 1);
+    if (failed) {
+      if (wrong)
+        r->status = ST_WRONG;
+      goto done;
+    }
+  }
+  for (int c = 0; c < COLD_CASES; ++c) {
+    double v[5][3];
+    for (int k = 0; k < reps; ++k) {
+      v[0][k] = s[c][k].first;
+      v[1][k] = s[c][k].startup;
+      v[2][k] = s[c][k].context;
+      v[3][k] = s[c][k].call;
+      v[4][k] = s[c][k].inputs;
+    }
+    r->med[c].first = median_of(v[0], reps);
+    r->first_min[c] = v[0][0];
+    r->first_max[c] = v[0][reps - 1];
+    r->med[c].startup = median_of(v[1], reps);
+    r->med[c].context = median_of(v[2], reps);
+    r->med[c].call = median_of(v[3], reps);
+    r->med[c].inputs = median_of(v[4], reps);
+  }
+  r->reps = reps;
+  r->status = ST_OK;
+  r->message[0] = '\0';
+done:
+  r->seconds = bench_now() - t_start;
+}
+
 /* --------------------------------------------------------------- output */
 
 static void human_bytes(char *buf, size_t len, double bytes) {
@@ -621,8 +1221,102 @@ typedef struct run_info {
   double total_seconds;
 } run_info;
 
+typedef struct extras {
+  int pipeline, coldstart; /* selected and run */
+  pipe_result pipe[2];
+  int npipe;
+  cold_result cold;
+} extras;
+
+static void fmt_ratio(char *buf, size_t len, double s, double kernel) {
+  char ms[16];
+  fmt_ms(ms, sizeof ms, s);
+  snprintf(buf, len, "%s (%.2fx)", ms, kernel > 0 ? s / kernel : 0.0);
+}
+
+static void print_pipeline(const extras *x) {
+  printf("\ndevice-resident validation (data, indices, output in cl_mem; "
+         "medians, interleaved):\n");
+  printf("%-8s %10s %9s %17s %17s %17s  %s\n", "workload", "index", "kern ms",
+         "device-valid ms", "read-back ms", "checked e2e ms", "library path");
+  printf("%-8s %10s %9s %17s %17s %17s  %s\n", "", "bytes", "(a)", "(i)",
+         "(ii)", "(iii)", "");
+  for (int i = 0; i < x->npipe; ++i) {
+    const pipe_result *r = &x->pipe[i];
+    const char *name = r->work >= 0 ? g_work[r->work].name : "?";
+    char ib[24];
+    human_bytes(ib, sizeof ib, (double)r->index_bytes);
+    if (r->status != ST_OK) {
+      printf("%-8s %10s %s%s\n", name, ib,
+             r->status == ST_NA      ? "n/a: "
+             : r->status == ST_WRONG ? ""
+                                     : "error: ",
+             r->message);
+      continue;
+    }
+    char km[16], dv[32], rb[32], ee[32];
+    fmt_ms(km, sizeof km, r->kernel.median);
+    fmt_ratio(dv, sizeof dv, r->devval.median, r->kernel.median);
+    fmt_ratio(rb, sizeof rb, r->rbval.median, r->kernel.median);
+    fmt_ratio(ee, sizeof ee, r->e2e.median, r->kernel.median);
+    printf("%-8s %10s %9s %17s %17s %17s  %s\n", name, ib, km, dv, rb, ee,
+           r->device_path ? "device kernel" : "read-back");
+  }
+  printf("\n(a) gather kernel alone, event START..END (the x figures are "
+         "ratios to it); (i) clg_validate(ctx) on the cl_mem indices, wall "
+         "clock:\nthe library's own path; (ii) read-back validation by the "
+         "bench: malloc + blocking clEnqueueReadBuffer of the indices +\n"
+         "clg_validate(NULL) on the copy (what the library's read-back path "
+         "does); (iii) clg_run on cl_mem tensors, wall clock from the\ncall "
+         "to its event's completion (validation + launch + kernel). Library "
+         "path: device kernel from %" PRIu64 " KiB of indices, read-back "
+         "below\n(CLG_VALIDATE_DEVICE_MIN_BYTES, inferred, not observed). "
+         "Results checked byte for byte; both paths checked to reject one "
+         "out-of-range index.\n",
+         BENCH_VALIDATE_DEVICE_MIN_BYTES / 1024);
+}
+
+static void print_cold(const extras *x) {
+  const cold_result *r = &x->cold;
+  if (r->status != ST_OK) {
+    printf("\ncold start: %s%s\n",
+           r->status == ST_WRONG ? "" : "error: ", r->message);
+    return;
+  }
+  char v[COLD_CASES][16];
+  for (int c = 0; c < COLD_CASES; ++c)
+    fmt_ms(v[c], sizeof v[c], r->med[c].first);
+  printf("\ncold start (new process -> first W1 result on host memory, "
+         "median of %d): disk cache cold %s ms, warm %s ms, off %s ms\n",
+         r->reps, v[0], v[1], v[2]);
+  printf("%-12s %9s %9s %9s %9s %9s\n", "  disk cache", "first ms",
+         "exec ms", "context", "1st call", "(inputs)");
+  for (int c = 0; c < COLD_CASES; ++c) {
+    char f[16], e[16], cx[16], cl[16], in[16];
+    fmt_ms(f, sizeof f, r->med[c].first);
+    fmt_ms(e, sizeof e, r->med[c].startup);
+    fmt_ms(cx, sizeof cx, r->med[c].context);
+    fmt_ms(cl, sizeof cl, r->med[c].call);
+    fmt_ms(in, sizeof in, r->med[c].inputs);
+    printf("  %-10s %9s %9s %9s %9s %9s\n", cold_case_name[c], f, e, cx, cl,
+           in);
+  }
+  printf("\nfirst = spawn of `clgather-bench --cold-start-child` -> its "
+         "first clg_run returns, less the child's input preparation\n"
+         "(inputs: W1's data and indices, made before OpenCL is touched); "
+         "exec = spawn -> main; context = clg_context_create_default;\n"
+         "1st call = the first clg_run (builds or loads the program, "
+         "stages, runs, reads back). CLGATHER_CACHE_DIR: cold = a fresh\n"
+         "empty directory (%d file(s) in it afterwards), warm = the same "
+         "directory again, off = \"off\". POCL's own kernel cache is left\n"
+         "as it is (warm): a cold POCL cache would add its compile time to "
+         "every figure. Each child's result checked byte for byte.\n",
+         r->cache_files);
+}
+
 static void print_table(const run_info *info, const settings *cfg,
-                        const int *idx, const result *res, int n) {
+                        const int *idx, const result *res, int n,
+                        const extras *x) {
   printf("clgather-bench %s on %s (%s; driver %s), %u compute units\n",
          clg_version_string(), info->device, info->version, info->driver,
          (unsigned)info->cus);
@@ -632,8 +1326,11 @@ static void print_table(const run_info *info, const settings *cfg,
          cfg->reps ? "fixed" : "adaptive", cfg->budget,
          cfg->sweep_bytes / (1024 * 1024));
   printf("launch floor (empty kernel, median of %d): %.1f us event, %.1f us "
-         "wall (enqueue to completion)\n\n",
+         "wall (enqueue to completion)\n",
          info->floor_reps, info->floor_event * 1e6, info->floor_wall * 1e6);
+  if (n == 0)
+    goto extras_out;
+  printf("\n");
   printf("%-8s %-14s %10s %9s %9s %9s %9s %9s %7s %8s\n", "workload", "",
          "out", "kern ms", "kern GB/s", "copy GB/s", "x copy-ref", "call ms",
          "valid", "bounds");
@@ -675,6 +1372,11 @@ static void print_table(const run_info *info, const settings *cfg,
     describe(d, sizeof d, &g_work[idx[i]].op);
     printf("  %-8s %s\n", g_work[idx[i]].name, d);
   }
+extras_out:
+  if (x->pipeline)
+    print_pipeline(x);
+  if (x->coldstart)
+    print_cold(x);
   printf("\ntotal run time %.1f s\n", info->total_seconds);
 }
 
@@ -705,8 +1407,75 @@ static void json_stats(const char *name, const stats *s) {
          name, s->median, s->min, s->max, s->reps);
 }
 
+static void json_pipeline(const extras *x) {
+  printf(",\n \"device_resident_validation\": ");
+  if (!x->pipeline) {
+    printf("null");
+    return;
+  }
+  printf("{\"device_validation_min_index_bytes\": %" PRIu64
+         ", \"rows\": [",
+         BENCH_VALIDATE_DEVICE_MIN_BYTES);
+  for (int i = 0; i < x->npipe; ++i) {
+    const pipe_result *r = &x->pipe[i];
+    printf("%s\n  {\"name\": ", i ? "," : "");
+    json_string(r->work >= 0 ? g_work[r->work].name : "?");
+    printf(", \"data_bytes\": %" PRIu64 ", \"index_bytes\": %" PRIu64
+           ", \"output_bytes\": %" PRIu64 ", \"library_path\": \"%s\"",
+           r->data_bytes, r->index_bytes, r->out_bytes,
+           r->device_path ? "device" : "read-back");
+    printf(", \"status\": \"%s\", \"message\": ",
+           r->status == ST_OK       ? "ok"
+           : r->status == ST_NA     ? "n/a"
+           : r->status == ST_WRONG ? "wrong"
+                                    : "error");
+    json_string(r->message);
+    printf(", \"seconds\": %.3f", r->seconds);
+    if (r->status == ST_OK) {
+      json_stats("kernel", &r->kernel);
+      json_stats("device_validation", &r->devval);
+      json_stats("readback_validation", &r->rbval);
+      json_stats("checked_end_to_end", &r->e2e);
+      printf(", \"device_validation_x_kernel\": %.6g, "
+             "\"readback_validation_x_kernel\": %.6g, "
+             "\"checked_end_to_end_x_kernel\": %.6g",
+             r->devval.median / r->kernel.median,
+             r->rbval.median / r->kernel.median,
+             r->e2e.median / r->kernel.median);
+    }
+    printf("}");
+  }
+  printf("\n ]}");
+}
+
+static void json_cold(const extras *x) {
+  const cold_result *r = &x->cold;
+  printf(",\n \"cold_start\": ");
+  if (!x->coldstart) {
+    printf("null");
+    return;
+  }
+  printf("{\"workload\": \"W1\", \"storage\": \"host\", "
+         "\"pocl_kernel_cache\": \"as is (warm)\", \"status\": \"%s\", "
+         "\"message\": ",
+         r->status == ST_OK ? "ok" : r->status == ST_WRONG ? "wrong" : "error");
+  json_string(r->message);
+  printf(", \"reps\": %d, \"cold_dir_files\": %d, \"seconds\": %.3f",
+         r->reps, r->cache_files, r->seconds);
+  if (r->status == ST_OK)
+    for (int c = 0; c < COLD_CASES; ++c)
+      printf(", \"%s\": {\"first_result_s\": %.6g, \"first_min_s\": %.6g, "
+             "\"first_max_s\": %.6g, \"exec_s\": %.6g, \"context_s\": %.6g, "
+             "\"first_call_s\": %.6g, \"inputs_s\": %.6g}",
+             cold_case_name[c], r->med[c].first, r->first_min[c],
+             r->first_max[c], r->med[c].startup, r->med[c].context,
+             r->med[c].call, r->med[c].inputs);
+  printf("}");
+}
+
 static void print_json(const run_info *info, const settings *cfg,
-                       const int *idx, const result *res, int n) {
+                       const int *idx, const result *res, int n,
+                       const extras *x) {
   printf("{\"clgather_version\": ");
   json_string(clg_version_string());
   printf(", \"device\": ");
@@ -780,7 +1549,10 @@ static void print_json(const run_info *info, const settings *cfg,
     }
     printf("}");
   }
-  printf("\n ]}\n");
+  printf("\n ]");
+  json_pipeline(x);
+  json_cold(x);
+  printf("}\n");
 }
 
 /* ----------------------------------------------------------------- main */
@@ -799,7 +1571,12 @@ static void usage(FILE *f) {
           "2-core CPU)\n"
           "  --only LIST     comma-separated workload names (see --list); "
           "NAME* is a\n"
-          "                  prefix; standard, sweep, family select groups\n"
+          "                  prefix; standard, sweep, family select groups; "
+          "pipeline\n"
+          "                  (device-resident validation, W1 and W2) and "
+          "coldstart\n"
+          "                  (new process to first W1 result) select the "
+          "extras\n"
           "  --reps N        exactly N samples per figure (default: "
           "adaptive)\n"
           "  --budget S      seconds of samples per measured set (default "
@@ -807,6 +1584,8 @@ static void usage(FILE *f) {
           "  --sweep-mib N   output size of each sweep workload (default 64; "
           "quick 8)\n"
           "  --list          list the workloads and exit\n"
+          "  --cold-start-child  internal: one cold-start measurement "
+          "(run by coldstart)\n"
           "Progress goes to stderr. Exit: 0 ok (n/a rows included), 1 a "
           "wrong result,\n"
           "2 usage, 3 device or setup error.\n");
@@ -822,8 +1601,9 @@ static int parse_int(const char *s, long lo, long hi, long *out) {
 }
 
 int main(int argc, char **argv) {
+  double t_main = bench_now();
   settings cfg = {0};
-  int list = 0;
+  int list = 0, child = 0;
   double budget = -1;
   long sweep_mib = -1;
   for (int i = 1; i < argc; ++i) {
@@ -836,6 +1616,8 @@ int main(int argc, char **argv) {
       cfg.quick = 1;
     } else if (!strcmp(a, "--list")) {
       list = 1;
+    } else if (!strcmp(a, "--cold-start-child")) {
+      child = 1;
     } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       usage(stdout);
       return 0;
@@ -875,6 +1657,8 @@ int main(int argc, char **argv) {
   cfg.sweep_bytes =
       (size_t)(sweep_mib > 0 ? sweep_mib : cfg.quick ? 8 : 64) * 1024 * 1024;
   define_workloads(&cfg);
+  if (child)
+    return cold_start_child(&cfg, t_main);
 
   int idx[MAX_WORKLOADS], n = 0;
   for (int i = 0; i < g_nwork; ++i)
@@ -886,9 +1670,20 @@ int main(int argc, char **argv) {
       describe(d, sizeof d, &g_work[i].op);
       printf("%-8s %-14s %s\n", g_work[i].name, g_work[i].label, d);
     }
+    printf("%-8s %-14s %s\n", "pipeline", "(extra)",
+           "W1, W2 device-resident: validation paths, checked end to end");
+    printf("%-8s %-14s %s\n", "coldstart", "(extra)",
+           "new process -> first W1 result, disk cache cold/warm/off");
     return 0;
   }
-  if (n == 0) {
+  extras *x = calloc(1, sizeof *x);
+  if (!x) {
+    fprintf(stderr, "clgather-bench: out of host memory\n");
+    return 3;
+  }
+  x->pipeline = only_has(&cfg, "pipeline");
+  x->coldstart = only_has(&cfg, "coldstart");
+  if (n == 0 && !x->pipeline && !x->coldstart) {
     fprintf(stderr, "clgather-bench: --only '%s' selects no workload (see "
                     "--list)\n",
             cfg.only);
@@ -901,6 +1696,7 @@ int main(int argc, char **argv) {
   if (st != CLG_SUCCESS) {
     fprintf(stderr, "clgather-bench: %s: %s\n", clg_status_string(st),
             clg_last_error());
+    free(x);
     return 3;
   }
   char err[4096];
@@ -909,6 +1705,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "clgather-bench: %s\n", err);
     bench_cl_release(&E.cl);
     clg_context_destroy(E.ctx);
+    free(x);
     return 3;
   }
   run_info info;
@@ -920,8 +1717,9 @@ int main(int argc, char **argv) {
   clGetDeviceInfo(E.cl.dev, CL_DRIVER_VERSION, sizeof info.driver - 1,
                   info.driver, NULL);
   info.cus = E.cl.compute_units;
-  fprintf(stderr, "clgather-bench: %s, %u compute units; %d workloads\n",
-          info.device, (unsigned)info.cus, n);
+  fprintf(stderr, "clgather-bench: %s, %u compute units; %d workloads%s%s\n",
+          info.device, (unsigned)info.cus, n,
+          x->pipeline ? " + pipeline" : "", x->coldstart ? " + coldstart" : "");
 
   /* (e) the launch floor. */
   {
@@ -939,6 +1737,7 @@ int main(int argc, char **argv) {
       free(wall);
       bench_cl_release(&E.cl);
       clg_context_destroy(E.ctx);
+      free(x);
       return 3;
     }
     qsort(ev, (size_t)reps, sizeof *ev, cmp_double);
@@ -950,9 +1749,10 @@ int main(int argc, char **argv) {
     free(wall);
   }
 
-  result *res = calloc((size_t)n, sizeof *res);
+  result *res = calloc((size_t)n + 1, sizeof *res);
   if (!res) {
     fprintf(stderr, "clgather-bench: out of host memory\n");
+    free(x);
     return 3;
   }
   int wrong = 0;
@@ -972,12 +1772,48 @@ int main(int argc, char **argv) {
             r->seconds, bench_now() - t_begin, r->status ? ": " : "",
             r->status ? r->message : "");
   }
+  if (x->pipeline) {
+    const char *names[2] = {"W1", "W2"};
+    for (int i = 0; i < 2; ++i) {
+      int wi = find_work(names[i]);
+      if (wi < 0)
+        continue;
+      pipe_result *r = &x->pipe[x->npipe++];
+      fprintf(stderr, "[pipeline] %-8s ", names[i]);
+      fflush(stderr);
+      run_pipeline(&E, wi, r);
+      if (r->status == ST_WRONG)
+        wrong = 1;
+      fprintf(stderr, "%-5s %5.1f s (total %5.1f s)%s%s\n",
+              r->status == ST_OK      ? "ok"
+              : r->status == ST_NA    ? "n/a"
+              : r->status == ST_WRONG ? "WRONG"
+                                      : "error",
+              r->seconds, bench_now() - t_begin, r->status ? ": " : "",
+              r->status ? r->message : "");
+    }
+  }
+  if (x->coldstart) {
+    fprintf(stderr, "[coldstart] W1 ");
+    fflush(stderr);
+    run_cold_start(&cfg, argv[0], &x->cold);
+    if (x->cold.status == ST_WRONG)
+      wrong = 1;
+    fprintf(stderr, " %-5s %5.1f s (total %5.1f s)%s%s\n",
+            x->cold.status == ST_OK      ? "ok"
+            : x->cold.status == ST_WRONG ? "WRONG"
+                                         : "error",
+            x->cold.seconds, bench_now() - t_begin,
+            x->cold.status ? ": " : "",
+            x->cold.status ? x->cold.message : "");
+  }
   info.total_seconds = bench_now() - t_begin;
   if (cfg.json)
-    print_json(&info, &cfg, idx, res, n);
+    print_json(&info, &cfg, idx, res, n, x);
   else
-    print_table(&info, &cfg, idx, res, n);
+    print_table(&info, &cfg, idx, res, n, x);
   free(res);
+  free(x);
   bench_cl_release(&E.cl);
   clg_context_destroy(E.ctx);
   return wrong ? 1 : 0;
