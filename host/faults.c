@@ -54,7 +54,8 @@ const char *clg_fault_call_name(clg_fault kind) {
       "clWaitForEvents",
       "malloc",
       "clCreateProgramWithBinary",
-      "clGetProgramInfo"};
+      "clGetProgramInfo",
+      "clEnqueueCopyBuffer"};
   return (unsigned)kind < CLG_FAULT_COUNT ? names[kind] : "unknown";
 }
 
@@ -219,4 +220,11 @@ int clg__fi_device_validation(void) {
   if (e && strcmp(e, "never") == 0)
     return 0;
   return -1;
+}
+
+cl_int clg__fi_clEnqueueCopyBuffer(cl_command_queue q, cl_mem src, cl_mem dst,
+                                   size_t so, size_t dof, size_t n, cl_uint ne,
+                                   const cl_event *w, cl_event *e) {
+  CLG_FI_STATUS(CLG_FAULT_COPY_BUFFER);
+  return clEnqueueCopyBuffer(q, src, dst, so, dof, n, ne, w, e);
 }

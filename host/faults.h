@@ -34,6 +34,7 @@ typedef enum clg_fault {
   CLG_FAULT_HOST_ALLOC,     /* malloc/calloc in host/ (fails with NULL) */
   CLG_FAULT_CREATE_PROGRAM_BINARY, /* clCreateProgramWithBinary */
   CLG_FAULT_PROGRAM_INFO,          /* clGetProgramInfo */
+  CLG_FAULT_COPY_BUFFER,           /* clEnqueueCopyBuffer */
   CLG_FAULT_COUNT
 } clg_fault;
 
@@ -85,6 +86,9 @@ cl_int clg__fi_clEnqueueNDRangeKernel(cl_command_queue, cl_kernel, cl_uint,
                                       const size_t *, const size_t *,
                                       const size_t *, cl_uint, const cl_event *,
                                       cl_event *);
+cl_int clg__fi_clEnqueueCopyBuffer(cl_command_queue, cl_mem, cl_mem, size_t,
+                                   size_t, size_t, cl_uint, const cl_event *,
+                                   cl_event *);
 cl_int clg__fi_clEnqueueReadBuffer(cl_command_queue, cl_mem, cl_bool, size_t,
                                    size_t, void *, cl_uint, const cl_event *,
                                    cl_event *);
@@ -117,6 +121,7 @@ int clg__fi_device_validation(void);
 #define clSetKernelArg clg__fi_clSetKernelArg
 #define clEnqueueNDRangeKernel clg__fi_clEnqueueNDRangeKernel
 #define clEnqueueReadBuffer clg__fi_clEnqueueReadBuffer
+#define clEnqueueCopyBuffer clg__fi_clEnqueueCopyBuffer
 #define clEnqueueMarkerWithWaitList clg__fi_clEnqueueMarkerWithWaitList
 #define clWaitForEvents clg__fi_clWaitForEvents
 #endif

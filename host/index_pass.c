@@ -55,7 +55,12 @@
 #define CLG_VALIDATE_PER_ITEM 256
 #define CLG_VALIDATE_MAX_GROUPS 256
 
-static bool clg_validate_on_device(const clg_context *ctx, size_t bytes) {
+static bool clg_validate_on_device(const clg_context *ctx, size_t bytes,
+                                   cl_mem_flags flags) {
+  /* Indices the host may not read (CL_MEM_HOST_NO_ACCESS, ..._WRITE_ONLY)
+   * can only be checked on the device. */
+  if (flags & (CL_MEM_HOST_NO_ACCESS | CL_MEM_HOST_WRITE_ONLY))
+    return true;
 #if defined(CLGATHER_TESTING)
   int forced = clg__fi_device_validation();
   if (forced >= 0)
@@ -165,23 +170,34 @@ static clg_status clg_check_on_device(clg_context *ctx, const clg_checked *c,
   err = clEnqueueReadBuffer(queue, res, CL_TRUE, 0, groups * sizeof verdict[0],
                             verdict, 1, &vev, NULL);
   clReleaseEvent(vev);
-  clReleaseMemObject(res);
-  if (err != CL_SUCCESS)
+  if (err != CL_SUCCESS) {
+    clReleaseMemObject(res);
     return clg__fail_cl(err, "clEnqueueReadBuffer",
                         "reading the validation verdict of indices");
+  }
   size_t pos = count;
   for (size_t g = 0; g < groups && pos == count; ++g)
     if (verdict[g] < (cl_ulong)count)
       pos = (size_t)verdict[g];
-  if (pos == count)
+  if (pos == count) {
+    clReleaseMemObject(res);
     return CLG_SUCCESS;
-  /* Failure only: the one offending value, for the message. */
+  }
+  /* Failure only: the one offending value, for the message. It is copied
+   * into the verdict buffer first, so indices the host may not read
+   * (CL_MEM_HOST_NO_ACCESS) are never read by the host. */
   unsigned char value[8] = {0};
-  err = clEnqueueReadBuffer(queue, indices->buffer, CL_TRUE,
-                            indices->offset + pos * isz, isz, value, 0, NULL,
-                            NULL);
+  cl_event cev = NULL;
+  err = clEnqueueCopyBuffer(queue, indices->buffer, res,
+                            indices->offset + pos * isz, 0, isz, 0, NULL, &cev);
+  if (err == CL_SUCCESS) {
+    err =
+        clEnqueueReadBuffer(queue, res, CL_TRUE, 0, isz, value, 1, &cev, NULL);
+    clReleaseEvent(cev);
+  }
+  clReleaseMemObject(res);
   if (err != CL_SUCCESS)
-    return clg__fail_cl(err, "clEnqueueReadBuffer",
+    return clg__fail_cl(err, "clEnqueueCopyBuffer/clEnqueueReadBuffer",
                         "reading back an out-of-bounds value of indices");
   return c->impl->report(&c->norm, data, indices, pos,
                          clg__index_at(value, isz, 0));
@@ -204,7 +220,7 @@ clg_status clg__check_index_values(clg_context *ctx, const clg_checked *c,
     return CLG_SUCCESS;
   if (indices->storage == CLG_STORAGE_HOST)
     return clg_check_host_values(c, data, indices, indices->host);
-  if (clg_validate_on_device(ctx, c->xf.bytes))
+  if (clg_validate_on_device(ctx, c->xf.bytes, c->xf.flags))
     return clg_check_on_device(ctx, c, queue, data, indices, num_events,
                                wait_list);
   return clg_check_read_back(c, queue, data, indices, num_events, wait_list);

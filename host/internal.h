@@ -86,6 +86,7 @@ typedef struct clg_tensor_facts {
   size_t elem_size; /* bytes per element */
   size_t count;     /* elements */
   size_t bytes;     /* count * elem_size */
+  cl_mem_flags flags; /* the buffer's flags (0 for host memory) */
 } clg_tensor_facts;
 
 /* Check a descriptor: storage kind, rank in [0, CLG_MAX_RANK], no negative

@@ -338,7 +338,7 @@ clg_status clg_run(clg_context *ctx, const clg_params *params,
     return st;
   if (!output)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "output is NULL");
-  clg_launch l = {data, indices, output, c.df, c.xf,       {0, 0, 0},
+  clg_launch l = {data, indices, output, c.df, c.xf,       {0, 0, 0, 0},
                   NULL, NULL,    NULL,   NULL, num_events, wait_list};
   if ((st = clg_check_output(ctx, &c, data, indices, output, &l.of)) !=
           CLG_SUCCESS ||

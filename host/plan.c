@@ -19,6 +19,8 @@ const char *clg__unit_type(size_t unit_bytes) {
 #define CLG_LOCAL_SIZE 64
 /* Most work-items spent on one slice by the ROWS variant. */
 #define CLG_ROWS_MAX_ITEMS 256
+/* Most work-groups along NDRange dim 1 (output slices) of the ROWS variant. */
+#define CLG_ROWS_MAX_DIM1 65535
 
 static size_t clg_round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
 
@@ -29,10 +31,10 @@ size_t clg__copy_unit(uint64_t bytes, size_t align_a, size_t align_b) {
   return unit;
 }
 
-void clg__plan_gather(clg_gather_plan *plan, uint64_t outer,
-                      uint64_t outer_pb, uint64_t s, uint64_t n,
-                      uint64_t slice_bytes, size_t index_bytes,
-                      size_t data_align, size_t out_align, size_t max_local) {
+void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,
+                      uint64_t s, uint64_t n, uint64_t slice_bytes,
+                      size_t index_bytes, size_t data_align, size_t out_align,
+                      size_t max_local) {
   size_t unit = clg__copy_unit(slice_bytes, data_align, out_align);
   size_t local = CLG_LOCAL_SIZE;
   if (max_local && local > max_local)
@@ -57,7 +59,12 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer,
     plan->local[0] = local;
     plan->local[1] = 1;
     plan->global[0] = clg_round_up((size_t)items, local);
-    plan->global[1] = (size_t)plan->rows;
+    /* Some drivers limit NDRange dim 1 to 65535 work-groups (CUDA's grid
+     * y limit shows through NVIDIA's OpenCL); the kernel strides over the
+     * rest. */
+    plan->global[1] =
+        (size_t)(plan->rows < CLG_ROWS_MAX_DIM1 ? plan->rows
+                                                : CLG_ROWS_MAX_DIM1);
   } else {
     uint64_t items =
         (plan->rows + CLG_SMALL_ROWS_PER_ITEM - 1) / CLG_SMALL_ROWS_PER_ITEM;

@@ -82,6 +82,7 @@ clg_status clg__check_tensor(const clg_context *ctx, const char *name,
   facts->elem_size = elem_size;
   facts->count = (size_t)count;
   facts->bytes = (size_t)count * elem_size;
+  facts->flags = 0;
 
   if (t->storage == CLG_STORAGE_HOST) {
     if (!t->host && facts->bytes > 0)
@@ -110,6 +111,9 @@ clg_status clg__check_tensor(const clg_context *ctx, const char *name,
       clGetMemObjectInfo(t->buffer, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
   if (err == CL_SUCCESS)
     err = clGetMemObjectInfo(t->buffer, CL_MEM_SIZE, sizeof size, &size, NULL);
+  if (err == CL_SUCCESS)
+    err = clGetMemObjectInfo(t->buffer, CL_MEM_FLAGS, sizeof facts->flags,
+                             &facts->flags, NULL);
   if (err != CL_SUCCESS) {
     char what[64];
     snprintf(what, sizeof what, "checking %s->buffer", name);
@@ -119,6 +123,17 @@ clg_status clg__check_tensor(const clg_context *ctx, const char *name,
     return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
                      "%s->buffer belongs to another cl_context than the "
                      "clg_context's",
+                     name);
+  /* Kernels write the output and read the inputs. */
+  bool is_output = strcmp(name, "output") == 0;
+  if (is_output && (facts->flags & CL_MEM_READ_ONLY))
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "output->buffer was created with CL_MEM_READ_ONLY: "
+                     "kernels cannot write it");
+  if (!is_output && (facts->flags & CL_MEM_WRITE_ONLY))
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "%s->buffer was created with CL_MEM_WRITE_ONLY: kernels "
+                     "cannot read it",
                      name);
   if (t->offset > size || facts->bytes > size - t->offset)
     return clg__fail(CLG_ERROR_BUFFER_TOO_SMALL,
@@ -233,7 +248,7 @@ typedef struct clg_scan {
         T x;                                                                   \
         memcpy(&x, v + (i + j) * sizeof x, sizeof x);                          \
         U k = (U)x; /* sign-extends int32 for a uint64 U */                    \
-        acc |= (U)((U)(k + sp[j]) | (U)~(U)(k - sp[j]));                       \
+        acc |= (U)((U)(k + sp[j]) | (U) ~(U)(k - sp[j]));                      \
       }                                                                        \
       if (acc >> top)                                                          \
         return true;                                                           \
@@ -245,7 +260,7 @@ typedef struct clg_scan {
       T x;                                                                     \
       memcpy(&x, v + i * sizeof x, sizeof x);                                  \
       U k = (U)x;                                                              \
-      acc |= (U)((U)(k + sc->PAT[phase]) | (U)~(U)(k - sc->PAT[phase]));       \
+      acc |= (U)((U)(k + sc->PAT[phase]) | (U) ~(U)(k - sc->PAT[phase]));      \
       if (++phase == period)                                                   \
         phase = 0;                                                             \
     }                                                                          \

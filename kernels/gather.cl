@@ -58,20 +58,21 @@ kernel void clg_gather_rows(global const unit_t *restrict data, ulong data_off,
                             ulong indices_off, global unit_t *restrict out,
                             ulong out_off, ulong n, ulong s, ulong inner,
                             ulong outer_pb, ulong rows) {
-  ulong row = get_global_id(1);
-  if (row >= rows)
-    return;
-  ulong o = row / n;
-  ulong j = row - o * n;
-  ulong batch = o / outer_pb;
-  long k = clg_source_row(indices[indices_off + batch * n + j], s);
-  if (k < 0)
-    return;
-  global const unit_t *src = data + data_off + (o * s + (ulong)k) * inner;
-  global unit_t *dst = out + out_off + row * inner;
+  /* Dim 1 may be capped below rows (some drivers limit it to 65535): the
+   * work-items stride over the remaining slices. */
   ulong step = get_global_size(0);
-  for (ulong u = get_global_id(0); u < inner; u += step)
-    dst[u] = src[u];
+  for (ulong row = get_global_id(1); row < rows; row += get_global_size(1)) {
+    ulong o = row / n;
+    ulong j = row - o * n;
+    ulong batch = o / outer_pb;
+    long k = clg_source_row(indices[indices_off + batch * n + j], s);
+    if (k < 0)
+      continue;
+    global const unit_t *src = data + data_off + (o * s + (ulong)k) * inner;
+    global unit_t *dst = out + out_off + row * inner;
+    for (ulong u = get_global_id(0); u < inner; u += step)
+      dst[u] = src[u];
+  }
 }
 
 /* Short slices: each work-item copies CLG_ROWS_PER_ITEM consecutive output

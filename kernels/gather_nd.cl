@@ -59,21 +59,22 @@ kernel void clg_gather_nd_rows(global const unit_t *restrict data,
                                ulong out_off, ulong n, ulong s, ulong inner,
                                ulong rows, uint m, ulong16 dims_v,
                                ulong16 strides_v) {
-  ulong row = get_global_id(1);
-  if (row >= rows)
-    return;
   ulong dims[16], strides[16];
   vstore16(dims_v, 0, dims);
   vstore16(strides_v, 0, strides);
-  long k = clg_nd_row(indices + indices_off + row * m, m, dims, strides);
-  if (k < 0)
-    return;
-  ulong batch = row / n;
-  global const unit_t *src = data + data_off + (batch * s + (ulong)k) * inner;
-  global unit_t *dst = out + out_off + row * inner;
+  /* Dim 1 may be capped below rows (see clg_gather_rows). */
   ulong step = get_global_size(0);
-  for (ulong u = get_global_id(0); u < inner; u += step)
-    dst[u] = src[u];
+  for (ulong row = get_global_id(1); row < rows; row += get_global_size(1)) {
+    long k = clg_nd_row(indices + indices_off + row * m, m, dims, strides);
+    if (k < 0)
+      continue;
+    ulong batch = row / n;
+    global const unit_t *src =
+        data + data_off + (batch * s + (ulong)k) * inner;
+    global unit_t *dst = out + out_off + row * inner;
+    for (ulong u = get_global_id(0); u < inner; u += step)
+      dst[u] = src[u];
+  }
 }
 
 /* Short slices: each work-item copies CLG_ROWS_PER_ITEM consecutive output

@@ -70,6 +70,8 @@ static cl_int fault_error(clg_fault k) {
   /* The disk cache's calls (off in this suite: its failures are silent). */
   case CLG_FAULT_CREATE_PROGRAM_BINARY: return CL_INVALID_BINARY;
   case CLG_FAULT_PROGRAM_INFO: return CL_INVALID_PROGRAM;
+  /* Only on the out-of-bounds path of device validation (tested there). */
+  case CLG_FAULT_COPY_BUFFER: return CL_OUT_OF_RESOURCES;
   case CLG_FAULT_COUNT: break;
   }
   return CL_OUT_OF_RESOURCES;
@@ -597,7 +599,8 @@ Test(faults, every_injection_point, .timeout = 300) {
     /* The disk cache's calls fail silently (tests/test_cache.c); the cache
      * is off for this suite. */
     bool cache_call =
-        k == CLG_FAULT_CREATE_PROGRAM_BINARY || k == CLG_FAULT_PROGRAM_INFO;
+        k == CLG_FAULT_CREATE_PROGRAM_BINARY || k == CLG_FAULT_PROGRAM_INFO ||
+        k == CLG_FAULT_COPY_BUFFER; /* reached only when an index is bad */
     cr_expect(g_by_kind[k] > 0 || cache_call, "no path reaches a %s call",
               clg_fault_call_name((clg_fault)k));
     if (used < sizeof kinds)

@@ -183,6 +183,28 @@ Test(gather, batch_dims) {
   finish(&rn, "batch_dims");
 }
 
+/* More output slices than NDRange dim 1 may hold on some drivers (65535):
+ * the ROWS kernel (run by the *_gpu_plans ctest) strides over the rest. */
+Test(gather, more_slices_than_ndrange_dim1) {
+  runner rn = {0, 0};
+  tu_case c = {0};
+  c.dtype = CLG_DTYPE_FLOAT;
+  c.idt = CLG_DTYPE_INT32;
+  c.r = 2;
+  c.dshape[0] = 100;
+  c.dshape[1] = 128; /* 512-byte slices: the ROWS variant on GPUs */
+  c.q = 1;
+  c.ishape[0] = 70000;
+  c.mode = TU_IDX_ANY;
+  c.st[0] = c.st[1] = c.st[2] = buf_st(0);
+  run(&rn, &c, 64000);
+  c.batch_dims = 0;
+  c.gmode = CLG_MODE_WRAP;
+  c.mode = TU_IDX_WILD;
+  run(&rn, &c, 64001);
+  finish(&rn, "dim-1 limit");
+}
+
 /* numpy.take's wrap and clip: any index value, the index types' extremes
  * included, maps into [0, s) (clip sends negatives to 0). */
 Test(gather, wrap_and_clip_modes) {

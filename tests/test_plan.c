@@ -167,3 +167,10 @@ Test(plan, test_builds_can_plan_for_another_device_type) {
   cr_expect_eq(clg__plan_device(&fake), CL_DEVICE_TYPE_CPU);
   unsetenv("CLGATHER_TEST_PLAN_DEVICE");
 }
+
+Test(plan, rows_variant_caps_ndrange_dim1) {
+  clg_gather_plan p = plan_for(1, 100, 70000, 128 * 4, 0, 0);
+  cr_assert_eq(p.variant, CLG_VARIANT_ROWS);
+  cr_expect_eq(p.global[1], 65535, "dim 1 must stay within 65535");
+  cr_expect_eq(p.rows, 70000);
+}

@@ -1032,3 +1032,77 @@ Test(validate, bounds_scan_matches_brute_force) {
   free(big);
   cr_log_info("bounds scan: %d random cases", cases);
 }
+
+/* Buffer access flags: indices the host may not read are checked on the
+ * device (small arrays too) with the same message as host indices; an
+ * output the kernels may not write, or an input they may not read, is
+ * rejected before anything runs. */
+Test(validate, buffer_access_flags) {
+  int64_t dshape[2] = {5, 3}, ishape[1] = {4}, oshape[2] = {4, 3};
+  float data[15];
+  for (int i = 0; i < 15; ++i)
+    data[i] = (float)i;
+  int64_t idx[4] = {4, -1, 0, 2};
+  float out[12], want[12];
+  for (int i = 0; i < 4; ++i)
+    memcpy(want + 3 * i, data + 3 * (idx[i] < 0 ? idx[i] + 5 : idx[i]),
+           3 * sizeof(float));
+  cl_int err = CL_SUCCESS;
+  cl_mem xb = clCreateBuffer(tu_cl_context(),
+                             CL_MEM_READ_ONLY | CL_MEM_HOST_NO_ACCESS |
+                                 CL_MEM_COPY_HOST_PTR,
+                             sizeof idx, idx, &err);
+  tu_cl_check(err, "clCreateBuffer(HOST_NO_ACCESS)");
+  clg_tensor d = clg_tensor_host(CLG_DTYPE_FLOAT, 2, dshape, data);
+  clg_tensor x = clg_tensor_buffer(CLG_DTYPE_INT64, 1, ishape, xb, 0);
+  clg_tensor o = clg_tensor_host(CLG_DTYPE_FLOAT, 2, oshape, out);
+  cr_assert_eq(clg_gather(tu_ctx(), &d, &x, 0, &o, NULL, 0, NULL, NULL),
+               CLG_SUCCESS, "%s", clg_last_error());
+  cr_expect_arr_eq(out, want, sizeof out);
+
+  /* An out-of-bounds value in host-unreadable indices: the same message as
+   * for the same indices in host memory. */
+  int64_t bad[4] = {4, -1, 7, 2};
+  clReleaseMemObject(xb);
+  xb = clCreateBuffer(tu_cl_context(),
+                      CL_MEM_READ_ONLY | CL_MEM_HOST_NO_ACCESS |
+                          CL_MEM_COPY_HOST_PTR,
+                      sizeof bad, bad, &err);
+  tu_cl_check(err, "clCreateBuffer(HOST_NO_ACCESS)");
+  x.buffer = xb;
+  clg_tensor xh = clg_tensor_host(CLG_DTYPE_INT64, 1, ishape, bad);
+  cr_assert_eq(clg_gather(tu_ctx(), &d, &xh, 0, &o, NULL, 0, NULL, NULL),
+               CLG_ERROR_INDEX_OUT_OF_BOUNDS);
+  char host_msg[1024];
+  snprintf(host_msg, sizeof host_msg, "%s", clg_last_error());
+  float before[12];
+  memcpy(before, out, sizeof out);
+  cr_assert_eq(clg_gather(tu_ctx(), &d, &x, 0, &o, NULL, 0, NULL, NULL),
+               CLG_ERROR_INDEX_OUT_OF_BOUNDS, "%s", clg_last_error());
+  cr_expect_str_eq(clg_last_error(), host_msg);
+  cr_expect_arr_eq(out, before, sizeof out);
+  clReleaseMemObject(xb);
+
+  /* A read-only output, a write-only input. */
+  cl_mem ro = clCreateBuffer(tu_cl_context(), CL_MEM_READ_ONLY, sizeof out,
+                             NULL, &err);
+  tu_cl_check(err, "clCreateBuffer(READ_ONLY)");
+  clg_tensor ob = clg_tensor_buffer(CLG_DTYPE_FLOAT, 2, oshape, ro, 0);
+  x = clg_tensor_host(CLG_DTYPE_INT64, 1, ishape, idx);
+  cr_expect_eq(clg_gather(tu_ctx(), &d, &x, 0, &ob, NULL, 0, NULL, NULL),
+               CLG_ERROR_INVALID_ARGUMENT);
+  cr_expect(tu_contains(clg_last_error(), "CL_MEM_READ_ONLY"), "%s",
+            clg_last_error());
+  clReleaseMemObject(ro);
+  cl_mem wo = clCreateBuffer(tu_cl_context(), CL_MEM_WRITE_ONLY, sizeof data,
+                             NULL, &err);
+  tu_cl_check(err, "clCreateBuffer(WRITE_ONLY)");
+  clg_tensor db = clg_tensor_buffer(CLG_DTYPE_FLOAT, 2, dshape, wo, 0);
+  cr_expect_eq(clg_gather(tu_ctx(), &db, &x, 0, &o, NULL, 0, NULL, NULL),
+               CLG_ERROR_INVALID_ARGUMENT);
+  cr_expect(tu_contains(clg_last_error(), "data->buffer") &&
+                tu_contains(clg_last_error(), "CL_MEM_WRITE_ONLY"),
+            "%s", clg_last_error());
+  cr_expect_arr_eq(out, before, sizeof out);
+  clReleaseMemObject(wo);
+}

@@ -345,7 +345,8 @@ CLG_API clg_status clg_gather_output_shape(int32_t data_rank,
  *    of wait_list is NULL.
  *  - CLG_ERROR_INVALID_ARGUMENT: unknown storage kind; num_events and
  *    wait_list disagree (one zero/NULL, the other not); a cl_mem that is not
- *    a buffer or belongs to another cl_context; a queue of another context
+ *    a buffer or belongs to another cl_context; an output buffer created
+ *    CL_MEM_READ_ONLY or an input buffer created CL_MEM_WRITE_ONLY; a queue of another context
  *    or device; misaligned indices offset; output overlapping an input.
  *  - CLG_ERROR_INVALID_RANK, CLG_ERROR_INVALID_SHAPE (a negative dimension
  *    in any tensor, output included), CLG_ERROR_INVALID_AXIS.
