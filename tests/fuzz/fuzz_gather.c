@@ -35,59 +35,6 @@
 
 #include "fuzz_decode.h"
 
-static const clg_dtype fixed_types[15] = {
-    CLG_DTYPE_FLOAT,     CLG_DTYPE_UINT8,      CLG_DTYPE_INT8,
-    CLG_DTYPE_UINT16,    CLG_DTYPE_INT16,      CLG_DTYPE_INT32,
-    CLG_DTYPE_INT64,     CLG_DTYPE_BOOL,       CLG_DTYPE_FLOAT16,
-    CLG_DTYPE_DOUBLE,    CLG_DTYPE_UINT32,     CLG_DTYPE_UINT64,
-    CLG_DTYPE_COMPLEX64, CLG_DTYPE_COMPLEX128, CLG_DTYPE_BFLOAT16};
-
-static clg_dtype take_data_dtype(fz_in *in) {
-  uint8_t b = take8(in);
-  if (b < 236)
-    return fixed_types[b % 15];
-  return (clg_dtype)((int)b - 240); /* -4 .. 15: undefined, string, ... */
-}
-
-static clg_dtype take_index_dtype(fz_in *in) {
-  uint8_t b = take8(in);
-  if (b < 240)
-    return (b & 1) ? CLG_DTYPE_INT64 : CLG_DTYPE_INT32;
-  return (clg_dtype)((int)b - 238); /* 2 .. 17 */
-}
-
-/* ------------------------------------------------------- tensor facts */
-
-typedef enum fz_size { FZ_OK = 0, FZ_BAD_RANK, FZ_NEG, FZ_OVF } fz_size;
-
-/* Classify a descriptor as the header defines it: rank outside
- * [0, CLG_MAX_RANK], a negative dim, or an element count / byte size that
- * overflows; otherwise count elements. */
-static fz_size classify(int32_t rank, const int64_t *shape, size_t esize,
-                        uint64_t *count) {
-  *count = 0;
-  if (rank < 0 || rank > CLG_MAX_RANK)
-    return FZ_BAD_RANK;
-  int zero = 0;
-  for (int32_t i = 0; i < rank; ++i) {
-    if (shape[i] < 0)
-      return FZ_NEG;
-    zero |= shape[i] == 0;
-  }
-  if (zero)
-    return FZ_OK;
-  uint64_t c = 1;
-  for (int32_t i = 0; i < rank; ++i)
-    if (__builtin_mul_overflow(c, (uint64_t)shape[i], &c))
-      return FZ_OVF;
-  uint64_t bytes;
-  if (c > (uint64_t)INT64_MAX || __builtin_mul_overflow(c, esize, &bytes) ||
-      bytes > (uint64_t)SIZE_MAX)
-    return FZ_OVF;
-  *count = c;
-  return FZ_OK;
-}
-
 /* The set of statuses a call may legitimately return. */
 typedef struct fz_expect {
   unsigned mask; /* bit s: status s is one of the broken rules */
