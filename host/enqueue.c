@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 clg_status clg__check_wait_list(cl_uint num_events, const cl_event *wait_list) {
   if ((num_events == 0) != (wait_list == NULL))
@@ -106,9 +107,9 @@ clg_status clg__stage_output(clg_context *ctx, const clg_tensor *t,
   /* Wrapping leaves the output as it is until the kernel writes it. */
   bool wrap = clg_wrap_host(ctx, t->host, elem_size);
   cl_int err = CL_SUCCESS;
-  out->mem = clCreateBuffer(ctx->cl_ctx,
-                            CL_MEM_WRITE_ONLY | (wrap ? CL_MEM_USE_HOST_PTR : 0),
-                            bytes, wrap ? t->host : NULL, &err);
+  out->mem = clCreateBuffer(
+      ctx->cl_ctx, CL_MEM_WRITE_ONLY | (wrap ? CL_MEM_USE_HOST_PTR : 0), bytes,
+      wrap ? t->host : NULL, &err);
   if (!out->mem) {
     char what[96];
     snprintf(what, sizeof what, "%s %zu bytes of %soutput",
@@ -160,4 +161,40 @@ clg_status clg__launch(clg_kernel_entry *k, cl_command_queue queue,
   if (err != CL_SUCCESS)
     return clg__fail_cl(err, "clEnqueueNDRangeKernel", k->name);
   return CLG_SUCCESS;
+}
+
+void clg__call_set(clg_kernel_call *call, clg_kernel_entry *k, cl_uint nargs,
+                   const size_t *sizes, const void *const *values,
+                   cl_uint work_dim, const size_t *global,
+                   const size_t *local) {
+  call->kernel = k;
+  call->nargs = nargs;
+  for (cl_uint i = 0; i < nargs; ++i) {
+    call->sizes[i] = sizes[i];
+    memcpy(call->args[i], values[i], sizes[i]);
+  }
+  call->work_dim = work_dim;
+  for (cl_uint d = 0; d < 3; ++d) {
+    call->global[d] = d < work_dim ? global[d] : 1;
+    call->local[d] = d < work_dim ? local[d] : 1;
+  }
+}
+
+clg_status clg__call_launch(const clg_kernel_call *call, cl_command_queue queue,
+                            cl_mem verdict, cl_uint num_events,
+                            const cl_event *wait_list, cl_event *event) {
+  const void *values[CLG_MAX_KERNEL_ARGS + 1];
+  size_t sizes[CLG_MAX_KERNEL_ARGS + 1];
+  cl_uint n = call->nargs;
+  for (cl_uint i = 0; i < n; ++i) {
+    values[i] = call->args[i];
+    sizes[i] = call->sizes[i];
+  }
+  if (verdict) {
+    values[n] = &verdict;
+    sizes[n] = sizeof verdict;
+    ++n;
+  }
+  return clg__launch(call->kernel, queue, n, sizes, values, call->work_dim,
+                     call->global, call->local, num_events, wait_list, event);
 }

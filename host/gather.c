@@ -77,8 +77,9 @@ static const char *gather_mode_name(clg_index_mode mode) {
                                  : "RAISE";
 }
 
-static clg_status gather_enqueue(clg_context *ctx, const clg_params *norm,
-                                 const clg_launch *l, cl_event *event) {
+static clg_status gather_prepare(clg_context *ctx, const clg_params *norm,
+                                 const clg_launch *l, bool gated,
+                                 clg_kernel_call *call) {
   const clg_tensor *data = l->data;
   int32_t a = (int32_t)norm->axis, b = (int32_t)norm->batch_dims;
   uint64_t batch = 1, outer = 1, slice = l->df.elem_size;
@@ -99,14 +100,13 @@ static clg_status gather_enqueue(clg_context *ctx, const clg_params *norm,
   char options[160];
   snprintf(options, sizeof options,
            "-DCLG_UNIT=%s -DCLG_INDEX=%s -DCLG_ROWS_PER_ITEM=%d "
-           "-DCLG_MODE=CLG_MODE_%s",
+           "-DCLG_MODE=CLG_MODE_%s%s",
            clg__unit_type(plan.unit_bytes),
            plan.index_bytes == 4 ? "int" : "long", CLG_SMALL_ROWS_PER_ITEM,
-           gather_mode_name(norm->mode));
+           gather_mode_name(norm->mode), gated ? " -DCLG_GATED" : "");
 
   static const char *const knames[] = {"clg_gather_rows", "clg_gather_small",
-                                       "clg_gather_chunk",
-                                       "clg_gather_chunk1"};
+                                       "clg_gather_chunk", "clg_gather_chunk1"};
   const char *kname = knames[plan.variant];
   clg_kernel_entry *kernel = NULL;
   clg_status st =
@@ -118,26 +118,25 @@ static clg_status gather_enqueue(clg_context *ctx, const clg_params *norm,
   cl_ulong idx_off = l->x->offset / plan.index_bytes;
   cl_ulong out_off = l->o->offset / plan.unit_bytes;
   cl_ulong nn = plan.n, s = plan.s, inner = plan.inner,
-           outer_pb = plan.outer_pb, rows = plan.rows,
-           rpi = plan.rows_per_item, upi = plan.units_per_item;
-  const void *values[] = {&l->d->mem, &data_off, &l->x->mem, &idx_off,
-                          &l->o->mem, &out_off,  &nn,        &s,
-                          &inner,     &outer_pb, &rows,      &rpi,
-                          &upi};
+           outer_pb = plan.outer_pb, rows = plan.rows, rpi = plan.rows_per_item,
+           upi = plan.units_per_item;
+  const void *values[] = {
+      &l->d->mem, &data_off, &l->x->mem, &idx_off, &l->o->mem, &out_off, &nn,
+      &s,         &inner,    &outer_pb,  &rows,    &rpi,       &upi};
   const size_t sizes[] = {sizeof(cl_mem),  sizeof data_off, sizeof(cl_mem),
                           sizeof idx_off,  sizeof(cl_mem),  sizeof out_off,
                           sizeof nn,       sizeof s,        sizeof inner,
                           sizeof outer_pb, sizeof rows,     sizeof rpi,
                           sizeof upi};
   cl_uint nargs = plan.variant >= CLG_VARIANT_CHUNK ? 13 : 11;
-  return clg__launch(kernel, l->queue, nargs, sizes, values, plan.work_dim,
-                     plan.global, plan.local, l->num_events, l->wait_list,
-                     event);
+  clg__call_set(call, kernel, nargs, sizes, values, plan.work_dim, plan.global,
+                plan.local);
+  return CLG_SUCCESS;
 }
 
-const clg_op_impl clg__op_gather = {"Gather",      gather_shape,
+const clg_op_impl clg__op_gather = {"Gather",          gather_shape,
                                     gather_check_mode, gather_bounds,
-                                    gather_report, gather_enqueue};
+                                    gather_report,     gather_prepare};
 
 clg_status clg_gather_output_shape(int32_t data_rank, const int64_t *data_shape,
                                    int32_t indices_rank,

@@ -107,10 +107,10 @@ static int32_t ge_collapse(int32_t r, const int64_t *ds, const int64_t *is,
   return k;
 }
 
-static clg_status gather_elements_enqueue(clg_context *ctx,
+static clg_status gather_elements_prepare(clg_context *ctx,
                                           const clg_params *norm,
-                                          const clg_launch *l,
-                                          cl_event *event) {
+                                          const clg_launch *l, bool gated,
+                                          clg_kernel_call *call) {
   const clg_tensor *data = l->data, *indices = l->indices;
   int32_t a = (int32_t)norm->axis;
   ge_dim dims[CLG_MAX_RANK];
@@ -138,9 +138,10 @@ static clg_status gather_elements_enqueue(clg_context *ctx,
   bool three = ax <= 1 && k - ax - 1 <= 1;
   char options[160];
   snprintf(options, sizeof options,
-           "-DCLG_UNIT=%s -DCLG_EU=%zu -DCLG_INDEX=%s -DCLG_ITEMS=%d",
+           "-DCLG_UNIT=%s -DCLG_EU=%zu -DCLG_INDEX=%s -DCLG_ITEMS=%d%s",
            clg__unit_type(unit), es / unit,
-           l->xf.elem_size == 4 ? "int" : "long", GE_ITEMS);
+           l->xf.elem_size == 4 ? "int" : "long", GE_ITEMS,
+           gated ? " -DCLG_GATED" : "");
   clg_kernel_entry *kernel = NULL;
   clg_status st = clg__get_kernel(
       ctx, clg_kernel_gather_elements, options,
@@ -169,8 +170,8 @@ static clg_status gather_elements_enqueue(clg_context *ctx,
                             sizeof total,   sizeof n,        sizeof nq,
                             sizeof s,       sizeof ps,       sizeof as,
                             sizeof qs,      sizeof per_item};
-    return clg__launch(kernel, l->queue, 14, sizes, values, 1, &global, &local,
-                       l->num_events, l->wait_list, event);
+    clg__call_set(call, kernel, 14, sizes, values, 1, &global, &local);
+    return CLG_SUCCESS;
   }
   cl_uint rank = (cl_uint)k;
   cl_ulong16 dv, sv;
@@ -178,19 +179,18 @@ static clg_status gather_elements_enqueue(clg_context *ctx,
     dv.s[i] = i < k ? dims[i].n : 1;
     sv.s[i] = i < k && i != ax ? dims[i].stride : 0;
   }
-  const void *values[] = {&l->d->mem, &data_off, &l->x->mem, &idx_off,
-                          &l->o->mem, &out_off,  &total,     &s,
-                          &as,        &rank,     &dv,        &sv,
-                          &per_item};
+  const void *values[] = {
+      &l->d->mem, &data_off, &l->x->mem, &idx_off, &l->o->mem, &out_off, &total,
+      &s,         &as,       &rank,      &dv,      &sv,        &per_item};
   const size_t sizes[] = {sizeof(cl_mem), sizeof data_off, sizeof(cl_mem),
                           sizeof idx_off, sizeof(cl_mem),  sizeof out_off,
                           sizeof total,   sizeof s,        sizeof as,
                           sizeof rank,    sizeof dv,       sizeof sv,
                           sizeof per_item};
-  return clg__launch(kernel, l->queue, 13, sizes, values, 1, &global, &local,
-                     l->num_events, l->wait_list, event);
+  clg__call_set(call, kernel, 13, sizes, values, 1, &global, &local);
+  return CLG_SUCCESS;
 }
 
 const clg_op_impl clg__op_gather_elements = {
     "GatherElements",       gather_elements_shape,  NULL,
-    gather_elements_bounds, gather_elements_report, gather_elements_enqueue};
+    gather_elements_bounds, gather_elements_report, gather_elements_prepare};

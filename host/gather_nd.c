@@ -100,8 +100,9 @@ static clg_status gather_nd_report(const clg_params *norm,
                    pos, at, shape, value, j, (int)axis, d, -d, d - 1);
 }
 
-static clg_status gather_nd_enqueue(clg_context *ctx, const clg_params *norm,
-                                    const clg_launch *l, cl_event *event) {
+static clg_status gather_nd_prepare(clg_context *ctx, const clg_params *norm,
+                                    const clg_launch *l, bool gated,
+                                    clg_kernel_call *call) {
   const clg_tensor *data = l->data;
   int32_t b = (int32_t)norm->batch_dims;
   int32_t m = (int32_t)l->indices->shape[l->indices->rank - 1];
@@ -129,13 +130,15 @@ static clg_status gather_nd_enqueue(clg_context *ctx, const clg_params *norm,
 
   char options[160];
   snprintf(options, sizeof options,
-           "-DCLG_UNIT=%s -DCLG_INDEX=%s -DCLG_ROWS_PER_ITEM=%d",
+           "-DCLG_UNIT=%s -DCLG_INDEX=%s -DCLG_ROWS_PER_ITEM=%d%s",
            clg__unit_type(plan.unit_bytes),
-           plan.index_bytes == 4 ? "int" : "long", CLG_SMALL_ROWS_PER_ITEM);
+           plan.index_bytes == 4 ? "int" : "long", CLG_SMALL_ROWS_PER_ITEM,
+           gated ? " -DCLG_GATED" : "");
   /* CHUNK1 (one-unit slices) runs the general chunk kernel here. */
-  const char *kname = plan.variant == CLG_VARIANT_ROWS    ? "clg_gather_nd_rows"
-                      : plan.variant == CLG_VARIANT_SMALL ? "clg_gather_nd_small"
-                                                          : "clg_gather_nd_chunk";
+  const char *kname = plan.variant == CLG_VARIANT_ROWS ? "clg_gather_nd_rows"
+                      : plan.variant == CLG_VARIANT_SMALL
+                          ? "clg_gather_nd_small"
+                          : "clg_gather_nd_chunk";
   clg_kernel_entry *kernel = NULL;
   clg_status st =
       clg__get_kernel(ctx, clg_kernel_gather_nd, options, kname, &kernel);
@@ -158,11 +161,11 @@ static clg_status gather_nd_enqueue(clg_context *ctx, const clg_params *norm,
                           sizeof rows,    sizeof mm,       sizeof dv,
                           sizeof sv,      sizeof rpi,      sizeof upi};
   cl_uint nargs = plan.variant >= CLG_VARIANT_CHUNK ? 15 : 13;
-  return clg__launch(kernel, l->queue, nargs, sizes, values, plan.work_dim,
-                     plan.global, plan.local, l->num_events, l->wait_list,
-                     event);
+  clg__call_set(call, kernel, nargs, sizes, values, plan.work_dim, plan.global,
+                plan.local);
+  return CLG_SUCCESS;
 }
 
 const clg_op_impl clg__op_gather_nd = {
-    "GatherND", gather_nd_shape, NULL, gather_nd_bounds, gather_nd_report,
-    gather_nd_enqueue};
+    "GatherND",       gather_nd_shape,  NULL,
+    gather_nd_bounds, gather_nd_report, gather_nd_prepare};

@@ -12,10 +12,12 @@
  *  - read-back: the whole array is read (blocking, after the wait list)
  *    into host memory and scanned there;
  *  - device: the validation kernel (kernels/validate.cl) reduces the array
- *    to one verdict per work-group (the group's first offending position,
- *    or none), waiting for the wait list; the host reads those few bytes
- *    (blocking: the only host wait of the device-resident path) and, only on
- *    failure, the single offending value.
+ *    to one verdict per work-group (the group's first offending position and
+ *    its value, or none), waiting for the wait list; the host reads those
+ *    few bytes (blocking: the only host wait of the device-resident path).
+ * In asynchronous checked mode (op.c) the verdict is not read here: the
+ * gated gather kernel reads it on the device, and clg_outcome_wait() reads
+ * it later (outcome.c).
  * Both end in the operator's report(pos, value): one message either way.
  * The gather kernel, enqueued later with the same wait list, needs no
  * dependency on the validation kernel: that one has completed (its verdict
@@ -105,22 +107,35 @@ clg_check_read_back(const clg_checked *c, cl_command_queue queue,
   return st;
 }
 
-/* Mode RAISE, cl_mem indices, checked by the validation kernel. */
-static clg_status clg_check_on_device(clg_context *ctx, const clg_checked *c,
-                                      cl_command_queue queue,
-                                      const clg_tensor *data,
-                                      const clg_tensor *indices,
-                                      cl_uint num_events,
-                                      const cl_event *wait_list) {
+/* The verdict buffer: the flag word, then (position, value) per group. */
+static size_t clg_verdict_bytes(size_t groups) {
+  return (1 + 2 * groups) * sizeof(cl_ulong);
+}
+
+/* Zeros to initialise a verdict buffer from (CL_MEM_COPY_HOST_PTR): the flag
+ * must start clear; the rest is written by the kernel. */
+static const cl_ulong clg_verdict_zeros[1 + 2 * CLG_VALIDATE_MAX_GROUPS];
+
+/* The validation kernel's layout for these indices: its kernel, work-group
+ * size, groups, indices per group and bounds. */
+typedef struct clg_vlayout {
+  clg_kernel_entry *kernel;
+  size_t local, groups, chunk, period;
   int64_t s[CLG_MAX_RANK];
-  size_t period = c->impl->bounds(&c->norm, data, indices, s);
+} clg_vlayout;
+
+static clg_status clg_verdict_layout(clg_context *ctx, const clg_checked *c,
+                                     const clg_tensor *data,
+                                     const clg_tensor *indices,
+                                     clg_vlayout *lay) {
+  lay->period = c->impl->bounds(&c->norm, data, indices, lay->s);
   size_t isz = c->xf.elem_size, count = c->xf.count;
 
   /* CPU devices: one work-item per group, scanning contiguously (see
    * kernels/validate.cl); its branch-free test needs every bound <= 2^62. */
   bool contiguous = (ctx->device_type & CL_DEVICE_TYPE_CPU) != 0;
-  for (size_t j = 0; j < period; ++j)
-    contiguous = contiguous && s[j] <= ((int64_t)1 << 62);
+  for (size_t j = 0; j < lay->period; ++j)
+    contiguous = contiguous && lay->s[j] <= ((int64_t)1 << 62);
   size_t local = contiguous ? 1 : CLG_VALIDATE_LOCAL;
   while (ctx->max_work_group_size && local > ctx->max_work_group_size)
     local /= 2;
@@ -130,21 +145,44 @@ static clg_status clg_check_on_device(clg_context *ctx, const clg_checked *c,
   if (groups > CLG_VALIDATE_MAX_GROUPS)
     groups = CLG_VALIDATE_MAX_GROUPS;
   size_t chunk = count / groups + (count % groups != 0);
-  groups = count / chunk + (count % chunk != 0);
+  lay->groups = count / chunk + (count % chunk != 0);
+  lay->chunk = chunk;
+  lay->local = local;
 
   char options[96];
   snprintf(options, sizeof options, "-DCLG_INDEX=%s -DCLG_LOCAL=%zu",
            isz == 4 ? "int" : "long", local);
-  clg_kernel_entry *kernel = NULL;
-  clg_status st = clg__get_kernel(ctx, clg_kernel_validate, options,
-                                  "clg_validate_indices", &kernel);
+  return clg__get_kernel(ctx, clg_kernel_validate, options,
+                         "clg_validate_indices", &lay->kernel);
+}
+
+clg_status clg__verdict_kernel(clg_context *ctx, const clg_checked *c,
+                               const clg_tensor *data,
+                               const clg_tensor *indices) {
+  clg_vlayout lay;
+  return clg_verdict_layout(ctx, c, data, indices, &lay);
+}
+
+clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
+                                cl_command_queue queue, const clg_tensor *data,
+                                const clg_tensor *indices, cl_uint num_events,
+                                const cl_event *wait_list, clg_verdict *v) {
+  v->mem = NULL;
+  v->event = NULL;
+  v->groups = 0;
+  clg_vlayout lay;
+  clg_status st = clg_verdict_layout(ctx, c, data, indices, &lay);
   if (st != CLG_SUCCESS)
     return st;
+  size_t isz = c->xf.elem_size, count = c->xf.count, groups = lay.groups;
+  size_t local = lay.local, period = lay.period, chunk = lay.chunk;
+  const int64_t *s = lay.s;
+  clg_kernel_entry *kernel = lay.kernel;
 
-  cl_ulong verdict[CLG_VALIDATE_MAX_GROUPS];
   cl_int err = CL_SUCCESS;
-  cl_mem res = clCreateBuffer(ctx->cl_ctx, CL_MEM_WRITE_ONLY,
-                              groups * sizeof verdict[0], NULL, &err);
+  cl_mem res = clCreateBuffer(
+      ctx->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+      clg_verdict_bytes(groups), (void *)clg_verdict_zeros, &err);
   if (!res)
     return clg__fail_cl(err, "clCreateBuffer",
                         "allocating the validation verdict of indices");
@@ -159,48 +197,72 @@ static clg_status clg_check_on_device(clg_context *ctx, const clg_checked *c,
                           sizeof ch,      sizeof per,   sizeof bounds,
                           sizeof(cl_mem)};
   size_t global = groups * local;
-  cl_event vev = NULL;
   st = clg__launch(kernel, queue, 7, sizes, values, 1, &global, &local,
-                   num_events, wait_list, &vev);
+                   num_events, wait_list, &v->event);
   if (st != CLG_SUCCESS) {
     clReleaseMemObject(res);
     return st;
   }
   atomic_fetch_add_explicit(&ctx->device_validations, 1, memory_order_relaxed);
-  err = clEnqueueReadBuffer(queue, res, CL_TRUE, 0, groups * sizeof verdict[0],
-                            verdict, 1, &vev, NULL);
-  clReleaseEvent(vev);
-  if (err != CL_SUCCESS) {
-    clReleaseMemObject(res);
+  v->mem = res;
+  v->groups = groups;
+  return CLG_SUCCESS;
+}
+
+void clg__verdict_release(clg_verdict *v) {
+  if (v->mem)
+    clReleaseMemObject(v->mem);
+  if (v->event)
+    clReleaseEvent(v->event);
+  v->mem = NULL;
+  v->event = NULL;
+}
+
+clg_status clg__verdict_read(const clg_verdict *v, cl_command_queue queue,
+                             cl_ulong *pos, int64_t *value) {
+  cl_ulong host[1 + 2 * CLG_VALIDATE_MAX_GROUPS];
+  cl_int err = clEnqueueReadBuffer(queue, v->mem, CL_TRUE, 0,
+                                   clg_verdict_bytes(v->groups), host, 1,
+                                   &v->event, NULL);
+  if (err != CL_SUCCESS)
     return clg__fail_cl(err, "clEnqueueReadBuffer",
                         "reading the validation verdict of indices");
-  }
-  size_t pos = count;
-  for (size_t g = 0; g < groups && pos == count; ++g)
-    if (verdict[g] < (cl_ulong)count)
-      pos = (size_t)verdict[g];
-  if (pos == count) {
-    clReleaseMemObject(res);
-    return CLG_SUCCESS;
-  }
-  /* Failure only: the one offending value, for the message. It is copied
-   * into the verdict buffer first, so indices the host may not read
-   * (CL_MEM_HOST_NO_ACCESS) are never read by the host. */
-  unsigned char value[8] = {0};
-  cl_event cev = NULL;
-  err = clEnqueueCopyBuffer(queue, indices->buffer, res,
-                            indices->offset + pos * isz, 0, isz, 0, NULL, &cev);
-  if (err == CL_SUCCESS) {
-    err =
-        clEnqueueReadBuffer(queue, res, CL_TRUE, 0, isz, value, 1, &cev, NULL);
-    clReleaseEvent(cev);
-  }
-  clReleaseMemObject(res);
-  if (err != CL_SUCCESS)
-    return clg__fail_cl(err, "clEnqueueCopyBuffer/clEnqueueReadBuffer",
-                        "reading back an out-of-bounds value of indices");
-  return c->impl->report(&c->norm, data, indices, pos,
-                         clg__index_at(value, isz, 0));
+  *pos = CLG_VERDICT_NONE;
+  *value = 0;
+  for (size_t g = 0; g < v->groups; ++g)
+    if (host[1 + 2 * g] != CLG_VERDICT_NONE) {
+      *pos = host[1 + 2 * g];
+      *value = (int64_t)host[2 + 2 * g];
+      break;
+    }
+  return CLG_SUCCESS;
+}
+
+/* Mode RAISE, cl_mem indices, checked by the validation kernel: the verdict
+ * (with the offending value, when there is one) read back, blocking. */
+static clg_status clg_check_on_device(clg_context *ctx, const clg_checked *c,
+                                      cl_command_queue queue,
+                                      const clg_tensor *data,
+                                      const clg_tensor *indices,
+                                      cl_uint num_events,
+                                      const cl_event *wait_list) {
+  clg_verdict v;
+  clg_status st = clg__verdict_enqueue(ctx, c, queue, data, indices, num_events,
+                                       wait_list, &v);
+  if (st != CLG_SUCCESS)
+    return st;
+  cl_ulong pos = 0;
+  int64_t value = 0;
+  st = clg__verdict_read(&v, queue, &pos, &value);
+  clg__verdict_release(&v);
+  if (st != CLG_SUCCESS || pos == CLG_VERDICT_NONE)
+    return st;
+  return c->impl->report(&c->norm, data, indices, (size_t)pos, value);
+}
+
+bool clg__values_on_device(const clg_checked *c, const clg_tensor *indices) {
+  return c->norm.mode == CLG_MODE_RAISE && c->xf.count > 0 &&
+         indices->storage == CLG_STORAGE_BUFFER;
 }
 
 /* The index-value pass: the operator's mode rule, then (mode RAISE) every

@@ -83,9 +83,9 @@ struct clg_context {
 
 /* Facts about one validated tensor descriptor. */
 typedef struct clg_tensor_facts {
-  size_t elem_size; /* bytes per element */
-  size_t count;     /* elements */
-  size_t bytes;     /* count * elem_size */
+  size_t elem_size;   /* bytes per element */
+  size_t count;       /* elements */
+  size_t bytes;       /* count * elem_size */
   cl_mem_flags flags; /* the buffer's flags (0 for host memory) */
 } clg_tensor_facts;
 
@@ -134,8 +134,7 @@ size_t clg__first_index_out_of_range(const void *values, size_t index_size,
  * arrays are split across threads (falling back to the calling thread when
  * one cannot be created). Callers find the first offender themselves. */
 bool clg__any_index_out_of_range(const void *values, size_t index_size,
-                                 size_t count, const int64_t *s,
-                                 size_t period);
+                                 size_t count, const int64_t *s, size_t period);
 /* Element i of an int32 (index_size 4) or int64 array at any byte address. */
 int64_t clg__index_at(const void *values, size_t index_size, size_t i);
 
@@ -151,6 +150,8 @@ typedef struct clg_launch {
   cl_uint num_events;
   const cl_event *wait_list;
 } clg_launch;
+
+struct clg_kernel_call;
 
 /* One operator of the family (gather.c, gather_elements.c, gather_nd.c). */
 typedef struct clg_op_impl {
@@ -178,10 +179,15 @@ typedef struct clg_op_impl {
    * by the host scan and the device verdict, so both give one message. */
   clg_status (*report)(const clg_params *norm, const clg_tensor *data,
                        const clg_tensor *indices, size_t pos, int64_t value);
-  /* Enqueue the kernels for a non-empty output; *event completes when the
-   * output is written. */
-  clg_status (*enqueue)(clg_context *ctx, const clg_params *norm,
-                        const clg_launch *launch, cl_event *event);
+  /* Choose, get (building on first use) and set up the kernel for a
+   * non-empty output: *call receives the kernel, its arguments and the
+   * NDRange, ready for clg__call_launch(). `gated`: the kernel variant of
+   * the asynchronous checked mode, which takes the verdict buffer as one
+   * more, last, argument (appended by clg__call_launch()). Tensors whose
+   * staged mem is NULL (a plan being baked) give NULL mem arguments. */
+  clg_status (*prepare)(clg_context *ctx, const clg_params *norm,
+                        const clg_launch *launch, bool gated,
+                        struct clg_kernel_call *call);
 } clg_op_impl;
 
 /* Checked inputs of a call: the operator, normalised params, facts. */
@@ -193,6 +199,41 @@ typedef struct clg_checked {
   int64_t out_shape[CLG_MAX_RANK];
 } clg_checked;
 
+/* ------------------------------------------------------- index_pass.c */
+
+/* A verdict of the validation kernel on cl_mem indices, on the device: a
+ * buffer (flag word, then a (position, value) pair per work-group) and the
+ * event of the kernel that writes it. */
+typedef struct clg_verdict {
+  cl_mem mem;
+  size_t groups;
+  cl_event event;
+} clg_verdict;
+
+/* No offending position. */
+#define CLG_VERDICT_NONE ((cl_ulong)0xFFFFFFFFFFFFFFFFull)
+
+/* Mode RAISE, cl_mem indices: enqueue the validation kernel (after the wait
+ * list) into a new verdict buffer. On failure *v holds nothing. */
+clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
+                                cl_command_queue queue, const clg_tensor *data,
+                                const clg_tensor *indices, cl_uint num_events,
+                                const cl_event *wait_list, clg_verdict *v);
+/* Read a verdict (blocking, after its kernel, on `queue`): *pos is the first
+ * offending flat position or CLG_VERDICT_NONE, *value its value. */
+clg_status clg__verdict_read(const clg_verdict *v, cl_command_queue queue,
+                             cl_ulong *pos, int64_t *value);
+void clg__verdict_release(clg_verdict *v);
+/* Get (building on first use) the validation kernel a verdict on these
+ * indices uses: for plans baking. */
+clg_status clg__verdict_kernel(clg_context *ctx, const clg_checked *c,
+                               const clg_tensor *data,
+                               const clg_tensor *indices);
+
+/* Does the index-value pass of this call read cl_mem values (mode RAISE,
+ * cl_mem indices with elements)? */
+bool clg__values_on_device(const clg_checked *c, const clg_tensor *indices);
+
 /* index_pass.c: the operator's mode rule, then (mode RAISE) every index
  * value, in place for host indices, on the device or read back for cl_mem
  * indices; an offender is reported by the operator. */
@@ -202,6 +243,59 @@ clg_status clg__check_index_values(clg_context *ctx, const clg_checked *c,
                                    const clg_tensor *indices,
                                    cl_uint num_events,
                                    const cl_event *wait_list);
+
+/* ---------------------------------------------------------------- op.c */
+
+/* One call of the family, as every entry point (clg_run, clg_run_async,
+ * plans, shards) describes it to clg__run(). */
+typedef struct clg_call {
+  clg_context *ctx;
+  const clg_params *params; /* NULL: Gather on axis 0 */
+  const clg_tensor *data, *indices, *output;
+  cl_command_queue queue; /* NULL: the context's own */
+  cl_uint num_events;
+  const cl_event *wait_list;
+  cl_event *event;       /* may be NULL */
+  clg_outcome **outcome; /* not NULL: asynchronous checked mode */
+  bool values_checked;   /* index values already checked (shards) */
+} clg_call;
+
+/* Every check clg_run() makes that reads no index value: inputs, params,
+ * output, queue (resolved into *queue). */
+clg_status clg__check_call(const clg_call *call, clg_checked *c,
+                           clg_tensor_facts *of, cl_command_queue *queue);
+
+/* Run a call: checks, index values, kernels (see clg_run, clg_run_async). */
+clg_status clg__run(const clg_call *call);
+
+/* The checks of clg__check_call() that need no memory, on plan templates
+ * (plans.c): shapes, types, params, sizes, the indices offset's alignment.
+ * No queue, no wait list, no buffer is looked at. */
+clg_status clg__check_templates(clg_context *ctx, const clg_params *params,
+                                const clg_tensor *data,
+                                const clg_tensor *indices,
+                                const clg_tensor *output, clg_checked *c,
+                                clg_tensor_facts *of);
+
+/* Build every kernel a call with these checked tensors would need (gather,
+ * gated or not, at the tensors' offsets; validation in mode RAISE). */
+clg_status clg__bake(clg_context *ctx, const clg_checked *c,
+                     const clg_tensor *data, const clg_tensor *indices,
+                     const clg_tensor *output, const clg_tensor_facts *of,
+                     bool gated);
+
+/* ----------------------------------------------------------- outcome.c */
+
+/* An outcome already decided (CLG_SUCCESS: nothing to read on the device). */
+clg_status clg__outcome_decided(clg_outcome **out);
+/* An outcome pending on verdict `v` (it takes its own references), for the
+ * call checked as `c` on ctx with `data` and `indices`; `queue` (retained)
+ * is flushed before waiting. */
+clg_status clg__outcome_pending(clg_context *ctx, const clg_checked *c,
+                                const clg_tensor *data,
+                                const clg_tensor *indices,
+                                cl_command_queue queue, const clg_verdict *v,
+                                clg_outcome **out);
 
 extern const clg_op_impl clg__op_gather;
 extern const clg_op_impl clg__op_gather_elements;
@@ -229,8 +323,8 @@ clg_status clg__check_batch_shapes(const char *op, int32_t b,
 
 /* The kernel variant chosen for a gather. */
 typedef enum clg_gather_variant {
-  CLG_VARIANT_ROWS = 0,  /* one work-group row per output slice */
-  CLG_VARIANT_SMALL = 1, /* several short slices per work-item */
+  CLG_VARIANT_ROWS = 0,   /* one work-group row per output slice */
+  CLG_VARIANT_SMALL = 1,  /* several short slices per work-item */
   CLG_VARIANT_CHUNK = 2,  /* CPU: one contiguous output block per item */
   CLG_VARIANT_CHUNK1 = 3, /* CPU: the same for one-unit slices */
 } clg_gather_variant;
@@ -250,8 +344,8 @@ typedef struct clg_gather_plan {
   clg_gather_variant variant;
   uint64_t rows_per_item;  /* CHUNK, CHUNK1: output slices per work-item */
   uint64_t units_per_item; /* CHUNK: units of each slice per work-item */
-  size_t local[2];  /* work-group size */
-  size_t global[2]; /* NDRange */
+  size_t local[2];         /* work-group size */
+  size_t global[2];        /* NDRange */
   cl_uint work_dim;
 } clg_gather_plan;
 
@@ -262,10 +356,10 @@ typedef struct clg_gather_plan {
  * outer without batch_dims); slice_bytes = inner dims * elem size;
  * data_align/out_align: the byte offsets (alignment) of data and output in
  * their buffers. max_local: the device's work-group size limit. */
-void clg__plan_gather(clg_gather_plan *plan, uint64_t outer,
-                      uint64_t outer_pb, uint64_t s, uint64_t n,
-                      uint64_t slice_bytes, size_t index_bytes,
-                      size_t data_align, size_t out_align, size_t max_local);
+void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,
+                      uint64_t s, uint64_t n, uint64_t slice_bytes,
+                      size_t index_bytes, size_t data_align, size_t out_align,
+                      size_t max_local);
 
 /* Re-plan `plan` (filled by clg__plan_gather) for a CPU device
  * (CL_DEVICE_TYPE_CPU in device_type): ROWS plans and one-unit slices become
@@ -372,6 +466,30 @@ void clg__unstage(clg_staged *s);
 clg_status clg__read_buffer(cl_command_queue queue, const clg_tensor *t,
                             size_t bytes, void *dst, cl_uint num_events,
                             const cl_event *wait_list, const char *what);
+
+/* A kernel launch set up by an operator's prepare(): the kernel, a copy of
+ * its arguments and the NDRange. */
+#define CLG_MAX_KERNEL_ARGS 16
+#define CLG_MAX_ARG_BYTES 128 /* a ulong16 */
+typedef struct clg_kernel_call {
+  clg_kernel_entry *kernel;
+  cl_uint nargs;
+  size_t sizes[CLG_MAX_KERNEL_ARGS];
+  _Alignas(16) unsigned char args[CLG_MAX_KERNEL_ARGS][CLG_MAX_ARG_BYTES];
+  cl_uint work_dim;
+  size_t global[3], local[3];
+} clg_kernel_call;
+
+/* Fill *call with kernel k, `nargs` arguments (sizes[i] bytes at values[i],
+ * copied) and the NDRange. */
+void clg__call_set(clg_kernel_call *call, clg_kernel_entry *k, cl_uint nargs,
+                   const size_t *sizes, const void *const *values,
+                   cl_uint work_dim, const size_t *global, const size_t *local);
+/* Enqueue a prepared call; `verdict` (not NULL for a gated kernel) is
+ * appended as the last argument. */
+clg_status clg__call_launch(const clg_kernel_call *call, cl_command_queue queue,
+                            cl_mem verdict, cl_uint num_events,
+                            const cl_event *wait_list, cl_event *event);
 
 /* Set `nargs` kernel arguments (sizes[i] bytes at values[i]) and enqueue the
  * NDRange under the kernel's lock. */

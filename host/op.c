@@ -174,11 +174,12 @@ static clg_status clg_check_inputs(clg_context *ctx, const clg_params *params,
   return CLG_SUCCESS;
 }
 
-/* The output against checked inputs: type, shape, size, no aliasing. */
+/* The output against checked inputs: type, shape, size, and (unless
+ * `shapes_only`: plan templates have no memory) no aliasing. */
 static clg_status clg_check_output(clg_context *ctx, const clg_checked *c,
                                    const clg_tensor *data,
                                    const clg_tensor *indices,
-                                   const clg_tensor *output,
+                                   const clg_tensor *output, bool shapes_only,
                                    clg_tensor_facts *of) {
   if (output->dtype != data->dtype)
     return clg__fail(CLG_ERROR_DTYPE_MISMATCH,
@@ -206,6 +207,8 @@ static clg_status clg_check_output(clg_context *ctx, const clg_checked *c,
                      " produces %s",
                      got, c->impl->name, c->norm.axis, exp);
   }
+  if (shapes_only)
+    return CLG_SUCCESS;
   if ((st = clg__check_no_overlap("data", data, c->df.bytes, output,
                                   of->bytes)) != CLG_SUCCESS ||
       (st = clg__check_no_overlap("indices", indices, c->xf.bytes, output,
@@ -241,19 +244,21 @@ clg_status clg_validate(clg_context *ctx, const clg_params *params,
 static clg_status clg_run_empty(cl_command_queue queue, cl_uint num_events,
                                 const cl_event *wait_list, cl_event *event) {
   if (!event)
-    return clg__ok();
+    return CLG_SUCCESS;
   cl_int err = clEnqueueMarkerWithWaitList(queue, num_events, wait_list, event);
   if (err != CL_SUCCESS)
     return clg__fail_cl(err, "clEnqueueMarkerWithWaitList",
                         "completing an empty gather");
-  return clg__ok();
+  return CLG_SUCCESS;
 }
 
-/* Stage, enqueue the operator, bring a host output back, release. Host
- * storage makes the call blocking, so wrapped host memory (zero-copy
- * staging) is never used by a command after the call returns. */
+/* Stage, enqueue the operator (gated on `verdict` when not NULL), bring a
+ * host output back, release. Host storage makes the call blocking, so
+ * wrapped host memory (zero-copy staging) is never used by a command after
+ * the call returns. */
 static clg_status clg_run_kernels(clg_context *ctx, const clg_checked *c,
-                                  clg_launch *l, cl_event *event) {
+                                  clg_launch *l, cl_mem verdict,
+                                  cl_event *event) {
   clg_staged d = {0}, x = {0}, o = {0};
   clg_status st;
   /* OpenCL leaves buffers over overlapping host memory undefined: host
@@ -282,7 +287,11 @@ static clg_status clg_run_kernels(clg_context *ctx, const clg_checked *c,
                   l->indices->storage == CLG_STORAGE_HOST ||
                   l->output->storage == CLG_STORAGE_HOST;
   cl_event kevent = NULL;
-  st = c->impl->enqueue(ctx, &c->norm, l, &kevent);
+  clg_kernel_call call;
+  st = c->impl->prepare(ctx, &c->norm, l, verdict != NULL, &call);
+  if (st == CLG_SUCCESS)
+    st = clg__call_launch(&call, l->queue, verdict, l->num_events, l->wait_list,
+                          &kevent);
   bool done = false; /* kevent known complete */
   if (st == CLG_SUCCESS && l->output->storage == CLG_STORAGE_HOST) {
     /* For a wrapped output this reads the buffer into its own host memory:
@@ -321,6 +330,81 @@ static clg_status clg_run_kernels(clg_context *ctx, const clg_checked *c,
     *event = kevent;
   else
     clReleaseEvent(kevent);
+  return CLG_SUCCESS;
+}
+
+clg_status clg__check_call(const clg_call *call, clg_checked *c,
+                           clg_tensor_facts *of, cl_command_queue *queue) {
+  if (!call->ctx)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "ctx is NULL");
+  clg_status st =
+      clg_check_inputs(call->ctx, call->params, call->data, call->indices,
+                       call->num_events, call->wait_list, c);
+  if (st != CLG_SUCCESS)
+    return st;
+  if (!call->output)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "output is NULL");
+  if ((st = clg_check_output(call->ctx, c, call->data, call->indices,
+                             call->output, false, of)) != CLG_SUCCESS)
+    return st;
+  return clg__resolve_queue(call->ctx, call->queue, queue);
+}
+
+clg_status clg__run(const clg_call *call) {
+  clg_checked c;
+  clg_launch l = {call->data,
+                  call->indices,
+                  call->output,
+                  {0, 0, 0, 0},
+                  {0, 0, 0, 0},
+                  {0, 0, 0, 0},
+                  NULL,
+                  NULL,
+                  NULL,
+                  NULL,
+                  call->num_events,
+                  call->wait_list};
+  clg_status st = clg__check_call(call, &c, &l.of, &l.queue);
+  if (st != CLG_SUCCESS)
+    return st;
+  l.df = c.df;
+  l.xf = c.xf;
+  clg_context *ctx = call->ctx;
+  /* Asynchronous checked mode with cl_mem indices in mode RAISE: the
+   * verdict stays on the device and gates the gather kernel. Everything
+   * else checks values now (host indices, modes WRAP / CLIP). */
+  bool deferred = call->outcome && !call->values_checked &&
+                  clg__values_on_device(&c, call->indices);
+  clg_verdict v = {NULL, 0, NULL};
+  if (deferred)
+    st = clg__verdict_enqueue(ctx, &c, l.queue, call->data, call->indices,
+                              call->num_events, call->wait_list, &v);
+  else if (!call->values_checked)
+    st = clg__check_index_values(ctx, &c, l.queue, call->data, call->indices,
+                                 call->num_events, call->wait_list);
+  if (st != CLG_SUCCESS)
+    return st;
+  if (deferred) {
+    /* The gather waits for the verdict, which waited for the wait list. */
+    l.num_events = 1;
+    l.wait_list = &v.event;
+  }
+  clg_outcome *outcome = NULL;
+  if (call->outcome)
+    st = deferred ? clg__outcome_pending(ctx, &c, call->data, call->indices,
+                                         l.queue, &v, &outcome)
+                  : clg__outcome_decided(&outcome);
+  if (st == CLG_SUCCESS)
+    st = l.of.bytes == 0
+             ? clg_run_empty(l.queue, l.num_events, l.wait_list, call->event)
+             : clg_run_kernels(ctx, &c, &l, v.mem, call->event);
+  clg__verdict_release(&v); /* the outcome holds its own references */
+  if (st != CLG_SUCCESS) {
+    clg_outcome_release(outcome);
+    return st;
+  }
+  if (call->outcome)
+    *call->outcome = outcome;
   return clg__ok();
 }
 
@@ -329,26 +413,91 @@ clg_status clg_run(clg_context *ctx, const clg_params *params,
                    const clg_tensor *output, cl_command_queue queue,
                    cl_uint num_events, const cl_event *wait_list,
                    cl_event *event) {
+  clg_call call = {ctx,        params,    data,  indices, output, queue,
+                   num_events, wait_list, event, NULL,    false};
+  return clg__run(&call);
+}
+
+clg_status clg_run_async(clg_context *ctx, const clg_params *params,
+                         const clg_tensor *data, const clg_tensor *indices,
+                         const clg_tensor *output, cl_command_queue queue,
+                         cl_uint num_events, const cl_event *wait_list,
+                         cl_event *event, clg_outcome **outcome) {
+  if (!outcome)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "outcome is NULL");
+  clg_call call = {ctx,        params,    data,  indices, output, queue,
+                   num_events, wait_list, event, outcome, false};
+  return clg__run(&call);
+}
+
+/* A template as clg__check_call() can check without memory: host storage
+ * at a non-NULL address that is never read. */
+static void clg_template(const clg_tensor *t, clg_tensor *out) {
+  static unsigned char nowhere;
+  *out = *t;
+  if (t->storage == CLG_STORAGE_HOST || t->storage == CLG_STORAGE_BUFFER) {
+    out->storage = CLG_STORAGE_HOST;
+    out->host = &nowhere;
+    out->buffer = NULL;
+  }
+}
+
+clg_status clg__check_templates(clg_context *ctx, const clg_params *params,
+                                const clg_tensor *data,
+                                const clg_tensor *indices,
+                                const clg_tensor *output, clg_checked *c,
+                                clg_tensor_facts *of) {
   if (!ctx)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "ctx is NULL");
-  clg_checked c;
-  clg_status st =
-      clg_check_inputs(ctx, params, data, indices, num_events, wait_list, &c);
-  if (st != CLG_SUCCESS)
-    return st;
+  if (!data)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "data is NULL");
+  if (!indices)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "indices is NULL");
   if (!output)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "output is NULL");
-  clg_launch l = {data, indices, output, c.df, c.xf,       {0, 0, 0, 0},
-                  NULL, NULL,    NULL,   NULL, num_events, wait_list};
-  if ((st = clg_check_output(ctx, &c, data, indices, output, &l.of)) !=
-          CLG_SUCCESS ||
-      (st = clg__resolve_queue(ctx, queue, &l.queue)) != CLG_SUCCESS ||
-      (st = clg__check_index_values(ctx, &c, l.queue, data, indices, num_events,
-                                    wait_list)) != CLG_SUCCESS)
+  clg_tensor d, x, o;
+  clg_template(data, &d);
+  clg_template(indices, &x);
+  clg_template(output, &o);
+  clg_status st = clg_check_inputs(ctx, params, &d, &x, 0, NULL, c);
+  if (st == CLG_SUCCESS)
+    st = clg_check_output(ctx, c, &d, &x, &o, true, of);
+  if (st != CLG_SUCCESS)
     return st;
-  if (l.of.bytes == 0)
-    return clg_run_empty(l.queue, num_events, wait_list, event);
-  return clg_run_kernels(ctx, &c, &l, event);
+  if (indices->storage == CLG_STORAGE_BUFFER &&
+      indices->offset % c->xf.elem_size != 0)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "indices->offset %zu is not a multiple of the index size "
+                     "%zu bytes",
+                     indices->offset, c->xf.elem_size);
+  return CLG_SUCCESS;
+}
+
+clg_status clg__bake(clg_context *ctx, const clg_checked *c,
+                     const clg_tensor *data, const clg_tensor *indices,
+                     const clg_tensor *output, const clg_tensor_facts *of,
+                     bool gated) {
+  clg_status st;
+  if (clg__values_on_device(c, indices) &&
+      (st = clg__verdict_kernel(ctx, c, data, indices)) != CLG_SUCCESS)
+    return st;
+  if (of->bytes == 0)
+    return CLG_SUCCESS;
+  /* The kernel for the templates' offsets (host memory: aligned). */
+  clg_staged d = {NULL, data->storage == CLG_STORAGE_BUFFER ? data->offset : 0,
+                  data->storage == CLG_STORAGE_BUFFER ? data->offset : 0, false,
+                  false};
+  clg_staged x = {NULL,
+                  indices->storage == CLG_STORAGE_BUFFER ? indices->offset : 0,
+                  0, false, false};
+  clg_staged o = {
+      NULL, output->storage == CLG_STORAGE_BUFFER ? output->offset : 0,
+      output->storage == CLG_STORAGE_BUFFER ? output->offset : 0, false, false};
+  clg_launch l = {data, indices, output, c->df, c->xf, *of,
+                  &d,   &x,      &o,     NULL,  0,     NULL};
+  clg_kernel_call call;
+  return c->impl->prepare(ctx, &c->norm, &l,
+                          gated && clg__values_on_device(c, indices), &call);
 }
 
 clg_status clg_gather_elements(clg_context *ctx, const clg_tensor *data,

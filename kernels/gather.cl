@@ -35,6 +35,19 @@
 typedef CLG_UNIT unit_t;
 typedef CLG_INDEX index_t;
 
+/* Asynchronous checked mode (-DCLG_GATED): one more argument, the verdict
+ * of the validation kernel (kernels/validate.cl), read first; when it is set
+ * the kernel writes nothing and the output stays as it was. */
+#ifdef CLG_GATED
+#define CLG_GATE_ARG , global const uint *restrict verdict
+#define CLG_GATE                                                               \
+  if (verdict[0] != 0)                                                         \
+    return;
+#else
+#define CLG_GATE_ARG
+#define CLG_GATE
+#endif
+
 /* The data row an index selects on an axis of size s (s > 0), or -1 if the
  * index is invalid (RAISE only). */
 inline long clg_source_row(index_t value, ulong s) {
@@ -57,7 +70,8 @@ kernel void clg_gather_rows(global const unit_t *restrict data, ulong data_off,
                             global const index_t *restrict indices,
                             ulong indices_off, global unit_t *restrict out,
                             ulong out_off, ulong n, ulong s, ulong inner,
-                            ulong outer_pb, ulong rows) {
+                            ulong outer_pb, ulong rows CLG_GATE_ARG) {
+  CLG_GATE
   /* Dim 1 may be capped below rows (some drivers limit it to 65535): the
    * work-items stride over the remaining slices. */
   ulong step = get_global_size(0);
@@ -82,7 +96,8 @@ kernel void clg_gather_small(global const unit_t *restrict data,
                              global const index_t *restrict indices,
                              ulong indices_off, global unit_t *restrict out,
                              ulong out_off, ulong n, ulong s, ulong inner,
-                             ulong outer_pb, ulong rows) {
+                             ulong outer_pb, ulong rows CLG_GATE_ARG) {
+  CLG_GATE
   ulong r0 = get_global_id(0) * CLG_ROWS_PER_ITEM;
   if (r0 >= rows)
     return;
@@ -119,7 +134,8 @@ kernel void clg_gather_chunk(global const unit_t *restrict data,
                              ulong indices_off, global unit_t *restrict out,
                              ulong out_off, ulong n, ulong s, ulong inner,
                              ulong outer_pb, ulong rows, ulong rows_per_item,
-                             ulong units_per_item) {
+                             ulong units_per_item CLG_GATE_ARG) {
+  CLG_GATE
   ulong r0 = get_global_id(1) * rows_per_item;
   ulong u0 = get_global_id(0) * units_per_item;
   if (r0 >= rows || u0 >= inner)
@@ -158,7 +174,8 @@ kernel void clg_gather_chunk1(global const unit_t *restrict data,
                               ulong indices_off, global unit_t *restrict out,
                               ulong out_off, ulong n, ulong s, ulong inner,
                               ulong outer_pb, ulong rows, ulong rows_per_item,
-                              ulong units_per_item) {
+                              ulong units_per_item CLG_GATE_ARG) {
+  CLG_GATE
   ulong r0 = get_global_id(1) * rows_per_item;
   if (r0 >= rows)
     return;

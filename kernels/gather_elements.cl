@@ -43,6 +43,19 @@
 typedef CLG_UNIT unit_t;
 typedef CLG_INDEX index_t;
 
+/* Asynchronous checked mode (-DCLG_GATED): one more argument, the verdict
+ * of the validation kernel (kernels/validate.cl), read first; when it is set
+ * the kernel writes nothing and the output stays as it was. */
+#ifdef CLG_GATED
+#define CLG_GATE_ARG , global const uint *restrict verdict
+#define CLG_GATE                                                               \
+  if (verdict[0] != 0)                                                         \
+    return;
+#else
+#define CLG_GATE_ARG
+#define CLG_GATE
+#endif
+
 /* The data position an index selects on an axis of size s, or -1. */
 inline long clg_ge_source(index_t value, ulong s) {
   long k = (long)value;
@@ -65,7 +78,8 @@ kernel void clg_gather_elements_3d(global const unit_t *restrict data,
                                    global unit_t *restrict out, ulong out_off,
                                    ulong total, ulong n, ulong nq, ulong s,
                                    ulong ps, ulong as, ulong qs,
-                                   ulong per_item) {
+                                   ulong per_item CLG_GATE_ARG) {
+  CLG_GATE
   ulong e0 = get_global_id(0) * per_item;
   if (e0 >= total)
     return;
@@ -103,7 +117,8 @@ kernel void clg_gather_elements_nd(global const unit_t *restrict data,
                                    global unit_t *restrict out, ulong out_off,
                                    ulong total, ulong s, ulong as, uint rank,
                                    ulong16 dims_v, ulong16 strides_v,
-                                   ulong per_item) {
+                                   ulong per_item CLG_GATE_ARG) {
+  CLG_GATE
   ulong e0 = get_global_id(0) * per_item;
   if (e0 >= total)
     return;

@@ -35,6 +35,19 @@
 typedef CLG_UNIT unit_t;
 typedef CLG_INDEX index_t;
 
+/* Asynchronous checked mode (-DCLG_GATED): one more argument, the verdict
+ * of the validation kernel (kernels/validate.cl), read first; when it is set
+ * the kernel writes nothing and the output stays as it was. */
+#ifdef CLG_GATED
+#define CLG_GATE_ARG , global const uint *restrict verdict
+#define CLG_GATE                                                               \
+  if (verdict[0] != 0)                                                         \
+    return;
+#else
+#define CLG_GATE_ARG
+#define CLG_GATE
+#endif
+
 /* The data row (within a batch) a tuple of m components selects, or -1. */
 inline long clg_nd_row(global const index_t *t, uint m, const ulong *dims,
                        const ulong *strides) {
@@ -58,7 +71,8 @@ kernel void clg_gather_nd_rows(global const unit_t *restrict data,
                                ulong indices_off, global unit_t *restrict out,
                                ulong out_off, ulong n, ulong s, ulong inner,
                                ulong rows, uint m, ulong16 dims_v,
-                               ulong16 strides_v) {
+                               ulong16 strides_v CLG_GATE_ARG) {
+  CLG_GATE
   ulong dims[16], strides[16];
   vstore16(dims_v, 0, dims);
   vstore16(strides_v, 0, strides);
@@ -85,7 +99,8 @@ kernel void clg_gather_nd_small(global const unit_t *restrict data,
                                 ulong indices_off, global unit_t *restrict out,
                                 ulong out_off, ulong n, ulong s, ulong inner,
                                 ulong rows, uint m, ulong16 dims_v,
-                                ulong16 strides_v) {
+                                ulong16 strides_v CLG_GATE_ARG) {
+  CLG_GATE
   ulong r0 = get_global_id(0) * CLG_ROWS_PER_ITEM;
   if (r0 >= rows)
     return;
@@ -125,7 +140,8 @@ kernel void clg_gather_nd_chunk(global const unit_t *restrict data,
                                 ulong out_off, ulong n, ulong s, ulong inner,
                                 ulong rows, uint m, ulong16 dims_v,
                                 ulong16 strides_v, ulong rows_per_item,
-                                ulong units_per_item) {
+                                ulong units_per_item CLG_GATE_ARG) {
+  CLG_GATE
   ulong r0 = get_global_id(1) * rows_per_item;
   ulong u0 = get_global_id(0) * units_per_item;
   if (r0 >= rows || u0 >= inner)

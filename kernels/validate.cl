@@ -10,9 +10,16 @@
  * its work-items stride through the range by the work-group size (adjacent
  * items read adjacent indices), each stops at its first offender, and a
  * tree reduction in local memory leaves the group's smallest offending
- * position in result[g], or CLG_NONE (all ones) if the range is valid.
- * Groups cover increasing ranges, so the first result that is not CLG_NONE
- * is the first offender of the whole array. No atomics.
+ * position in result[1 + 2g], or CLG_NONE (all ones) if the range is valid,
+ * and the value there in result[2 + 2g]. Groups cover increasing ranges, so
+ * the first position that is not CLG_NONE is the first offender of the
+ * whole array.
+ *
+ * result[0] is the verdict flag, zero when the host creates the buffer: a
+ * group that finds an offender sets its first 32-bit word (an atomic store
+ * of 1, the only atomic). Gated gather kernels (-DCLG_GATED) read that word
+ * first and write nothing when it is set: the asynchronous checked mode,
+ * where no host waits between this kernel and the gather.
  *
  * Build options: -DCLG_INDEX=int|long, -DCLG_LOCAL=<work-group size, a power
  * of two>. */
@@ -102,6 +109,11 @@ clg_validate_indices(__global const CLG_INDEX *x, ulong x_off, ulong count,
       best[lid] = best[lid + h];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (lid == 0)
-    result[g] = best[0];
+  if (lid == 0) {
+    const ulong pos = best[0];
+    result[1 + 2 * g] = pos;
+    result[2 + 2 * g] = pos == CLG_NONE ? 0 : (ulong)(long)x[x_off + pos];
+    if (pos != CLG_NONE)
+      atomic_xchg((volatile __global uint *)result, 1u);
+  }
 }

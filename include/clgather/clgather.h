@@ -499,6 +499,212 @@ CLG_API clg_status clg_gather_nd(clg_context *ctx, const clg_tensor *data,
                                  cl_command_queue queue, cl_uint num_events,
                                  const cl_event *wait_list, cl_event *event);
 
+/* ------------------------------------------- asynchronous checked mode */
+
+/**
+ * The outcome of an asynchronously checked call (clg_run_async(), or
+ * clg_plan_enqueue() of a plan created with CLG_PLAN_ASYNC_CHECK): the
+ * verdict on the index values, kept on the device until asked for. Opaque;
+ * owned by the caller, who releases it with clg_outcome_release().
+ */
+typedef struct clg_outcome clg_outcome;
+
+/**
+ * clg_run() without any host wait: for device pipelines that chain commands
+ * by events and want out-of-bounds indices reported, never zero-filled.
+ *
+ * What differs from clg_run() is only how cl_mem indices are checked in mode
+ * RAISE: the validation kernel (after the wait list) writes its verdict to a
+ * small device buffer, and the gather kernel (after the validation kernel)
+ * reads that verdict first and writes nothing when it is bad. Nothing is
+ * read back and the call does not wait for the device: with data, indices
+ * and output all cl_mem, it returns as soon as the commands are enqueued.
+ * Every other check (arguments, shapes, dtypes, buffers, host indices,
+ * modes WRAP and CLIP, which read no value) is made before returning, as
+ * clg_run() makes it, and its failure is returned by the call itself. A host
+ * tensor makes the call blocking, as for clg_run().
+ *
+ * The contract:
+ *  - On a status other than CLG_SUCCESS from this call: nothing was
+ *    enqueued (except in the cases clg_run() documents), the output is
+ *    unchanged, *event and *outcome are not set.
+ *  - On CLG_SUCCESS: *outcome is a new clg_outcome (never NULL), and *event
+ *    (if event is not NULL) a new event that completes when the call's
+ *    commands have completed, whatever the verdict. The status of the call
+ *    is known only when clg_outcome_wait() returns it.
+ *  - When *event has completed and clg_outcome_wait() returned CLG_SUCCESS,
+ *    the output holds the result. When clg_outcome_wait() returned
+ *    CLG_ERROR_INDEX_OUT_OF_BOUNDS, the output is exactly as it was before
+ *    the call: the gather kernel ran and wrote nothing. Commands the caller
+ *    chained after *event run either way; a pipeline that must not consume
+ *    an unchecked output waits for the outcome first.
+ *
+ * Errors (returned by the call): those of clg_run(), except that
+ * CLG_ERROR_INDEX_OUT_OF_BOUNDS for cl_mem indices comes from
+ * clg_outcome_wait(); CLG_ERROR_NULL_ARGUMENT also for outcome == NULL.
+ */
+CLG_API clg_status clg_run_async(clg_context *ctx, const clg_params *params,
+                                 const clg_tensor *data,
+                                 const clg_tensor *indices,
+                                 const clg_tensor *output,
+                                 cl_command_queue queue, cl_uint num_events,
+                                 const cl_event *wait_list, cl_event *event,
+                                 clg_outcome **outcome);
+
+/**
+ * Wait (blocking) until the outcome's verdict is known and return the call's
+ * status, with the same message in clg_last_error() as clg_run() would have
+ * given for the same inputs: CLG_SUCCESS, or CLG_ERROR_INDEX_OUT_OF_BOUNDS
+ * naming the first offending index (flat position, position in indices'
+ * shape, value, axis and size, valid range). It waits for the validation
+ * kernel and reads its few verdict bytes (the offending value is among
+ * them), on the context's own queue; the caller's queue is only flushed. It
+ * does not wait for the gather kernel: wait for the call's event for that.
+ * May be called any number of times, from any thread; each call returns the
+ * same status and sets the same message.
+ *
+ * Errors: CLG_ERROR_NULL_ARGUMENT (outcome), CLG_ERROR_INDEX_OUT_OF_BOUNDS,
+ * CLG_ERROR_OPENCL (waiting for or reading the verdict failed: the output's
+ * state is then unknown).
+ */
+CLG_API clg_status clg_outcome_wait(clg_outcome *outcome);
+
+/** Release an outcome, whether or not it was waited for; NULL is a no-op.
+ * Does not block: the commands of the call run to completion regardless. */
+CLG_API void clg_outcome_release(clg_outcome *outcome);
+
+/* ------------------------------------------------------------------ plans */
+
+/**
+ * A plan: one operator call fixed in everything but its buffers, planned
+ * and checked once, with its kernels built up front (clg_plan_bake()),
+ * then enqueued any number of times with new tensors. Opaque. The one-shot
+ * calls (clg_run(), clg_run_async()) run the same code.
+ */
+typedef struct clg_plan clg_plan;
+
+/** Flags for clg_plan_create(). */
+enum {
+  /** Enqueue in asynchronous checked mode, as clg_run_async(): every
+   * clg_plan_enqueue() returns a clg_outcome. */
+  CLG_PLAN_ASYNC_CHECK = 1u << 0,
+};
+
+/**
+ * Create a plan for `params` (NULL: Gather on axis 0) on ctx's device. data,
+ * indices and output are templates: their dtype, rank, shape and storage
+ * kind fix the plan, and their byte offsets are the ones the kernels are
+ * built for (other offsets work too; see clg_plan_enqueue()). Their host
+ * pointers and buffers are not used and may be NULL. Every check that does
+ * not need a buffer or an index value is made here: the operator's rules,
+ * shapes, dtypes, sizes, the output's shape, the indices offset's alignment.
+ * Nothing is built and nothing is enqueued. The plan keeps a reference to
+ * nothing but ctx, which must outlive it.
+ *
+ * flags: 0 or CLG_PLAN_ASYNC_CHECK.
+ *
+ * Errors: CLG_ERROR_NULL_ARGUMENT (ctx, data, indices, output, out),
+ * CLG_ERROR_INVALID_ARGUMENT (an unknown flag, bad storage kind, params as
+ * for clg_run()), and the shape and type errors of clg_run():
+ * CLG_ERROR_INVALID_RANK, CLG_ERROR_INVALID_SHAPE, CLG_ERROR_INVALID_AXIS,
+ * CLG_ERROR_INVALID_BATCH_DIMS, CLG_ERROR_INCOMPATIBLE_SHAPES,
+ * CLG_ERROR_UNSUPPORTED_DTYPE, CLG_ERROR_INVALID_INDICES_DTYPE,
+ * CLG_ERROR_DTYPE_MISMATCH, CLG_ERROR_SHAPE_MISMATCH,
+ * CLG_ERROR_SIZE_OVERFLOW; CLG_ERROR_OUT_OF_HOST_MEMORY. *out is NULL on
+ * failure.
+ */
+CLG_API clg_status clg_plan_create(clg_context *ctx, const clg_params *params,
+                                   const clg_tensor *data,
+                                   const clg_tensor *indices,
+                                   const clg_tensor *output, unsigned flags,
+                                   clg_plan **out);
+
+/**
+ * Build (or load from the disk cache) every program the plan's enqueues
+ * need at the template offsets: the gather kernel and, for mode RAISE, the
+ * validation kernel. Blocking (a compile costs tens to hundreds of
+ * milliseconds); later calls return at once. Optional: an unbaked plan
+ * builds on its first enqueue. Programs live in ctx's cache, shared with
+ * every call and plan on ctx.
+ *
+ * Errors: CLG_ERROR_NULL_ARGUMENT, CLG_ERROR_BUILD_FAILED (with the build
+ * log), CLG_ERROR_OPENCL, CLG_ERROR_OUT_OF_HOST_MEMORY.
+ */
+CLG_API clg_status clg_plan_bake(clg_plan *plan);
+
+/**
+ * Enqueue the plan on new tensors: data, indices and output must have the
+ * template's dtype, rank, shape and storage kind (else
+ * CLG_ERROR_DTYPE_MISMATCH, CLG_ERROR_SHAPE_MISMATCH or
+ * CLG_ERROR_INVALID_ARGUMENT); the buffer checks, the index values and
+ * everything else then go as in clg_run() (plans without
+ * CLG_PLAN_ASYNC_CHECK; outcome must be NULL) or clg_run_async() (plans with
+ * it; outcome must not be NULL), with the same errors, blocking behaviour
+ * and contract. Offsets whose alignment differs from the template's may
+ * need another program, built on first use. Safe to call from several
+ * threads at once.
+ */
+CLG_API clg_status clg_plan_enqueue(clg_plan *plan, const clg_tensor *data,
+                                    const clg_tensor *indices,
+                                    const clg_tensor *output,
+                                    cl_command_queue queue,
+                                    cl_uint num_events,
+                                    const cl_event *wait_list, cl_event *event,
+                                    clg_outcome **outcome);
+
+/** Destroy a plan; NULL is a no-op. Commands already enqueued and outcomes
+ * already returned are unaffected. Programs stay in the context's cache. */
+CLG_API void clg_plan_destroy(clg_plan *plan);
+
+/**
+ * Can this library run `op` with data of element type `data_dtype`, indices
+ * of `indices_dtype`, data of rank `data_rank` and indices of rank
+ * `indices_rank`, in index mode `mode`? For a runtime deciding, before it
+ * dispatches, whether to fall back to another implementation. Pure: no
+ * device is consulted (every kernel runs on any OpenCL 1.2 device); shapes
+ * are not considered (see clg_output_shape() for them). Returns 1 if
+ * supported, 0 if not; never fails.
+ */
+CLG_API int clg_supported(clg_op op, clg_dtype data_dtype,
+                          clg_dtype indices_dtype, int32_t data_rank,
+                          int32_t indices_rank, clg_index_mode mode);
+
+/* ------------------------------------------------------------ multi-device */
+
+/**
+ * Run one operator call sharded over several devices of one cl_context:
+ * the output is split along its first dimension into one contiguous part
+ * per device (in proportion to the devices' compute units), each device
+ * gathering its part on its own queue; the result is byte for byte that of
+ * clg_run() on one device.
+ *
+ * ctxs[0 .. num_ctxs-1]: clg_contexts on distinct devices of one cl_context
+ * (ctxs[0] checks the indices). queues: NULL (each context's own queue) or
+ * num_ctxs queues, queues[i] of ctxs[i]'s device. data, indices and output:
+ * as for clg_run(); cl_mem tensors belong to the shared cl_context. Every
+ * argument and every index value are checked first, once, as clg_run()
+ * does on ctxs[0] (the same statuses and messages); only then is anything
+ * enqueued. Each shard waits for the wait list; *event (if not NULL) is a
+ * marker on the first queue that completes when every shard has. A call
+ * whose output cannot be split (rank 0, first dimension < 2, or a Gather
+ * on axis 0 with scalar indices) runs on ctxs[0] alone. Blocking as
+ * clg_run() (host tensors make it blocking).
+ *
+ * Errors: those of clg_run(); CLG_ERROR_NULL_ARGUMENT (ctxs, an entry of
+ * it), CLG_ERROR_INVALID_ARGUMENT (num_ctxs 0, contexts of different
+ * cl_contexts or the same device twice, a queue of another device).
+ * On an error after some shards were enqueued (an OpenCL failure), the
+ * output may be partly written; no event is returned.
+ */
+CLG_API clg_status clg_run_sharded(clg_context *const *ctxs, cl_uint num_ctxs,
+                                   const clg_params *params,
+                                   const clg_tensor *data,
+                                   const clg_tensor *indices,
+                                   const clg_tensor *output,
+                                   const cl_command_queue *queues,
+                                   cl_uint num_events,
+                                   const cl_event *wait_list, cl_event *event);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,124 @@
+/* Outcomes of asynchronously checked calls: the validation kernel's verdict,
+ * kept on the device until the caller asks for it (clg_outcome_wait). */
+#include "internal.h"
+
+#include <stdlib.h>
+
+struct clg_outcome {
+  pthread_mutex_t lock;
+  bool decided;      /* status/pos/value known */
+  clg_status status; /* CLG_SUCCESS, or the failure to report (with pos) */
+  cl_ulong pos;      /* first offending flat position, or CLG_VERDICT_NONE */
+  int64_t value;     /* its value */
+  /* Pending only (decided == false until the first successful wait): */
+  clg_context *ctx;       /* whose own queue reads the verdict */
+  cl_command_queue queue; /* the call's queue (retained): flushed */
+  clg_verdict verdict;    /* own references to the buffer and event */
+  /* What the message needs: the operator, its normalised params, and the
+   * shapes of data and indices (copies of the descriptors). */
+  const clg_op_impl *impl;
+  clg_params norm;
+  clg_tensor data, indices;
+};
+
+static clg_status clg_outcome_alloc(clg_outcome **out) {
+  clg_outcome *o = CLG_CALLOC(1, sizeof *o);
+  if (!o)
+    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
+                     "out of host memory allocating an outcome");
+  if (pthread_mutex_init(&o->lock, NULL) != 0) {
+    free(o);
+    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
+                     "cannot initialise a mutex for an outcome");
+  }
+  o->pos = CLG_VERDICT_NONE;
+  *out = o;
+  return CLG_SUCCESS;
+}
+
+clg_status clg__outcome_decided(clg_outcome **out) {
+  clg_status st = clg_outcome_alloc(out);
+  if (st != CLG_SUCCESS)
+    return st;
+  (*out)->decided = true;
+  (*out)->status = CLG_SUCCESS;
+  return CLG_SUCCESS;
+}
+
+clg_status clg__outcome_pending(clg_context *ctx, const clg_checked *c,
+                                const clg_tensor *data,
+                                const clg_tensor *indices,
+                                cl_command_queue queue, const clg_verdict *v,
+                                clg_outcome **out) {
+  clg_outcome *o = NULL;
+  clg_status st = clg_outcome_alloc(&o);
+  if (st != CLG_SUCCESS)
+    return st;
+  o->ctx = ctx;
+  o->queue = queue;
+  clRetainCommandQueue(queue);
+  o->verdict = *v;
+  clRetainMemObject(v->mem);
+  clRetainEvent(v->event);
+  o->impl = c->impl;
+  o->norm = c->norm;
+  o->data = *data;
+  o->indices = *indices;
+  *out = o;
+  return CLG_SUCCESS;
+}
+
+/* Drop what a pending outcome holds on the device side. */
+static void clg_outcome_drop(clg_outcome *o) {
+  clg__verdict_release(&o->verdict);
+  if (o->queue)
+    clReleaseCommandQueue(o->queue);
+  o->queue = NULL;
+}
+
+clg_status clg_outcome_wait(clg_outcome *outcome) {
+  if (!outcome)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "outcome is NULL");
+  clg_outcome *o = outcome;
+  pthread_mutex_lock(&o->lock);
+  if (!o->decided) {
+    /* The validation kernel may sit unsubmitted in the caller's queue. */
+    cl_int err = clFlush(o->queue);
+    if (err != CL_SUCCESS) {
+      pthread_mutex_unlock(&o->lock);
+      return clg__fail_cl(err, "clFlush", "submitting the validation kernel");
+    }
+    /* Read on the context's own queue, not the caller's: a read there
+     * would wait for whatever the caller enqueued after the call. */
+    cl_command_queue own = clg_context_queue(o->ctx);
+    if (!own) {
+      pthread_mutex_unlock(&o->lock);
+      return CLG_ERROR_OPENCL; /* message set by clg_context_queue() */
+    }
+    clg_status st = clg__verdict_read(&o->verdict, own, &o->pos, &o->value);
+    if (st != CLG_SUCCESS) {
+      pthread_mutex_unlock(&o->lock);
+      return st; /* may be tried again */
+    }
+    o->decided = true;
+    o->status = o->pos == CLG_VERDICT_NONE ? CLG_SUCCESS
+                                           : CLG_ERROR_INDEX_OUT_OF_BOUNDS;
+    clg_outcome_drop(o);
+  }
+  clg_status status = o->status;
+  cl_ulong pos = o->pos;
+  int64_t value = o->value;
+  pthread_mutex_unlock(&o->lock);
+  if (status == CLG_SUCCESS)
+    return clg__ok();
+  /* The same message as the synchronous path: the operator's own report. */
+  return o->impl->report(&o->norm, &o->data, &o->indices, (size_t)pos, value);
+}
+
+void clg_outcome_release(clg_outcome *outcome) {
+  if (!outcome)
+    return;
+  clg_outcome_drop(outcome);
+  pthread_mutex_destroy(&outcome->lock);
+  free(outcome);
+}

@@ -1,0 +1,167 @@
+/* Plans: one operator call fixed in everything but its memory, checked once
+ * (clg_plan_create), its kernels built up front (clg_plan_bake), enqueued
+ * many times (clg_plan_enqueue) through the one-shot calls' own path
+ * (op.c: clg__run). Kernel planning itself is plan.c. */
+#include "internal.h"
+
+#include <stdlib.h>
+
+struct clg_plan {
+  clg_context *ctx;
+  clg_params params;
+  unsigned flags;
+  clg_tensor data, indices, output; /* the templates */
+  clg_checked checked;
+  clg_tensor_facts of;
+  pthread_mutex_t lock; /* guards baked */
+  bool baked;
+};
+
+static const clg_params clg_plan_default_params = {CLG_OP_GATHER, 0, 0,
+                                                   CLG_MODE_RAISE};
+
+clg_status clg_plan_create(clg_context *ctx, const clg_params *params,
+                           const clg_tensor *data, const clg_tensor *indices,
+                           const clg_tensor *output, unsigned flags,
+                           clg_plan **out) {
+  if (out)
+    *out = NULL;
+  if (!out)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "out is NULL");
+  if (flags & ~(unsigned)CLG_PLAN_ASYNC_CHECK)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "unknown plan flags 0x%x (only CLG_PLAN_ASYNC_CHECK is "
+                     "defined)",
+                     flags & ~(unsigned)CLG_PLAN_ASYNC_CHECK);
+  if (!params)
+    params = &clg_plan_default_params;
+  clg_checked c;
+  clg_tensor_facts of;
+  clg_status st =
+      clg__check_templates(ctx, params, data, indices, output, &c, &of);
+  if (st != CLG_SUCCESS)
+    return st;
+  clg_plan *p = CLG_CALLOC(1, sizeof *p);
+  if (!p)
+    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
+                     "out of host memory allocating a plan");
+  if (pthread_mutex_init(&p->lock, NULL) != 0) {
+    free(p);
+    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
+                     "cannot initialise a mutex for a plan");
+  }
+  p->ctx = ctx;
+  p->params = *params;
+  p->flags = flags;
+  p->data = *data;
+  p->indices = *indices;
+  p->output = *output;
+  p->checked = c;
+  p->of = of;
+  *out = p;
+  return clg__ok();
+}
+
+clg_status clg_plan_bake(clg_plan *plan) {
+  if (!plan)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "plan is NULL");
+  pthread_mutex_lock(&plan->lock);
+  clg_status st = CLG_SUCCESS;
+  if (!plan->baked) {
+    st = clg__bake(plan->ctx, &plan->checked, &plan->data, &plan->indices,
+                   &plan->output, &plan->of,
+                   (plan->flags & CLG_PLAN_ASYNC_CHECK) != 0);
+    plan->baked = st == CLG_SUCCESS;
+  }
+  pthread_mutex_unlock(&plan->lock);
+  return st == CLG_SUCCESS ? clg__ok() : st;
+}
+
+/* A tensor of an enqueue against the plan's template. */
+static clg_status clg_plan_match(const char *name, const clg_tensor *t,
+                                 const clg_tensor *tmpl) {
+  if (!t)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "%s is NULL", name);
+  if (t->dtype != tmpl->dtype)
+    return clg__fail(CLG_ERROR_DTYPE_MISMATCH,
+                     "%s has element type %s but the plan was made for %s",
+                     name, clg_dtype_name(t->dtype),
+                     clg_dtype_name(tmpl->dtype));
+  bool same = t->rank == tmpl->rank;
+  for (int32_t i = 0; same && i < t->rank && i < CLG_MAX_RANK; ++i)
+    same = t->shape[i] == tmpl->shape[i];
+  if (!same) {
+    char got[512], exp[512];
+    clg__format_shape(got, sizeof got,
+                      t->rank < 0 || t->rank > CLG_MAX_RANK ? 0 : t->rank,
+                      t->shape);
+    clg__format_shape(exp, sizeof exp, tmpl->rank, tmpl->shape);
+    return clg__fail(CLG_ERROR_SHAPE_MISMATCH,
+                     "%s has shape %s (rank %d) but the plan was made for %s",
+                     name, got, (int)t->rank, exp);
+  }
+  if (t->storage != tmpl->storage)
+    return clg__fail(
+        CLG_ERROR_INVALID_ARGUMENT, "%s is %s but the plan was made for %s",
+        name, t->storage == CLG_STORAGE_BUFFER ? "a cl_mem" : "host memory",
+        tmpl->storage == CLG_STORAGE_BUFFER ? "a cl_mem" : "host memory");
+  return CLG_SUCCESS;
+}
+
+clg_status clg_plan_enqueue(clg_plan *plan, const clg_tensor *data,
+                            const clg_tensor *indices, const clg_tensor *output,
+                            cl_command_queue queue, cl_uint num_events,
+                            const cl_event *wait_list, cl_event *event,
+                            clg_outcome **outcome) {
+  if (!plan)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "plan is NULL");
+  bool async = (plan->flags & CLG_PLAN_ASYNC_CHECK) != 0;
+  if (async && !outcome)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT,
+                     "outcome is NULL, but the plan was made with "
+                     "CLG_PLAN_ASYNC_CHECK");
+  if (!async && outcome)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "outcome is not NULL, but the plan was made without "
+                     "CLG_PLAN_ASYNC_CHECK");
+  clg_status st;
+  if ((st = clg_plan_match("data", data, &plan->data)) != CLG_SUCCESS ||
+      (st = clg_plan_match("indices", indices, &plan->indices)) !=
+          CLG_SUCCESS ||
+      (st = clg_plan_match("output", output, &plan->output)) != CLG_SUCCESS)
+    return st;
+  clg_call call = {plan->ctx,  &plan->params, data,  indices, output, queue,
+                   num_events, wait_list,     event, outcome, false};
+  return clg__run(&call);
+}
+
+void clg_plan_destroy(clg_plan *plan) {
+  if (!plan)
+    return;
+  pthread_mutex_destroy(&plan->lock);
+  free(plan);
+}
+
+int clg_supported(clg_op op, clg_dtype data_dtype, clg_dtype indices_dtype,
+                  int32_t data_rank, int32_t indices_rank,
+                  clg_index_mode mode) {
+  if (op != CLG_OP_GATHER && op != CLG_OP_GATHER_ELEMENTS &&
+      op != CLG_OP_GATHER_ND)
+    return 0;
+  if (mode != CLG_MODE_RAISE &&
+      (op != CLG_OP_GATHER || (mode != CLG_MODE_WRAP && mode != CLG_MODE_CLIP)))
+    return 0;
+  if (data_dtype == CLG_DTYPE_STRING || clg_dtype_size(data_dtype) == 0)
+    return 0;
+  if (indices_dtype != CLG_DTYPE_INT32 && indices_dtype != CLG_DTYPE_INT64)
+    return 0;
+  if (data_rank < 1 || data_rank > CLG_MAX_RANK || indices_rank < 0 ||
+      indices_rank > CLG_MAX_RANK)
+    return 0;
+  switch (op) {
+  case CLG_OP_GATHER: return data_rank - 1 + indices_rank <= CLG_MAX_RANK;
+  case CLG_OP_GATHER_ELEMENTS: return indices_rank == data_rank;
+  default: /* GatherND: the last indices dimension holds the tuples */
+    return indices_rank >= 1;
+  }
+}
