@@ -79,8 +79,7 @@ static cl_int pick_device(cl_platform_id *platform, cl_device_id *device) {
   for (int t = 0; t < 2; ++t)
     for (cl_uint p = 0; p < count; ++p) {
       cl_uint n = 0;
-      if (clGetDeviceIDs(platforms[p], types[t], 1, device, &n) ==
-              CL_SUCCESS &&
+      if (clGetDeviceIDs(platforms[p], types[t], 1, device, &n) == CL_SUCCESS &&
           n > 0) {
         *platform = platforms[p];
         return CL_SUCCESS;
@@ -173,9 +172,8 @@ static int run(struct app *a, int bad) {
   if (err != CL_SUCCESS)
     return cl_failed("clEnqueueWriteBuffer", err);
   /* The output starts as a sentinel, so that we can see what was written. */
-  err = clEnqueueFillBuffer(a->queue, a->d_out, &SENTINEL, sizeof SENTINEL,
-                            0, sizeof(float) * NIDX * COLS, 0, NULL,
-                            &a->ev_fill);
+  err = clEnqueueFillBuffer(a->queue, a->d_out, &SENTINEL, sizeof SENTINEL, 0,
+                            sizeof(float) * NIDX * COLS, 0, NULL, &a->ev_fill);
   if (err != CL_SUCCESS)
     return cl_failed("clEnqueueFillBuffer", err);
   /* The indices, produced on the device: the host never sees them before
@@ -188,8 +186,8 @@ static int run(struct app *a, int bad) {
   if (err == CL_SUCCESS)
     err = clSetKernelArg(a->kernel, 2, sizeof bad_arg, &bad_arg);
   if (err == CL_SUCCESS)
-    err = clEnqueueNDRangeKernel(a->queue, a->kernel, 1, NULL, &global, NULL,
-                                 0, NULL, &a->ev_idx);
+    err = clEnqueueNDRangeKernel(a->queue, a->kernel, 1, NULL, &global, NULL, 0,
+                                 NULL, &a->ev_idx);
   if (err != CL_SUCCESS)
     return cl_failed("enqueueing make_indices", err);
 
@@ -216,8 +214,8 @@ static int run(struct app *a, int bad) {
    * types, buffer sizes and flags) and returns such errors itself; the
    * index values are checked on the device, and the verdict kept there. */
   cl_event deps[3] = {a->ev_write, a->ev_fill, a->ev_idx};
-  st = clg_run_async(a->g, &params, &t_data, &t_idx, &t_out, a->queue, 3,
-                     deps, &a->ev_gather, &a->outcome);
+  st = clg_run_async(a->g, &params, &t_data, &t_idx, &t_out, a->queue, 3, deps,
+                     &a->ev_gather, &a->outcome);
   if (st != CLG_SUCCESS)
     return clg_failed("clg_run_async", st);
 
@@ -259,18 +257,18 @@ static int run(struct app *a, int bad) {
     return 0;
   }
   if (st != CLG_SUCCESS) {
-    fprintf(stderr, "embed: clg_outcome_wait: %s: %s\n",
-            clg_status_string(st), verdict);
+    fprintf(stderr, "embed: clg_outcome_wait: %s: %s\n", clg_status_string(st),
+            verdict);
     return 1;
   }
   /* The plain-C gather: output row i is data row idx[i] (a negative index
    * counts from the end), compared byte for byte. */
   for (int i = 0; i < NIDX; ++i) {
     cl_long k = a->idx[i] < 0 ? a->idx[i] + ROWS : a->idx[i];
-    if (k < 0 || k >= ROWS || memcmp(&a->out[i * COLS], &a->data[k * COLS],
-                                     sizeof(float) * COLS) != 0) {
-      fprintf(stderr, "embed: output row %d is not data row %ld\n", i,
-              (long)k);
+    if (k < 0 || k >= ROWS ||
+        memcmp(&a->out[i * COLS], &a->data[k * COLS], sizeof(float) * COLS) !=
+            0) {
+      fprintf(stderr, "embed: output row %d is not data row %ld\n", i, (long)k);
       return 1;
     }
   }

@@ -322,9 +322,10 @@ CLG_API clg_status clg_gather_output_shape(int32_t data_rank,
  * host indices by a scan on the host; cl_mem indices either by reading them
  * back (blocking, after the wait list) or, for larger arrays (from 32 KiB),
  * by a small validation kernel (after the wait list) whose few verdict bytes
- * are read back (blocking), plus the one offending value on error: the same
- * status and message either way. Only then is anything written: on any
- * error no gather kernel is enqueued and the output is unchanged.
+ * (the first offending position and its value, per work-group) are read
+ * back (blocking): the same status and message either way. Only then is
+ * anything written: on any error no gather kernel is enqueued and the output
+ * is unchanged. clg_run_async() keeps that verdict on the device instead.
  *
  * queue: a command queue on ctx's context and device, or NULL for
  * clg_context_queue(ctx). In-order and out-of-order queues both work.
@@ -662,7 +663,13 @@ CLG_API void clg_plan_destroy(clg_plan *plan);
  * `indices_rank`, in index mode `mode`? For a runtime deciding, before it
  * dispatches, whether to fall back to another implementation. Pure: no
  * device is consulted (every kernel runs on any OpenCL 1.2 device); shapes
- * are not considered (see clg_output_shape() for them). Returns 1 if
+ * are not considered (see clg_output_shape() for them). Supported: the
+ * three operators; every fixed-size ONNX element type (not string or
+ * undefined); int32 or int64 indices; ranks in [1, CLG_MAX_RANK] for data
+ * and [0, CLG_MAX_RANK] for indices, with, per operator: Gather any mode
+ * and data_rank - 1 + indices_rank <= CLG_MAX_RANK (the output rank
+ * without batch_dims); GatherElements mode RAISE and indices_rank ==
+ * data_rank; GatherND mode RAISE and indices_rank >= 1. Returns 1 if
  * supported, 0 if not; never fails.
  */
 CLG_API int clg_supported(clg_op op, clg_dtype data_dtype,
