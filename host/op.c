@@ -370,10 +370,13 @@ clg_status clg__run(const clg_call *call) {
   l.df = c.df;
   l.xf = c.xf;
   clg_context *ctx = call->ctx;
-  /* Asynchronous checked mode with cl_mem indices in mode RAISE: the
-   * verdict stays on the device and gates the gather kernel. Everything
-   * else checks values now (host indices, modes WRAP / CLIP). */
+  /* Asynchronous checked mode with cl_mem indices in mode RAISE and a
+   * cl_mem output: the verdict stays on the device and gates the gather
+   * kernel. Everything else checks values now: host indices, modes WRAP /
+   * CLIP, and a host output (the call blocks then anyway, and the read-back
+   * of a gated kernel's unwritten staging buffer would change it). */
   bool deferred = call->outcome && !call->values_checked &&
+                  call->output->storage == CLG_STORAGE_BUFFER &&
                   clg__values_on_device(&c, call->indices);
   clg_verdict v = {NULL, 0, NULL};
   if (deferred)

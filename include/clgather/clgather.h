@@ -515,15 +515,17 @@ typedef struct clg_outcome clg_outcome;
  * by events and want out-of-bounds indices reported, never zero-filled.
  *
  * What differs from clg_run() is only how cl_mem indices are checked in mode
- * RAISE: the validation kernel (after the wait list) writes its verdict to a
+ * RAISE when the output is a cl_mem too: the validation kernel (after the
+ * wait list) writes its verdict to a
  * small device buffer, and the gather kernel (after the validation kernel)
  * reads that verdict first and writes nothing when it is bad. Nothing is
  * read back and the call does not wait for the device: with data, indices
  * and output all cl_mem, it returns as soon as the commands are enqueued.
  * Every other check (arguments, shapes, dtypes, buffers, host indices,
- * modes WRAP and CLIP, which read no value) is made before returning, as
- * clg_run() makes it, and its failure is returned by the call itself. A host
- * tensor makes the call blocking, as for clg_run().
+ * modes WRAP and CLIP, which read no value, and every check of a call with
+ * a host output, which blocks anyway) is made before returning, as clg_run()
+ * makes it, and its failure is returned by the call itself. A host tensor
+ * makes the call blocking, as for clg_run().
  *
  * The contract:
  *  - On a status other than CLG_SUCCESS from this call: nothing was
@@ -541,8 +543,9 @@ typedef struct clg_outcome clg_outcome;
  *    an unchecked output waits for the outcome first.
  *
  * Errors (returned by the call): those of clg_run(), except that
- * CLG_ERROR_INDEX_OUT_OF_BOUNDS for cl_mem indices comes from
- * clg_outcome_wait(); CLG_ERROR_NULL_ARGUMENT also for outcome == NULL.
+ * CLG_ERROR_INDEX_OUT_OF_BOUNDS for cl_mem indices with a cl_mem output
+ * comes from clg_outcome_wait(); CLG_ERROR_NULL_ARGUMENT also for
+ * outcome == NULL.
  */
 CLG_API clg_status clg_run_async(clg_context *ctx, const clg_params *params,
                                  const clg_tensor *data,
@@ -692,10 +695,12 @@ CLG_API int clg_supported(clg_op op, clg_dtype data_dtype,
  * argument and every index value are checked first, once, as clg_run()
  * does on ctxs[0] (the same statuses and messages); only then is anything
  * enqueued. Each shard waits for the wait list; *event (if not NULL) is a
- * marker on the first queue that completes when every shard has. A call
- * whose output cannot be split (rank 0, first dimension < 2, or a Gather
- * on axis 0 with scalar indices) runs on ctxs[0] alone. Blocking as
- * clg_run() (host tensors make it blocking).
+ * marker on the first queue (queues[0], or ctxs[0]'s own) that completes
+ * when every shard has. A call whose output cannot be split (rank 0, no
+ * bytes, first dimension < 2, a Gather on axis 0 with scalar indices, or a
+ * GatherND with indices of rank 1) runs on ctxs[0] alone. Blocking as
+ * clg_run() (host tensors make it blocking, and then the shards run one
+ * after another).
  *
  * Errors: those of clg_run(); CLG_ERROR_NULL_ARGUMENT (ctxs, an entry of
  * it), CLG_ERROR_INVALID_ARGUMENT (num_ctxs 0, contexts of different

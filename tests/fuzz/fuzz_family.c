@@ -1,7 +1,8 @@
 /* Fuzz harness: validation, planning and execution of the whole gather
  * family through the public API (clg_run, clg_validate, clg_output_shape).
  *
- * The input is decoded into a clg_run call: a clg_params (op Gather,
+ * The input is decoded into a clg_run call (or, for one input in two, a
+ * clg_run_async call whose status is its outcome's): a clg_params (op Gather,
  * GatherElements, GatherND, rarely an unknown op or NULL params; axis,
  * batch_dims and mode, each sometimes out of range or a field the operator
  * does not take), element types (valid and not), ranks (in and out of
@@ -610,10 +611,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size) {
   cl_event sentinel = (cl_event)(uintptr_t)0x5e17;
   cl_event ev = sentinel;
   int want_event = eb & 1;
-  clg_status st = clg_run(ctx, pp, &d.t, &x.t, &o.t, NULL, nev, wl,
-                          want_event ? &ev : NULL);
+  /* Asynchronous checked mode (clg_run_async) for one input in two: its
+   * status is the call's, or, when the call succeeded, the outcome's. */
+  int async = (eb & 8) != 0;
+  clg_outcome *outcome = NULL;
+  clg_status st =
+      async ? clg_run_async(ctx, pp, &d.t, &x.t, &o.t, NULL, nev, wl,
+                            want_event ? &ev : NULL, &outcome)
+            : clg_run(ctx, pp, &d.t, &x.t, &o.t, NULL, nev, wl,
+                      want_event ? &ev : NULL);
   char run_msg[2048];
   snprintf(run_msg, sizeof run_msg, "%s", clg_last_error());
+  if (async && st == CLG_SUCCESS) {
+    FZ_CHECK(outcome != NULL, "clg_run_async succeeded without an outcome");
+    /* The call's event completes whatever the verdict. */
+    if (want_event) {
+      FZ_CHECK(ev != sentinel && ev != NULL, "no event after success");
+      FZ_CHECK(clWaitForEvents(1, &ev) == CL_SUCCESS, "clWaitForEvents");
+      clReleaseEvent(ev);
+      ev = sentinel;
+    }
+    st = clg_outcome_wait(outcome);
+    snprintf(run_msg, sizeof run_msg, "%s", clg_last_error());
+    clg_outcome_release(outcome);
+    /* Only an out-of-bounds index in a cl_mem, gathered into a cl_mem, can
+     * be left to the outcome. */
+    FZ_CHECK(st == CLG_SUCCESS || (st == CLG_ERROR_INDEX_OUT_OF_BOUNDS &&
+                                   x.t.storage == CLG_STORAGE_BUFFER &&
+                                   o.t.storage == CLG_STORAGE_BUFFER),
+             "clg_outcome_wait returned %s (%s)", clg_status_string(st),
+             run_msg);
+  } else if (async) {
+    FZ_CHECK(outcome == NULL, "an outcome set although %s",
+             clg_status_string(st));
+  }
   ++fz_calls;
   if (st == CLG_SUCCESS) {
     ++fz_successes;
@@ -628,7 +659,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size) {
              clg_status_string(st), run_msg, op, (long long)axis,
              (long long)bd, mode);
     FZ_CHECK(run_msg[0] == '\0', "message after success: %s", run_msg);
-    if (want_event) {
+    if (want_event && !async) {
       FZ_CHECK(ev != sentinel && ev != NULL, "no event after success");
       FZ_CHECK(clWaitForEvents(1, &ev) == CL_SUCCESS, "clWaitForEvents");
       clReleaseEvent(ev);
@@ -670,7 +701,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size) {
     FZ_CHECK(run_msg[0] != '\0', "%s without a message",
              clg_status_string(st));
     FZ_CHECK(!want_event || ev == sentinel, "event set although %s",
-             clg_status_string(st));
+             clg_status_string(st)); /* (async: released above) */
     if (!o.alias) {
       unsigned char *now = fz_contents(&o);
       FZ_CHECK(memcmp(now, o.mirror, o.cap) == 0,
