@@ -1,12 +1,248 @@
-/* Multi-device sharding (clg_run_sharded): being written. */
+/* Multi-device sharding (clg_run_sharded): one call split along the
+ * output's first dimension over several devices of one cl_context. The
+ * whole call is checked once, on the first context, as clg_run() checks it;
+ * each part then runs as an ordinary call (clg__run) whose index values are
+ * known to be valid, and a marker joins the parts' events. */
 #include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Compute units above this count as this many: keeps the split arithmetic
+ * in 64 bits (weights sum to less than 2^32 for any real device count). */
+#define CLG_MAX_WEIGHT 1024u
+
+/* One device's share of the call. */
+typedef struct clg_shard {
+  cl_command_queue queue; /* queues[i] or the context's own */
+  cl_uint weight;         /* compute units, or 1 for all when unknown */
+  cl_event event;         /* completion of the part; NULL if none ran */
+} clg_shard;
+
+/* Can the output be split along its first dimension, and which inputs have
+ * that dimension as their own first one (sliced with it)? The others are
+ * passed whole to every part. */
+static bool clg_split_of(const clg_checked *c, const clg_tensor *indices,
+                         bool *data_rows, bool *index_rows) {
+  const clg_params *p = &c->norm;
+  *data_rows = *index_rows = false;
+  switch (p->op) {
+  case CLG_OP_GATHER: /* data.shape[:a] + indices.shape[b:] + ... */
+    if (p->batch_dims > 0)
+      *data_rows = *index_rows = true; /* the batch dimension */
+    else if (p->axis > 0)
+      *data_rows = true;
+    else if (indices->rank >= 1)
+      *index_rows = true;
+    else
+      return false; /* axis 0, scalar index: the output is one data row */
+    return true;
+  case CLG_OP_GATHER_ELEMENTS: /* indices' shape, rows of data off axis 0 */
+    *index_rows = true;
+    *data_rows = p->axis != 0;
+    return true;
+  case CLG_OP_GATHER_ND: /* indices.shape[:q-1] + data.shape[b+m:] */
+    if (p->batch_dims > 0)
+      *data_rows = *index_rows = true;
+    else if (indices->rank >= 2)
+      *index_rows = true;
+    else
+      return false; /* one tuple: the output is one slice of data */
+    return true;
+  default: return false;
+  }
+}
+
+/* Rows [lo, lo + n) of `t` along its first dimension (elements of
+ * elem_size bytes): the same storage, shape[0] = n, start advanced. */
+static clg_tensor clg_rows(const clg_tensor *t, size_t elem_size, int64_t lo,
+                           int64_t n) {
+  clg_tensor s = *t;
+  size_t row = elem_size;
+  for (int32_t i = 1; i < t->rank; ++i)
+    row *= (size_t)t->shape[i]; /* <= the tensor's bytes, checked */
+  size_t skip = row * (size_t)lo;
+  s.shape[0] = n;
+  if (skip && s.storage == CLG_STORAGE_BUFFER)
+    s.offset += skip;
+  else if (skip)
+    s.host = (unsigned char *)s.host + skip;
+  return s;
+}
+
+/* Weights in proportion to the devices' compute units; all 1 when a device
+ * does not say. */
+static void clg_weigh(clg_context *const *ctxs, clg_shard *shards, cl_uint n) {
+  bool known = true;
+  for (cl_uint i = 0; i < n; ++i) {
+    cl_uint cu = 0;
+    if (clGetDeviceInfo(ctxs[i]->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu,
+                        &cu, NULL) != CL_SUCCESS ||
+        cu == 0)
+      known = false;
+    shards[i].weight = cu < CLG_MAX_WEIGHT ? cu : CLG_MAX_WEIGHT;
+  }
+  for (cl_uint i = 0; !known && i < n; ++i)
+    shards[i].weight = 1;
+}
+
+/* The common checks of the contexts: non-NULL, one cl_context, distinct
+ * devices. */
+static clg_status clg_check_ctxs(clg_context *const *ctxs, cl_uint num_ctxs) {
+  if (!ctxs)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "ctxs is NULL");
+  if (num_ctxs == 0)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "num_ctxs is 0; sharding needs at least one context");
+  for (cl_uint i = 0; i < num_ctxs; ++i) {
+    if (!ctxs[i])
+      return clg__fail(CLG_ERROR_NULL_ARGUMENT, "ctxs[%u] is NULL", i);
+    if (ctxs[i]->cl_ctx != ctxs[0]->cl_ctx)
+      return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                       "ctxs[%u] is on another cl_context than ctxs[0]; the "
+                       "contexts of a sharded call share one cl_context",
+                       i);
+    for (cl_uint j = 0; j < i; ++j)
+      if (ctxs[j]->device == ctxs[i]->device)
+        return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                         "ctxs[%u] and ctxs[%u] are on the same device; each "
+                         "context of a sharded call needs its own device",
+                         j, i);
+  }
+  return CLG_SUCCESS;
+}
+
+/* Start every part that ran (a marker on q0 may wait on other queues'
+ * events, so each is flushed), then, if `event`, join their events in one
+ * marker on q0. */
+static clg_status clg_join(const clg_shard *shards, cl_uint num_ctxs,
+                           cl_uint parts, cl_command_queue q0,
+                           cl_event *event) {
+  cl_event *evs = CLG_CALLOC(parts, sizeof *evs);
+  if (!evs)
+    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
+                     "out of host memory joining the shards' events");
+  cl_uint k = 0;
+  cl_int err = CL_SUCCESS;
+  clg_status st = CLG_SUCCESS;
+  for (cl_uint i = 0; i < num_ctxs; ++i)
+    if (shards[i].event) {
+      evs[k++] = shards[i].event;
+      if (err == CL_SUCCESS && (err = clFlush(shards[i].queue)) != CL_SUCCESS)
+        st = clg__fail_cl(err, "clFlush", "starting a shard");
+    }
+  if (err == CL_SUCCESS && event &&
+      (err = clEnqueueMarkerWithWaitList(q0, k, evs, event)) != CL_SUCCESS)
+    st = clg__fail_cl(err, "clEnqueueMarkerWithWaitList",
+                      "joining the shards' events");
+  free(evs);
+  return st;
+}
 
 clg_status clg_run_sharded(clg_context *const *ctxs, cl_uint num_ctxs,
                            const clg_params *params, const clg_tensor *data,
                            const clg_tensor *indices, const clg_tensor *output,
                            const cl_command_queue *queues, cl_uint num_events,
                            const cl_event *wait_list, cl_event *event) {
-  (void)ctxs; (void)num_ctxs; (void)params; (void)data; (void)indices;
-  (void)output; (void)queues; (void)num_events; (void)wait_list; (void)event;
-  return clg__fail(CLG_ERROR_INVALID_ARGUMENT, "not implemented yet");
+  clg_status st = clg_check_ctxs(ctxs, num_ctxs);
+  if (st != CLG_SUCCESS)
+    return st;
+  /* The whole call, checked on ctxs[0] as clg_run() checks it. */
+  clg_call whole = {.ctx = ctxs[0],
+                    .params = params,
+                    .data = data,
+                    .indices = indices,
+                    .output = output,
+                    .queue = queues ? queues[0] : NULL,
+                    .num_events = num_events,
+                    .wait_list = wait_list};
+  clg_checked c;
+  clg_tensor_facts of;
+  cl_command_queue q0 = NULL;
+  if ((st = clg__check_call(&whole, &c, &of, &q0)) != CLG_SUCCESS)
+    return st;
+  clg_shard *shards = CLG_CALLOC(num_ctxs, sizeof *shards);
+  if (!shards)
+    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
+                     "out of host memory sharding a call");
+  shards[0].queue = q0;
+  for (cl_uint i = 1; i < num_ctxs && st == CLG_SUCCESS; ++i)
+    if ((st = clg__resolve_queue(ctxs[i], queues ? queues[i] : NULL,
+                                 &shards[i].queue)) != CLG_SUCCESS) {
+      char why[512];
+      snprintf(why, sizeof why, "%s", clg_last_error());
+      st = queues ? clg__fail(st, "queues[%u]: %s", i, why)
+                  : clg__fail(st, "the queue of ctxs[%u]: %s", i, why);
+    }
+  if (st == CLG_SUCCESS)
+    st = clg__check_index_values(ctxs[0], &c, q0, data, indices, num_events,
+                                 wait_list);
+  if (st != CLG_SUCCESS)
+    goto done;
+
+  /* Nothing to split (or one device): the whole call on ctxs[0]. */
+  bool data_rows = false, index_rows = false;
+  int64_t n = c.out_rank > 0 ? c.out_shape[0] : 0;
+  if (num_ctxs == 1 || of.bytes == 0 || n < 2 ||
+      !clg_split_of(&c, indices, &data_rows, &index_rows)) {
+    clg_call one = {.ctx = ctxs[0],
+                    .params = &c.norm,
+                    .data = data,
+                    .indices = indices,
+                    .output = output,
+                    .queue = q0,
+                    .num_events = num_events,
+                    .wait_list = wait_list,
+                    .event = event,
+                    .values_checked = true};
+    st = clg__run(&one);
+    goto done;
+  }
+
+  /* Part i: output rows [n * W(<i) / W, n * W(<=i) / W), W the weights'
+   * sum; empty parts are skipped. Each runs after the wait list. */
+  clg_weigh(ctxs, shards, num_ctxs);
+  uint64_t total = 0, acc = 0;
+  for (cl_uint i = 0; i < num_ctxs; ++i)
+    total += shards[i].weight;
+  uint64_t rows = (uint64_t)n, lo = 0;
+  cl_uint parts = 0;
+  for (cl_uint i = 0; i < num_ctxs; ++i) {
+    acc += shards[i].weight;
+    uint64_t hi = rows / total * acc + rows % total * acc / total;
+    if (hi == lo)
+      continue;
+    int64_t l = (int64_t)lo, k = (int64_t)(hi - lo);
+    clg_tensor d = data_rows ? clg_rows(data, c.df.elem_size, l, k) : *data;
+    clg_tensor x =
+        index_rows ? clg_rows(indices, c.xf.elem_size, l, k) : *indices;
+    clg_tensor o = clg_rows(output, of.elem_size, l, k);
+    clg_call part = {.ctx = ctxs[i],
+                     .params = &c.norm,
+                     .data = &d,
+                     .indices = &x,
+                     .output = &o,
+                     .queue = shards[i].queue,
+                     .num_events = num_events,
+                     .wait_list = wait_list,
+                     .event = &shards[i].event,
+                     .values_checked = true};
+    if ((st = clg__run(&part)) != CLG_SUCCESS)
+      goto done;
+    ++parts;
+    lo = hi;
+  }
+
+  st = clg_join(shards, num_ctxs, parts, q0, event);
+
+done:
+  /* On an error, no part may still run on the caller's memory. */
+  for (cl_uint i = 0; i < num_ctxs; ++i)
+    if (shards[i].event) {
+      if (st != CLG_SUCCESS)
+        (void)clWaitForEvents(1, &shards[i].event); /* the error stands */
+      clReleaseEvent(shards[i].event);
+    }
+  free(shards);
+  return st == CLG_SUCCESS ? clg__ok() : st;
 }
