@@ -499,8 +499,11 @@ clg_status clg__bake(clg_context *ctx, const clg_checked *c,
   clg_launch l = {data, indices, output, c->df, c->xf, *of,
                   &d,   &x,      &o,     NULL,  0,     NULL};
   clg_kernel_call call;
+  /* Gated as clg__run() gates: a cl_mem output and values on the device. */
   return c->impl->prepare(ctx, &c->norm, &l,
-                          gated && clg__values_on_device(c, indices), &call);
+                          gated && output->storage == CLG_STORAGE_BUFFER &&
+                              clg__values_on_device(c, indices),
+                          &call);
 }
 
 clg_status clg_gather_elements(clg_context *ctx, const clg_tensor *data,

@@ -671,7 +671,9 @@ CLG_API void clg_plan_destroy(clg_plan *plan);
  * undefined); int32 or int64 indices; ranks in [1, CLG_MAX_RANK] for data
  * and [0, CLG_MAX_RANK] for indices, with, per operator: Gather any mode
  * and data_rank - 1 + indices_rank <= CLG_MAX_RANK (the output rank
- * without batch_dims); GatherElements mode RAISE and indices_rank ==
+ * with batch_dims 0; a Gather with batch_dims b > 0 has output rank
+ * data_rank - 1 + indices_rank - b, which clg_output_shape() checks);
+ * GatherElements mode RAISE and indices_rank ==
  * data_rank; GatherND mode RAISE and indices_rank >= 1. Returns 1 if
  * supported, 0 if not; never fails.
  */
@@ -701,6 +703,16 @@ CLG_API int clg_supported(clg_op op, clg_dtype data_dtype,
  * GatherND with indices of rank 1) runs on ctxs[0] alone. Blocking as
  * clg_run() (host tensors make it blocking, and then the shards run one
  * after another).
+ *
+ * A cl_mem output is written by each shard through a sub-buffer of its own
+ * (clCreateSubBuffer; OpenCL defines concurrent writes by several devices
+ * only to distinct sub-buffers), so the split points are rounded to keep
+ * each shard's first byte (output offset + first row * row bytes) a multiple
+ * of the largest CL_DEVICE_MEM_BASE_ADDR_ALIGN of the devices, and shards
+ * left empty are dropped. The call runs on ctxs[0] alone when that leaves
+ * one shard, when the output's offset is not such a multiple, when the
+ * output is itself a sub-buffer, or when an input lies in the output's
+ * cl_mem or in a sub-buffer of it. Inputs are read whole by every shard.
  *
  * Errors: those of clg_run(); CLG_ERROR_NULL_ARGUMENT (ctxs, an entry of
  * it), CLG_ERROR_INVALID_ARGUMENT (num_ctxs 0, contexts of different
