@@ -27,9 +27,24 @@
  *  (ii) the read-back path done by the bench (blocking clEnqueueReadBuffer
  *  of the indices + clg_validate(NULL) on the copy), (iii) the checked
  *  clg_run, wall clock from the call to its event's completion;
+ *  (iv) clg_run_async on the same tensors, wall clock from the call to its
+ *  event's completion and clg_outcome_wait(), and (v) the same call timed
+ *  only until clg_run_async returns;
  *  cold start: this binary run as a child (--cold-start-child) that creates
  *  a context and runs one W1 gather on host memory, with CLGATHER_CACHE_DIR
  *  a fresh empty directory, the same directory again, and "off".
+ *
+ * Two more (--only plans, --only shard), W1 and W2 on cl_mem tensors:
+ *  plans: the host overhead per call (wall clock call -> event completion
+ *  less the kernel's event time) of clg_plan_enqueue on a baked plan and of
+ *  clg_run, interleaved with (a); and the first call of an unbaked plan and
+ *  of a baked one (clg_plan_bake timed apart) on new clg_contexts with
+ *  CLGATHER_CACHE_DIR=off (set in this process for those calls only);
+ *  shard: with two devices on the platform of the bench's device (POCL:
+ *  POCL_DEVICES="pthread pthread"), one cl_context holding both,
+ *  clg_run_sharded over the two against clg_run on the first, end to end,
+ *  as ratios to the copy reference of the first device; a
+ *  clg_run_sharded that fails (not implemented yet) skips its row.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
@@ -640,6 +655,7 @@ typedef struct pipe_result {
   uint64_t data_bytes, index_bytes, out_bytes;
   int device_path; /* the library's choice, inferred from the threshold */
   stats kernel, devval, rbval, e2e;
+  stats async_e2e, async_ret; /* (iv), (v): clg_run_async */
   double seconds;
 } pipe_result;
 
@@ -726,6 +742,64 @@ static int sample_e2e(void *state, double *seconds, char *msg,
   return 0;
 }
 
+/* Wait for an asynchronously checked call: its event, then its outcome.
+ * Releases both. 0, or -1 with a message. */
+static int finish_async(cl_event ev, clg_outcome *oc, char *msg,
+                        size_t msglen) {
+  cl_int e = ev ? clWaitForEvents(1, &ev) : CL_SUCCESS;
+  clg_status st = clg_outcome_wait(oc);
+  if (ev)
+    clReleaseEvent(ev);
+  clg_outcome_release(oc);
+  if (e != CL_SUCCESS) {
+    snprintf(msg, msglen, "waiting for clg_run_async's event: %s",
+             bench_cl_error(e));
+    return -1;
+  }
+  if (st != CLG_SUCCESS) {
+    set_clg_message(msg, msglen, st);
+    return -1;
+  }
+  return 0;
+}
+
+/* (iv) clg_run_async on cl_mem tensors: wall clock from the call to its
+ * event's completion and clg_outcome_wait() returning CLG_SUCCESS. */
+static int sample_async_e2e(void *state, double *seconds, char *msg,
+                            size_t msglen) {
+  run_state *s = state;
+  cl_event ev = NULL;
+  clg_outcome *oc = NULL;
+  double t0 = bench_now();
+  clg_status st = clg_run_async(s->ctx, s->params, s->data, s->indices,
+                                s->output, s->queue, 0, NULL, &ev, &oc);
+  if (st != CLG_SUCCESS) {
+    set_clg_message(msg, msglen, st);
+    return -1;
+  }
+  int rc = finish_async(ev, oc, msg, msglen);
+  *seconds = bench_now() - t0;
+  return rc;
+}
+
+/* (v) the same call, timed only until clg_run_async returns; the event and
+ * the outcome are then waited for outside the sample. */
+static int sample_async_return(void *state, double *seconds, char *msg,
+                               size_t msglen) {
+  run_state *s = state;
+  cl_event ev = NULL;
+  clg_outcome *oc = NULL;
+  double t0 = bench_now();
+  clg_status st = clg_run_async(s->ctx, s->params, s->data, s->indices,
+                                s->output, s->queue, 0, NULL, &ev, &oc);
+  *seconds = bench_now() - t0;
+  if (st != CLG_SUCCESS) {
+    set_clg_message(msg, msglen, st);
+    return -1;
+  }
+  return finish_async(ev, oc, msg, msglen);
+}
+
 /* Store `value` at flat position `pos` of an index array. */
 static void set_index(void *indices, clg_dtype itype, uint64_t pos,
                       int64_t value) {
@@ -747,6 +821,45 @@ static int expect_oob(clg_status st, const char *path, char *msg,
            path, clg_status_string(st), st ? ": " : "",
            st ? clg_last_error() : "");
   return -1;
+}
+
+/* Fill a buffer with the poison byte and wait. 0, or -1 with a message. */
+static int poison_buffer(cl_command_queue q, cl_mem m, size_t bytes,
+                         unsigned char poison, char *msg, size_t msglen) {
+  cl_int e = clEnqueueFillBuffer(q, m, &poison, 1, 0, bytes, 0, NULL, NULL);
+  if (e == CL_SUCCESS)
+    e = clFinish(q);
+  if (e != CL_SUCCESS) {
+    snprintf(msg, msglen, "clEnqueueFillBuffer: %s", bench_cl_error(e));
+    return -1;
+  }
+  return 0;
+}
+
+/* Read a buffer back (blocking) into got. 0, or -1 with a message. */
+static int read_buffer(cl_command_queue q, cl_mem m, size_t bytes, void *got,
+                       char *msg, size_t msglen) {
+  cl_int e = clEnqueueReadBuffer(q, m, CL_TRUE, 0, bytes, got, 0, NULL, NULL);
+  if (e != CL_SUCCESS) {
+    snprintf(msg, msglen, "clEnqueueReadBuffer: %s", bench_cl_error(e));
+    return -1;
+  }
+  return 0;
+}
+
+/* 0 if every byte is `poison`, else -1 with a message naming the path. */
+static int expect_untouched(const unsigned char *got, size_t bytes,
+                            unsigned char poison, const char *path,
+                            char *msg, size_t msglen) {
+  for (size_t i = 0; i < bytes; ++i)
+    if (got[i] != poison) {
+      snprintf(msg, msglen,
+               "WRONG: %s wrote to the output although an index was out of "
+               "range (byte %zu is 0x%02x, was 0x%02x)",
+               path, i, got[i], poison);
+      return -1;
+    }
+  return 0;
 }
 
 static void run_pipeline(env *E, int wi, pipe_result *r) {
@@ -833,6 +946,21 @@ static void run_pipeline(env *E, int wi, pipe_result *r) {
     r->status = ST_WRONG;
     goto done;
   }
+  /* The same for the asynchronously checked call. */
+  if (poison_buffer(E->cl.queue, omem, r->out_bytes, poison, msg, msglen) !=
+      0)
+    goto done;
+  if (sample_async_e2e(&dev, &t, msg, msglen) != 0) {
+    r->status = ST_NA;
+    goto done;
+  }
+  if (read_buffer(E->cl.queue, omem, r->out_bytes, got, msg, msglen) != 0)
+    goto done;
+  if (compare(got, want, r->out_bytes, "device-resident, clg_run_async", msg,
+              msglen) != 0) {
+    r->status = ST_WRONG;
+    goto done;
+  }
   /* Both validation paths accept the valid indices... */
   if (sample_dev_validate(&dev, &t, msg, msglen) != 0 ||
       sample_rb_validate(&rb, &t, msg, msglen) != 0) {
@@ -862,23 +990,63 @@ static void run_pipeline(env *E, int wi, pipe_result *r) {
       r->status = ST_WRONG;
       goto done;
     }
+    /* clg_run_async: the outcome reports the index, the gather kernel runs
+     * and writes nothing. */
+    if (poison_buffer(E->cl.queue, omem, r->out_bytes, poison, msg, msglen) !=
+        0)
+      goto done;
+    cl_event aev = NULL;
+    clg_outcome *oc = NULL;
+    clg_status ast = clg_run_async(E->ctx, &op->params, &dd, &xb, &od,
+                                   E->cl.queue, 0, NULL, &aev, &oc);
+    if (ast != CLG_SUCCESS) {
+      snprintf(msg, msglen,
+               "WRONG: clg_run_async with one out-of-range cl_mem index "
+               "returned %s: %s (expected success and the error from its "
+               "outcome)",
+               clg_status_string(ast), clg_last_error());
+      r->status = ST_WRONG;
+      goto done;
+    }
+    e = clWaitForEvents(1, &aev);
+    clReleaseEvent(aev);
+    ast = clg_outcome_wait(oc);
+    clg_outcome_release(oc);
+    if (e != CL_SUCCESS) {
+      snprintf(msg, msglen, "waiting for clg_run_async's event: %s",
+               bench_cl_error(e));
+      goto done;
+    }
+    if (expect_oob(ast, "clg_run_async (outcome)", msg, msglen) != 0) {
+      r->status = ST_WRONG;
+      goto done;
+    }
+    if (read_buffer(E->cl.queue, omem, r->out_bytes, got, msg, msglen) != 0)
+      goto done;
+    if (expect_untouched(got, r->out_bytes, poison, "clg_run_async", msg,
+                         msglen) != 0) {
+      r->status = ST_WRONG;
+      goto done;
+    }
     clReleaseMemObject(bmem);
     bmem = NULL;
   }
   free(want);
   want = NULL;
 
-  /* (a), (i), (ii), (iii) interleaved sample by sample. */
-  sample_fn fns[] = {sample_kernel, sample_dev_validate, sample_rb_validate,
-                     sample_e2e};
-  void *states[] = {&dev, &dev, &rb, &dev};
-  stats ps[4];
-  if (measure_set(cfg, cfg->budget, 4, fns, states, ps, msg, msglen) != 0)
+  /* (a), (i), (ii), (iii), (iv), (v) interleaved sample by sample. */
+  sample_fn fns[] = {sample_kernel,      sample_dev_validate, sample_rb_validate,
+                     sample_e2e,         sample_async_e2e,    sample_async_return};
+  void *states[] = {&dev, &dev, &rb, &dev, &dev, &dev};
+  stats ps[6];
+  if (measure_set(cfg, cfg->budget, 6, fns, states, ps, msg, msglen) != 0)
     goto done;
   r->kernel = ps[0];
   r->devval = ps[1];
   r->rbval = ps[2];
   r->e2e = ps[3];
+  r->async_e2e = ps[4];
+  r->async_ret = ps[5];
   r->status = ST_OK;
   msg[0] = '\0';
 
@@ -1190,6 +1358,528 @@ done:
   r->seconds = bench_now() - t_start;
 }
 
+/* ------------------------------------------------ inputs in a cl_context */
+
+/* A workload's inputs, its reference output and its cl_mem tensors in one
+ * cl_context: the same inputs (same seed) as the workload's row in the main
+ * table. */
+typedef struct wl_inputs {
+  int32_t orank;
+  int64_t oshape[CLG_MAX_RANK];
+  uint64_t data_bytes, index_bytes, out_bytes;
+  unsigned char *data, *want, *got;
+  void *indices;
+  cl_mem dmem, xmem, omem, cmem; /* cmem: the reference output (copy src) */
+  clg_tensor dd, xd, od;
+} wl_inputs;
+
+static void wl_release(wl_inputs *in) {
+  if (in->dmem)
+    clReleaseMemObject(in->dmem);
+  if (in->xmem)
+    clReleaseMemObject(in->xmem);
+  if (in->omem)
+    clReleaseMemObject(in->omem);
+  if (in->cmem)
+    clReleaseMemObject(in->cmem);
+  free(in->data);
+  free(in->indices);
+  free(in->want);
+  free(in->got);
+  memset(in, 0, sizeof *in);
+}
+
+/* 0, or -1 with a message (in->* released by wl_release either way). With
+ * copy_src, also a read-only buffer holding the reference output. */
+static int wl_prepare(wl_inputs *in, int wi, cl_context clctx, int copy_src,
+                      char *msg, size_t msglen) {
+  memset(in, 0, sizeof *in);
+  const bench_op *op = &g_work[wi].op;
+  if (bench_ref_shape(op, &in->orank, in->oshape) != 0) {
+    snprintf(msg, msglen, "the bench cannot describe this workload");
+    return -1;
+  }
+  size_t es = clg_dtype_size(op->dtype), xs = clg_dtype_size(op->itype);
+  in->data_bytes = bench_numel(op->drank, op->dshape) * es;
+  in->index_bytes = bench_numel(op->irank, op->ishape) * xs;
+  in->out_bytes = bench_numel(in->orank, in->oshape) * es;
+  in->data = malloc(in->data_bytes ? in->data_bytes : 1);
+  in->indices = malloc(in->index_bytes ? in->index_bytes : 1);
+  in->want = malloc(in->out_bytes ? in->out_bytes : 1);
+  in->got = malloc(in->out_bytes ? in->out_bytes : 1);
+  if (!in->data || !in->indices || !in->want || !in->got) {
+    snprintf(msg, msglen, "out of host memory");
+    return -1;
+  }
+  bench_rng rng = {0x5eed0000u + (uint64_t)wi};
+  bench_fill_random(in->data, in->data_bytes, &rng);
+  bench_make_indices(op, in->indices, &rng);
+  if (bench_reference(op, in->data, in->indices, in->want) != 0) {
+    snprintf(msg, msglen, "the reference rejected the generated indices");
+    return -1;
+  }
+  if (!(in->dmem = make_buffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                               in->data_bytes, in->data, msg, msglen)) ||
+      !(in->xmem = make_buffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                               in->index_bytes, in->indices, msg, msglen)) ||
+      !(in->omem = make_buffer(clctx, CL_MEM_READ_WRITE, in->out_bytes, NULL,
+                               msg, msglen)))
+    return -1;
+  if (copy_src &&
+      !(in->cmem = make_buffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                               in->out_bytes, in->want, msg, msglen)))
+    return -1;
+  in->dd = clg_tensor_buffer(op->dtype, op->drank, op->dshape, in->dmem, 0);
+  in->xd = clg_tensor_buffer(op->itype, op->irank, op->ishape, in->xmem, 0);
+  in->od = clg_tensor_buffer(op->dtype, in->orank, in->oshape, in->omem, 0);
+  return 0;
+}
+
+/* ---------------------------------------------------------------- plans */
+
+typedef struct plans_result {
+  int work; /* index into g_work */
+  int status;
+  char message[600];
+  uint64_t data_bytes, index_bytes, out_bytes;
+  stats kernel, run_over, plan_over;
+  int first_reps;
+  /* medians over first_reps, seconds */
+  double unbaked_first, bake, baked_first;
+  double unbaked_min, unbaked_max, baked_min, baked_max;
+  double seconds;
+} plans_result;
+
+#define PLAN_FIRST_MAX_REPS 5
+
+/* One call of clg_run or clg_plan_enqueue, waited for: *wall_s from the
+ * call to its event's completion, *kernel_s the event's START..END. */
+typedef struct plan_state {
+  clg_plan *plan; /* NULL: clg_run with run */
+  run_state run;
+} plan_state;
+
+static int call_and_wait(plan_state *s, double *wall_s, double *kernel_s,
+                         char *msg, size_t msglen) {
+  const run_state *r = &s->run;
+  cl_event ev = NULL;
+  double t0 = bench_now();
+  clg_status st =
+      s->plan ? clg_plan_enqueue(s->plan, r->data, r->indices, r->output,
+                                 r->queue, 0, NULL, &ev, NULL)
+              : clg_run(r->ctx, r->params, r->data, r->indices, r->output,
+                        r->queue, 0, NULL, &ev);
+  if (st != CLG_SUCCESS) {
+    set_clg_message(msg, msglen, st);
+    return -1;
+  }
+  cl_int e = clWaitForEvents(1, &ev);
+  *wall_s = bench_now() - t0;
+  double k = e == CL_SUCCESS ? bench_event_seconds(ev) : -1.0;
+  clReleaseEvent(ev);
+  if (e != CL_SUCCESS) {
+    snprintf(msg, msglen, "waiting for the gather's event: %s",
+             bench_cl_error(e));
+    return -1;
+  }
+  if (kernel_s) {
+    if (k < 0) {
+      snprintf(msg, msglen, "no profiling time for the gather's event");
+      return -1;
+    }
+    *kernel_s = k;
+  }
+  return 0;
+}
+
+/* Host overhead of one call: wall clock from the call to its event's
+ * completion, less the gather kernel's own START..END. */
+static int sample_overhead(void *state, double *seconds, char *msg,
+                           size_t msglen) {
+  double wall = 0, k = 0;
+  if (call_and_wait(state, &wall, &k, msg, msglen) != 0)
+    return -1;
+  *seconds = wall - k;
+  return 0;
+}
+
+/* The first enqueue of a plan on a new clg_context of the bench's
+ * cl_context and device (so nothing is built yet), baked first or not:
+ * *bake_s the clg_plan_bake, *first_s the first clg_plan_enqueue to its
+ * event's completion (on the bench's queue). With check, the output is
+ * poisoned before and compared after. 0, or -1 with a message (*wrong set
+ * for a wrong result). */
+static int plan_first_call(env *E, const bench_op *op, wl_inputs *in,
+                           int baked, int check, double *first_s,
+                           double *bake_s, int *wrong, char *msg,
+                           size_t msglen) {
+  clg_context *c = NULL;
+  clg_plan *p = NULL;
+  int rc = -1;
+  *bake_s = 0;
+  if (check &&
+      poison_buffer(E->cl.queue, in->omem, in->out_bytes, 0xA5, msg, msglen))
+    return -1;
+  clg_status st = clg_context_create(E->cl.ctx, E->cl.dev, &c);
+  if (st == CLG_SUCCESS)
+    st = clg_plan_create(c, &op->params, &in->dd, &in->xd, &in->od, 0, &p);
+  if (st == CLG_SUCCESS && baked) {
+    double t0 = bench_now();
+    st = clg_plan_bake(p);
+    *bake_s = bench_now() - t0;
+  }
+  if (st != CLG_SUCCESS) {
+    set_clg_message(msg, msglen, st);
+    goto out;
+  }
+  plan_state ps = {p, {c, &op->params, &in->dd, &in->xd, &in->od,
+                       E->cl.queue}};
+  if (call_and_wait(&ps, first_s, NULL, msg, msglen) != 0)
+    goto out;
+  if (check) {
+    if (read_buffer(E->cl.queue, in->omem, in->out_bytes, in->got, msg,
+                    msglen) != 0)
+      goto out;
+    if (compare(in->got, in->want, in->out_bytes,
+                baked ? "first enqueue of a baked plan"
+                      : "first enqueue of an unbaked plan",
+                msg, msglen) != 0) {
+      *wrong = 1;
+      goto out;
+    }
+  }
+  rc = 0;
+out:
+  clg_plan_destroy(p);
+  clg_context_destroy(c);
+  return rc;
+}
+
+static void run_plans(env *E, int wi, plans_result *r) {
+  const settings *cfg = E->cfg;
+  const bench_op *op = &g_work[wi].op;
+  char *msg = r->message;
+  size_t msglen = sizeof r->message;
+  double t_start = bench_now();
+  memset(r, 0, sizeof *r);
+  r->work = wi;
+  r->status = ST_ERROR;
+  wl_inputs in;
+  clg_plan *plan = NULL;
+  char *saved_cache = NULL;
+  int cache_set = 0, had_cache = 0;
+  if (wl_prepare(&in, wi, E->cl.ctx, 0, msg, msglen) != 0)
+    goto done;
+  r->data_bytes = in.data_bytes;
+  r->index_bytes = in.index_bytes;
+  r->out_bytes = in.out_bytes;
+
+  /* A baked plan on the bench's context; its result checked. */
+  clg_status st =
+      clg_plan_create(E->ctx, &op->params, &in.dd, &in.xd, &in.od, 0, &plan);
+  if (st == CLG_SUCCESS)
+    st = clg_plan_bake(plan);
+  if (st != CLG_SUCCESS) {
+    set_clg_message(msg, msglen, st);
+    r->status = ST_NA;
+    goto done;
+  }
+  run_state dev = {E->ctx, &op->params, &in.dd, &in.xd, &in.od, E->cl.queue};
+  plan_state via_run = {NULL, dev};
+  plan_state via_plan = {plan, dev};
+  double t;
+  if (poison_buffer(E->cl.queue, in.omem, in.out_bytes, 0xA5, msg, msglen))
+    goto done;
+  if (sample_overhead(&via_plan, &t, msg, msglen) != 0) {
+    r->status = ST_NA;
+    goto done;
+  }
+  if (read_buffer(E->cl.queue, in.omem, in.out_bytes, in.got, msg, msglen))
+    goto done;
+  if (compare(in.got, in.want, in.out_bytes, "clg_plan_enqueue", msg,
+              msglen) != 0) {
+    r->status = ST_WRONG;
+    goto done;
+  }
+
+  /* (a), clg_run overhead, plan overhead, interleaved. */
+  sample_fn fns[] = {sample_kernel, sample_overhead, sample_overhead};
+  void *states[] = {&dev, &via_run, &via_plan};
+  stats ps[3];
+  if (measure_set(cfg, cfg->budget, 3, fns, states, ps, msg, msglen) != 0)
+    goto done;
+  r->kernel = ps[0];
+  r->run_over = ps[1];
+  r->plan_over = ps[2];
+
+  /* First calls on new contexts, the disk cache off, unbaked and baked
+   * interleaved. */
+  const char *old = getenv("CLGATHER_CACHE_DIR");
+  had_cache = old != NULL;
+  if (old && !(saved_cache = strdup(old))) {
+    snprintf(msg, msglen, "out of host memory");
+    goto done;
+  }
+  if (setenv("CLGATHER_CACHE_DIR", "off", 1) != 0) {
+    snprintf(msg, msglen, "setenv CLGATHER_CACHE_DIR: %s", strerror(errno));
+    goto done;
+  }
+  cache_set = 1;
+  int reps = cfg->quick ? 3 : PLAN_FIRST_MAX_REPS;
+  if (cfg->reps)
+    reps = cfg->reps < PLAN_FIRST_MAX_REPS ? cfg->reps : PLAN_FIRST_MAX_REPS;
+  double unb[PLAN_FIRST_MAX_REPS], bake[PLAN_FIRST_MAX_REPS],
+      bkd[PLAN_FIRST_MAX_REPS];
+  for (int k = 0; k < reps; ++k) {
+    int wrong = 0;
+    double unused;
+    if (plan_first_call(E, op, &in, 0, k == 0, &unb[k], &unused, &wrong, msg,
+                        msglen) != 0 ||
+        plan_first_call(E, op, &in, 1, k == 0, &bkd[k], &bake[k], &wrong, msg,
+                        msglen) != 0) {
+      r->status = wrong ? ST_WRONG : ST_ERROR;
+      goto done;
+    }
+  }
+  r->first_reps = reps;
+  r->unbaked_first = median_of(unb, reps);
+  r->unbaked_min = unb[0];
+  r->unbaked_max = unb[reps - 1];
+  r->baked_first = median_of(bkd, reps);
+  r->baked_min = bkd[0];
+  r->baked_max = bkd[reps - 1];
+  r->bake = median_of(bake, reps);
+  r->status = ST_OK;
+  msg[0] = '\0';
+
+done:
+  if (cache_set) {
+    if (had_cache && saved_cache)
+      setenv("CLGATHER_CACHE_DIR", saved_cache, 1);
+    else
+      unsetenv("CLGATHER_CACHE_DIR");
+  }
+  free(saved_cache);
+  clg_plan_destroy(plan);
+  wl_release(&in);
+  r->seconds = bench_now() - t_start;
+}
+
+/* ------------------------------------------------------------ sharding */
+
+#define SHARD_DEVICES 2
+
+/* The two-device setup: the bench's device and the next device of its
+ * platform, in one cl_context, a clg_context on each. */
+typedef struct shard_env {
+  int status; /* ST_OK: ready; ST_NA: fewer than 2 devices; ST_ERROR */
+  char message[600];
+  cl_uint platform_devices;
+  char names[SHARD_DEVICES][256];
+  cl_context clctx;
+  clg_context *ctxs[SHARD_DEVICES];
+  bench_cl cl; /* profiling queue and copy kernels on ctxs[0]'s device */
+  int cl_init;
+} shard_env;
+
+typedef struct shard_result {
+  int work;
+  int status;
+  char message[600];
+  uint64_t out_bytes;
+  stats copybuf, copykern, kernel, single, sharded;
+  double copy_ref;
+  const char *copy_method;
+  double seconds;
+} shard_result;
+
+static void shard_env_release(shard_env *S) {
+  if (S->cl_init)
+    bench_cl_release(&S->cl);
+  S->cl_init = 0;
+  for (int i = 0; i < SHARD_DEVICES; ++i) {
+    clg_context_destroy(S->ctxs[i]);
+    S->ctxs[i] = NULL;
+  }
+  if (S->clctx)
+    clReleaseContext(S->clctx);
+  S->clctx = NULL;
+}
+
+static void shard_env_init(env *E, shard_env *S) {
+  memset(S, 0, sizeof *S);
+  S->status = ST_ERROR;
+  cl_device_id dev0 = E->cl.dev, devs[SHARD_DEVICES] = {dev0, NULL};
+  cl_platform_id plat = NULL;
+  cl_int e = clGetDeviceInfo(dev0, CL_DEVICE_PLATFORM, sizeof plat, &plat,
+                             NULL);
+  cl_uint n = 0;
+  if (e == CL_SUCCESS)
+    e = clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 0, NULL, &n);
+  cl_device_id *all = n ? malloc(n * sizeof *all) : NULL;
+  if (e == CL_SUCCESS && n && !all) {
+    snprintf(S->message, sizeof S->message, "out of host memory");
+    return;
+  }
+  if (e == CL_SUCCESS && n)
+    e = clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, n, all, NULL);
+  if (e != CL_SUCCESS) {
+    free(all);
+    snprintf(S->message, sizeof S->message,
+             "listing the devices of the platform: %s", bench_cl_error(e));
+    return;
+  }
+  S->platform_devices = n;
+  for (cl_uint i = 0; i < n && !devs[1]; ++i)
+    if (all[i] != dev0)
+      devs[1] = all[i];
+  free(all);
+  clGetDeviceInfo(dev0, CL_DEVICE_NAME, sizeof S->names[0] - 1, S->names[0],
+                  NULL);
+  if (!devs[1]) {
+    S->status = ST_NA;
+    snprintf(S->message, sizeof S->message,
+             "the platform of %.200s has %u device(s): nothing to shard "
+             "over (on POCL, POCL_DEVICES=\"pthread pthread\" gives two)",
+             S->names[0], (unsigned)n);
+    return;
+  }
+  clGetDeviceInfo(devs[1], CL_DEVICE_NAME, sizeof S->names[1] - 1,
+                  S->names[1], NULL);
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                   (cl_context_properties)plat, 0};
+  S->clctx = clCreateContext(props, SHARD_DEVICES, devs, NULL, NULL, &e);
+  if (!S->clctx) {
+    snprintf(S->message, sizeof S->message,
+             "clCreateContext with %d devices: %s", SHARD_DEVICES,
+             bench_cl_error(e));
+    return;
+  }
+  for (int i = 0; i < SHARD_DEVICES; ++i) {
+    clg_status st = clg_context_create(S->clctx, devs[i], &S->ctxs[i]);
+    if (st != CLG_SUCCESS) {
+      set_clg_message(S->message, sizeof S->message, st);
+      shard_env_release(S);
+      return;
+    }
+  }
+  S->cl_init = 1;
+  if (bench_cl_init(&S->cl, S->clctx, devs[0], S->message,
+                    sizeof S->message) != 0) {
+    shard_env_release(S);
+    return;
+  }
+  S->status = ST_OK;
+  S->message[0] = '\0';
+}
+
+/* clg_run_sharded on cl_mem tensors: wall clock from the call to its
+ * event's completion (validation on ctxs[0], every shard). */
+typedef struct sharded_state {
+  clg_context *const *ctxs;
+  cl_uint n;
+  run_state run; /* params and tensors; ctx and queue unused */
+} sharded_state;
+
+static int sample_sharded(void *state, double *seconds, char *msg,
+                          size_t msglen) {
+  sharded_state *s = state;
+  cl_event ev = NULL;
+  double t0 = bench_now();
+  clg_status st =
+      clg_run_sharded(s->ctxs, s->n, s->run.params, s->run.data,
+                      s->run.indices, s->run.output, NULL, 0, NULL, &ev);
+  if (st != CLG_SUCCESS) {
+    snprintf(msg, msglen, "clg_run_sharded: %s: %s", clg_status_string(st),
+             clg_last_error());
+    return -1;
+  }
+  cl_int e = clWaitForEvents(1, &ev);
+  *seconds = bench_now() - t0;
+  clReleaseEvent(ev);
+  if (e != CL_SUCCESS) {
+    snprintf(msg, msglen, "waiting for clg_run_sharded's event: %s",
+             bench_cl_error(e));
+    return -1;
+  }
+  return 0;
+}
+
+static void run_shard(env *E, shard_env *S, int wi, shard_result *r) {
+  const settings *cfg = E->cfg;
+  const bench_op *op = &g_work[wi].op;
+  char *msg = r->message;
+  size_t msglen = sizeof r->message;
+  double t_start = bench_now();
+  memset(r, 0, sizeof *r);
+  r->work = wi;
+  r->status = ST_ERROR;
+  r->copy_method = "";
+  wl_inputs in;
+  if (wl_prepare(&in, wi, S->clctx, 1, msg, msglen) != 0)
+    goto done;
+  r->out_bytes = in.out_bytes;
+  cl_command_queue q = S->cl.queue;
+  run_state single = {S->ctxs[0], &op->params, &in.dd, &in.xd, &in.od, NULL};
+  run_state prof = single;
+  prof.queue = q;
+  sharded_state sh = {S->ctxs, SHARD_DEVICES, single};
+  double t;
+
+  /* clg_run_sharded first: if it cannot run, the row is skipped. */
+  if (poison_buffer(q, in.omem, in.out_bytes, 0xA5, msg, msglen) != 0)
+    goto done;
+  if (sample_sharded(&sh, &t, msg, msglen) != 0) {
+    r->status = ST_NA;
+    goto done;
+  }
+  if (read_buffer(q, in.omem, in.out_bytes, in.got, msg, msglen) != 0)
+    goto done;
+  if (compare(in.got, in.want, in.out_bytes, "clg_run_sharded", msg,
+              msglen) != 0) {
+    r->status = ST_WRONG;
+    goto done;
+  }
+  /* clg_run on ctxs[0] in the same cl_context. */
+  if (poison_buffer(q, in.omem, in.out_bytes, 0xA5, msg, msglen) != 0)
+    goto done;
+  if (sample_e2e(&single, &t, msg, msglen) != 0) {
+    r->status = ST_NA;
+    goto done;
+  }
+  if (read_buffer(q, in.omem, in.out_bytes, in.got, msg, msglen) != 0)
+    goto done;
+  if (compare(in.got, in.want, in.out_bytes,
+              "clg_run in the 2-device context", msg, msglen) != 0) {
+    r->status = ST_WRONG;
+    goto done;
+  }
+
+  /* copy-ref (d), kernel (a), clg_run and clg_run_sharded end to end,
+   * interleaved. */
+  copy_state cb = {&S->cl, 0, in.cmem, in.omem, (size_t)in.out_bytes};
+  copy_state ck = {&S->cl, 1, in.cmem, in.omem, (size_t)in.out_bytes};
+  sample_fn fns[] = {sample_copy, sample_copy, sample_kernel, sample_e2e,
+                     sample_sharded};
+  void *states[] = {&cb, &ck, &prof, &single, &sh};
+  stats ss[5];
+  if (measure_set(cfg, cfg->budget, 5, fns, states, ss, msg, msglen) != 0)
+    goto done;
+  r->copybuf = ss[0];
+  r->copykern = ss[1];
+  r->kernel = ss[2];
+  r->single = ss[3];
+  r->sharded = ss[4];
+  r->copy_ref = ss[0].median <= ss[1].median ? ss[0].median : ss[1].median;
+  r->copy_method =
+      ss[0].median <= ss[1].median ? "clEnqueueCopyBuffer" : "copy kernel";
+  r->status = ST_OK;
+  msg[0] = '\0';
+done:
+  wl_release(&in);
+  r->seconds = bench_now() - t_start;
+}
+
 /* --------------------------------------------------------------- output */
 
 static void human_bytes(char *buf, size_t len, double bytes) {
@@ -1222,10 +1912,19 @@ typedef struct run_info {
 } run_info;
 
 typedef struct extras {
-  int pipeline, coldstart; /* selected and run */
+  int pipeline, coldstart, plans, shard; /* selected and run */
   pipe_result pipe[2];
   int npipe;
   cold_result cold;
+  plans_result plan[2];
+  int nplan;
+  /* shard: the setup's outcome (ST_OK, ST_NA: one device, ST_ERROR) */
+  int shard_status;
+  char shard_message[600];
+  unsigned shard_platform_devices;
+  char shard_names[SHARD_DEVICES][256];
+  shard_result shard_rows[2];
+  int nshard;
 } extras;
 
 static void fmt_ratio(char *buf, size_t len, double s, double kernel) {
@@ -1234,13 +1933,21 @@ static void fmt_ratio(char *buf, size_t len, double s, double kernel) {
   snprintf(buf, len, "%s (%.2fx)", ms, kernel > 0 ? s / kernel : 0.0);
 }
 
+/* "45.2 us (0.04x)": a time in microseconds and its ratio to `kernel`. */
+static void fmt_us_ratio(char *buf, size_t len, double s, double kernel) {
+  double us = s * 1e6;
+  snprintf(buf, len, us >= 100 ? "%.0f us (%.2fx)" : "%.1f us (%.2fx)", us,
+           kernel > 0 ? s / kernel : 0.0);
+}
+
 static void print_pipeline(const extras *x) {
   printf("\ndevice-resident validation (data, indices, output in cl_mem; "
          "medians, interleaved):\n");
-  printf("%-8s %10s %9s %17s %17s %17s  %s\n", "workload", "index", "kern ms",
-         "device-valid ms", "read-back ms", "checked e2e ms", "library path");
-  printf("%-8s %10s %9s %17s %17s %17s  %s\n", "", "bytes", "(a)", "(i)",
-         "(ii)", "(iii)", "");
+  printf("%-8s %10s %8s %15s %15s %15s %15s %16s  %s\n", "workload", "index",
+         "kern ms", "device-valid ms", "read-back ms", "checked e2e ms",
+         "async e2e ms", "async returns", "library path");
+  printf("%-8s %10s %8s %15s %15s %15s %15s %16s  %s\n", "", "bytes", "(a)",
+         "(i)", "(ii)", "(iii)", "(iv)", "after (v)", "");
   for (int i = 0; i < x->npipe; ++i) {
     const pipe_result *r = &x->pipe[i];
     const char *name = r->work >= 0 ? g_work[r->work].name : "?";
@@ -1254,13 +1961,15 @@ static void print_pipeline(const extras *x) {
              r->message);
       continue;
     }
-    char km[16], dv[32], rb[32], ee[32];
+    char km[16], dv[32], rb[32], ee[32], ae[32], ar[32];
     fmt_ms(km, sizeof km, r->kernel.median);
     fmt_ratio(dv, sizeof dv, r->devval.median, r->kernel.median);
     fmt_ratio(rb, sizeof rb, r->rbval.median, r->kernel.median);
     fmt_ratio(ee, sizeof ee, r->e2e.median, r->kernel.median);
-    printf("%-8s %10s %9s %17s %17s %17s  %s\n", name, ib, km, dv, rb, ee,
-           r->device_path ? "device kernel" : "read-back");
+    fmt_ratio(ae, sizeof ae, r->async_e2e.median, r->kernel.median);
+    fmt_us_ratio(ar, sizeof ar, r->async_ret.median, r->kernel.median);
+    printf("%-8s %10s %8s %15s %15s %15s %15s %16s  %s\n", name, ib, km, dv,
+           rb, ee, ae, ar, r->device_path ? "device kernel" : "read-back");
   }
   printf("\n(a) gather kernel alone, event START..END (the x figures are "
          "ratios to it); (i) clg_validate(ctx) on the cl_mem indices, wall "
@@ -1268,11 +1977,18 @@ static void print_pipeline(const extras *x) {
          "bench: malloc + blocking clEnqueueReadBuffer of the indices +\n"
          "clg_validate(NULL) on the copy (what the library's read-back path "
          "does); (iii) clg_run on cl_mem tensors, wall clock from the\ncall "
-         "to its event's completion (validation + launch + kernel). Library "
-         "path: device kernel from %" PRIu64 " KiB of indices, read-back "
-         "below\n(CLG_VALIDATE_DEVICE_MIN_BYTES, inferred, not observed). "
-         "Results checked byte for byte; both paths checked to reject one "
-         "out-of-range index.\n",
+         "to its event's completion (validation + launch + kernel); (iv) "
+         "clg_run_async on the same tensors, wall clock from the call\nto "
+         "its event's completion and clg_outcome_wait() (validation kernel "
+         "+ gated gather kernel, nothing read back but the verdict);\n(v) "
+         "the same call, wall clock until clg_run_async returns, in "
+         "microseconds (it does not wait for the device). Library path\n"
+         "(clg_run, clg_validate): device kernel from %" PRIu64 " KiB of "
+         "indices, read-back below (CLG_VALIDATE_DEVICE_MIN_BYTES, inferred, "
+         "not\nobserved). Results checked byte for byte (clg_run and "
+         "clg_run_async); both validation paths checked to reject one "
+         "out-of-range\nindex, and clg_run_async to report it from its "
+         "outcome with the output untouched.\n",
          BENCH_VALIDATE_DEVICE_MIN_BYTES / 1024);
 }
 
@@ -1312,6 +2028,109 @@ static void print_cold(const extras *x) {
          "as it is (warm): a cold POCL cache would add its compile time to "
          "every figure. Each child's result checked byte for byte.\n",
          r->cache_files);
+}
+
+static const char *status_prefix(int status) {
+  return status == ST_NA      ? "n/a: "
+         : status == ST_WRONG ? ""
+                              : "error: ";
+}
+
+static void print_plans(const extras *x) {
+  printf("\nplans (data, indices, output in cl_mem; clg_plan_enqueue vs "
+         "clg_run, both synchronous, each waited for):\n");
+  printf("%-8s %10s %8s %17s %17s %10s %9s %9s %9s\n", "workload", "index",
+         "kern ms", "clg_run", "plan enqueue", "plan - run", "unbaked",
+         "bake", "baked");
+  printf("%-8s %10s %8s %17s %17s %10s %9s %9s %9s\n", "", "bytes", "(a)",
+         "overhead (p1)", "overhead (p2)", "us", "1st ms", "ms", "1st ms");
+  int reps = 0;
+  for (int i = 0; i < x->nplan; ++i) {
+    const plans_result *r = &x->plan[i];
+    char ib[24];
+    human_bytes(ib, sizeof ib, (double)r->index_bytes);
+    if (r->status != ST_OK) {
+      printf("%-8s %10s %s%s\n", g_work[r->work].name, ib,
+             status_prefix(r->status), r->message);
+      continue;
+    }
+    reps = r->first_reps;
+    char km[16], ro[32], po[32], un[16], bk[16], bd[16];
+    fmt_ms(km, sizeof km, r->kernel.median);
+    fmt_us_ratio(ro, sizeof ro, r->run_over.median, r->kernel.median);
+    fmt_us_ratio(po, sizeof po, r->plan_over.median, r->kernel.median);
+    fmt_ms(un, sizeof un, r->unbaked_first);
+    fmt_ms(bk, sizeof bk, r->bake);
+    fmt_ms(bd, sizeof bd, r->baked_first);
+    printf("%-8s %10s %8s %17s %17s %+10.1f %9s %9s %9s\n",
+           g_work[r->work].name, ib, km, ro, po,
+           (r->plan_over.median - r->run_over.median) * 1e6, un, bk, bd);
+  }
+  printf("\n(a) gather kernel alone (clg_run), event START..END; (p1), (p2) "
+         "host overhead per call: wall clock from the call to its event's\n"
+         "completion less that event's START..END (validation with its "
+         "blocking verdict read, checks, launch), in microseconds, with\n"
+         "the ratio to (a); (a), (p1), (p2) interleaved, medians. First "
+         "calls (median of %d): a new clg_context on the same device,\n"
+         "CLGATHER_CACHE_DIR=off, clg_plan_create, then unbaked: the first "
+         "clg_plan_enqueue, which builds its programs; baked:\n"
+         "clg_plan_bake (bake ms), then the first clg_plan_enqueue; both "
+         "to the event's completion. POCL's own kernel cache is left as\n"
+         "it is (warm). Results checked byte for byte.\n",
+         reps);
+}
+
+/* "1.23 (0.88)": a time in ms and copy-ref / time (1.0 = as fast as the
+ * copy). */
+static void fmt_ms_copy(char *buf, size_t len, double s, double copy_ref) {
+  char ms[16];
+  fmt_ms(ms, sizeof ms, s);
+  snprintf(buf, len, "%s (%.2f)", ms, s > 0 ? copy_ref / s : 0.0);
+}
+
+static void print_shard(const extras *x) {
+  if (x->shard_status != ST_OK) {
+    printf("\nshard: %s%s\n", x->shard_status == ST_NA ? "" : "error: ",
+           x->shard_message);
+    return;
+  }
+  printf("\nsharded over %d devices (data, indices, output in cl_mem of one "
+         "cl_context with both devices; medians, interleaved):\n",
+         SHARD_DEVICES);
+  for (int i = 0; i < SHARD_DEVICES; ++i)
+    printf("  device %d: %s\n", i, x->shard_names[i]);
+  printf("%-8s %10s %11s %15s %15s %15s %10s\n", "workload", "out",
+         "copy-ref ms", "1 dev kernel", "1 dev clg_run", "2 dev sharded",
+         "sharded /");
+  printf("%-8s %10s %11s %15s %15s %15s %10s\n", "", "bytes", "(d)",
+         "ms (x) (a)", "ms (x) (s1)", "ms (x) (s2)", "clg_run");
+  for (int i = 0; i < x->nshard; ++i) {
+    const shard_result *r = &x->shard_rows[i];
+    char ob[24];
+    human_bytes(ob, sizeof ob, (double)r->out_bytes);
+    if (r->status != ST_OK) {
+      printf("%-8s %10s %s%s\n", g_work[r->work].name, ob,
+             status_prefix(r->status), r->message);
+      continue;
+    }
+    char cr[16], k[32], s1[32], s2[32];
+    fmt_ms(cr, sizeof cr, r->copy_ref);
+    fmt_ms_copy(k, sizeof k, r->kernel.median, r->copy_ref);
+    fmt_ms_copy(s1, sizeof s1, r->single.median, r->copy_ref);
+    fmt_ms_copy(s2, sizeof s2, r->sharded.median, r->copy_ref);
+    printf("%-8s %10s %11s %15s %15s %15s %9.2fx\n", g_work[r->work].name,
+           ob, cr, k, s1, s2, r->single.median / r->sharded.median);
+  }
+  printf("\n(d) copy-ref on device 0 = faster of clEnqueueCopyBuffer and a "
+         "copy kernel of the output's bytes, event-profiled; (x) =\ncopy-ref "
+         "/ time, as \"x copy-ref\" in the main table (1.0 = as fast as one "
+         "device's copy). (a) clg_run's gather kernel on device 0,\nevent "
+         "START..END; (s1) clg_run on device 0, (s2) clg_run_sharded over "
+         "both devices (each context's own queue): wall clock from\nthe call "
+         "to its event's completion, validation included. sharded / clg_run "
+         "= (s1) / (s2): above 1 the split pays. Results\nchecked byte for "
+         "byte. Devices: the bench's device and the next device of its "
+         "platform (POCL: POCL_DEVICES=\"pthread pthread\").\n");
 }
 
 static void print_table(const run_info *info, const settings *cfg,
@@ -1377,6 +2196,10 @@ extras_out:
     print_pipeline(x);
   if (x->coldstart)
     print_cold(x);
+  if (x->plans)
+    print_plans(x);
+  if (x->shard)
+    print_shard(x);
   printf("\ntotal run time %.1f s\n", info->total_seconds);
 }
 
@@ -1436,12 +2259,18 @@ static void json_pipeline(const extras *x) {
       json_stats("device_validation", &r->devval);
       json_stats("readback_validation", &r->rbval);
       json_stats("checked_end_to_end", &r->e2e);
+      json_stats("checked_async_end_to_end", &r->async_e2e);
+      json_stats("checked_async_return", &r->async_ret);
       printf(", \"device_validation_x_kernel\": %.6g, "
              "\"readback_validation_x_kernel\": %.6g, "
-             "\"checked_end_to_end_x_kernel\": %.6g",
+             "\"checked_end_to_end_x_kernel\": %.6g, "
+             "\"checked_async_end_to_end_x_kernel\": %.6g, "
+             "\"checked_async_return_x_kernel\": %.6g",
              r->devval.median / r->kernel.median,
              r->rbval.median / r->kernel.median,
-             r->e2e.median / r->kernel.median);
+             r->e2e.median / r->kernel.median,
+             r->async_e2e.median / r->kernel.median,
+             r->async_ret.median / r->kernel.median);
     }
     printf("}");
   }
@@ -1471,6 +2300,100 @@ static void json_cold(const extras *x) {
              r->first_max[c], r->med[c].startup, r->med[c].context,
              r->med[c].call, r->med[c].inputs);
   printf("}");
+}
+
+static const char *status_word(int status) {
+  return status == ST_OK      ? "ok"
+         : status == ST_NA    ? "n/a"
+         : status == ST_WRONG ? "wrong"
+                              : "error";
+}
+
+static void json_plans(const extras *x) {
+  printf(",\n \"plans\": ");
+  if (!x->plans) {
+    printf("null");
+    return;
+  }
+  printf("{\"first_call_disk_cache\": \"off\", \"pocl_kernel_cache\": "
+         "\"as is (warm)\", \"rows\": [");
+  for (int i = 0; i < x->nplan; ++i) {
+    const plans_result *r = &x->plan[i];
+    printf("%s\n  {\"name\": ", i ? "," : "");
+    json_string(g_work[r->work].name);
+    printf(", \"data_bytes\": %" PRIu64 ", \"index_bytes\": %" PRIu64
+           ", \"output_bytes\": %" PRIu64,
+           r->data_bytes, r->index_bytes, r->out_bytes);
+    printf(", \"status\": \"%s\", \"message\": ", status_word(r->status));
+    json_string(r->message);
+    printf(", \"seconds\": %.3f", r->seconds);
+    if (r->status == ST_OK) {
+      json_stats("kernel", &r->kernel);
+      json_stats("run_overhead", &r->run_over);
+      json_stats("plan_overhead", &r->plan_over);
+      printf(", \"run_overhead_x_kernel\": %.6g, "
+             "\"plan_overhead_x_kernel\": %.6g, "
+             "\"plan_minus_run_overhead_s\": %.6g",
+             r->run_over.median / r->kernel.median,
+             r->plan_over.median / r->kernel.median,
+             r->plan_over.median - r->run_over.median);
+      printf(", \"first_call\": {\"reps\": %d, "
+             "\"unbaked_first_enqueue_s\": %.6g, \"unbaked_min_s\": %.6g, "
+             "\"unbaked_max_s\": %.6g, \"bake_s\": %.6g, "
+             "\"baked_first_enqueue_s\": %.6g, \"baked_min_s\": %.6g, "
+             "\"baked_max_s\": %.6g}",
+             r->first_reps, r->unbaked_first, r->unbaked_min, r->unbaked_max,
+             r->bake, r->baked_first, r->baked_min, r->baked_max);
+    }
+    printf("}");
+  }
+  printf("\n ]}");
+}
+
+static void json_shard(const extras *x) {
+  printf(",\n \"shard\": ");
+  if (!x->shard) {
+    printf("null");
+    return;
+  }
+  printf("{\"status\": \"%s\", \"message\": ",
+         status_word(x->shard_status));
+  json_string(x->shard_message);
+  printf(", \"platform_devices\": %u, \"devices\": [",
+         x->shard_platform_devices);
+  if (x->shard_status == ST_OK)
+    for (int i = 0; i < SHARD_DEVICES; ++i) {
+      printf("%s", i ? ", " : "");
+      json_string(x->shard_names[i]);
+    }
+  printf("], \"rows\": [");
+  for (int i = 0; i < x->nshard; ++i) {
+    const shard_result *r = &x->shard_rows[i];
+    printf("%s\n  {\"name\": ", i ? "," : "");
+    json_string(g_work[r->work].name);
+    printf(", \"output_bytes\": %" PRIu64 ", \"status\": \"%s\", "
+           "\"message\": ",
+           r->out_bytes, status_word(r->status));
+    json_string(r->message);
+    printf(", \"seconds\": %.3f", r->seconds);
+    if (r->status == ST_OK) {
+      json_stats("copy_buffer", &r->copybuf);
+      json_stats("copy_kernel", &r->copykern);
+      json_stats("kernel", &r->kernel);
+      json_stats("run_end_to_end", &r->single);
+      json_stats("sharded_end_to_end", &r->sharded);
+      printf(", \"copy_ref_s\": %.6g, \"copy_ref_method\": \"%s\", "
+             "\"kernel_x_copy_ref\": %.6g, "
+             "\"run_end_to_end_x_copy_ref\": %.6g, "
+             "\"sharded_end_to_end_x_copy_ref\": %.6g, "
+             "\"sharded_speedup\": %.6g",
+             r->copy_ref, r->copy_method, r->copy_ref / r->kernel.median,
+             r->copy_ref / r->single.median, r->copy_ref / r->sharded.median,
+             r->single.median / r->sharded.median);
+    }
+    printf("}");
+  }
+  printf("\n ]}");
 }
 
 static void print_json(const run_info *info, const settings *cfg,
@@ -1552,6 +2475,8 @@ static void print_json(const run_info *info, const settings *cfg,
   printf("\n ]");
   json_pipeline(x);
   json_cold(x);
+  json_plans(x);
+  json_shard(x);
   printf("}\n");
 }
 
@@ -1573,10 +2498,15 @@ static void usage(FILE *f) {
           "NAME* is a\n"
           "                  prefix; standard, sweep, family select groups; "
           "pipeline\n"
-          "                  (device-resident validation, W1 and W2) and "
+          "                  (device-resident validation, W1 and W2), "
           "coldstart\n"
-          "                  (new process to first W1 result) select the "
-          "extras\n"
+          "                  (new process to first W1 result), plans "
+          "(clg_plan_enqueue vs\n"
+          "                  clg_run, first calls baked and unbaked) and "
+          "shard\n"
+          "                  (clg_run_sharded over 2 devices vs clg_run) "
+          "select the extras;\n"
+          "                  without --only everything runs\n"
           "  --reps N        exactly N samples per figure (default: "
           "adaptive)\n"
           "  --budget S      seconds of samples per measured set (default "
@@ -1586,6 +2516,11 @@ static void usage(FILE *f) {
           "  --list          list the workloads and exit\n"
           "  --cold-start-child  internal: one cold-start measurement "
           "(run by coldstart)\n"
+          "shard needs two devices on the platform of the bench's device; "
+          "on POCL, run\n"
+          "with POCL_DEVICES=\"pthread pthread\" for two CPU devices (with "
+          "one, the shard\n"
+          "table says so and is skipped).\n"
           "Progress goes to stderr. Exit: 0 ok (n/a rows included), 1 a "
           "wrong result,\n"
           "2 usage, 3 device or setup error.\n");
@@ -1674,6 +2609,12 @@ int main(int argc, char **argv) {
            "W1, W2 device-resident: validation paths, checked end to end");
     printf("%-8s %-14s %s\n", "coldstart", "(extra)",
            "new process -> first W1 result, disk cache cold/warm/off");
+    printf("%-8s %-14s %s\n", "plans", "(extra)",
+           "W1, W2 device-resident: clg_plan_enqueue vs clg_run overhead, "
+           "first call unbaked/baked");
+    printf("%-8s %-14s %s\n", "shard", "(extra)",
+           "W1, W2 device-resident: clg_run_sharded over 2 devices vs "
+           "clg_run (POCL_DEVICES=\"pthread pthread\")");
     return 0;
   }
   extras *x = calloc(1, sizeof *x);
@@ -1683,7 +2624,9 @@ int main(int argc, char **argv) {
   }
   x->pipeline = only_has(&cfg, "pipeline");
   x->coldstart = only_has(&cfg, "coldstart");
-  if (n == 0 && !x->pipeline && !x->coldstart) {
+  x->plans = only_has(&cfg, "plans");
+  x->shard = only_has(&cfg, "shard");
+  if (n == 0 && !x->pipeline && !x->coldstart && !x->plans && !x->shard) {
     fprintf(stderr, "clgather-bench: --only '%s' selects no workload (see "
                     "--list)\n",
             cfg.only);
@@ -1717,9 +2660,11 @@ int main(int argc, char **argv) {
   clGetDeviceInfo(E.cl.dev, CL_DRIVER_VERSION, sizeof info.driver - 1,
                   info.driver, NULL);
   info.cus = E.cl.compute_units;
-  fprintf(stderr, "clgather-bench: %s, %u compute units; %d workloads%s%s\n",
+  fprintf(stderr,
+          "clgather-bench: %s, %u compute units; %d workloads%s%s%s%s\n",
           info.device, (unsigned)info.cus, n,
-          x->pipeline ? " + pipeline" : "", x->coldstart ? " + coldstart" : "");
+          x->pipeline ? " + pipeline" : "", x->coldstart ? " + coldstart" : "",
+          x->plans ? " + plans" : "", x->shard ? " + shard" : "");
 
   /* (e) the launch floor. */
   {
@@ -1806,6 +2751,58 @@ int main(int argc, char **argv) {
             x->cold.seconds, bench_now() - t_begin,
             x->cold.status ? ": " : "",
             x->cold.status ? x->cold.message : "");
+  }
+  if (x->plans) {
+    const char *names[2] = {"W1", "W2"};
+    for (int i = 0; i < 2; ++i) {
+      int wi = find_work(names[i]);
+      if (wi < 0)
+        continue;
+      plans_result *r = &x->plan[x->nplan++];
+      fprintf(stderr, "[plans] %-8s ", names[i]);
+      fflush(stderr);
+      run_plans(&E, wi, r);
+      if (r->status == ST_WRONG)
+        wrong = 1;
+      fprintf(stderr, "%-5s %5.1f s (total %5.1f s)%s%s\n",
+              r->status == ST_OK      ? "ok"
+              : r->status == ST_NA    ? "n/a"
+              : r->status == ST_WRONG ? "WRONG"
+                                      : "error",
+              r->seconds, bench_now() - t_begin, r->status ? ": " : "",
+              r->status ? r->message : "");
+    }
+  }
+  if (x->shard) {
+    shard_env S;
+    shard_env_init(&E, &S);
+    x->shard_status = S.status;
+    snprintf(x->shard_message, sizeof x->shard_message, "%s", S.message);
+    x->shard_platform_devices = S.platform_devices;
+    memcpy(x->shard_names, S.names, sizeof x->shard_names);
+    if (S.status != ST_OK)
+      fprintf(stderr, "[shard] %s%s\n",
+              S.status == ST_NA ? "skipped: " : "error: ", S.message);
+    const char *names[2] = {"W1", "W2"};
+    for (int i = 0; S.status == ST_OK && i < 2; ++i) {
+      int wi = find_work(names[i]);
+      if (wi < 0)
+        continue;
+      shard_result *r = &x->shard_rows[x->nshard++];
+      fprintf(stderr, "[shard] %-8s ", names[i]);
+      fflush(stderr);
+      run_shard(&E, &S, wi, r);
+      if (r->status == ST_WRONG)
+        wrong = 1;
+      fprintf(stderr, "%-5s %5.1f s (total %5.1f s)%s%s\n",
+              r->status == ST_OK      ? "ok"
+              : r->status == ST_NA    ? "n/a"
+              : r->status == ST_WRONG ? "WRONG"
+                                      : "error",
+              r->seconds, bench_now() - t_begin, r->status ? ": " : "",
+              r->status ? r->message : "");
+    }
+    shard_env_release(&S);
   }
   info.total_seconds = bench_now() - t_begin;
   if (cfg.json)
