@@ -229,6 +229,8 @@ void clg_context_destroy(clg_context *ctx) {
   clg__programs_release(ctx);
   if (ctx->queue)
     clReleaseCommandQueue(ctx->queue);
+  if (ctx->verdict_queue)
+    clReleaseCommandQueue(ctx->verdict_queue);
   clReleaseContext(ctx->cl_ctx);
   if (!ctx->owns_cl_ctx)
     clReleaseDevice(ctx->device);
@@ -255,6 +257,21 @@ cl_command_queue clg_context_queue(clg_context *ctx) {
       clg__fail_cl(err, "clCreateCommandQueue", "creating the context's queue");
   }
   cl_command_queue q = ctx->queue;
+  pthread_mutex_unlock(&ctx->lock);
+  return q;
+}
+
+cl_command_queue clg__verdict_queue(clg_context *ctx) {
+  pthread_mutex_lock(&ctx->lock);
+  if (!ctx->verdict_queue) {
+    cl_int err = CL_SUCCESS;
+    ctx->verdict_queue =
+        clCreateCommandQueue(ctx->cl_ctx, ctx->device, 0, &err);
+    if (!ctx->verdict_queue)
+      clg__fail_cl(err, "clCreateCommandQueue",
+                   "creating the queue that reads validation verdicts");
+  }
+  cl_command_queue q = ctx->verdict_queue;
   pthread_mutex_unlock(&ctx->lock);
   return q;
 }

@@ -15,6 +15,21 @@ clg_status clg__check_wait_list(cl_uint num_events, const cl_event *wait_list) {
     if (!wait_list[i])
       return clg__fail(CLG_ERROR_NULL_ARGUMENT, "wait_list[%u] is NULL",
                        (unsigned)i);
+  /* An event that has already failed: commands waiting for it never run
+   * (and on POCL never complete either), so nothing is enqueued. One that
+   * fails later is reported by the wait that follows it. */
+  for (cl_uint i = 0; i < num_events; ++i) {
+    cl_int status = CL_COMPLETE;
+    cl_int err = clGetEventInfo(wait_list[i], CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                sizeof status, &status, NULL);
+    if (err != CL_SUCCESS)
+      return clg__fail_cl(err, "clGetEventInfo", "checking the wait list");
+    if (status < 0)
+      return clg__fail(CLG_ERROR_OPENCL,
+                       "wait_list[%u] has failed (execution status %s, %d): "
+                       "nothing that waits for it can run",
+                       (unsigned)i, clg__cl_error_name(status), (int)status);
+  }
   return CLG_SUCCESS;
 }
 
@@ -134,6 +149,13 @@ void clg__unstage(clg_staged *s) {
 clg_status clg__read_buffer(cl_command_queue queue, const clg_tensor *t,
                             size_t bytes, void *dst, cl_uint num_events,
                             const cl_event *wait_list, const char *what) {
+  /* A blocking read after a failed wait-list event may never return (POCL):
+   * wait first, which reports the failure. */
+  if (num_events > 0) {
+    cl_int err = clWaitForEvents(num_events, wait_list);
+    if (err != CL_SUCCESS)
+      return clg__fail_cl(err, "clWaitForEvents", what);
+  }
   cl_int err = clEnqueueReadBuffer(queue, t->buffer, CL_TRUE, t->offset, bytes,
                                    dst, num_events, wait_list, NULL);
   if (err != CL_SUCCESS)

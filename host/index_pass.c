@@ -221,9 +221,15 @@ void clg__verdict_release(clg_verdict *v) {
 clg_status clg__verdict_read(const clg_verdict *v, cl_command_queue queue,
                              cl_ulong *pos, int64_t *value) {
   cl_ulong host[1 + 2 * CLG_VALIDATE_MAX_GROUPS];
-  cl_int err = clEnqueueReadBuffer(queue, v->mem, CL_TRUE, 0,
-                                   clg_verdict_bytes(v->groups), host, 1,
-                                   &v->event, NULL);
+  /* Waiting first turns a failed kernel (a failed event in the caller's
+   * wait list) into an error: a blocking read that waits for a failed event
+   * may never return (POCL). */
+  cl_int err = clWaitForEvents(1, &v->event);
+  if (err != CL_SUCCESS)
+    return clg__fail_cl(err, "clWaitForEvents",
+                        "waiting for the validation verdict of indices");
+  err = clEnqueueReadBuffer(queue, v->mem, CL_TRUE, 0,
+                            clg_verdict_bytes(v->groups), host, 0, NULL, NULL);
   if (err != CL_SUCCESS)
     return clg__fail_cl(err, "clEnqueueReadBuffer",
                         "reading the validation verdict of indices");

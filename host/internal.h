@@ -55,6 +55,9 @@ struct clg_context {
   cl_device_id device;
   bool owns_cl_ctx;       /* created by clg_context_create_default */
   cl_command_queue queue; /* the context's own queue, lazily created */
+  /* A queue of its own for clg_outcome_wait()'s verdict reads, lazily
+   * created: a read on `queue` would wait behind the caller's commands. */
+  cl_command_queue verdict_queue;
   pthread_mutex_t lock;   /* guards queue creation and the caches */
   struct clg_program_entry *programs; /* singly linked program cache */
   struct clg_kernel_entry *kernels;   /* singly linked kernel cache */
@@ -78,6 +81,10 @@ struct clg_context {
    * context's calloc. */
   atomic_uint device_validations;
 };
+
+/* The context's verdict-reading queue (created on first use; NULL with the
+ * message set when it cannot be). */
+cl_command_queue clg__verdict_queue(clg_context *ctx);
 
 /* ---------------------------------------------------------- validate.c */
 
@@ -219,8 +226,10 @@ clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
                                 cl_command_queue queue, const clg_tensor *data,
                                 const clg_tensor *indices, cl_uint num_events,
                                 const cl_event *wait_list, clg_verdict *v);
-/* Read a verdict (blocking, after its kernel, on `queue`): *pos is the first
- * offending flat position or CLG_VERDICT_NONE, *value its value. */
+/* Read a verdict (blocking, on `queue`, once its kernel has completed; a
+ * kernel that failed, e.g. for a failed wait-list event, is an error): *pos
+ * is the first offending flat position or CLG_VERDICT_NONE, *value its
+ * value. */
 clg_status clg__verdict_read(const clg_verdict *v, cl_command_queue queue,
                              cl_ulong *pos, int64_t *value);
 void clg__verdict_release(clg_verdict *v);

@@ -11,7 +11,7 @@ struct clg_outcome {
   cl_ulong pos;      /* first offending flat position, or CLG_VERDICT_NONE */
   int64_t value;     /* its value */
   /* Pending only (decided == false until the first successful wait): */
-  clg_context *ctx;       /* whose own queue reads the verdict */
+  clg_context *ctx;       /* whose verdict queue reads the verdict */
   cl_command_queue queue; /* the call's queue (retained): flushed */
   clg_verdict verdict;    /* own references to the buffer and event */
   /* What the message needs: the operator, its normalised params, and the
@@ -88,12 +88,13 @@ clg_status clg_outcome_wait(clg_outcome *outcome) {
       pthread_mutex_unlock(&o->lock);
       return clg__fail_cl(err, "clFlush", "submitting the validation kernel");
     }
-    /* Read on the context's own queue, not the caller's: a read there
-     * would wait for whatever the caller enqueued after the call. */
-    cl_command_queue own = clg_context_queue(o->ctx);
+    /* Read on a queue that holds nothing else: on the caller's queue or
+     * the context's own (where callers enqueue too), the read would wait
+     * for whatever was enqueued after the call. */
+    cl_command_queue own = clg__verdict_queue(o->ctx);
     if (!own) {
       pthread_mutex_unlock(&o->lock);
-      return CLG_ERROR_OPENCL; /* message set by clg_context_queue() */
+      return CLG_ERROR_OPENCL; /* message set by clg__verdict_queue() */
     }
     clg_status st = clg__verdict_read(&o->verdict, own, &o->pos, &o->value);
     if (st != CLG_SUCCESS) {

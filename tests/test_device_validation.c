@@ -79,7 +79,8 @@ static clg_status validate_once(const dv_case *k, cl_mem m, const void *host,
   clg_context *ctx = tu_ctx();
   clg_tensor data = clg_tensor_host(CLG_DTYPE_UINT8, k->r, k->ds, &g_dummy);
   clg_tensor idx =
-      m ? clg_tensor_buffer(k->idt, k->q, k->is, m, k->off_elems * isz_of(k->idt))
+      m ? clg_tensor_buffer(k->idt, k->q, k->is, m,
+                            k->off_elems * isz_of(k->idt))
         : clg_tensor_host(k->idt, k->q, k->is, (void *)(uintptr_t)host);
   setenv("CLGATHER_TEST_DEVICE_VALIDATION", path, 1);
   unsigned before = atomic_load(&ctx->device_validations);
@@ -90,7 +91,8 @@ static clg_status validate_once(const dv_case *k, cl_mem m, const void *host,
   return st;
 }
 
-static void run_dv_case(const dv_case *k, clg_status want, const char *want_msg) {
+static void run_dv_case(const dv_case *k, clg_status want,
+                        const char *want_msg) {
   int64_t count = tu_numel(k->q, k->is);
   size_t isz = isz_of(k->idt);
   size_t bytes = (size_t)count * isz, off = k->off_elems * isz;
@@ -112,12 +114,11 @@ static void run_dv_case(const dv_case *k, clg_status want, const char *want_msg)
   clg_status sdev =
       validate_once(k, m, NULL, "always", dev_msg, sizeof dev_msg, &runs_dev);
 
-  cr_expect(sh == want, "%s: host indices: want status %d, got %d: %s",
-            k->name, (int)want, (int)sh, host_msg);
+  cr_expect(sh == want, "%s: host indices: want status %d, got %d: %s", k->name,
+            (int)want, (int)sh, host_msg);
   if (want_msg)
     cr_expect(tu_contains(host_msg, want_msg),
-              "%s: host message lacks \"%s\": %s", k->name, want_msg,
-              host_msg);
+              "%s: host message lacks \"%s\": %s", k->name, want_msg, host_msg);
   cr_expect(srb == sh && strcmp(rb_msg, host_msg) == 0,
             "%s: read-back differs from host indices:\n  %s\n  %s", k->name,
             rb_msg, host_msg);
@@ -139,9 +140,12 @@ static void run_dv_case(const dv_case *k, clg_status want, const char *want_msg)
 
 #define OOB CLG_ERROR_INDEX_OUT_OF_BOUNDS
 #define OK CLG_SUCCESS
-#define G(axis, bd) {CLG_OP_GATHER, axis, bd, CLG_MODE_RAISE}
-#define GE(axis) {CLG_OP_GATHER_ELEMENTS, axis, 0, CLG_MODE_RAISE}
-#define ND(bd) {CLG_OP_GATHER_ND, 0, bd, CLG_MODE_RAISE}
+#define G(axis, bd)                                                            \
+  { CLG_OP_GATHER, axis, bd, CLG_MODE_RAISE }
+#define GE(axis)                                                               \
+  { CLG_OP_GATHER_ELEMENTS, axis, 0, CLG_MODE_RAISE }
+#define ND(bd)                                                                 \
+  { CLG_OP_GATHER_ND, 0, bd, CLG_MODE_RAISE }
 #define I32 CLG_DTYPE_INT32
 #define I64 CLG_DTYPE_INT64
 
@@ -150,57 +154,238 @@ Test(device_validation, same_message_as_host) {
   static const dv_case cases[] = {
       {"gather i64 first", G(0, 0), 2, {5, 3}, 2, {2, 3}, I64, 0, 1, {{0, 5}}},
       {"gather i32 last", G(0, 0), 2, {5, 3}, 2, {2, 3}, I32, 0, 1, {{-1, -6}}},
-      {"gather i64 offset 3, middle", G(1, 0), 2, {5, 7}, 1, {9}, I64, 3, 1,
+      {"gather i64 offset 3, middle",
+       G(1, 0),
+       2,
+       {5, 7},
+       1,
+       {9},
+       I64,
+       3,
+       1,
        {{4, 7}}},
-      {"gather i32 valid edges", G(0, 0), 1, {4}, 1, {4}, I32, 1, 4,
+      {"gather i32 valid edges",
+       G(0, 0),
+       1,
+       {4},
+       1,
+       {4},
+       I32,
+       1,
+       4,
        {{0, -4}, {1, 3}, {2, 0}, {3, -1}}},
-      {"gather i64 INT64_MIN", G(0, 0), 1, {4}, 1, {8}, I64, 0, 1,
+      {"gather i64 INT64_MIN",
+       G(0, 0),
+       1,
+       {4},
+       1,
+       {8},
+       I64,
+       0,
+       1,
        {{5, INT64_MIN}}},
-      {"gather i64 INT64_MAX", G(0, 0), 1, {4}, 1, {8}, I64, 0, 1,
+      {"gather i64 INT64_MAX",
+       G(0, 0),
+       1,
+       {4},
+       1,
+       {8},
+       I64,
+       0,
+       1,
        {{6, INT64_MAX}}},
-      {"gather i32 INT32_MIN / MAX", G(0, 0), 1, {4}, 1, {8}, I32, 0, 2,
+      {"gather i32 INT32_MIN / MAX",
+       G(0, 0),
+       1,
+       {4},
+       1,
+       {8},
+       I32,
+       0,
+       2,
        {{7, INT32_MAX}, {6, INT32_MIN}}},
-      {"gather i64 huge axis, s - 1 ok, INT64_MIN bad", G(0, 0), 1,
-       {INT64_MAX / 8}, 1, {4}, I64, 0, 2,
+      {"gather i64 huge axis, s - 1 ok, INT64_MIN bad",
+       G(0, 0),
+       1,
+       {INT64_MAX / 8},
+       1,
+       {4},
+       I64,
+       0,
+       2,
        {{0, INT64_MAX / 8 - 1}, {3, INT64_MIN}}},
       {"gather i64 huge axis > 2^62 (generic kernel), INT64_MAX bad",
-       G(0, 0), 1, {((int64_t)1 << 62) + 5}, 1, {40000}, I64, 0, 2,
+       G(0, 0),
+       1,
+       {((int64_t)1 << 62) + 5},
+       1,
+       {40000},
+       I64,
+       0,
+       2,
        {{7, ((int64_t)1 << 62) + 4}, {39000, INT64_MAX}}},
-      {"gather i32 big, middle", G(0, 0), 2, {1000, 2}, 1, {200000}, I32, 5,
-       1, {{123457, 1000}}},
-      {"gather i64 big, last", G(0, 0), 1, {1000}, 1, {100001}, I64, 1, 1,
+      {"gather i32 big, middle",
+       G(0, 0),
+       2,
+       {1000, 2},
+       1,
+       {200000},
+       I32,
+       5,
+       1,
+       {{123457, 1000}}},
+      {"gather i64 big, last",
+       G(0, 0),
+       1,
+       {1000},
+       1,
+       {100001},
+       I64,
+       1,
+       1,
        {{-1, -1001}}},
-      {"gather i32 big, first of several (groups)", G(0, 0), 1, {77}, 1,
-       {300000}, I32, 0, 3, {{290000, 99}, {40000, -78}, {150000, 78}}},
-      {"gather i32 big, first of several (one group)", G(0, 0), 1, {77}, 1,
-       {300000}, I32, 0, 3, {{20000, 99}, {16400, -78}, {16390, 78}}},
+      {"gather i32 big, first of several (groups)",
+       G(0, 0),
+       1,
+       {77},
+       1,
+       {300000},
+       I32,
+       0,
+       3,
+       {{290000, 99}, {40000, -78}, {150000, 78}}},
+      {"gather i32 big, first of several (one group)",
+       G(0, 0),
+       1,
+       {77},
+       1,
+       {300000},
+       I32,
+       0,
+       3,
+       {{20000, 99}, {16400, -78}, {16390, 78}}},
       {"gather i64 big, valid", G(0, 0), 1, {3}, 1, {70000}, I64, 2, 0, {{0}}},
-      {"gather batch_dims 1 axis 1", G(1, 1), 2, {3, 4}, 2, {3, 5}, I64, 0, 1,
+      {"gather batch_dims 1 axis 1",
+       G(1, 1),
+       2,
+       {3, 4},
+       2,
+       {3, 5},
+       I64,
+       0,
+       1,
        {{11, 4}}},
-      {"gather axis -1 of size 0", G(-1, 0), 2, {3, 0}, 1, {2}, I32, 0, 0,
+      {"gather axis -1 of size 0",
+       G(-1, 0),
+       2,
+       {3, 0},
+       1,
+       {2},
+       I32,
+       0,
+       0,
        {{0}}},
       {"gather no indices", G(0, 0), 1, {3}, 2, {0, 4}, I64, 0, 0, {{0}}},
-      {"gather wrap on empty axis", {CLG_OP_GATHER, 0, 0, CLG_MODE_WRAP}, 1,
-       {0}, 1, {3}, I64, 0, 0, {{0}}},
-      {"gather clip, far out of range (valid)",
-       {CLG_OP_GATHER, 0, 0, CLG_MODE_CLIP}, 1, {3}, 1, {3}, I64, 0, 1,
-       {{1, INT64_MAX}}},
-      {"gather_elements i32 axis 1", GE(1), 2, {4, 6}, 2, {3, 6}, I32, 0, 1,
-       {{13, 6}}},
-      {"gather_elements i64 axis 0 big", GE(0), 2, {50, 400}, 2, {50, 400},
-       I64, 1, 1, {{19999, -51}}},
-      {"gather_nd m 1", ND(0), 2, {5, 3}, 2, {4, 1}, I64, 0, 1, {{2, 5}}},
-      {"gather_nd m 2 component 1", ND(0), 2, {5, 3}, 2, {4, 2}, I32, 3, 1,
-       {{5, 3}}},
-      {"gather_nd m 3 component 2, batch 1", ND(1), 4, {2, 4, 5, 6}, 3,
-       {2, 3, 3}, I64, 0, 1, {{14, -7}}},
-      {"gather_nd m 3 big, component 0", ND(0), 3, {7, 8, 9}, 2, {40000, 3},
-       I32, 0, 2, {{90003, 7}, {100001, 8}}},
-      {"gather_nd m 2 big, component 1 last", ND(0), 2, {7, 8}, 2, {50000, 2},
-       I64, 7, 1, {{-1, 8}}},
-      {"gather_nd axis of size 0", ND(0), 2, {5, 0}, 2, {1, 2}, I64, 0, 0,
+      {"gather wrap on empty axis",
+       {CLG_OP_GATHER, 0, 0, CLG_MODE_WRAP},
+       1,
+       {0},
+       1,
+       {3},
+       I64,
+       0,
+       0,
        {{0}}},
-      {"gather_nd valid, big", ND(0), 3, {7, 8, 9}, 2, {30000, 3}, I64, 0, 0,
+      {"gather clip, far out of range (valid)",
+       {CLG_OP_GATHER, 0, 0, CLG_MODE_CLIP},
+       1,
+       {3},
+       1,
+       {3},
+       I64,
+       0,
+       1,
+       {{1, INT64_MAX}}},
+      {"gather_elements i32 axis 1",
+       GE(1),
+       2,
+       {4, 6},
+       2,
+       {3, 6},
+       I32,
+       0,
+       1,
+       {{13, 6}}},
+      {"gather_elements i64 axis 0 big",
+       GE(0),
+       2,
+       {50, 400},
+       2,
+       {50, 400},
+       I64,
+       1,
+       1,
+       {{19999, -51}}},
+      {"gather_nd m 1", ND(0), 2, {5, 3}, 2, {4, 1}, I64, 0, 1, {{2, 5}}},
+      {"gather_nd m 2 component 1",
+       ND(0),
+       2,
+       {5, 3},
+       2,
+       {4, 2},
+       I32,
+       3,
+       1,
+       {{5, 3}}},
+      {"gather_nd m 3 component 2, batch 1",
+       ND(1),
+       4,
+       {2, 4, 5, 6},
+       3,
+       {2, 3, 3},
+       I64,
+       0,
+       1,
+       {{14, -7}}},
+      {"gather_nd m 3 big, component 0",
+       ND(0),
+       3,
+       {7, 8, 9},
+       2,
+       {40000, 3},
+       I32,
+       0,
+       2,
+       {{90003, 7}, {100001, 8}}},
+      {"gather_nd m 2 big, component 1 last",
+       ND(0),
+       2,
+       {7, 8},
+       2,
+       {50000, 2},
+       I64,
+       7,
+       1,
+       {{-1, 8}}},
+      {"gather_nd axis of size 0",
+       ND(0),
+       2,
+       {5, 0},
+       2,
+       {1, 2},
+       I64,
+       0,
+       0,
+       {{0}}},
+      {"gather_nd valid, big",
+       ND(0),
+       3,
+       {7, 8, 9},
+       2,
+       {30000, 3},
+       I64,
+       0,
+       0,
        {{0}}},
   };
   for (size_t n = 0; n < sizeof cases / sizeof cases[0]; ++n) {
@@ -273,9 +458,9 @@ static void wait_list_case(const char *path, bool out_of_order) {
   cl_event user = clCreateUserEvent(cc, &err);
   tu_cl_check(err, "clCreateUserEvent");
   cl_event wrote = NULL;
-  tu_cl_check(clEnqueueWriteBuffer(q, m, CL_FALSE, 4 * 8, 8, &bad, 1, &user,
-                                   &wrote),
-              "clEnqueueWriteBuffer");
+  tu_cl_check(
+      clEnqueueWriteBuffer(q, m, CL_FALSE, 4 * 8, 8, &bad, 1, &user, &wrote),
+      "clEnqueueWriteBuffer");
   tu_cl_check(clFlush(q), "clFlush");
   release_arg ra = {user};
   pthread_t th;
@@ -304,6 +489,74 @@ Test(device_validation, waits_for_the_wait_list) {
   wait_list_case("always", true);
   wait_list_case("never", false);
   wait_list_case("never", true);
+}
+
+/* Fail a user event after a delay (another thread). */
+static void *fail_later(void *arg) {
+  struct timespec t = {0, 100 * 1000 * 1000};
+  nanosleep(&t, NULL);
+  clSetUserEventStatus((cl_event)arg, -1);
+  return NULL;
+}
+
+/* A failed event in the wait list, failed before the call or while it
+ * waits: both paths report CLG_ERROR_OPENCL and return (a command waiting
+ * for a failed event may never complete on POCL), and nothing is written.
+ * Run under a timeout: a hang fails. */
+static void failed_wait_list_case(const char *path, bool later) {
+  enum { N = 8192 }; /* 64 KiB of indices: the device path by default */
+  int64_t ds[1] = {4}, is[1] = {N}, os[1] = {N};
+  float data[4] = {1, 2, 3, 4};
+  static int64_t idx[N];
+  static float got[N], now[N];
+  memset(got, 0xCD, sizeof got);
+  cl_mem dm = tu_buffer_create(sizeof data, data);
+  cl_mem xm = tu_buffer_create(sizeof idx, idx);
+  cl_mem om = tu_buffer_create(sizeof got, got);
+  clg_tensor d = clg_tensor_buffer(CLG_DTYPE_FLOAT, 1, ds, dm, 0);
+  clg_tensor x = clg_tensor_buffer(CLG_DTYPE_INT64, 1, is, xm, 0);
+  clg_tensor o = clg_tensor_buffer(CLG_DTYPE_FLOAT, 1, os, om, 0);
+  setenv("CLGATHER_TEST_DEVICE_VALIDATION", path, 1);
+  clg_status st[2];
+  char msg[2][512];
+  cl_event ev = NULL;
+  for (int k = 0; k < 2; ++k) {
+    cl_int err = CL_SUCCESS;
+    cl_event user = clCreateUserEvent(tu_cl_context(), &err);
+    tu_cl_check(err, "clCreateUserEvent");
+    pthread_t th;
+    if (later)
+      cr_assert(pthread_create(&th, NULL, fail_later, user) == 0);
+    else
+      tu_cl_check(clSetUserEventStatus(user, -1), "clSetUserEventStatus");
+    st[k] = k == 0 ? clg_validate(tu_ctx(), NULL, &d, &x, NULL, 1, &user)
+                   : clg_gather(tu_ctx(), &d, &x, 0, &o, NULL, 1, &user, &ev);
+    snprintf(msg[k], sizeof msg[k], "%s", clg_last_error());
+    if (later)
+      pthread_join(th, NULL);
+    clReleaseEvent(user);
+  }
+  unsetenv("CLGATHER_TEST_DEVICE_VALIDATION");
+  for (int k = 0; k < 2; ++k)
+    cr_expect(st[k] == CLG_ERROR_OPENCL,
+              "[%s, failed %s] %s after a failed wait-list event: %s: %s", path,
+              later ? "during the call" : "before",
+              k ? "clg_gather" : "clg_validate", clg_status_string(st[k]),
+              msg[k]);
+  cr_expect(ev == NULL, "[%s] an event after a failure", path);
+  tu_buffer_read(om, 0, sizeof now, now);
+  cr_expect(memcmp(now, got, sizeof now) == 0,
+            "[%s] the output changed after a failed wait list", path);
+  clReleaseMemObject(dm);
+  clReleaseMemObject(xm);
+  clReleaseMemObject(om);
+}
+
+Test(device_validation, failed_wait_list_event, .timeout = 60) {
+  failed_wait_list_case("always", false);
+  failed_wait_list_case("never", false);
+  failed_wait_list_case("always", true);
+  failed_wait_list_case("never", true);
 }
 
 /* clg_run() through the device path, all in cl_mem: a correct gather; and

@@ -267,7 +267,8 @@ CLG_API clg_status clg_context_create_default(const char *spec,
 /** Release everything the context holds: programs, kernels, its own queue,
  * and its references to the cl_context and device. NULL is a no-op. The
  * caller must not destroy a context while a call on it is running in another
- * thread. Commands already enqueued keep running to completion. */
+ * thread, nor before releasing the plans and outcomes made on it. Commands
+ * already enqueued keep running to completion. */
 CLG_API void clg_context_destroy(clg_context *ctx);
 
 /** The OpenCL context, device, and the context's own in-order command queue
@@ -357,7 +358,8 @@ CLG_API clg_status clg_gather_output_shape(int32_t data_rank,
  *  - CLG_ERROR_INDEX_OUT_OF_BOUNDS: the first offending index in C order is
  *    named: flat position, position in indices' shape, value, axis, size
  *    and valid range.
- *  - CLG_ERROR_OPENCL (the OpenCL call and error name), CLG_ERROR_BUILD_FAILED
+ *  - CLG_ERROR_OPENCL (the OpenCL call and error name; also an event of
+ *    wait_list that has failed, before or during the call), CLG_ERROR_BUILD_FAILED
  *    (the build log), CLG_ERROR_OUT_OF_HOST_MEMORY.
  * On any error *event is not set and no gather kernel has been enqueued,
  * except for a failure after the kernel was enqueued (waiting for it or
@@ -562,14 +564,18 @@ CLG_API clg_status clg_run_async(clg_context *ctx, const clg_params *params,
  * naming the first offending index (flat position, position in indices'
  * shape, value, axis and size, valid range). It waits for the validation
  * kernel and reads its few verdict bytes (the offending value is among
- * them), on the context's own queue; the caller's queue is only flushed. It
- * does not wait for the gather kernel: wait for the call's event for that.
+ * them), on a queue of the context's that holds nothing else, so it never
+ * waits for commands enqueued after the call; the caller's queue is only
+ * flushed. It does not wait for the gather kernel: wait for the call's event
+ * for that. The outcome refers to the call's clg_context, which must not be
+ * destroyed before the outcome is released.
  * May be called any number of times, from any thread; each call returns the
  * same status and sets the same message.
  *
  * Errors: CLG_ERROR_NULL_ARGUMENT (outcome), CLG_ERROR_INDEX_OUT_OF_BOUNDS,
- * CLG_ERROR_OPENCL (waiting for or reading the verdict failed: the output's
- * state is then unknown).
+ * CLG_ERROR_OPENCL (waiting for or reading the verdict failed, e.g. because
+ * an event of the call's wait list failed: the output's state is then
+ * unknown; a later wait tries again).
  */
 CLG_API clg_status clg_outcome_wait(clg_outcome *outcome);
 
