@@ -55,7 +55,7 @@ const char *clg_fault_call_name(clg_fault kind) {
       "malloc",
       "clCreateProgramWithBinary",
       "clGetProgramInfo",
-      "clEnqueueCopyBuffer"};
+      "clCreateSubBuffer"};
   return (unsigned)kind < CLG_FAULT_COUNT ? names[kind] : "unknown";
 }
 
@@ -127,6 +127,13 @@ cl_mem clg__fi_clCreateBuffer(cl_context c, cl_mem_flags f, size_t s, void *h,
                               cl_int *err) {
   CLG_FI_OBJECT(CLG_FAULT_CREATE_BUFFER, err);
   return clCreateBuffer(c, f, s, h, err);
+}
+
+cl_mem clg__fi_clCreateSubBuffer(cl_mem m, cl_mem_flags f,
+                                 cl_buffer_create_type t, const void *info,
+                                 cl_int *err) {
+  CLG_FI_OBJECT(CLG_FAULT_CREATE_SUB_BUFFER, err);
+  return clCreateSubBuffer(m, f, t, info, err);
 }
 
 cl_program clg__fi_clCreateProgramWithSource(cl_context c, cl_uint n,
@@ -220,11 +227,4 @@ int clg__fi_device_validation(void) {
   if (e && strcmp(e, "never") == 0)
     return 0;
   return -1;
-}
-
-cl_int clg__fi_clEnqueueCopyBuffer(cl_command_queue q, cl_mem src, cl_mem dst,
-                                   size_t so, size_t dof, size_t n, cl_uint ne,
-                                   const cl_event *w, cl_event *e) {
-  CLG_FI_STATUS(CLG_FAULT_COPY_BUFFER);
-  return clEnqueueCopyBuffer(q, src, dst, so, dof, n, ne, w, e);
 }

@@ -34,7 +34,7 @@ typedef enum clg_fault {
   CLG_FAULT_HOST_ALLOC,     /* malloc/calloc in host/ (fails with NULL) */
   CLG_FAULT_CREATE_PROGRAM_BINARY, /* clCreateProgramWithBinary */
   CLG_FAULT_PROGRAM_INFO,          /* clGetProgramInfo */
-  CLG_FAULT_COPY_BUFFER,           /* clEnqueueCopyBuffer */
+  CLG_FAULT_CREATE_SUB_BUFFER,     /* clCreateSubBuffer */
   CLG_FAULT_COUNT
 } clg_fault;
 
@@ -68,6 +68,8 @@ cl_int clg__fi_clGetCommandQueueInfo(cl_command_queue, cl_command_queue_info,
                                      size_t, void *, size_t *);
 cl_mem clg__fi_clCreateBuffer(cl_context, cl_mem_flags, size_t, void *,
                               cl_int *);
+cl_mem clg__fi_clCreateSubBuffer(cl_mem, cl_mem_flags, cl_buffer_create_type,
+                                 const void *, cl_int *);
 cl_program clg__fi_clCreateProgramWithSource(cl_context, cl_uint, const char **,
                                              const size_t *, cl_int *);
 cl_int clg__fi_clBuildProgram(cl_program, cl_uint, const cl_device_id *,
@@ -86,9 +88,6 @@ cl_int clg__fi_clEnqueueNDRangeKernel(cl_command_queue, cl_kernel, cl_uint,
                                       const size_t *, const size_t *,
                                       const size_t *, cl_uint, const cl_event *,
                                       cl_event *);
-cl_int clg__fi_clEnqueueCopyBuffer(cl_command_queue, cl_mem, cl_mem, size_t,
-                                   size_t, size_t, cl_uint, const cl_event *,
-                                   cl_event *);
 cl_int clg__fi_clEnqueueReadBuffer(cl_command_queue, cl_mem, cl_bool, size_t,
                                    size_t, void *, cl_uint, const cl_event *,
                                    cl_event *);
@@ -113,6 +112,7 @@ int clg__fi_device_validation(void);
 #define clGetMemObjectInfo clg__fi_clGetMemObjectInfo
 #define clGetCommandQueueInfo clg__fi_clGetCommandQueueInfo
 #define clCreateBuffer clg__fi_clCreateBuffer
+#define clCreateSubBuffer clg__fi_clCreateSubBuffer
 #define clCreateProgramWithSource clg__fi_clCreateProgramWithSource
 #define clBuildProgram clg__fi_clBuildProgram
 #define clCreateProgramWithBinary clg__fi_clCreateProgramWithBinary
@@ -121,7 +121,6 @@ int clg__fi_device_validation(void);
 #define clSetKernelArg clg__fi_clSetKernelArg
 #define clEnqueueNDRangeKernel clg__fi_clEnqueueNDRangeKernel
 #define clEnqueueReadBuffer clg__fi_clEnqueueReadBuffer
-#define clEnqueueCopyBuffer clg__fi_clEnqueueCopyBuffer
 #define clEnqueueMarkerWithWaitList clg__fi_clEnqueueMarkerWithWaitList
 #define clWaitForEvents clg__fi_clWaitForEvents
 #endif

@@ -2,9 +2,27 @@
  * output's first dimension over several devices of one cl_context. The
  * whole call is checked once, on the first context, as clg_run() checks it;
  * each part then runs as an ordinary call (clg__run) whose index values are
- * known to be valid, and a marker joins the parts' events. */
+ * known to be valid, and a marker joins the parts' events.
+ *
+ * A cl_mem output is written by each part through a sub-buffer of its own
+ * (clCreateSubBuffer, a region of exactly the part's rows): OpenCL defines
+ * concurrent writes by different devices only to distinct, non-overlapping
+ * sub-buffers, not to disjoint bytes of one buffer (a runtime that migrates
+ * whole buffers between discrete devices could lose one device's rows).
+ * A sub-buffer's origin must be a multiple of CL_DEVICE_MEM_BASE_ADDR_ALIGN,
+ * so the split points are rounded to a multiple of the rows that keep every
+ * part's origin aligned to the largest alignment of the devices; parts left
+ * empty are dropped. The call runs on ctxs[0] alone (writing the output as
+ * it is) when that leaves one part, when the output's own offset is not
+ * aligned, when the output is itself a sub-buffer (it cannot be
+ * sub-buffered), when an input lies in the output's cl_mem or in a
+ * sub-buffer of it (reading a buffer while its sub-buffers are written is
+ * undefined), or when a device or buffer query fails. Inputs stay whole
+ * buffers, read concurrently by every part (defined). Host outputs are
+ * split as they are: each part stages its own rows. */
 #include "internal.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,6 +34,7 @@
 typedef struct clg_shard {
   cl_command_queue queue; /* queues[i] or the context's own */
   cl_uint weight;         /* compute units, or 1 for all when unknown */
+  uint64_t end;           /* the part: output rows [previous end, end) */
   cl_event event;         /* completion of the part; NULL if none ran */
 } clg_shard;
 
@@ -84,6 +103,66 @@ static void clg_weigh(clg_context *const *ctxs, clg_shard *shards, cl_uint n) {
   }
   for (cl_uint i = 0; !known && i < n; ++i)
     shards[i].weight = 1;
+}
+
+/* Sub-buffer origins must be multiples of this many bytes on every device:
+ * the least common multiple of the devices' CL_DEVICE_MEM_BASE_ADDR_ALIGN
+ * (in bits; the largest of them, for the powers of two devices report).
+ * 0 when a device does not say or the multiple is absurd. */
+#define CLG_MAX_BASE_ALIGN ((size_t)1 << 20)
+
+static size_t clg_gcd(size_t a, size_t b) {
+  while (b) {
+    size_t r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
+}
+
+static size_t clg_base_align(clg_context *const *ctxs, cl_uint n) {
+  size_t align = 1;
+  for (cl_uint i = 0; i < n; ++i) {
+    cl_uint bits = 0;
+    if (clGetDeviceInfo(ctxs[i]->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN,
+                        sizeof bits, &bits, NULL) != CL_SUCCESS)
+      return 0;
+    size_t bytes = bits >= 8 ? bits / 8 : 1;
+    if (bytes > CLG_MAX_BASE_ALIGN)
+      return 0;
+    align = align / clg_gcd(align, bytes) * bytes;
+    if (align > CLG_MAX_BASE_ALIGN)
+      return 0;
+  }
+  return align;
+}
+
+/* Is `m` a sub-buffer (of `parent`, or of any buffer when parent is NULL)?
+ * True also when the query fails: the caller then keeps to one device. */
+static bool clg_sub_buffer_of(cl_mem m, cl_mem parent) {
+  cl_mem assoc = NULL;
+  if (clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof assoc, &assoc,
+                         NULL) != CL_SUCCESS)
+    return true;
+  return assoc != NULL && (!parent || assoc == parent);
+}
+
+/* May each part write the cl_mem output through a sub-buffer of its own?
+ * Not when the output is itself a sub-buffer, or an input with bytes lies
+ * in the output's cl_mem or in a sub-buffer of it. */
+static bool clg_sub_bufferable(const clg_tensor *output,
+                               const clg_tensor *data, size_t data_bytes,
+                               const clg_tensor *indices, size_t index_bytes) {
+  if (clg_sub_buffer_of(output->buffer, NULL))
+    return false;
+  const clg_tensor *in[2] = {data, indices};
+  const size_t bytes[2] = {data_bytes, index_bytes};
+  for (int k = 0; k < 2; ++k)
+    if (bytes[k] && in[k]->storage == CLG_STORAGE_BUFFER &&
+        (in[k]->buffer == output->buffer ||
+         clg_sub_buffer_of(in[k]->buffer, output->buffer)))
+      return false;
+  return true;
 }
 
 /* The common checks of the contexts: non-NULL, one cl_context, distinct
@@ -180,11 +259,48 @@ clg_status clg_run_sharded(clg_context *const *ctxs, cl_uint num_ctxs,
   if (st != CLG_SUCCESS)
     goto done;
 
-  /* Nothing to split (or one device): the whole call on ctxs[0]. */
+  /* Part i: output rows [end(i-1), end(i)), end(i) = n * W(<=i) / W, W the
+   * weights' sum; for a cl_mem output each end but the last rounded to the
+   * nearest multiple of `unit` rows, which keeps every part's first byte
+   * aligned for a sub-buffer. Empty parts are skipped. */
   bool data_rows = false, index_rows = false;
   int64_t n = c.out_rank > 0 ? c.out_shape[0] : 0;
-  if (num_ctxs == 1 || of.bytes == 0 || n < 2 ||
-      !clg_split_of(&c, indices, &data_rows, &index_rows)) {
+  bool split = num_ctxs > 1 && of.bytes > 0 && n >= 2 &&
+               clg_split_of(&c, indices, &data_rows, &index_rows);
+  bool sub = split && output->storage == CLG_STORAGE_BUFFER;
+  uint64_t rows = (uint64_t)n, unit = 1;
+  size_t row_bytes = split ? of.bytes / (size_t)rows : 0;
+  if (sub) {
+    size_t align = clg_base_align(ctxs, num_ctxs);
+    split = align != 0 && output->offset % align == 0 &&
+            clg_sub_bufferable(output, data, c.df.bytes, indices, c.xf.bytes);
+    if (split)
+      unit = align / clg_gcd(row_bytes, align);
+  }
+  cl_uint parts = 0;
+  if (split) {
+    clg_weigh(ctxs, shards, num_ctxs);
+    uint64_t total = 0, acc = 0, lo = 0;
+    for (cl_uint i = 0; i < num_ctxs; ++i)
+      total += shards[i].weight;
+    for (cl_uint i = 0; i < num_ctxs; ++i) {
+      acc += shards[i].weight;
+      uint64_t hi = rows / total * acc + rows % total * acc / total;
+      if (hi < rows) /* < 2^63 rows: no overflow */
+        hi = (hi + unit / 2) / unit * unit;
+      if (hi > rows)
+        hi = rows;
+      if (hi < lo)
+        hi = lo;
+      shards[i].end = hi;
+      parts += hi > lo;
+      lo = hi;
+    }
+  }
+
+  /* Nothing to split, one device, or one part left: the whole call on
+   * ctxs[0]. */
+  if (parts < 2) {
     clg_call one = {.ctx = ctxs[0],
                     .params = &c.norm,
                     .data = data,
@@ -199,17 +315,11 @@ clg_status clg_run_sharded(clg_context *const *ctxs, cl_uint num_ctxs,
     goto done;
   }
 
-  /* Part i: output rows [n * W(<i) / W, n * W(<=i) / W), W the weights'
-   * sum; empty parts are skipped. Each runs after the wait list. */
-  clg_weigh(ctxs, shards, num_ctxs);
-  uint64_t total = 0, acc = 0;
-  for (cl_uint i = 0; i < num_ctxs; ++i)
-    total += shards[i].weight;
-  uint64_t rows = (uint64_t)n, lo = 0;
-  cl_uint parts = 0;
+  /* Each part runs after the wait list. */
+  uint64_t lo = 0;
+  parts = 0;
   for (cl_uint i = 0; i < num_ctxs; ++i) {
-    acc += shards[i].weight;
-    uint64_t hi = rows / total * acc + rows % total * acc / total;
+    uint64_t hi = shards[i].end;
     if (hi == lo)
       continue;
     int64_t l = (int64_t)lo, k = (int64_t)(hi - lo);
@@ -217,6 +327,25 @@ clg_status clg_run_sharded(clg_context *const *ctxs, cl_uint num_ctxs,
     clg_tensor x =
         index_rows ? clg_rows(indices, c.xf.elem_size, l, k) : *indices;
     clg_tensor o = clg_rows(output, of.elem_size, l, k);
+    cl_mem part_mem = NULL;
+    if (sub) {
+      /* The part's rows of the output, as a sub-buffer of its own. */
+      cl_buffer_region region = {output->offset + (size_t)lo * row_bytes,
+                                 (size_t)k * row_bytes};
+      cl_int err = CL_SUCCESS;
+      part_mem = clCreateSubBuffer(output->buffer, 0,
+                                   CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+      if (!part_mem) {
+        char what[160];
+        snprintf(what, sizeof what,
+                 "creating the sub-buffer of output rows [%" PRIu64
+                 ", %" PRIu64 ") (bytes %zu to %zu) for ctxs[%u]",
+                 lo, hi, region.origin, region.origin + region.size, i);
+        st = clg__fail_cl(err, "clCreateSubBuffer", what);
+        goto done;
+      }
+      o = clg_tensor_buffer(output->dtype, output->rank, o.shape, part_mem, 0);
+    }
     clg_call part = {.ctx = ctxs[i],
                      .params = &c.norm,
                      .data = &d,
@@ -227,7 +356,11 @@ clg_status clg_run_sharded(clg_context *const *ctxs, cl_uint num_ctxs,
                      .wait_list = wait_list,
                      .event = &shards[i].event,
                      .values_checked = true};
-    if ((st = clg__run(&part)) != CLG_SUCCESS)
+    st = clg__run(&part);
+    /* Enqueued commands keep the sub-buffer alive as long as they need it. */
+    if (part_mem)
+      clReleaseMemObject(part_mem);
+    if (st != CLG_SUCCESS)
       goto done;
     ++parts;
     lo = hi;

@@ -26,6 +26,17 @@
  * kernel, their host allocations, the context's own queue) use a fresh
  * clg_context per injection, borrowing the shared cl_context (so buffers
  * are shared and POCL's kernel cache keeps rebuilds cheap).
+ *
+ * Asynchronous setups call clg_run_async() and then clg_outcome_wait() on
+ * its outcome, both inside the counted (and injected) region: with cl_mem
+ * indices and output the validation kernel's verdict buffer, its launch,
+ * the gated gather kernel, the outcome's allocation, and the outcome's
+ * verdict read (and the context's own queue, created by the wait when the
+ * call used the caller's queue) each fail in turn. A failure of the call
+ * leaves *outcome untouched and returns no event; a failure of the wait
+ * (the call succeeded: its event is returned, the gather ran on a good
+ * verdict and the output is correct) names the call, and a second wait
+ * without the fault succeeds ("may be tried again").
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -70,8 +81,8 @@ static cl_int fault_error(clg_fault k) {
   /* The disk cache's calls (off in this suite: its failures are silent). */
   case CLG_FAULT_CREATE_PROGRAM_BINARY: return CL_INVALID_BINARY;
   case CLG_FAULT_PROGRAM_INFO: return CL_INVALID_PROGRAM;
-  /* Only on the out-of-bounds path of device validation (tested there). */
-  case CLG_FAULT_COPY_BUFFER: return CL_OUT_OF_RESOURCES;
+  /* Only by clg_run_sharded over 2+ devices (tested in test_shard). */
+  case CLG_FAULT_CREATE_SUB_BUFFER: return CL_MISALIGNED_SUB_BUFFER_OFFSET;
   case CLG_FAULT_COUNT: break;
   }
   return CL_OUT_OF_RESOURCES;
@@ -167,6 +178,7 @@ typedef struct fsetup {
   tu_storage st[3];  /* data, indices, output */
   bool caller_queue; /* pass the test's queue (else NULL: context's queue) */
   bool want_event;
+  bool async; /* clg_run_async + clg_outcome_wait (else clg_gather) */
 } fsetup;
 
 #define HOST                                                                   \
@@ -177,21 +189,31 @@ typedef struct fsetup {
 /* clang-format off */
 static const fsetup setups[] = {
     /* name, fresh, shape, storage (data, indices, output), caller_queue,
-     * want_event */
+     * want_event, async */
     {"fresh context; host data, indices, output; event",
-     true, SHAPE_SMALL, {HOST, HOST, HOST}, false, true},
+     true, SHAPE_SMALL, {HOST, HOST, HOST}, false, true, false},
     {"fresh context; host data, cl_mem indices, host output",
-     true, SHAPE_SMALL, {HOST, BUF(8), HOST}, false, false},
+     true, SHAPE_SMALL, {HOST, BUF(8), HOST}, false, false, false},
     {"all cl_mem (offsets 4/8/12); caller's queue; event: non-blocking",
-     false, SHAPE_SMALL, {BUF(4), BUF(8), BUF(12)}, true, true},
+     false, SHAPE_SMALL, {BUF(4), BUF(8), BUF(12)}, true, true, false},
     {"host data and indices, cl_mem output, no event: waits",
-     false, SHAPE_SMALL, {HOST, HOST, BUF(0)}, false, false},
+     false, SHAPE_SMALL, {HOST, HOST, BUF(0)}, false, false, false},
     {"ROWS kernel (int32 indices); host; caller's queue",
-     false, SHAPE_ROWS, {HOST, HOST, HOST}, true, false},
+     false, SHAPE_ROWS, {HOST, HOST, HOST}, true, false, false},
     {"empty gather; host; event: a marker",
-     false, SHAPE_EMPTY, {HOST, HOST, HOST}, false, true},
+     false, SHAPE_EMPTY, {HOST, HOST, HOST}, false, true, false},
     {"empty gather; all cl_mem; event: a marker",
-     false, SHAPE_EMPTY, {BUF(0), BUF(8), BUF(4)}, false, true},
+     false, SHAPE_EMPTY, {BUF(0), BUF(8), BUF(4)}, false, true, false},
+    /* clg_run_async: the verdict stays on the device. */
+    {"async; all cl_mem (offsets 4/8/12); caller's queue; event",
+     false, SHAPE_SMALL, {BUF(4), BUF(8), BUF(12)}, true, true, true},
+    {"async; fresh context; ROWS kernel, all cl_mem; caller's queue (the "
+     "wait creates the context's own)",
+     true, SHAPE_ROWS, {BUF(0), BUF(4), BUF(0)}, true, false, true},
+    {"async; cl_mem indices, host data and output: checked by the call",
+     false, SHAPE_SMALL, {HOST, BUF(8), HOST}, false, true, true},
+    {"async; empty gather; all cl_mem; event: a marker",
+     false, SHAPE_EMPTY, {BUF(0), BUF(8), BUF(4)}, false, true, true},
 };
 /* clang-format on */
 
@@ -257,11 +279,34 @@ static clg_context *fresh_context(void) {
   return ctx;
 }
 
+/* *outcome's value before an asynchronous call: it must stay so on error. */
+static clg_outcome *const g_no_outcome = (clg_outcome *)(uintptr_t)0x0C0FFEE0u;
+
+/* The path's call. Asynchronous setups: clg_run_async(), then (if it
+ * succeeded) clg_outcome_wait() on *oc, which the caller releases; *in_wait
+ * tells that the call succeeded and the wait failed. */
 static clg_status gather(const fenv *e, clg_context *ctx, const tu_tensor *out,
-                         cl_event *ev) {
-  return clg_gather(ctx, &e->td.desc, &e->ti.desc, 0, &out->desc,
-                    e->s->caller_queue ? tu_queue() : NULL, 0, NULL,
-                    e->s->want_event ? ev : NULL);
+                         cl_event *ev, clg_outcome **oc, bool *in_wait) {
+  cl_command_queue q = e->s->caller_queue ? tu_queue() : NULL;
+  *in_wait = false;
+  *oc = g_no_outcome;
+  if (!e->s->async)
+    return clg_gather(ctx, &e->td.desc, &e->ti.desc, 0, &out->desc, q, 0, NULL,
+                      e->s->want_event ? ev : NULL);
+  clg_status st = clg_run_async(ctx, NULL, &e->td.desc, &e->ti.desc,
+                                &out->desc, q, 0, NULL,
+                                e->s->want_event ? ev : NULL, oc);
+  if (st != CLG_SUCCESS)
+    return st;
+  st = clg_outcome_wait(*oc);
+  *in_wait = st != CLG_SUCCESS;
+  return st;
+}
+
+/* Release an outcome gather() returned, if any. */
+static void outcome_done(clg_outcome *oc) {
+  if (oc != g_no_outcome)
+    clg_outcome_release(oc);
 }
 
 /* Let everything the call may have enqueued finish. */
@@ -329,13 +374,18 @@ static void clean_counts(const fenv *e, unsigned long counts[CLG_FAULT_COUNT]) {
   tu_tensor out;
   tu_tensor_init(&out, CLG_DTYPE_FLOAT, e->orank, e->oshape, e->s->st[2], NULL);
   cl_event ev = NULL;
+  clg_outcome *oc = NULL;
+  bool in_wait = false;
   clg_fault_reset();
-  clg_status st = gather(e, ctx, &out, &ev);
+  clg_status st = gather(e, ctx, &out, &ev, &oc, &in_wait);
   for (int k = 0; k < CLG_FAULT_COUNT; ++k)
     counts[k] = clg_fault_calls((clg_fault)k);
   clg_fault_reset();
   cr_assert(st == CLG_SUCCESS, "%s: the clean run fails: %s", e->s->name,
             clg_last_error());
+  cr_assert(!e->s->async || (oc != NULL && oc != g_no_outcome),
+            "%s: no outcome", e->s->name);
+  outcome_done(oc);
   if (ev) {
     tu_cl_check(clWaitForEvents(1, &ev), "clWaitForEvents");
     clReleaseEvent(ev);
@@ -360,10 +410,12 @@ static void inject_gather(const fenv *e, clg_fault k, unsigned pos,
   tu_tensor_init(&out, CLG_DTYPE_FLOAT, e->orank, e->oshape, e->s->st[2], NULL);
 
   cl_event ev = NULL;
+  clg_outcome *oc = NULL;
+  bool in_wait = false;
   clg_fault_reset();
   clg_fault_inject(k, pos, 1, fault_error(k));
   unsigned validations0 = atomic_load(&ctx->device_validations);
-  clg_status st = gather(e, ctx, &out, &ev);
+  clg_status st = gather(e, ctx, &out, &ev, &oc, &in_wait);
   unsigned long hits = clg_fault_calls(k);
   /* Gather kernels only: cl_mem indices may be validated by a kernel first
    * (CLGATHER_TEST_DEVICE_VALIDATION=always), which writes no output. */
@@ -378,16 +430,42 @@ static void inject_gather(const fenv *e, clg_fault k, unsigned pos,
   cr_expect(st == expected_status(k), "%s: want %s, got %s: \"%s\"", label,
             clg_status_string(expected_status(k)), clg_status_string(st), msg);
   check_message(label, k, msg);
-  cr_expect(ev == NULL, "%s: an event was returned on failure", label);
+  if (in_wait) {
+    /* clg_run_async succeeded (its event is returned), the outcome's wait
+     * failed: a second wait, without the fault, gives the verdict. */
+    cr_expect(!e->s->want_event || ev != NULL,
+              "%s: the call succeeded but returned no event", label);
+    clg_status again = clg_outcome_wait(oc);
+    cr_expect(again == CLG_SUCCESS && clg_last_error()[0] == '\0',
+              "%s: after a failed wait, a second one gives %s: %s", label,
+              clg_status_string(again), clg_last_error());
+    if (ev)
+      tu_cl_check(clWaitForEvents(1, &ev), "clWaitForEvents (call's event)");
+  } else {
+    cr_expect(ev == NULL, "%s: an event was returned on failure", label);
+    cr_expect(!e->s->async || oc == g_no_outcome,
+              "%s: *outcome was written on failure", label);
+  }
   if (ev)
     clReleaseEvent(ev);
+  outcome_done(oc);
   drain(e, ctx);
 
   /* The output. enqueued counts clEnqueueNDRangeKernel attempts: 0 means
    * the failure came before any kernel; an injected failure of that very
    * call enqueued nothing either. */
   bool kernel_ran = enqueued > 0 && k != CLG_FAULT_ENQUEUE_KERNEL;
-  if (!kernel_ran) {
+  if (in_wait) {
+    /* The gated gather ran on a good verdict: the result. */
+    unsigned char *got = malloc(e->obytes + 1u);
+    cr_assert(got != NULL);
+    tu_tensor_read(&out, got);
+    ptrdiff_t d = tu_first_diff(got, e->want, e->obytes);
+    free(got);
+    cr_expect(d < 0 && tu_tensor_guards_ok(&out),
+              "%s: the call succeeded but its output is wrong (byte %td)",
+              label, d);
+  } else if (!kernel_ran) {
     cr_expect(tu_tensor_all_sentinel(&out),
               "%s: the output (or the bytes around it) changed", label);
   } else {
@@ -401,9 +479,10 @@ static void inject_gather(const fenv *e, clg_fault k, unsigned pos,
   /* The retry, same context and output, no injection. */
   ev = NULL;
   clg_fault_reset();
-  st = gather(e, ctx, &out, &ev);
+  st = gather(e, ctx, &out, &ev, &oc, &in_wait);
   unsigned long builds = clg_fault_calls(CLG_FAULT_BUILD_PROGRAM);
   clg_fault_reset();
+  outcome_done(oc);
   cr_expect(st == CLG_SUCCESS, "%s: the retry fails: %s: %s", label,
             clg_status_string(st), clg_last_error());
   cr_expect(clg_last_error()[0] == '\0' || st != CLG_SUCCESS,
@@ -599,8 +678,9 @@ Test(faults, every_injection_point, .timeout = 300) {
     /* The disk cache's calls fail silently (tests/test_cache.c); the cache
      * is off for this suite. */
     bool cache_call =
-        k == CLG_FAULT_CREATE_PROGRAM_BINARY || k == CLG_FAULT_PROGRAM_INFO ||
-        k == CLG_FAULT_COPY_BUFFER; /* reached only when an index is bad */
+        k == CLG_FAULT_CREATE_PROGRAM_BINARY || k == CLG_FAULT_PROGRAM_INFO;
+    /* clCreateSubBuffer: only sharded calls over 2+ devices (test_shard). */
+    cache_call = cache_call || k == CLG_FAULT_CREATE_SUB_BUFFER;
     cr_expect(g_by_kind[k] > 0 || cache_call, "no path reaches a %s call",
               clg_fault_call_name((clg_fault)k));
     if (used < sizeof kinds)
