@@ -255,6 +255,9 @@ clg_status clg__check_index_values(clg_context *ctx, const clg_checked *c,
 
 /* ---------------------------------------------------------------- op.c */
 
+/* ONNX Gather on axis 0: what NULL params mean. */
+extern const clg_params clg__default_params;
+
 /* One call of the family, as every entry point (clg_run, clg_run_async,
  * plans, shards) describes it to clg__run(). */
 typedef struct clg_call {

@@ -8,8 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const clg_params clg_default_params = {CLG_OP_GATHER, 0, 0,
-                                              CLG_MODE_RAISE};
+const clg_params clg__default_params = {CLG_OP_GATHER, 0, 0, CLG_MODE_RAISE};
 
 /* The operator's implementation, after checking the fields it takes. */
 static clg_status clg_check_params(const clg_params *p,
@@ -119,7 +118,7 @@ clg_status clg_output_shape(const clg_params *params, int32_t data_rank,
   clg_params norm;
   int64_t shape[CLG_MAX_RANK];
   int32_t rank = 0;
-  clg_status st = clg__output_shape(params ? params : &clg_default_params,
+  clg_status st = clg__output_shape(params ? params : &clg__default_params,
                                     data_rank, data_shape, indices_rank,
                                     indices_shape, &norm, &rank, shape);
   if (st != CLG_SUCCESS)
@@ -128,6 +127,19 @@ clg_status clg_output_shape(const clg_params *params, int32_t data_rank,
     out_shape[i] = shape[i];
   *out_rank = rank;
   return clg__ok();
+}
+
+/* cl_mem indices are read as int/long: their offset must be a multiple of
+ * the index size. */
+static clg_status clg_check_indices_offset(const clg_tensor *indices,
+                                           size_t index_size) {
+  if (indices->storage == CLG_STORAGE_BUFFER &&
+      indices->offset % index_size != 0)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "indices->offset %zu is not a multiple of the index size "
+                     "%zu bytes",
+                     indices->offset, index_size);
+  return CLG_SUCCESS;
 }
 
 /* Arguments every entry point takes, then data, indices and params:
@@ -145,7 +157,7 @@ static clg_status clg_check_inputs(clg_context *ctx, const clg_params *params,
   if (st != CLG_SUCCESS)
     return st;
   if (!params)
-    params = &clg_default_params;
+    params = &clg__default_params;
   if ((st = clg_check_params(params, &c->impl)) != CLG_SUCCESS)
     return st;
   if ((st = clg__check_data_dtype("data", data->dtype)) != CLG_SUCCESS ||
@@ -165,13 +177,7 @@ static clg_status clg_check_inputs(clg_context *ctx, const clg_params *params,
                               indices->shape, &c->norm, &c->out_rank,
                               c->out_shape)) != CLG_SUCCESS)
     return st;
-  if (indices->storage == CLG_STORAGE_BUFFER &&
-      indices->offset % c->xf.elem_size != 0)
-    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
-                     "indices->offset %zu is not a multiple of the index size "
-                     "%zu bytes",
-                     indices->offset, c->xf.elem_size);
-  return CLG_SUCCESS;
+  return clg_check_indices_offset(indices, c->xf.elem_size);
 }
 
 /* The output against checked inputs: type, shape, size, and (unless
@@ -467,13 +473,7 @@ clg_status clg__check_templates(clg_context *ctx, const clg_params *params,
     st = clg_check_output(ctx, c, &d, &x, &o, true, of);
   if (st != CLG_SUCCESS)
     return st;
-  if (indices->storage == CLG_STORAGE_BUFFER &&
-      indices->offset % c->xf.elem_size != 0)
-    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
-                     "indices->offset %zu is not a multiple of the index size "
-                     "%zu bytes",
-                     indices->offset, c->xf.elem_size);
-  return CLG_SUCCESS;
+  return clg_check_indices_offset(indices, c->xf.elem_size);
 }
 
 clg_status clg__bake(clg_context *ctx, const clg_checked *c,

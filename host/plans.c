@@ -17,9 +17,6 @@ struct clg_plan {
   bool baked;
 };
 
-static const clg_params clg_plan_default_params = {CLG_OP_GATHER, 0, 0,
-                                                   CLG_MODE_RAISE};
-
 clg_status clg_plan_create(clg_context *ctx, const clg_params *params,
                            const clg_tensor *data, const clg_tensor *indices,
                            const clg_tensor *output, unsigned flags,
@@ -34,7 +31,7 @@ clg_status clg_plan_create(clg_context *ctx, const clg_params *params,
                      "defined)",
                      flags & ~(unsigned)CLG_PLAN_ASYNC_CHECK);
   if (!params)
-    params = &clg_plan_default_params;
+    params = &clg__default_params;
   clg_checked c;
   clg_tensor_facts of;
   clg_status st =

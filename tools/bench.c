@@ -69,9 +69,9 @@ typedef struct settings {
   const char *device; /* --device SPEC, NULL: library default */
   int json;
   int quick;
-  int reps;        /* --reps N: fixed sample count; 0: adaptive */
+  int reps;         /* --reps N: fixed sample count; 0: adaptive */
   const char *only; /* --only LIST */
-  double budget;   /* seconds of samples per measured set (adaptive) */
+  double budget;    /* seconds of samples per measured set (adaptive) */
   int min_reps, max_reps, warmup;
   size_t sweep_bytes; /* output bytes of each sweep workload */
 } settings;
@@ -99,7 +99,7 @@ typedef struct result {
   char message[600];
   uint64_t data_bytes, index_bytes, out_bytes;
   stats kernel, copybuf, copykern, call, validate;
-  double copy_ref;        /* min of the two copy medians */
+  double copy_ref;         /* min of the two copy medians */
   const char *copy_method; /* which one */
   double seconds;          /* wall time spent on the workload */
   double reference_s;      /* one run of the plain-C reference (info) */
@@ -113,8 +113,8 @@ static int g_nwork;
 static workload *add_work(const char *name, const char *label, int group,
                           clg_op opk, int64_t axis, int64_t batch_dims,
                           clg_index_mode mode, clg_dtype dtype, int32_t drank,
-                          const int64_t *dshape, clg_dtype itype,
-                          int32_t irank, const int64_t *ishape) {
+                          const int64_t *dshape, clg_dtype itype, int32_t irank,
+                          const int64_t *ishape) {
   if (g_nwork >= MAX_WORKLOADS)
     return NULL;
   workload *w = &g_work[g_nwork++];
@@ -135,7 +135,8 @@ static workload *add_work(const char *name, const char *label, int group,
   return w;
 }
 
-#define SHAPE(...) (const int64_t[]){__VA_ARGS__}
+#define SHAPE(...)                                                             \
+  (const int64_t[]) { __VA_ARGS__ }
 #define RANK(...) ((int32_t)(sizeof((const int64_t[]){__VA_ARGS__}) / 8))
 #define F32 CLG_DTYPE_FLOAT
 #define F16 CLG_DTYPE_FLOAT16
@@ -156,20 +157,16 @@ static void size_name(char *buf, size_t len, uint64_t bytes) {
 
 static void define_workloads(const settings *cfg) {
   /* The standard workloads of the performance issue. */
-  GATHER("W1", "embedding", GROUP_STANDARD, 0, F32, (50000, 768), I64,
-         (4096));
+  GATHER("W1", "embedding", GROUP_STANDARD, 0, F32, (50000, 768), I64, (4096));
   GATHER("W1-i32", "embedding", GROUP_STANDARD, 0, F32, (50000, 768), I32,
          (4096));
-  GATHER("W2", "rows16", GROUP_STANDARD, 0, F32, (1000000, 16), I64,
-         (1000000));
+  GATHER("W2", "rows16", GROUP_STANDARD, 0, F32, (1000000, 16), I64, (1000000));
   GATHER("W2-i32", "rows16", GROUP_STANDARD, 0, F32, (1000000, 16), I32,
          (1000000));
   GATHER("W3", "lastaxis", GROUP_STANDARD, 1, F32, (4096, 4096), I64, (1024));
-  GATHER("W4", "midaxis", GROUP_STANDARD, 1, F16, (64, 1024, 256), I64,
-         (512));
+  GATHER("W4", "midaxis", GROUP_STANDARD, 1, F16, (64, 1024, 256), I64, (512));
   GATHER("W5", "tiny", GROUP_STANDARD, 0, F32, (100, 64), I64, (10));
-  GATHER("W6", "bigrows", GROUP_STANDARD, 0, F32, (20000, 4096), I64,
-         (8192));
+  GATHER("W6", "bigrows", GROUP_STANDARD, 0, F32, (20000, 4096), I64, (8192));
 
   /* The rest of the family. */
   add_work("G-b1", "batch_dims1", GROUP_FAMILY, CLG_OP_GATHER, 1, 1,
@@ -185,9 +182,8 @@ static void define_workloads(const settings *cfg) {
   add_work("GE-a0", "elements a0", GROUP_FAMILY, CLG_OP_GATHER_ELEMENTS, 0, 0,
            CLG_MODE_RAISE, F32, 2, SHAPE(1024, 4096), I64, 2,
            SHAPE(1024, 1024));
-  add_work("ND", "nd m2", GROUP_FAMILY, CLG_OP_GATHER_ND, 0, 0,
-           CLG_MODE_RAISE, F32, 3, SHAPE(1000, 1000, 64), I64, 2,
-           SHAPE(100000, 2));
+  add_work("ND", "nd m2", GROUP_FAMILY, CLG_OP_GATHER_ND, 0, 0, CLG_MODE_RAISE,
+           F32, 3, SHAPE(1000, 1000, 64), I64, 2, SHAPE(100000, 2));
   add_work("ND-b1", "nd b1 m1", GROUP_FAMILY, CLG_OP_GATHER_ND, 0, 1,
            CLG_MODE_RAISE, F32, 3, SHAPE(64, 1000, 256), I64, 3,
            SHAPE(64, 128, 1));
@@ -196,12 +192,11 @@ static void define_workloads(const settings *cfg) {
    * size; data as large as the output. int64, then int32 indices. */
   for (int it = 0; it < 2; ++it)
     for (uint64_t slice = 4; slice <= 65536; slice *= 2) {
-      if (cfg->quick && it == 0 && slice != 4 && slice != 16 &&
-          slice != 64 && slice != 256 && slice != 1024 && slice != 4096 &&
-          slice != 16384 && slice != 65536)
+      if (cfg->quick && it == 0 && slice != 4 && slice != 16 && slice != 64 &&
+          slice != 256 && slice != 1024 && slice != 4096 && slice != 16384 &&
+          slice != 65536)
         continue;
-      if (cfg->quick && it == 1 && slice != 4 && slice != 64 &&
-          slice != 4096)
+      if (cfg->quick && it == 1 && slice != 4 && slice != 64 && slice != 4096)
         continue;
       if (!cfg->quick && it == 1 && slice > 4096 && slice != 65536)
         continue;
@@ -294,19 +289,17 @@ static void describe(char *buf, size_t len, const bench_op *op) {
   format_shape(is, sizeof is, op->irank, op->ishape);
   const char *dt = op->dtype == F16 ? "f16" : "f32";
   const char *it = op->itype == I32 ? "i32" : "i64";
-  int n = snprintf(buf, len, "%s %s%s %s%s", op_name(op->params.op), dt, ds,
-                   it, is);
+  int n = snprintf(buf, len, "%s %s%s %s%s", op_name(op->params.op), dt, ds, it,
+                   is);
   if (n < 0 || (size_t)n >= len)
     return;
   if (op->params.op != CLG_OP_GATHER_ND)
-    n += snprintf(buf + n, len - (size_t)n, " axis %" PRId64,
-                  op->params.axis);
+    n += snprintf(buf + n, len - (size_t)n, " axis %" PRId64, op->params.axis);
   if (op->params.batch_dims && (size_t)n < len)
     n += snprintf(buf + n, len - (size_t)n, " batch_dims %" PRId64,
                   op->params.batch_dims);
   if (op->params.mode != CLG_MODE_RAISE && (size_t)n < len)
-    snprintf(buf + n, len - (size_t)n, " mode %s",
-             mode_name(op->params.mode));
+    snprintf(buf + n, len - (size_t)n, " mode %s", mode_name(op->params.mode));
 }
 
 /* ------------------------------------------------------------ measuring */
@@ -342,7 +335,7 @@ static int measure_set(const settings *cfg, double budget, int n,
   int reps = cfg->reps;
   if (reps <= 0) {
     double r = round > 0 ? budget / round : cfg->max_reps;
-    reps = r > cfg->max_reps ? cfg->max_reps
+    reps = r > cfg->max_reps   ? cfg->max_reps
            : r < cfg->min_reps ? cfg->min_reps
                                : (int)r;
   }
@@ -355,8 +348,8 @@ static int measure_set(const settings *cfg, double budget, int n,
     samples[(size_t)i * (size_t)reps] = first[i];
   for (int k = 1; k < reps; ++k)
     for (int i = 0; i < n; ++i)
-      if (fns[i](states[i], &samples[(size_t)i * (size_t)reps + (size_t)k],
-                 msg, msglen) != 0) {
+      if (fns[i](states[i], &samples[(size_t)i * (size_t)reps + (size_t)k], msg,
+                 msglen) != 0) {
         free(samples);
         return -1;
       }
@@ -408,8 +401,7 @@ static int sample_kernel(void *state, double *seconds, char *msg,
 }
 
 /* (b) the whole call on host-resident tensors, wall clock. */
-static int sample_call(void *state, double *seconds, char *msg,
-                       size_t msglen) {
+static int sample_call(void *state, double *seconds, char *msg, size_t msglen) {
   run_state *s = state;
   double t0 = bench_now();
   clg_status st = clg_run(s->ctx, s->params, s->data, s->indices, s->output,
@@ -427,8 +419,8 @@ static int sample_validate(void *state, double *seconds, char *msg,
                            size_t msglen) {
   run_state *s = state;
   double t0 = bench_now();
-  clg_status st = clg_validate(NULL, s->params, s->data, s->indices, NULL, 0,
-                               NULL);
+  clg_status st =
+      clg_validate(NULL, s->params, s->data, s->indices, NULL, 0, NULL);
   *seconds = bench_now() - t0;
   if (st != CLG_SUCCESS) {
     set_clg_message(msg, msglen, st);
@@ -445,11 +437,9 @@ typedef struct copy_state {
   size_t bytes;
 } copy_state;
 
-static int sample_copy(void *state, double *seconds, char *msg,
-                       size_t msglen) {
+static int sample_copy(void *state, double *seconds, char *msg, size_t msglen) {
   copy_state *s = state;
-  if (bench_cl_copy(s->cl, s->method, s->src, s->dst, s->bytes, seconds) !=
-      0) {
+  if (bench_cl_copy(s->cl, s->method, s->src, s->dst, s->bytes, seconds) != 0) {
     snprintf(msg, msglen, "%s failed",
              s->method ? "the copy kernel" : "clEnqueueCopyBuffer");
     return -1;
@@ -521,8 +511,9 @@ static void run_workload(env *E, const workload *w, result *r) {
   unsigned char *got = malloc(r->out_bytes ? r->out_bytes : 1);
   cl_mem dmem = NULL, xmem = NULL, omem = NULL, cmem = NULL;
   if (!data || !indices || !want || !got) {
-    snprintf(msg, msglen, "out of host memory for %" PRIu64 " + %" PRIu64
-             " + 2 x %" PRIu64 " bytes",
+    snprintf(msg, msglen,
+             "out of host memory for %" PRIu64 " + %" PRIu64 " + 2 x %" PRIu64
+             " bytes",
              r->data_bytes, r->index_bytes, r->out_bytes);
     goto done;
   }
@@ -560,8 +551,8 @@ static void run_workload(env *E, const workload *w, result *r) {
 
   /* Verify the device-resident path: poison the output, run, read back. */
   unsigned char poison = 0xA5;
-  cl_int e = clEnqueueFillBuffer(E->cl.queue, omem, &poison, 1, 0,
-                                 r->out_bytes, 0, NULL, NULL);
+  cl_int e = clEnqueueFillBuffer(E->cl.queue, omem, &poison, 1, 0, r->out_bytes,
+                                 0, NULL, NULL);
   if (e == CL_SUCCESS)
     e = clFinish(E->cl.queue);
   if (e != CL_SUCCESS) {
@@ -611,8 +602,8 @@ static void run_workload(env *E, const workload *w, result *r) {
   r->copybuf = ks[1];
   r->copykern = ks[2];
   r->copy_ref = ks[1].median <= ks[2].median ? ks[1].median : ks[2].median;
-  r->copy_method = ks[1].median <= ks[2].median ? "clEnqueueCopyBuffer"
-                                                : "copy kernel";
+  r->copy_method =
+      ks[1].median <= ks[2].median ? "clEnqueueCopyBuffer" : "copy kernel";
   /* (b) + (c), interleaved. */
   sample_fn cfns[] = {sample_call, sample_validate};
   void *cstates[] = {&host, &host};
@@ -664,8 +655,8 @@ static int sample_dev_validate(void *state, double *seconds, char *msg,
                                size_t msglen) {
   run_state *s = state;
   double t0 = bench_now();
-  clg_status st = clg_validate(s->ctx, s->params, s->data, s->indices,
-                               s->queue, 0, NULL);
+  clg_status st =
+      clg_validate(s->ctx, s->params, s->data, s->indices, s->queue, 0, NULL);
   *seconds = bench_now() - t0;
   if (st != CLG_SUCCESS) {
     set_clg_message(msg, msglen, st);
@@ -720,8 +711,7 @@ static int sample_rb_validate(void *state, double *seconds, char *msg,
 
 /* (iii) clg_run on cl_mem data, indices and output: wall clock from the
  * call to the completion of its event (validation, launch, kernel). */
-static int sample_e2e(void *state, double *seconds, char *msg,
-                      size_t msglen) {
+static int sample_e2e(void *state, double *seconds, char *msg, size_t msglen) {
   run_state *s = state;
   cl_event ev = NULL;
   double t0 = bench_now();
@@ -849,8 +839,8 @@ static int read_buffer(cl_command_queue q, cl_mem m, size_t bytes, void *got,
 
 /* 0 if every byte is `poison`, else -1 with a message naming the path. */
 static int expect_untouched(const unsigned char *got, size_t bytes,
-                            unsigned char poison, const char *path,
-                            char *msg, size_t msglen) {
+                            unsigned char poison, const char *path, char *msg,
+                            size_t msglen) {
   for (size_t i = 0; i < bytes; ++i)
     if (got[i] != poison) {
       snprintf(msg, msglen,
@@ -917,15 +907,15 @@ static void run_pipeline(env *E, int wi, pipe_result *r) {
   clg_tensor od = clg_tensor_buffer(op->dtype, orank, oshape, omem, 0);
   clg_tensor dh = clg_tensor_host(op->dtype, op->drank, op->dshape, data);
   run_state dev = {E->ctx, &op->params, &dd, &xd, &od, E->cl.queue};
-  readback_state rb = {&op->params, &dh,  op,
-                       xmem,        (size_t)r->index_bytes, E->cl.queue};
+  readback_state rb = {&op->params, &dh, op, xmem, (size_t)r->index_bytes,
+                       E->cl.queue};
   double t;
 
   /* Correctness first: the checked end-to-end call on a poisoned output,
    * read back and compared byte for byte with the reference. */
   unsigned char poison = 0xA5;
-  cl_int e = clEnqueueFillBuffer(E->cl.queue, omem, &poison, 1, 0,
-                                 r->out_bytes, 0, NULL, NULL);
+  cl_int e = clEnqueueFillBuffer(E->cl.queue, omem, &poison, 1, 0, r->out_bytes,
+                                 0, NULL, NULL);
   if (e == CL_SUCCESS)
     e = clFinish(E->cl.queue);
   if (e != CL_SUCCESS) {
@@ -947,8 +937,7 @@ static void run_pipeline(env *E, int wi, pipe_result *r) {
     goto done;
   }
   /* The same for the asynchronously checked call. */
-  if (poison_buffer(E->cl.queue, omem, r->out_bytes, poison, msg, msglen) !=
-      0)
+  if (poison_buffer(E->cl.queue, omem, r->out_bytes, poison, msg, msglen) != 0)
     goto done;
   if (sample_async_e2e(&dev, &t, msg, msglen) != 0) {
     r->status = ST_NA;
@@ -980,11 +969,10 @@ static void run_pipeline(env *E, int wi, pipe_result *r) {
       goto done;
     clg_tensor xb =
         clg_tensor_buffer(op->itype, op->irank, op->ishape, bmem, 0);
-    clg_tensor xh = clg_tensor_host(op->itype, op->irank, op->ishape,
-                                    indices);
-    if (expect_oob(clg_validate(E->ctx, &op->params, &dd, &xb, E->cl.queue,
-                                0, NULL),
-                   "clg_validate (cl_mem)", msg, msglen) != 0 ||
+    clg_tensor xh = clg_tensor_host(op->itype, op->irank, op->ishape, indices);
+    if (expect_oob(
+            clg_validate(E->ctx, &op->params, &dd, &xb, E->cl.queue, 0, NULL),
+            "clg_validate (cl_mem)", msg, msglen) != 0 ||
         expect_oob(clg_validate(NULL, &op->params, &dh, &xh, NULL, 0, NULL),
                    "read-back (host)", msg, msglen) != 0) {
       r->status = ST_WRONG;
@@ -1035,8 +1023,8 @@ static void run_pipeline(env *E, int wi, pipe_result *r) {
   want = NULL;
 
   /* (a), (i), (ii), (iii), (iv), (v) interleaved sample by sample. */
-  sample_fn fns[] = {sample_kernel,      sample_dev_validate, sample_rb_validate,
-                     sample_e2e,         sample_async_e2e,    sample_async_return};
+  sample_fn fns[] = {sample_kernel, sample_dev_validate, sample_rb_validate,
+                     sample_e2e,    sample_async_e2e,    sample_async_return};
   void *states[] = {&dev, &dev, &rb, &dev, &dev, &dev};
   stats ps[6];
   if (measure_set(cfg, cfg->budget, 6, fns, states, ps, msg, msglen) != 0)
@@ -1077,11 +1065,11 @@ done:
 #define COLD_CASES 3 /* disk cache cold, warm, off */
 
 typedef struct cold_sample {
-  double first;     /* spawn -> first result, less input preparation */
-  double startup;   /* spawn -> main */
-  double context;   /* clg_context_create_default */
-  double call;      /* the first clg_run, blocking */
-  double inputs;    /* input preparation in the child (excluded) */
+  double first;   /* spawn -> first result, less input preparation */
+  double startup; /* spawn -> main */
+  double context; /* clg_context_create_default */
+  double call;    /* the first clg_run, blocking */
+  double inputs;  /* input preparation in the child (excluded) */
 } cold_sample;
 
 typedef struct cold_result {
@@ -1094,8 +1082,7 @@ typedef struct cold_result {
   double seconds;
 } cold_result;
 
-static const char *const cold_case_name[COLD_CASES] = {"cold", "warm",
-                                                        "off"};
+static const char *const cold_case_name[COLD_CASES] = {"cold", "warm", "off"};
 
 static int find_work(const char *name) {
   for (int i = 0; i < g_nwork; ++i)
@@ -1136,8 +1123,7 @@ static int cold_start_child(const settings *cfg, double t_main) {
   double t_ctx = bench_now();
   if (st == CLG_SUCCESS) {
     clg_tensor dh = clg_tensor_host(op->dtype, op->drank, op->dshape, data);
-    clg_tensor xh = clg_tensor_host(op->itype, op->irank, op->ishape,
-                                    indices);
+    clg_tensor xh = clg_tensor_host(op->itype, op->irank, op->ishape, indices);
     clg_tensor oh = clg_tensor_host(op->dtype, orank, oshape, got);
     st = clg_run(ctx, &op->params, &dh, &xh, &oh, NULL, 0, NULL, NULL);
   }
@@ -1243,8 +1229,9 @@ static int cold_spawn(const settings *cfg, const char *argv0,
     ;
   double tm = 0, ti = 0, tc = 0, tr = 0;
   int ok = 0;
-  if (sscanf(line, "clgather-bench-cold main=%lf inputs=%lf ctx=%lf "
-                   "result=%lf ok=%d",
+  if (sscanf(line,
+             "clgather-bench-cold main=%lf inputs=%lf ctx=%lf "
+             "result=%lf ok=%d",
              &tm, &ti, &tc, &tr, &ok) != 5) {
     snprintf(msg, msglen,
              "the cold-start child (CLGATHER_CACHE_DIR=%s) reported nothing "
@@ -1254,8 +1241,9 @@ static int cold_spawn(const settings *cfg, const char *argv0,
   }
   if (!ok) {
     *wrong = 1;
-    snprintf(msg, msglen, "WRONG result in the cold-start child "
-                          "(CLGATHER_CACHE_DIR=%s)",
+    snprintf(msg, msglen,
+             "WRONG result in the cold-start child "
+             "(CLGATHER_CACHE_DIR=%s)",
              cache_dir);
     return -1;
   }
@@ -1509,10 +1497,9 @@ static int sample_overhead(void *state, double *seconds, char *msg,
  * event's completion (on the bench's queue). With check, the output is
  * poisoned before and compared after. 0, or -1 with a message (*wrong set
  * for a wrong result). */
-static int plan_first_call(env *E, const bench_op *op, wl_inputs *in,
-                           int baked, int check, double *first_s,
-                           double *bake_s, int *wrong, char *msg,
-                           size_t msglen) {
+static int plan_first_call(env *E, const bench_op *op, wl_inputs *in, int baked,
+                           int check, double *first_s, double *bake_s,
+                           int *wrong, char *msg, size_t msglen) {
   clg_context *c = NULL;
   clg_plan *p = NULL;
   int rc = -1;
@@ -1532,8 +1519,7 @@ static int plan_first_call(env *E, const bench_op *op, wl_inputs *in,
     set_clg_message(msg, msglen, st);
     goto out;
   }
-  plan_state ps = {p, {c, &op->params, &in->dd, &in->xd, &in->od,
-                       E->cl.queue}};
+  plan_state ps = {p, {c, &op->params, &in->dd, &in->xd, &in->od, E->cl.queue}};
   if (call_and_wait(&ps, first_s, NULL, msg, msglen) != 0)
     goto out;
   if (check) {
@@ -1596,8 +1582,8 @@ static void run_plans(env *E, int wi, plans_result *r) {
   }
   if (read_buffer(E->cl.queue, in.omem, in.out_bytes, in.got, msg, msglen))
     goto done;
-  if (compare(in.got, in.want, in.out_bytes, "clg_plan_enqueue", msg,
-              msglen) != 0) {
+  if (compare(in.got, in.want, in.out_bytes, "clg_plan_enqueue", msg, msglen) !=
+      0) {
     r->status = ST_WRONG;
     goto done;
   }
@@ -1711,8 +1697,8 @@ static void shard_env_init(env *E, shard_env *S) {
   S->status = ST_ERROR;
   cl_device_id dev0 = E->cl.dev, devs[SHARD_DEVICES] = {dev0, NULL};
   cl_platform_id plat = NULL;
-  cl_int e = clGetDeviceInfo(dev0, CL_DEVICE_PLATFORM, sizeof plat, &plat,
-                             NULL);
+  cl_int e =
+      clGetDeviceInfo(dev0, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL);
   cl_uint n = 0;
   if (e == CL_SUCCESS)
     e = clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 0, NULL, &n);
@@ -1744,8 +1730,8 @@ static void shard_env_init(env *E, shard_env *S) {
              S->names[0], (unsigned)n);
     return;
   }
-  clGetDeviceInfo(devs[1], CL_DEVICE_NAME, sizeof S->names[1] - 1,
-                  S->names[1], NULL);
+  clGetDeviceInfo(devs[1], CL_DEVICE_NAME, sizeof S->names[1] - 1, S->names[1],
+                  NULL);
   cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
                                    (cl_context_properties)plat, 0};
   S->clctx = clCreateContext(props, SHARD_DEVICES, devs, NULL, NULL, &e);
@@ -1764,8 +1750,8 @@ static void shard_env_init(env *E, shard_env *S) {
     }
   }
   S->cl_init = 1;
-  if (bench_cl_init(&S->cl, S->clctx, devs[0], S->message,
-                    sizeof S->message) != 0) {
+  if (bench_cl_init(&S->cl, S->clctx, devs[0], S->message, sizeof S->message) !=
+      0) {
     shard_env_release(S);
     return;
   }
@@ -1787,8 +1773,8 @@ static int sample_sharded(void *state, double *seconds, char *msg,
   cl_event ev = NULL;
   double t0 = bench_now();
   clg_status st =
-      clg_run_sharded(s->ctxs, s->n, s->run.params, s->run.data,
-                      s->run.indices, s->run.output, NULL, 0, NULL, &ev);
+      clg_run_sharded(s->ctxs, s->n, s->run.params, s->run.data, s->run.indices,
+                      s->run.output, NULL, 0, NULL, &ev);
   if (st != CLG_SUCCESS) {
     snprintf(msg, msglen, "clg_run_sharded: %s: %s", clg_status_string(st),
              clg_last_error());
@@ -1835,8 +1821,8 @@ static void run_shard(env *E, shard_env *S, int wi, shard_result *r) {
   }
   if (read_buffer(q, in.omem, in.out_bytes, in.got, msg, msglen) != 0)
     goto done;
-  if (compare(in.got, in.want, in.out_bytes, "clg_run_sharded", msg,
-              msglen) != 0) {
+  if (compare(in.got, in.want, in.out_bytes, "clg_run_sharded", msg, msglen) !=
+      0) {
     r->status = ST_WRONG;
     goto done;
   }
@@ -1849,8 +1835,8 @@ static void run_shard(env *E, shard_env *S, int wi, shard_result *r) {
   }
   if (read_buffer(q, in.omem, in.out_bytes, in.got, msg, msglen) != 0)
     goto done;
-  if (compare(in.got, in.want, in.out_bytes,
-              "clg_run in the 2-device context", msg, msglen) != 0) {
+  if (compare(in.got, in.want, in.out_bytes, "clg_run in the 2-device context",
+              msg, msglen) != 0) {
     r->status = ST_WRONG;
     goto done;
   }
@@ -1968,8 +1954,8 @@ static void print_pipeline(const extras *x) {
     fmt_ratio(ee, sizeof ee, r->e2e.median, r->kernel.median);
     fmt_ratio(ae, sizeof ae, r->async_e2e.median, r->kernel.median);
     fmt_us_ratio(ar, sizeof ar, r->async_ret.median, r->kernel.median);
-    printf("%-8s %10s %8s %15s %15s %15s %15s %16s  %s\n", name, ib, km, dv,
-           rb, ee, ae, ar, r->device_path ? "device kernel" : "read-back");
+    printf("%-8s %10s %8s %15s %15s %15s %15s %16s  %s\n", name, ib, km, dv, rb,
+           ee, ae, ar, r->device_path ? "device kernel" : "read-back");
   }
   printf("\n(a) gather kernel alone, event START..END (the x figures are "
          "ratios to it); (i) clg_validate(ctx) on the cl_mem indices, wall "
@@ -2005,8 +1991,8 @@ static void print_cold(const extras *x) {
   printf("\ncold start (new process -> first W1 result on host memory, "
          "median of %d): disk cache cold %s ms, warm %s ms, off %s ms\n",
          r->reps, v[0], v[1], v[2]);
-  printf("%-12s %9s %9s %9s %9s %9s\n", "  disk cache", "first ms",
-         "exec ms", "context", "1st call", "(inputs)");
+  printf("%-12s %9s %9s %9s %9s %9s\n", "  disk cache", "first ms", "exec ms",
+         "context", "1st call", "(inputs)");
   for (int c = 0; c < COLD_CASES; ++c) {
     char f[16], e[16], cx[16], cl[16], in[16];
     fmt_ms(f, sizeof f, r->med[c].first);
@@ -2031,17 +2017,15 @@ static void print_cold(const extras *x) {
 }
 
 static const char *status_prefix(int status) {
-  return status == ST_NA      ? "n/a: "
-         : status == ST_WRONG ? ""
-                              : "error: ";
+  return status == ST_NA ? "n/a: " : status == ST_WRONG ? "" : "error: ";
 }
 
 static void print_plans(const extras *x) {
   printf("\nplans (data, indices, output in cl_mem; clg_plan_enqueue vs "
          "clg_run, both synchronous, each waited for):\n");
   printf("%-8s %10s %8s %17s %17s %10s %9s %9s %9s\n", "workload", "index",
-         "kern ms", "clg_run", "plan enqueue", "plan - run", "unbaked",
-         "bake", "baked");
+         "kern ms", "clg_run", "plan enqueue", "plan - run", "unbaked", "bake",
+         "baked");
   printf("%-8s %10s %8s %17s %17s %10s %9s %9s %9s\n", "", "bytes", "(a)",
          "overhead (p1)", "overhead (p2)", "us", "1st ms", "ms", "1st ms");
   int reps = 0;
@@ -2090,8 +2074,8 @@ static void fmt_ms_copy(char *buf, size_t len, double s, double copy_ref) {
 
 static void print_shard(const extras *x) {
   if (x->shard_status != ST_OK) {
-    printf("\nshard: %s%s\n", x->shard_status == ST_NA ? "" : "error: ",
-           x->shard_message);
+    printf("\nshard: %s%s\n",
+           x->shard_status == ST_NA ? "" : "error: ", x->shard_message);
     return;
   }
   printf("\nsharded over %d devices (data, indices, output in cl_mem of one "
@@ -2118,8 +2102,8 @@ static void print_shard(const extras *x) {
     fmt_ms_copy(k, sizeof k, r->kernel.median, r->copy_ref);
     fmt_ms_copy(s1, sizeof s1, r->single.median, r->copy_ref);
     fmt_ms_copy(s2, sizeof s2, r->sharded.median, r->copy_ref);
-    printf("%-8s %10s %11s %15s %15s %15s %9.2fx\n", g_work[r->work].name,
-           ob, cr, k, s1, s2, r->single.median / r->sharded.median);
+    printf("%-8s %10s %11s %15s %15s %15s %9.2fx\n", g_work[r->work].name, ob,
+           cr, k, s1, s2, r->single.median / r->sharded.median);
   }
   printf("\n(d) copy-ref on device 0 = faster of clEnqueueCopyBuffer and a "
          "copy kernel of the output's bytes, event-profiled; (x) =\ncopy-ref "
@@ -2141,18 +2125,17 @@ static void print_table(const run_info *info, const settings *cfg,
          (unsigned)info->cus);
   printf("settings: %s, %s reps per figure, budget %.2f s per set, sweep "
          "output %zu MiB\n",
-         cfg->quick ? "quick" : "default",
-         cfg->reps ? "fixed" : "adaptive", cfg->budget,
-         cfg->sweep_bytes / (1024 * 1024));
+         cfg->quick ? "quick" : "default", cfg->reps ? "fixed" : "adaptive",
+         cfg->budget, cfg->sweep_bytes / (1024 * 1024));
   printf("launch floor (empty kernel, median of %d): %.1f us event, %.1f us "
          "wall (enqueue to completion)\n",
          info->floor_reps, info->floor_event * 1e6, info->floor_wall * 1e6);
   if (n == 0)
     goto extras_out;
   printf("\n");
-  printf("%-8s %-14s %10s %9s %9s %9s %9s %9s %7s %8s\n", "workload", "",
-         "out", "kern ms", "kern GB/s", "copy GB/s", "x copy-ref", "call ms",
-         "valid", "bounds");
+  printf("%-8s %-14s %10s %9s %9s %9s %9s %9s %7s %8s\n", "workload", "", "out",
+         "kern ms", "kern GB/s", "copy GB/s", "x copy-ref", "call ms", "valid",
+         "bounds");
   printf("%-8s %-14s %10s %9s %9s %9s %9s %9s %7s %8s\n", "", "", "bytes",
          "(a)", "", "(d)", "", "(b)", "/call", "GB/s (c)");
   for (int i = 0; i < n; ++i) {
@@ -2162,8 +2145,10 @@ static void print_table(const run_info *info, const settings *cfg,
     human_bytes(ob, sizeof ob, (double)r->out_bytes);
     if (r->status != ST_OK) {
       printf("%-8s %-14s %10s %s%s\n", w->name, w->label, ob,
-             r->status == ST_NA ? "n/a: " : r->status == ST_WRONG ? "" :
-             "error: ", r->message);
+             r->status == ST_NA      ? "n/a: "
+             : r->status == ST_WRONG ? ""
+                                     : "error: ",
+             r->message);
       continue;
     }
     char km[16], kg[16], cg[16], cm[16], bg[16];
@@ -2236,8 +2221,7 @@ static void json_pipeline(const extras *x) {
     printf("null");
     return;
   }
-  printf("{\"device_validation_min_index_bytes\": %" PRIu64
-         ", \"rows\": [",
+  printf("{\"device_validation_min_index_bytes\": %" PRIu64 ", \"rows\": [",
          BENCH_VALIDATE_DEVICE_MIN_BYTES);
   for (int i = 0; i < x->npipe; ++i) {
     const pipe_result *r = &x->pipe[i];
@@ -2247,11 +2231,11 @@ static void json_pipeline(const extras *x) {
            ", \"output_bytes\": %" PRIu64 ", \"library_path\": \"%s\"",
            r->data_bytes, r->index_bytes, r->out_bytes,
            r->device_path ? "device" : "read-back");
-    printf(", \"status\": \"%s\", \"message\": ",
-           r->status == ST_OK       ? "ok"
-           : r->status == ST_NA     ? "n/a"
-           : r->status == ST_WRONG ? "wrong"
-                                    : "error");
+    printf(", \"status\": \"%s\", \"message\": ", r->status == ST_OK   ? "ok"
+                                                  : r->status == ST_NA ? "n/a"
+                                                  : r->status == ST_WRONG
+                                                      ? "wrong"
+                                                      : "error");
     json_string(r->message);
     printf(", \"seconds\": %.3f", r->seconds);
     if (r->status == ST_OK) {
@@ -2287,10 +2271,12 @@ static void json_cold(const extras *x) {
   printf("{\"workload\": \"W1\", \"storage\": \"host\", "
          "\"pocl_kernel_cache\": \"as is (warm)\", \"status\": \"%s\", "
          "\"message\": ",
-         r->status == ST_OK ? "ok" : r->status == ST_WRONG ? "wrong" : "error");
+         r->status == ST_OK      ? "ok"
+         : r->status == ST_WRONG ? "wrong"
+                                 : "error");
   json_string(r->message);
-  printf(", \"reps\": %d, \"cold_dir_files\": %d, \"seconds\": %.3f",
-         r->reps, r->cache_files, r->seconds);
+  printf(", \"reps\": %d, \"cold_dir_files\": %d, \"seconds\": %.3f", r->reps,
+         r->cache_files, r->seconds);
   if (r->status == ST_OK)
     for (int c = 0; c < COLD_CASES; ++c)
       printf(", \"%s\": {\"first_result_s\": %.6g, \"first_min_s\": %.6g, "
@@ -2300,6 +2286,19 @@ static void json_cold(const extras *x) {
              r->first_max[c], r->med[c].startup, r->med[c].context,
              r->med[c].call, r->med[c].inputs);
   printf("}");
+}
+
+/* The end of a progress line on stderr: the status, the seconds this step
+ * took and the total so far, and the message of a failure. */
+static void progress_end(int status, double seconds, double t_begin,
+                         const char *message) {
+  fprintf(stderr, "%-5s %5.1f s (total %5.1f s)%s%s\n",
+          status == ST_OK      ? "ok"
+          : status == ST_NA    ? "n/a"
+          : status == ST_WRONG ? "WRONG"
+                               : "error",
+          seconds, bench_now() - t_begin, status ? ": " : "",
+          status ? message : "");
 }
 
 static const char *status_word(int status) {
@@ -2356,8 +2355,7 @@ static void json_shard(const extras *x) {
     printf("null");
     return;
   }
-  printf("{\"status\": \"%s\", \"message\": ",
-         status_word(x->shard_status));
+  printf("{\"status\": \"%s\", \"message\": ", status_word(x->shard_status));
   json_string(x->shard_message);
   printf(", \"platform_devices\": %u, \"devices\": [",
          x->shard_platform_devices);
@@ -2416,7 +2414,8 @@ static void print_json(const run_info *info, const settings *cfg,
   printf(",\n \"launch_floor\": {\"event_s\": %.6g, \"wall_s\": %.6g, "
          "\"reps\": %d}",
          info->floor_event, info->floor_wall, info->floor_reps);
-  printf(",\n \"total_seconds\": %.3f,\n \"workloads\": [", info->total_seconds);
+  printf(",\n \"total_seconds\": %.3f,\n \"workloads\": [",
+         info->total_seconds);
   for (int i = 0; i < n; ++i) {
     const workload *w = &g_work[idx[i]];
     const result *r = &res[i];
@@ -2444,11 +2443,11 @@ static void print_json(const run_info *info, const settings *cfg,
     printf(", \"data_bytes\": %" PRIu64 ", \"index_bytes\": %" PRIu64
            ", \"output_bytes\": %" PRIu64,
            r->data_bytes, r->index_bytes, r->out_bytes);
-    printf(", \"status\": \"%s\", \"message\": ",
-           r->status == ST_OK       ? "ok"
-           : r->status == ST_NA     ? "n/a"
-           : r->status == ST_WRONG ? "wrong"
-                                    : "error");
+    printf(", \"status\": \"%s\", \"message\": ", r->status == ST_OK   ? "ok"
+                                                  : r->status == ST_NA ? "n/a"
+                                                  : r->status == ST_WRONG
+                                                      ? "wrong"
+                                                      : "error");
     json_string(r->message);
     printf(", \"seconds\": %.3f, \"reference_once_s\": %.6g", r->seconds,
            r->reference_s);
@@ -2458,8 +2457,8 @@ static void print_json(const run_info *info, const settings *cfg,
       json_stats("copy_kernel", &r->copykern);
       json_stats("call", &r->call);
       json_stats("validate", &r->validate);
-      printf(", \"copy_ref_s\": %.6g, \"copy_ref_method\": \"%s\"",
-             r->copy_ref, r->copy_method);
+      printf(", \"copy_ref_s\": %.6g, \"copy_ref_method\": \"%s\"", r->copy_ref,
+             r->copy_method);
       printf(", \"kernel_gbps\": %.6g, \"copy_ref_gbps\": %.6g, "
              "\"x_copy_ref\": %.6g, \"call_gbps\": %.6g, "
              "\"validate_over_call\": %.6g, \"bounds_gbps\": %.6g",
@@ -2589,8 +2588,10 @@ int main(int argc, char **argv) {
   cfg.min_reps = cfg.quick ? 3 : 5;
   cfg.max_reps = cfg.quick ? 50 : 200;
   cfg.warmup = cfg.quick ? 1 : 2;
-  cfg.sweep_bytes =
-      (size_t)(sweep_mib > 0 ? sweep_mib : cfg.quick ? 8 : 64) * 1024 * 1024;
+  cfg.sweep_bytes = (size_t)(sweep_mib > 0 ? sweep_mib
+                             : cfg.quick   ? 8
+                                           : 64) *
+                    1024 * 1024;
   define_workloads(&cfg);
   if (child)
     return cold_start_child(&cfg, t_main);
@@ -2627,8 +2628,9 @@ int main(int argc, char **argv) {
   x->plans = only_has(&cfg, "plans");
   x->shard = only_has(&cfg, "shard");
   if (n == 0 && !x->pipeline && !x->coldstart && !x->plans && !x->shard) {
-    fprintf(stderr, "clgather-bench: --only '%s' selects no workload (see "
-                    "--list)\n",
+    fprintf(stderr,
+            "clgather-bench: --only '%s' selects no workload (see "
+            "--list)\n",
             cfg.only);
     return 2;
   }
@@ -2653,8 +2655,8 @@ int main(int argc, char **argv) {
   }
   run_info info;
   memset(&info, 0, sizeof info);
-  clGetDeviceInfo(E.cl.dev, CL_DEVICE_NAME, sizeof info.device - 1,
-                  info.device, NULL);
+  clGetDeviceInfo(E.cl.dev, CL_DEVICE_NAME, sizeof info.device - 1, info.device,
+                  NULL);
   clGetDeviceInfo(E.cl.dev, CL_DEVICE_VERSION, sizeof info.version - 1,
                   info.version, NULL);
   clGetDeviceInfo(E.cl.dev, CL_DRIVER_VERSION, sizeof info.driver - 1,
@@ -2662,9 +2664,9 @@ int main(int argc, char **argv) {
   info.cus = E.cl.compute_units;
   fprintf(stderr,
           "clgather-bench: %s, %u compute units; %d workloads%s%s%s%s\n",
-          info.device, (unsigned)info.cus, n,
-          x->pipeline ? " + pipeline" : "", x->coldstart ? " + coldstart" : "",
-          x->plans ? " + plans" : "", x->shard ? " + shard" : "");
+          info.device, (unsigned)info.cus, n, x->pipeline ? " + pipeline" : "",
+          x->coldstart ? " + coldstart" : "", x->plans ? " + plans" : "",
+          x->shard ? " + shard" : "");
 
   /* (e) the launch floor. */
   {
@@ -2709,13 +2711,7 @@ int main(int argc, char **argv) {
     const result *r = &res[i];
     if (r->status == ST_WRONG)
       wrong = 1;
-    fprintf(stderr, "%-5s %5.1f s (total %5.1f s)%s%s\n",
-            r->status == ST_OK      ? "ok"
-            : r->status == ST_NA    ? "n/a"
-            : r->status == ST_WRONG ? "WRONG"
-                                    : "error",
-            r->seconds, bench_now() - t_begin, r->status ? ": " : "",
-            r->status ? r->message : "");
+    progress_end(r->status, r->seconds, t_begin, r->message);
   }
   if (x->pipeline) {
     const char *names[2] = {"W1", "W2"};
@@ -2729,13 +2725,7 @@ int main(int argc, char **argv) {
       run_pipeline(&E, wi, r);
       if (r->status == ST_WRONG)
         wrong = 1;
-      fprintf(stderr, "%-5s %5.1f s (total %5.1f s)%s%s\n",
-              r->status == ST_OK      ? "ok"
-              : r->status == ST_NA    ? "n/a"
-              : r->status == ST_WRONG ? "WRONG"
-                                      : "error",
-              r->seconds, bench_now() - t_begin, r->status ? ": " : "",
-              r->status ? r->message : "");
+      progress_end(r->status, r->seconds, t_begin, r->message);
     }
   }
   if (x->coldstart) {
@@ -2744,13 +2734,8 @@ int main(int argc, char **argv) {
     run_cold_start(&cfg, argv[0], &x->cold);
     if (x->cold.status == ST_WRONG)
       wrong = 1;
-    fprintf(stderr, " %-5s %5.1f s (total %5.1f s)%s%s\n",
-            x->cold.status == ST_OK      ? "ok"
-            : x->cold.status == ST_WRONG ? "WRONG"
-                                         : "error",
-            x->cold.seconds, bench_now() - t_begin,
-            x->cold.status ? ": " : "",
-            x->cold.status ? x->cold.message : "");
+    fputc(' ', stderr);
+    progress_end(x->cold.status, x->cold.seconds, t_begin, x->cold.message);
   }
   if (x->plans) {
     const char *names[2] = {"W1", "W2"};
@@ -2764,13 +2749,7 @@ int main(int argc, char **argv) {
       run_plans(&E, wi, r);
       if (r->status == ST_WRONG)
         wrong = 1;
-      fprintf(stderr, "%-5s %5.1f s (total %5.1f s)%s%s\n",
-              r->status == ST_OK      ? "ok"
-              : r->status == ST_NA    ? "n/a"
-              : r->status == ST_WRONG ? "WRONG"
-                                      : "error",
-              r->seconds, bench_now() - t_begin, r->status ? ": " : "",
-              r->status ? r->message : "");
+      progress_end(r->status, r->seconds, t_begin, r->message);
     }
   }
   if (x->shard) {
@@ -2794,13 +2773,7 @@ int main(int argc, char **argv) {
       run_shard(&E, &S, wi, r);
       if (r->status == ST_WRONG)
         wrong = 1;
-      fprintf(stderr, "%-5s %5.1f s (total %5.1f s)%s%s\n",
-              r->status == ST_OK      ? "ok"
-              : r->status == ST_NA    ? "n/a"
-              : r->status == ST_WRONG ? "WRONG"
-                                      : "error",
-              r->seconds, bench_now() - t_begin, r->status ? ": " : "",
-              r->status ? r->message : "");
+      progress_end(r->status, r->seconds, t_begin, r->message);
     }
     shard_env_release(&S);
   }
