@@ -388,13 +388,51 @@ static unsigned char *clg_program_binary(clg_context *ctx, cl_program prog,
   return bin;
 }
 
+static bool clg_store_bytes(clg_context *ctx, const clg_hash128 *key,
+                            const char *suffix, const unsigned char *bin,
+                            size_t len);
+
 bool clg__cache_store(clg_context *ctx, const clg_hash128 *key,
                       cl_program prog) {
   size_t len = 0;
   unsigned char *bin = clg_program_binary(ctx, prog, &len);
   if (!bin)
     return false;
-  char *path = clg_entry_path(ctx, key, ".bin");
+  bool ok = clg_store_bytes(ctx, key, ".bin", bin, len);
+  free(bin);
+  return ok;
+}
+
+/* ----------------------------------------------------- small records */
+
+#define CLG_RECORD_MAX 256
+
+bool clg__cache_get_record(clg_context *ctx, const clg_hash128 *key,
+                           const char *suffix, char *buf, size_t cap) {
+  char *path = clg_entry_path(ctx, key, suffix);
+  if (!path)
+    return false;
+  size_t size = 0;
+  unsigned char *file =
+      clg_read_file(path, (size_t)CLG_RECORD_MAX + CLG_CACHE_HEADER, &size);
+  free(path);
+  if (!file)
+    return false;
+  bool ok = clg_file_valid(file, size, key) && size - CLG_CACHE_HEADER < cap;
+  if (ok) {
+    memcpy(buf, file + CLG_CACHE_HEADER, size - CLG_CACHE_HEADER);
+    buf[size - CLG_CACHE_HEADER] = '\0';
+  }
+  free(file);
+  return ok;
+}
+
+/* Write header + `len` bytes under key + suffix: a temporary file of the
+ * same directory renamed over the final name. */
+static bool clg_store_bytes(clg_context *ctx, const clg_hash128 *key,
+                            const char *suffix, const unsigned char *bin,
+                            size_t len) {
+  char *path = clg_entry_path(ctx, key, suffix);
   char *tmp = clg_entry_path(ctx, key, ".tmp.XXXXXX");
   bool ok = false;
   int fd = -1;
@@ -407,8 +445,15 @@ bool clg__cache_store(clg_context *ctx, const clg_hash128 *key,
     if (!ok)
       unlink(tmp);
   }
-  free(bin);
   free(path);
   free(tmp);
   return ok;
+}
+
+bool clg__cache_put_record(clg_context *ctx, const clg_hash128 *key,
+                           const char *suffix, const char *text) {
+  size_t len = strlen(text);
+  if (len == 0 || len > CLG_RECORD_MAX)
+    return false;
+  return clg_store_bytes(ctx, key, suffix, (const unsigned char *)text, len);
 }

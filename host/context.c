@@ -19,6 +19,9 @@ static clg_status clg_context_init(cl_context cl_ctx, cl_device_id device,
   if (err == CL_SUCCESS)
     err = clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof ctx->device_type,
                           &ctx->device_type, NULL);
+  if (err == CL_SUCCESS)
+    err = clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS,
+                          sizeof ctx->compute_units, &ctx->compute_units, NULL);
   cl_bool unified = CL_FALSE;
   if (err == CL_SUCCESS)
     err = clGetDeviceInfo(device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified,
@@ -227,6 +230,7 @@ void clg_context_destroy(clg_context *ctx) {
   if (!ctx)
     return;
   clg__programs_release(ctx);
+  clg__tune_release(ctx);
   if (ctx->queue)
     clReleaseCommandQueue(ctx->queue);
   if (ctx->verdict_queue)

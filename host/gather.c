@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 static clg_status gather_shape(const clg_params *params, int32_t r,
                                const int64_t *ds, int32_t q, const int64_t *qs,
@@ -77,6 +78,106 @@ static const char *gather_mode_name(clg_index_mode mode) {
                                  : "RAISE";
 }
 
+/* The kernel call of Gather variant `variant` of `plan0` (a copy is
+ * re-planned for it). */
+static clg_status gather_call(clg_context *ctx, const clg_params *norm,
+                              const clg_launch *l, bool gated,
+                              const clg_gather_plan *plan0, int variant,
+                              clg_kernel_call *call) {
+  clg_gather_plan plan = *plan0;
+  clg__plan_gather_variant(&plan, variant, ctx->compute_units);
+
+  char options[256];
+  snprintf(options, sizeof options,
+           "-DCLG_UNIT=%s -DCLG_INDEX=%s -DCLG_ROWS_PER_ITEM=%d "
+           "-DCLG_MODE=CLG_MODE_%s%s",
+           clg__unit_type(plan.unit_bytes),
+           plan.index_bytes == 4 ? "int" : "long", CLG_SMALL_ROWS_PER_ITEM,
+           gather_mode_name(norm->mode), gated ? " -DCLG_GATED" : "");
+  bool item = variant == CLG_VARIANT_ITEM || variant == CLG_VARIANT_ITEM_PF ||
+              variant == CLG_VARIANT_PLANE;
+  if (item) {
+    size_t used = strlen(options);
+    snprintf(options + used, sizeof options - used,
+             " -DCLG_INNER=%llu -DCLG_PARTS=%llu -DCLG_PART_UNITS=%llu "
+             "-DCLG_PREFETCH=%u",
+             (unsigned long long)plan.inner, (unsigned long long)plan.parts,
+             (unsigned long long)plan.part_units, plan.prefetch);
+  }
+  const char *kname = variant == CLG_VARIANT_ROWS    ? "clg_gather_rows"
+                      : variant == CLG_VARIANT_SMALL ? "clg_gather_small"
+                      : variant == CLG_VARIANT_PLANE ? "clg_gather_plane"
+                                                     : "clg_gather_item";
+  clg_kernel_entry *kernel = NULL;
+  clg_status st =
+      clg__get_kernel(ctx, clg_kernel_gather, options, kname, &kernel);
+  if (st != CLG_SUCCESS)
+    return st;
+
+  cl_ulong data_off = l->d->offset / plan.unit_bytes;
+  cl_ulong idx_off = l->x->offset / plan.index_bytes;
+  cl_ulong out_off = l->o->offset / plan.unit_bytes;
+  cl_ulong nn = plan.n, s = plan.s, inner = plan.inner,
+           outer_pb = plan.outer_pb, rows = plan.rows;
+  if (item) {
+    const void *values[] = {&l->d->mem, &data_off,  &l->x->mem,
+                            &idx_off,   &l->o->mem, &out_off,
+                            &nn,        &s,         &outer_pb};
+    const size_t sizes[] = {sizeof(cl_mem), sizeof data_off, sizeof(cl_mem),
+                            sizeof idx_off, sizeof(cl_mem),  sizeof out_off,
+                            sizeof nn,      sizeof s,        sizeof outer_pb};
+    clg__call_set(call, kernel, 9, sizes, values, plan.work_dim, plan.global,
+                  plan.local);
+    return CLG_SUCCESS;
+  }
+  const void *values[] = {&l->d->mem, &data_off, &l->x->mem, &idx_off,
+                          &l->o->mem, &out_off,  &nn,        &s,
+                          &inner,     &outer_pb, &rows};
+  const size_t sizes[] = {sizeof(cl_mem),  sizeof data_off, sizeof(cl_mem),
+                          sizeof idx_off,  sizeof(cl_mem),  sizeof out_off,
+                          sizeof nn,       sizeof s,        sizeof inner,
+                          sizeof outer_pb, sizeof rows};
+  clg__call_set(call, kernel, 11, sizes, values, plan.work_dim, plan.global,
+                plan.local);
+  return CLG_SUCCESS;
+}
+
+/* One timed run of a candidate, on the call's own tensors and queue. */
+typedef struct gather_trial_arg {
+  clg_context *ctx;
+  const clg_params *norm;
+  const clg_launch *l;
+  const clg_gather_plan *plan;
+} gather_trial_arg;
+
+static clg_status gather_trial(void *arg, int variant, double *seconds) {
+  const gather_trial_arg *t = arg;
+  clg_kernel_call call;
+  clg_status st =
+      gather_call(t->ctx, t->norm, t->l, false, t->plan, variant, &call);
+  if (st != CLG_SUCCESS)
+    return st;
+  cl_event ev = NULL;
+  double t0 = clg__now();
+  st = clg__call_launch(&call, t->l->queue, NULL, t->l->num_events,
+                        t->l->wait_list, &ev);
+  if (st != CLG_SUCCESS)
+    return st;
+  cl_int err = clWaitForEvents(1, &ev);
+  *seconds = clg__now() - t0;
+  clReleaseEvent(ev);
+  return err == CL_SUCCESS ? CLG_SUCCESS : CLG_ERROR_OPENCL;
+}
+
+static unsigned gather_log2(uint64_t v) {
+  unsigned b = 0;
+  while (v > 1) {
+    v >>= 1;
+    ++b;
+  }
+  return b;
+}
+
 static clg_status gather_prepare(clg_context *ctx, const clg_params *norm,
                                  const clg_launch *l, bool gated,
                                  clg_kernel_call *call) {
@@ -95,43 +196,33 @@ static clg_status gather_prepare(clg_context *ctx, const clg_params *norm,
   clg__plan_gather(&plan, batch * outer, outer, (uint64_t)data->shape[a], n,
                    slice, l->xf.elem_size, l->d->align, l->o->align,
                    ctx->max_work_group_size);
-  clg__plan_for_device(&plan, clg__plan_device(ctx));
+  int cands[CLG_VARIANT_COUNT];
+  int count = clg__gather_candidates(&plan, clg__plan_device(ctx), cands);
 
-  char options[160];
-  snprintf(options, sizeof options,
-           "-DCLG_UNIT=%s -DCLG_INDEX=%s -DCLG_ROWS_PER_ITEM=%d "
-           "-DCLG_MODE=CLG_MODE_%s%s",
-           clg__unit_type(plan.unit_bytes),
-           plan.index_bytes == 4 ? "int" : "long", CLG_SMALL_ROWS_PER_ITEM,
-           gather_mode_name(norm->mode), gated ? " -DCLG_GATED" : "");
-
-  static const char *const knames[] = {"clg_gather_rows", "clg_gather_small",
-                                       "clg_gather_chunk", "clg_gather_chunk1"};
-  const char *kname = knames[plan.variant];
-  clg_kernel_entry *kernel = NULL;
-  clg_status st =
-      clg__get_kernel(ctx, clg_kernel_gather, options, kname, &kernel);
-  if (st != CLG_SUCCESS)
-    return st;
-
-  cl_ulong data_off = l->d->offset / plan.unit_bytes;
-  cl_ulong idx_off = l->x->offset / plan.index_bytes;
-  cl_ulong out_off = l->o->offset / plan.unit_bytes;
-  cl_ulong nn = plan.n, s = plan.s, inner = plan.inner,
-           outer_pb = plan.outer_pb, rows = plan.rows, rpi = plan.rows_per_item,
-           upi = plan.units_per_item;
-  const void *values[] = {
-      &l->d->mem, &data_off, &l->x->mem, &idx_off, &l->o->mem, &out_off, &nn,
-      &s,         &inner,    &outer_pb,  &rows,    &rpi,       &upi};
-  const size_t sizes[] = {sizeof(cl_mem),  sizeof data_off, sizeof(cl_mem),
-                          sizeof idx_off,  sizeof(cl_mem),  sizeof out_off,
-                          sizeof nn,       sizeof s,        sizeof inner,
-                          sizeof outer_pb, sizeof rows,     sizeof rpi,
-                          sizeof upi};
-  cl_uint nargs = plan.variant >= CLG_VARIANT_CHUNK ? 13 : 11;
-  clg__call_set(call, kernel, nargs, sizes, values, plan.work_dim, plan.global,
-                plan.local);
-  return CLG_SUCCESS;
+  /* The shape class: what the best variant depends on, in powers of two
+   * (slice bytes, table rows, rows copied, outer rows), exactly for the
+   * rest. Trials run on the call's tensors, never for a plan being baked
+   * (no memory) nor for a gated kernel (the verdict is not known yet). */
+  char key[160];
+  snprintf(key, sizeof key,
+           "Gather slice=2^%u align=%zu s=2^%u rows=2^%u outer=2^%u "
+           "index=%zu mode=%d dev=%d",
+           gather_log2(slice),
+           clg__copy_unit_max(slice, l->d->align, l->o->align, 64),
+           gather_log2(plan.s), gather_log2(plan.rows), gather_log2(plan.outer),
+           plan.index_bytes, (int)norm->mode,
+           (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) ? 1 : 0);
+  gather_trial_arg arg = {ctx, norm, l, &plan};
+  bool can_time = !gated && l->d->mem && l->x->mem && l->o->mem && l->queue &&
+                  l->of.bytes >= CLG_TUNE_MIN_BYTES;
+  clg_choice how;
+  int variant = clg__tune_pick(
+      ctx, key, cands, count, clg__gather_allowed(&plan, clg__plan_device(ctx)),
+      can_time ? gather_trial : NULL, &arg, &how);
+  clg_status st = gather_call(ctx, norm, l, gated, &plan, variant, call);
+  if (st == CLG_SUCCESS && l->queue) /* a launch, not a plan's bake */
+    clg__tune_note(ctx, variant, how);
+  return st;
 }
 
 const clg_op_impl clg__op_gather = {"Gather",          gather_shape,

@@ -58,10 +58,11 @@ struct clg_context {
   /* A queue of its own for clg_outcome_wait()'s verdict reads, lazily
    * created: a read on `queue` would wait behind the caller's commands. */
   cl_command_queue verdict_queue;
-  pthread_mutex_t lock;   /* guards queue creation and the caches */
+  pthread_mutex_t lock;               /* guards queue creation and the caches */
   struct clg_program_entry *programs; /* singly linked program cache */
   struct clg_kernel_entry *kernels;   /* singly linked kernel cache */
   size_t max_work_group_size;
+  cl_uint compute_units; /* CL_DEVICE_MAX_COMPUTE_UNITS */
   cl_device_type device_type;
   /* CL_DEVICE_HOST_UNIFIED_MEMORY: host memory is device memory (CPU
    * devices, integrated GPUs). Host tensors are then wrapped in place
@@ -80,6 +81,12 @@ struct clg_context {
    * enqueued successfully) rather than read back: for tests. Zeroed by the
    * context's calloc. */
   atomic_uint device_validations;
+  /* Kernel variants chosen per shape class (tune.c), under `lock`. */
+  struct clg_tune_entry *tuned;
+  /* The variant the last kernel launch used and how it was chosen
+   * (clg_context_last_variant), under `lock`. */
+  const char *last_variant;
+  clg_choice last_choice;
 };
 
 /* The context's verdict-reading queue (created on first use; NULL with the
@@ -335,11 +342,22 @@ clg_status clg__check_batch_shapes(const char *op, int32_t b,
 
 /* The kernel variant chosen for a gather. */
 typedef enum clg_gather_variant {
-  CLG_VARIANT_ROWS = 0,   /* one work-group row per output slice */
-  CLG_VARIANT_SMALL = 1,  /* several short slices per work-item */
-  CLG_VARIANT_CHUNK = 2,  /* CPU: one contiguous output block per item */
-  CLG_VARIANT_CHUNK1 = 3, /* CPU: the same for one-unit slices */
+  CLG_VARIANT_ROWS = 0,    /* one work-group row per output slice */
+  CLG_VARIANT_SMALL = 1,   /* several short slices per work-item */
+  CLG_VARIANT_CHUNK = 2,   /* GatherND on CPUs: one output block per item */
+  CLG_VARIANT_CHUNK1 = 3,  /* the same for one-unit slices */
+  CLG_VARIANT_ITEM = 4,    /* Gather: one work-item per slice (part), the
+                            * slice length a build constant */
+  CLG_VARIANT_ITEM_PF = 5, /* ITEM prefetching the slice of a later index */
+  CLG_VARIANT_PLANE = 6,   /* Gather: one work-item per outer row, its plane
+                            * prefetched first */
+  CLG_VARIANT_COUNT
 } clg_gather_variant;
+
+/* "rows", "small", "chunk", "chunk1", "item", "item_pf", "plane". */
+const char *clg__variant_name(int variant);
+/* The variant named `name`, or -1. */
+int clg__variant_parse(const char *name);
 
 /* A gather seen as bytes: data [outer, s, inner], output [outer, n, inner],
  * with inner counted in units of unit_bytes. With batch_dims, outer runs
@@ -356,9 +374,16 @@ typedef struct clg_gather_plan {
   clg_gather_variant variant;
   uint64_t rows_per_item;  /* CHUNK, CHUNK1: output slices per work-item */
   uint64_t units_per_item; /* CHUNK: units of each slice per work-item */
-  size_t local[2];         /* work-group size */
-  size_t global[2];        /* NDRange */
+  size_t local[3];         /* work-group size */
+  size_t global[3];        /* NDRange */
   cl_uint work_dim;
+  /* ITEM, ITEM_PF, PLANE (clg__plan_gather_variant): */
+  uint64_t parts;      /* work-items per slice */
+  uint64_t part_units; /* units per part */
+  unsigned prefetch;   /* CLG_PREFETCH: distance (ITEM_PF), 1 (PLANE), 0 */
+  /* What clg__plan_gather was given, for re-planning into a variant. */
+  uint64_t slice_bytes;
+  size_t data_align, out_align, max_local;
 } clg_gather_plan;
 
 /* Slices copied per work-item by the SMALL variant (kernel -D value). */
@@ -380,6 +405,27 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,
  * keep the coalesced ROWS / SMALL plan. */
 void clg__plan_for_device(clg_gather_plan *plan, cl_device_type device_type);
 
+/* Gather's candidate variants for `plan` (filled by clg__plan_gather) on a
+ * device of `device_type`, best guess first, into cands (room for
+ * CLG_VARIANT_COUNT); returns how many. CPUs: ITEM, ITEM_PF, and PLANE for
+ * short slices of several outer rows; other devices: the ROWS / SMALL plan,
+ * and ITEM where its NDRange fits the 65535 limit some drivers have on dims
+ * 1 and 2. */
+int clg__gather_candidates(const clg_gather_plan *plan,
+                           cl_device_type device_type, int *cands);
+/* The variants that run `plan` correctly on a device of `device_type` (a
+ * bit per clg_gather_variant): all of Gather's, less those whose NDRange
+ * would exceed the 65535 limit of dims 1 and 2 on a non-CPU device. */
+unsigned clg__gather_allowed(const clg_gather_plan *plan,
+                             cl_device_type device_type);
+
+/* Re-plan `plan` (filled by clg__plan_gather, batch = outer / outer_pb) as
+ * Gather `variant` (any of ROWS, SMALL, ITEM, ITEM_PF, PLANE) on a device of
+ * `compute_units`: unit (up to 64 bytes for ITEM and PLANE), parts and
+ * NDRange. */
+void clg__plan_gather_variant(clg_gather_plan *plan, int variant,
+                              cl_uint compute_units);
+
 /* The device type plans are made for: the context's device's, except in
  * test builds, where CLGATHER_TEST_PLAN_DEVICE=gpu|cpu overrides it so the
  * GPU kernel variants also run on POCL's CPU device. */
@@ -388,6 +434,43 @@ cl_device_type clg__plan_device(const clg_context *ctx);
 /* The widest copy unit (16, 8, 4, 2 or 1 bytes) dividing `bytes` and both
  * byte offsets `align_a` and `align_b`. */
 size_t clg__copy_unit(uint64_t bytes, size_t align_a, size_t align_b);
+/* The same up to `max` bytes (a power of two <= 64). */
+size_t clg__copy_unit_max(uint64_t bytes, size_t align_a, size_t align_b,
+                          size_t max);
+
+/* ------------------------------------------------------------- tune.c */
+
+/* Measure one candidate: run `variant` once to completion; *seconds is its
+ * wall time. A failure only means "not this one". */
+typedef clg_status (*clg_trial_fn)(void *arg, int variant, double *seconds);
+
+/* The variant to run for shape class `key` (a string naming the operator
+ * and the class) out of `cands` (count >= 1, best guess first):
+ *  - CLGATHER_VARIANT names a variant in `allowed` (a bit per variant: those
+ *    that compute this call correctly on this device, candidates or not):
+ *    that one (forced; tests run every variant this way);
+ *  - a choice made before for `key` on this context, or stored in the
+ *    on-disk cache for this device: that one (measured);
+ *  - `trial` not NULL, several candidates and CLGATHER_TUNE not "off":
+ *    each candidate is run by `trial` up to CLG_TUNE_ROUNDS times in turn
+ *    (fewer when a round exceeds CLG_TUNE_BUDGET_S), the fastest by its
+ *    best time is kept for `key` in the context and on disk (measured);
+ *  - else cands[0] (not kept).
+ * *how tells which. Every candidate computes the same output, so the choice
+ * changes speed only. Thread-safe. */
+int clg__tune_pick(clg_context *ctx, const char *key, const int *cands,
+                   int count, unsigned allowed, clg_trial_fn trial, void *arg,
+                   clg_choice *how);
+/* Outputs below this many bytes are not worth timing (a launch costs more
+ * than any difference between variants): the first candidate runs. */
+#define CLG_TUNE_MIN_BYTES ((size_t)1 << 20)
+
+/* Record the variant a launch used (clg_context_last_variant). */
+void clg__tune_note(clg_context *ctx, int variant, clg_choice how);
+/* Free the context's choices. */
+void clg__tune_release(clg_context *ctx);
+/* Seconds of a monotonic clock. */
+double clg__now(void);
 
 /* OpenCL C type name of a copy unit of `unit_bytes` ("uint4"). */
 const char *clg__unit_type(size_t unit_bytes);
@@ -434,6 +517,13 @@ bool clg__cache_store(clg_context *ctx, const clg_hash128 *key,
                       cl_program prog);
 /* Free the context's cache state. */
 void clg__cache_release(clg_context *ctx);
+/* A small record (a tuning choice) under `key` with `suffix` (".tune"):
+ * read into buf (at most cap - 1 bytes, terminated); false on a miss. */
+bool clg__cache_get_record(clg_context *ctx, const clg_hash128 *key,
+                           const char *suffix, char *buf, size_t cap);
+/* Write a small record (temporary file + rename); false on failure. */
+bool clg__cache_put_record(clg_context *ctx, const clg_hash128 *key,
+                           const char *suffix, const char *text);
 
 /* Embedded kernel sources (generated from the files of kernels/). */
 extern const char clg_kernel_gather[];

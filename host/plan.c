@@ -2,8 +2,12 @@
  * the widest copy unit the sizes and offsets allow, and the NDRange. */
 #include "internal.h"
 
+#include <string.h>
+
 const char *clg__unit_type(size_t unit_bytes) {
   switch (unit_bytes) {
+  case 64: return "uint16";
+  case 32: return "uint8";
   case 16: return "uint4";
   case 8: return "uint2";
   case 4: return "uint";
@@ -24,11 +28,32 @@ const char *clg__unit_type(size_t unit_bytes) {
 
 static size_t clg_round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
 
-size_t clg__copy_unit(uint64_t bytes, size_t align_a, size_t align_b) {
-  size_t unit = 16;
+size_t clg__copy_unit_max(uint64_t bytes, size_t align_a, size_t align_b,
+                          size_t max) {
+  size_t unit = max;
   while (unit > 1 && (bytes % unit || align_a % unit || align_b % unit))
     unit /= 2;
   return unit;
+}
+
+size_t clg__copy_unit(uint64_t bytes, size_t align_a, size_t align_b) {
+  return clg__copy_unit_max(bytes, align_a, align_b, 16);
+}
+
+static const char *const clg_variant_names[CLG_VARIANT_COUNT] = {
+    "rows", "small", "chunk", "chunk1", "item", "item_pf", "plane"};
+
+const char *clg__variant_name(int variant) {
+  return variant >= 0 && variant < CLG_VARIANT_COUNT
+             ? clg_variant_names[variant]
+             : "none";
+}
+
+int clg__variant_parse(const char *name) {
+  for (int v = 0; name && v < CLG_VARIANT_COUNT; ++v)
+    if (strcmp(name, clg_variant_names[v]) == 0)
+      return v;
+  return -1;
 }
 
 void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,
@@ -50,6 +75,14 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,
   plan->index_bytes = index_bytes;
   plan->rows_per_item = 0;
   plan->units_per_item = 0;
+  plan->parts = 1;
+  plan->part_units = plan->inner;
+  plan->prefetch = 0;
+  plan->slice_bytes = slice_bytes;
+  plan->data_align = data_align;
+  plan->out_align = out_align;
+  plan->max_local = local;
+  plan->local[2] = plan->global[2] = 1;
 
   if (plan->inner >= CLG_ROWS_MIN_UNITS) {
     uint64_t items =
@@ -115,6 +148,132 @@ void clg__plan_for_device(clg_gather_plan *plan, cl_device_type device_type) {
   plan->local[0] = plan->local[1] = 1;
   plan->global[0] = (size_t)parts;
   plan->global[1] = (size_t)clg_div_up(plan->rows, rpi);
+}
+
+/* ---------------------------------------------- Gather's variants */
+
+/* The widest unit ITEM and PLANE copy with: one 64-byte cache line (a
+ * uint16), which a CPU moves with one vector load and store. */
+#define CLG_WIDE_UNIT 64
+/* ITEM splits a slice into parts only when the slices alone give fewer than
+ * this many work-items per compute unit, and never into parts shorter than
+ * CLG_PART_MIN_BYTES. */
+#define CLG_ITEMS_PER_CU 64
+#define CLG_PART_MIN_BYTES 1024
+/* ITEM_PF: how many work-items ahead the prefetched slice is. */
+#define CLG_PREFETCH_DISTANCE 8
+/* Drivers that map NDRange dims 1 and 2 onto a grid limited to 65535. */
+#define CLG_GRID_DIM_MAX 65535
+
+int clg__gather_candidates(const clg_gather_plan *plan,
+                           cl_device_type device_type, int *cands) {
+  int k = 0;
+  uint64_t batch = plan->outer_pb ? plan->outer / plan->outer_pb : 0;
+  if (device_type & CL_DEVICE_TYPE_CPU) {
+    /* Short slices of several outer rows, a good share of each plane
+     * gathered: streaming the plane in first wins, so try it first. */
+    bool plane = plan->outer >= 2 && plan->slice_bytes <= CLG_WIDE_UNIT;
+    bool dense = plane && plan->n * 4 >= plan->s;
+    if (dense)
+      cands[k++] = CLG_VARIANT_PLANE;
+    cands[k++] = CLG_VARIANT_ITEM;
+    cands[k++] = CLG_VARIANT_ITEM_PF;
+    if (plane && !dense)
+      cands[k++] = CLG_VARIANT_PLANE;
+    return k;
+  }
+  cands[k++] = plan->variant; /* ROWS or SMALL */
+  if (plan->outer_pb <= CLG_GRID_DIM_MAX && batch <= CLG_GRID_DIM_MAX)
+    cands[k++] = CLG_VARIANT_ITEM;
+  return k;
+}
+
+unsigned clg__gather_allowed(const clg_gather_plan *plan,
+                             cl_device_type device_type) {
+  unsigned all = 1u << CLG_VARIANT_ROWS | 1u << CLG_VARIANT_SMALL;
+  uint64_t batch = plan->outer_pb ? plan->outer / plan->outer_pb : 0;
+  if ((device_type & CL_DEVICE_TYPE_CPU) ||
+      (plan->outer_pb <= CLG_GRID_DIM_MAX && batch <= CLG_GRID_DIM_MAX))
+    all |= 1u << CLG_VARIANT_ITEM | 1u << CLG_VARIANT_ITEM_PF |
+           1u << CLG_VARIANT_PLANE;
+  return all;
+}
+
+static size_t clg_pow2_at_least(uint64_t v, size_t cap) {
+  size_t p = 1;
+  while (p < v && p < cap)
+    p *= 2;
+  return p;
+}
+
+void clg__plan_gather_variant(clg_gather_plan *plan, int variant,
+                              cl_uint compute_units) {
+  if (variant == CLG_VARIANT_ROWS || variant == CLG_VARIANT_SMALL) {
+    if ((int)plan->variant != variant) {
+      /* Re-plan with the ROWS / SMALL rule forced. */
+      clg_gather_plan p = *plan;
+      clg__plan_gather(&p, plan->outer, plan->outer_pb, plan->s, plan->n,
+                       plan->slice_bytes, plan->index_bytes, plan->data_align,
+                       plan->out_align, plan->max_local);
+      if ((int)p.variant != variant) {
+        size_t local = p.local[0];
+        if (variant == CLG_VARIANT_ROWS) {
+          uint64_t items = p.inner < 256 ? p.inner : 256;
+          p.work_dim = 2;
+          p.global[0] = (size_t)((items + local - 1) / local * local);
+          p.global[1] =
+              (size_t)(p.rows < CLG_GRID_DIM_MAX ? p.rows : CLG_GRID_DIM_MAX);
+        } else {
+          uint64_t items =
+              (p.rows + CLG_SMALL_ROWS_PER_ITEM - 1) / CLG_SMALL_ROWS_PER_ITEM;
+          p.work_dim = 1;
+          p.global[0] = (size_t)((items + local - 1) / local * local);
+          p.global[1] = 1;
+        }
+        p.local[1] = 1;
+        p.variant = (clg_gather_variant)variant;
+      }
+      *plan = p;
+    }
+    return;
+  }
+  uint64_t batch = plan->outer_pb ? plan->outer / plan->outer_pb : 0;
+  size_t unit = clg__copy_unit_max(plan->slice_bytes, plan->data_align,
+                                   plan->out_align, CLG_WIDE_UNIT);
+  plan->unit_bytes = unit;
+  plan->inner = plan->slice_bytes / unit;
+  plan->variant = (clg_gather_variant)variant;
+  plan->parts = 1;
+  plan->part_units = plan->inner;
+  plan->work_dim = 3;
+  if (variant == CLG_VARIANT_PLANE) {
+    plan->prefetch = 1;
+    plan->local[0] = plan->local[1] = plan->local[2] = 1;
+    plan->global[0] = (size_t)plan->outer_pb;
+    plan->global[1] = (size_t)batch;
+    plan->global[2] = 1;
+    return;
+  }
+  plan->prefetch = variant == CLG_VARIANT_ITEM_PF ? CLG_PREFETCH_DISTANCE : 0;
+  uint64_t target =
+      (uint64_t)(compute_units ? compute_units : 1) * CLG_ITEMS_PER_CU;
+  if (plan->rows < target && plan->slice_bytes >= 2 * CLG_PART_MIN_BYTES) {
+    uint64_t parts = (target + plan->rows - 1) / plan->rows;
+    uint64_t most = plan->slice_bytes / CLG_PART_MIN_BYTES;
+    if (parts > most)
+      parts = most;
+    plan->part_units = (plan->inner + parts - 1) / parts;
+    plan->parts = (plan->inner + plan->part_units - 1) / plan->part_units;
+  }
+  uint64_t items = plan->n * plan->parts;
+  size_t local = clg_pow2_at_least(items, CLG_LOCAL_SIZE);
+  if (local > plan->max_local)
+    local = plan->max_local;
+  plan->local[0] = local;
+  plan->local[1] = plan->local[2] = 1;
+  plan->global[0] = clg_round_up((size_t)items, local);
+  plan->global[1] = (size_t)plan->outer_pb;
+  plan->global[2] = (size_t)batch;
 }
 
 cl_device_type clg__plan_device(const clg_context *ctx) {

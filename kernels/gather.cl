@@ -13,7 +13,11 @@
  *
  * Build options (-D): CLG_UNIT (copy unit type), CLG_INDEX (int or long),
  * CLG_ROWS_PER_ITEM (slices per work-item in clg_gather_small), CLG_MODE
- * (CLG_MODE_RAISE, CLG_MODE_WRAP or CLG_MODE_CLIP).
+ * (CLG_MODE_RAISE, CLG_MODE_WRAP or CLG_MODE_CLIP); for clg_gather_item and
+ * clg_gather_plane, the slice's shape as constants: CLG_INNER (units per
+ * slice), CLG_PARTS (work-items per slice, item) and CLG_PART_UNITS (units
+ * per part), and CLG_PREFETCH (item: prefetch the slice of the index this
+ * many work-items ahead; plane: prefetch the whole plane first; 0: none).
  * Offsets are in units (data, output) and in index elements (indices).
  */
 #ifndef CLG_UNIT
@@ -30,6 +34,26 @@
 #define CLG_MODE_CLIP 2
 #ifndef CLG_MODE
 #define CLG_MODE CLG_MODE_RAISE
+#endif
+#ifndef CLG_INNER
+#define CLG_INNER 1
+#endif
+#ifndef CLG_PARTS
+#define CLG_PARTS 1
+#endif
+#ifndef CLG_PART_UNITS
+#define CLG_PART_UNITS CLG_INNER
+#endif
+#ifndef CLG_PREFETCH
+#define CLG_PREFETCH 0
+#endif
+
+/* A hint to bring one cache line of global memory closer. OpenCL's own
+ * prefetch() is a no-op on POCL; clang-based compilers get the builtin. */
+#if defined(__clang__)
+#define CLG_PREFETCH_LINE(p) __builtin_prefetch((const global void *)(p), 0, 3)
+#else
+#define CLG_PREFETCH_LINE(p) prefetch((const global uchar *)(p), 64)
 #endif
 
 typedef CLG_UNIT unit_t;
@@ -122,78 +146,79 @@ kernel void clg_gather_small(global const unit_t *restrict data,
   }
 }
 
-/* CPU devices (POCL and the like): one work-item per contiguous block of the
- * output, work-groups of one work-item, so that each work-item runs plain
- * loops the compiler vectorizes. NDRange (parts, row groups): work-item
- * (p, g) copies units [p * units_per_item, ..) of the slices of output rows
- * [g * rows_per_item, ..). Each index is loaded once per slice and a
- * work-item divides only once, to find its first (o, j). */
-kernel void clg_gather_chunk(global const unit_t *restrict data,
+/* One work-item per part of an output slice, the slice's length a build
+ * constant, so the copy is a loop of fixed trip count (straight-line code
+ * for short slices) and a CPU compiler maps the work-items of a work-group
+ * onto SIMD lanes. NDRange (n * CLG_PARTS rounded up to the work-group
+ * size, outer_pb, batch): work-item (g, p, bi) copies part g % CLG_PARTS of
+ * slice j = g / CLG_PARTS (a division by a constant) of outer row
+ * o = bi * outer_pb + p. No division by a run-time value. */
+kernel void clg_gather_item(global const unit_t *restrict data, ulong data_off,
+                            global const index_t *restrict indices,
+                            ulong indices_off, global unit_t *restrict out,
+                            ulong out_off, ulong n, ulong s,
+                            ulong outer_pb CLG_GATE_ARG) {
+  CLG_GATE
+  ulong g = get_global_id(0);
+  ulong j = g / CLG_PARTS;
+  if (j >= n)
+    return;
+  ulong bi = get_global_id(2);
+  ulong o = bi * outer_pb + get_global_id(1);
+  global const index_t *idx = indices + indices_off + bi * n;
+#if CLG_PREFETCH > 0
+  if (j + CLG_PREFETCH < n) {
+    long kp = clg_source_row(idx[j + CLG_PREFETCH], s);
+    if (kp >= 0)
+      CLG_PREFETCH_LINE(data + data_off + (o * s + (ulong)kp) * CLG_INNER);
+  }
+#endif
+  long k = clg_source_row(idx[j], s);
+  if (k < 0)
+    return;
+  global const unit_t *src = data + data_off + (o * s + (ulong)k) * CLG_INNER;
+  global unit_t *dst = out + out_off + (o * n + j) * CLG_INNER;
+#if CLG_PARTS == 1
+  for (uint u = 0; u < CLG_INNER; ++u)
+    dst[u] = src[u];
+#else
+  ulong u0 = (g - j * CLG_PARTS) * CLG_PART_UNITS;
+  ulong u1 = min(u0 + CLG_PART_UNITS, (ulong)CLG_INNER);
+  for (ulong u = u0; u < u1; ++u)
+    dst[u] = src[u];
+#endif
+}
+
+/* One work-item per outer row (work-groups of one): it copies the row's n
+ * slices in order. With CLG_PREFETCH it first prefetches the row's whole
+ * plane of data (s slices) line by line, a sequential stream the memory
+ * system serves at full bandwidth, so that the random reads that follow
+ * hit the cache: for short slices gathered densely from their plane
+ * (last-axis gathers). NDRange (outer_pb, batch). */
+kernel void clg_gather_plane(global const unit_t *restrict data,
                              ulong data_off,
                              global const index_t *restrict indices,
                              ulong indices_off, global unit_t *restrict out,
-                             ulong out_off, ulong n, ulong s, ulong inner,
-                             ulong outer_pb, ulong rows, ulong rows_per_item,
-                             ulong units_per_item CLG_GATE_ARG) {
+                             ulong out_off, ulong n, ulong s,
+                             ulong outer_pb CLG_GATE_ARG) {
   CLG_GATE
-  ulong r0 = get_global_id(1) * rows_per_item;
-  ulong u0 = get_global_id(0) * units_per_item;
-  if (r0 >= rows || u0 >= inner)
-    return;
-  ulong r1 = min(r0 + rows_per_item, rows);
-  ulong len = min(units_per_item, inner - u0);
-  ulong o = r0 / n;
-  ulong j = r0 - o * n;
-  global unit_t *dst = out + out_off + r0 * inner + u0;
-  for (ulong row = r0; row < r1; j = 0, ++o) {
-    ulong cnt = min(n - j, r1 - row);
-    global const index_t *idx =
-        indices + indices_off + (o / outer_pb) * n + j;
-    global const unit_t *plane = data + data_off + o * s * inner + u0;
-    for (ulong t = 0; t < cnt; ++t) {
-      long k = clg_source_row(idx[t], s);
-      if (k >= 0) {
-        global const unit_t *src = plane + (ulong)k * inner;
-        global unit_t *d = dst + t * inner;
-        for (ulong u = 0; u < len; ++u)
-          d[u] = src[u];
-      }
+  ulong bi = get_global_id(1);
+  ulong o = bi * outer_pb + get_global_id(0);
+  global const index_t *idx = indices + indices_off + bi * n;
+  global const unit_t *plane = data + data_off + o * s * CLG_INNER;
+  global unit_t *dst = out + out_off + o * n * CLG_INNER;
+#if CLG_PREFETCH > 0
+  global const uchar *line = (global const uchar *)plane;
+  ulong lines = (s * CLG_INNER * sizeof(unit_t) + 63) / 64;
+  for (ulong i = 0; i < lines; ++i)
+    CLG_PREFETCH_LINE(line + i * 64);
+#endif
+  for (ulong j = 0; j < n; ++j) {
+    long k = clg_source_row(idx[j], s);
+    if (k >= 0) {
+      global const unit_t *src = plane + (ulong)k * CLG_INNER;
+      for (uint u = 0; u < CLG_INNER; ++u)
+        dst[j * CLG_INNER + u] = src[u];
     }
-    dst += cnt * inner;
-    row += cnt;
-  }
-}
-
-/* CPU devices, slices of exactly one unit (last-axis gathers): as
- * clg_gather_chunk with inner == 1 and one part, so that the loop over the
- * indices of an outer row (contiguous index loads and output stores, loads
- * within one data row) vectorizes. */
-kernel void clg_gather_chunk1(global const unit_t *restrict data,
-                              ulong data_off,
-                              global const index_t *restrict indices,
-                              ulong indices_off, global unit_t *restrict out,
-                              ulong out_off, ulong n, ulong s, ulong inner,
-                              ulong outer_pb, ulong rows, ulong rows_per_item,
-                              ulong units_per_item CLG_GATE_ARG) {
-  CLG_GATE
-  ulong r0 = get_global_id(1) * rows_per_item;
-  if (r0 >= rows)
-    return;
-  ulong r1 = min(r0 + rows_per_item, rows);
-  ulong o = r0 / n;
-  ulong j = r0 - o * n;
-  global unit_t *dst = out + out_off + r0;
-  for (ulong row = r0; row < r1; j = 0, ++o) {
-    ulong cnt = min(n - j, r1 - row);
-    global const index_t *idx =
-        indices + indices_off + (o / outer_pb) * n + j;
-    global const unit_t *plane = data + data_off + o * s;
-    for (ulong t = 0; t < cnt; ++t) {
-      long k = clg_source_row(idx[t], s);
-      if (k >= 0)
-        dst[t] = plane[k];
-    }
-    dst += cnt;
-    row += cnt;
   }
 }

@@ -103,6 +103,8 @@ typedef struct result {
   const char *copy_method; /* which one */
   double seconds;          /* wall time spent on the workload */
   double reference_s;      /* one run of the plain-C reference (info) */
+  const char *variant;     /* the kernel variant (a) ran */
+  clg_choice choice;       /* how the library chose it */
 } result;
 
 #define MAX_WORKLOADS 96
@@ -599,6 +601,7 @@ static void run_workload(env *E, const workload *w, result *r) {
   if (measure_set(cfg, cfg->budget, 3, kfns, kstates, ks, msg, msglen) != 0)
     goto done;
   r->kernel = ks[0];
+  r->variant = clg_context_last_variant(dev.ctx, &r->choice);
   r->copybuf = ks[1];
   r->copykern = ks[2];
   r->copy_ref = ks[1].median <= ks[2].median ? ks[1].median : ks[2].median;
@@ -2117,6 +2120,13 @@ static void print_shard(const extras *x) {
          "platform (POCL: POCL_DEVICES=\"pthread pthread\").\n");
 }
 
+static const char *choice_name(clg_choice c) {
+  return c == CLG_CHOICE_MEASURED  ? "measured"
+         : c == CLG_CHOICE_FORCED  ? "forced"
+         : c == CLG_CHOICE_DEFAULT ? "default"
+                                   : "none";
+}
+
 static void print_table(const run_info *info, const settings *cfg,
                         const int *idx, const result *res, int n,
                         const extras *x) {
@@ -2133,9 +2143,9 @@ static void print_table(const run_info *info, const settings *cfg,
   if (n == 0)
     goto extras_out;
   printf("\n");
-  printf("%-8s %-14s %10s %9s %9s %9s %9s %9s %7s %8s\n", "workload", "", "out",
-         "kern ms", "kern GB/s", "copy GB/s", "x copy-ref", "call ms", "valid",
-         "bounds");
+  printf("%-8s %-14s %10s %9s %9s %9s %9s %9s %7s %8s  %s\n", "workload", "",
+         "out", "kern ms", "kern GB/s", "copy GB/s", "x copy-ref", "call ms",
+         "valid", "bounds", "variant (e)");
   printf("%-8s %-14s %10s %9s %9s %9s %9s %9s %7s %8s\n", "", "", "bytes",
          "(a)", "", "(d)", "", "(b)", "/call", "GB/s (c)");
   for (int i = 0; i < n; ++i) {
@@ -2160,9 +2170,10 @@ static void print_table(const run_info *info, const settings *cfg,
       fmt_gbps(bg, sizeof bg, (double)r->index_bytes, r->validate.median);
     else
       snprintf(bg, sizeof bg, "-");
-    printf("%-8s %-14s %10s %9s %9s %9s %9.2f %9s %6.1f%% %8s\n", w->name,
-           w->label, ob, km, kg, cg, r->copy_ref / r->kernel.median, cm,
-           100.0 * r->validate.median / r->call.median, bg);
+    printf("%-8s %-14s %10s %9s %9s %9s %9.2f %9s %6.1f%% %8s  %s, %s\n",
+           w->name, w->label, ob, km, kg, cg, r->copy_ref / r->kernel.median,
+           cm, 100.0 * r->validate.median / r->call.median, bg,
+           r->variant ? r->variant : "?", choice_name(r->choice));
   }
   printf("\n(a) gather kernel on cl_mem tensors, event START..END; "
          "(d) copy-ref = faster of clEnqueueCopyBuffer and a copy kernel of "
@@ -2170,6 +2181,9 @@ static void print_table(const run_info *info, const settings *cfg,
          "(1.0 = as fast as a copy); (b) clg_run on host memory, wall clock; "
          "valid/call = (c) clg_validate(NULL) / (b);\nbounds GB/s = index "
          "bytes / (c) ('-': modes wrap/clip read no index values). Medians.\n"
+         "(e) the kernel variant (a) ran (clg_context_last_variant) and how "
+         "the library chose it: measured on this device, default (one "
+         "candidate or output < 1 MiB), forced (CLGATHER_VARIANT).\n"
          "\nworkloads:\n");
   for (int i = 0; i < n; ++i) {
     char d[256];
@@ -2459,6 +2473,8 @@ static void print_json(const run_info *info, const settings *cfg,
       json_stats("validate", &r->validate);
       printf(", \"copy_ref_s\": %.6g, \"copy_ref_method\": \"%s\"", r->copy_ref,
              r->copy_method);
+      printf(", \"variant\": \"%s\", \"variant_choice\": \"%s\"",
+             r->variant ? r->variant : "?", choice_name(r->choice));
       printf(", \"kernel_gbps\": %.6g, \"copy_ref_gbps\": %.6g, "
              "\"x_copy_ref\": %.6g, \"call_gbps\": %.6g, "
              "\"validate_over_call\": %.6g, \"bounds_gbps\": %.6g",

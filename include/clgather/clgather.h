@@ -278,6 +278,38 @@ CLG_API cl_context clg_context_cl_context(const clg_context *ctx);
 CLG_API cl_device_id clg_context_device(const clg_context *ctx);
 CLG_API cl_command_queue clg_context_queue(clg_context *ctx);
 
+/** How a kernel variant was chosen (clg_context_last_variant). */
+typedef enum clg_choice {
+  CLG_CHOICE_NONE = 0,     /* no kernel launched on the context yet */
+  CLG_CHOICE_DEFAULT = 1,  /* the plan's first candidate: the only one, or
+                            * measuring was not possible (a plan being
+                            * baked, the asynchronous checked mode) or is
+                            * off (CLGATHER_TUNE=off) */
+  CLG_CHOICE_MEASURED = 2, /* the fastest candidate, timed on this device
+                            * (now, earlier on this context, or read from the
+                            * program cache directory) */
+  CLG_CHOICE_FORCED = 3    /* named by CLGATHER_VARIANT */
+} clg_choice;
+
+/**
+ * The kernel variant the most recent kernel launch on ctx used, as a static
+ * string ("item", "item_pf", "plane", "rows", "small", "chunk", ...; NULL
+ * before the first launch or for a NULL ctx), and how it was chosen in *how
+ * (may be NULL). Does not block; with several threads calling on ctx, it is
+ * one of theirs.
+ *
+ * Where a shape admits several kernel variants (Gather on a CPU device:
+ * one work-item per slice, the same with prefetching, one work-item per
+ * outer row), the first call of each shape class on a context times each
+ * candidate once to three times on the call's own tensors (at most ~0.2 s
+ * in all; the call blocks until then) and keeps the fastest, in the context
+ * and beside the program cache (CLGATHER_CACHE_DIR), so later calls and
+ * processes reuse it. Every variant writes the same bytes: the choice
+ * changes speed only. CLGATHER_VARIANT=NAME forces a variant wherever it is
+ * a candidate; CLGATHER_TUNE=off takes the first candidate without timing.
+ */
+CLG_API const char *clg_context_last_variant(clg_context *ctx, clg_choice *how);
+
 /* ----------------------------------------------------------------- Gather */
 
 /**
@@ -337,8 +369,9 @@ CLG_API clg_status clg_gather_output_shape(int32_t data_rank,
  *
  * Blocking: if data, indices and output are all cl_mem, the call returns
  * after enqueueing (except for the one blocking read used for validation:
- * the indices, or the validation kernel's verdict). If any of them is host memory, the call returns when the
- * output has been written (host output) or the gather has completed.
+ * the indices, or the validation kernel's verdict). If any of them is host
+ * memory, the call returns when the output has been written (host output) or
+ * the gather has completed.
  *
  * Errors (the message, clg_last_error(), names the tensor, dimension,
  * value and limit concerned):
@@ -348,8 +381,9 @@ CLG_API clg_status clg_gather_output_shape(int32_t data_rank,
  *  - CLG_ERROR_INVALID_ARGUMENT: unknown storage kind; num_events and
  *    wait_list disagree (one zero/NULL, the other not); a cl_mem that is not
  *    a buffer or belongs to another cl_context; an output buffer created
- *    CL_MEM_READ_ONLY or an input buffer created CL_MEM_WRITE_ONLY; a queue of another context
- *    or device; misaligned indices offset; output overlapping an input.
+ *    CL_MEM_READ_ONLY or an input buffer created CL_MEM_WRITE_ONLY; a queue of
+ * another context or device; misaligned indices offset; output overlapping an
+ * input.
  *  - CLG_ERROR_INVALID_RANK, CLG_ERROR_INVALID_SHAPE (a negative dimension
  *    in any tensor, output included), CLG_ERROR_INVALID_AXIS.
  *  - CLG_ERROR_UNSUPPORTED_DTYPE (data), CLG_ERROR_INVALID_INDICES_DTYPE,
@@ -359,11 +393,11 @@ CLG_API clg_status clg_gather_output_shape(int32_t data_rank,
  *    named: flat position, position in indices' shape, value, axis, size
  *    and valid range.
  *  - CLG_ERROR_OPENCL (the OpenCL call and error name; also an event of
- *    wait_list that has failed, before or during the call), CLG_ERROR_BUILD_FAILED
- *    (the build log), CLG_ERROR_OUT_OF_HOST_MEMORY.
- * On any error *event is not set and no gather kernel has been enqueued,
- * except for a failure after the kernel was enqueued (waiting for it or
- * reading a host output back), where a host output may be partly written.
+ *    wait_list that has failed, before or during the call),
+ * CLG_ERROR_BUILD_FAILED (the build log), CLG_ERROR_OUT_OF_HOST_MEMORY. On any
+ * error *event is not set and no gather kernel has been enqueued, except for a
+ * failure after the kernel was enqueued (waiting for it or reading a host
+ * output back), where a host output may be partly written.
  */
 CLG_API clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
                               const clg_tensor *indices, int64_t axis,
@@ -432,8 +466,7 @@ typedef struct clg_params {
  * CLG_ERROR_INVALID_RANK, CLG_ERROR_INVALID_SHAPE, CLG_ERROR_INVALID_AXIS,
  * CLG_ERROR_INVALID_BATCH_DIMS, CLG_ERROR_INCOMPATIBLE_SHAPES.
  */
-CLG_API clg_status clg_output_shape(const clg_params *params,
-                                    int32_t data_rank,
+CLG_API clg_status clg_output_shape(const clg_params *params, int32_t data_rank,
                                     const int64_t *data_shape,
                                     int32_t indices_rank,
                                     const int64_t *indices_shape,
@@ -486,13 +519,10 @@ CLG_API clg_status clg_validate(clg_context *ctx, const clg_params *params,
 
 /** ONNX GatherElements (opsets 11, 13) on `axis`: clg_run() with
  * {CLG_OP_GATHER_ELEMENTS, axis}. Same errors. */
-CLG_API clg_status clg_gather_elements(clg_context *ctx, const clg_tensor *data,
-                                       const clg_tensor *indices, int64_t axis,
-                                       const clg_tensor *output,
-                                       cl_command_queue queue,
-                                       cl_uint num_events,
-                                       const cl_event *wait_list,
-                                       cl_event *event);
+CLG_API clg_status clg_gather_elements(
+    clg_context *ctx, const clg_tensor *data, const clg_tensor *indices,
+    int64_t axis, const clg_tensor *output, cl_command_queue queue,
+    cl_uint num_events, const cl_event *wait_list, cl_event *event);
 
 /** ONNX GatherND (opsets 11, 12, 13) with `batch_dims`: clg_run() with
  * {CLG_OP_GATHER_ND, 0, batch_dims}. Same errors. */
@@ -657,8 +687,7 @@ CLG_API clg_status clg_plan_bake(clg_plan *plan);
 CLG_API clg_status clg_plan_enqueue(clg_plan *plan, const clg_tensor *data,
                                     const clg_tensor *indices,
                                     const clg_tensor *output,
-                                    cl_command_queue queue,
-                                    cl_uint num_events,
+                                    cl_command_queue queue, cl_uint num_events,
                                     const cl_event *wait_list, cl_event *event,
                                     clg_outcome **outcome);
 
@@ -726,14 +755,11 @@ CLG_API int clg_supported(clg_op op, clg_dtype data_dtype,
  * On an error after some shards were enqueued (an OpenCL failure), the
  * output may be partly written; no event is returned.
  */
-CLG_API clg_status clg_run_sharded(clg_context *const *ctxs, cl_uint num_ctxs,
-                                   const clg_params *params,
-                                   const clg_tensor *data,
-                                   const clg_tensor *indices,
-                                   const clg_tensor *output,
-                                   const cl_command_queue *queues,
-                                   cl_uint num_events,
-                                   const cl_event *wait_list, cl_event *event);
+CLG_API clg_status clg_run_sharded(
+    clg_context *const *ctxs, cl_uint num_ctxs, const clg_params *params,
+    const clg_tensor *data, const clg_tensor *indices, const clg_tensor *output,
+    const cl_command_queue *queues, cl_uint num_events,
+    const cl_event *wait_list, cl_event *event);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,164 @@
+/* Online choice of kernel variants: where a shape admits several kernels
+ * whose speed depends on the device (a CPU's caches and prefetchers, a
+ * GPU's memory system), the first call of each shape class times every
+ * candidate on the call's own tensors and keeps the fastest, in the context
+ * and in the on-disk program cache beside the binaries (CLBlast keeps tuned
+ * parameters in a database; this one is filled on the device itself). */
+#define _POSIX_C_SOURCE 200809L
+
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Rounds of trials (each candidate once per round; the best time of each
+ * counts, which filters out a neighbour's burst on a shared machine), and
+ * the wall time after which no further round starts. A first call of a
+ * new shape class therefore costs at most CLG_TUNE_ROUNDS runs of each
+ * candidate, and a single round when one round exceeds the budget. */
+#define CLG_TUNE_ROUNDS 3
+#define CLG_TUNE_BUDGET_S 0.2
+#define CLG_TUNE_KEY_MAX 160
+
+typedef struct clg_tune_entry {
+  struct clg_tune_entry *next;
+  char key[CLG_TUNE_KEY_MAX];
+  int variant;
+} clg_tune_entry;
+
+double clg__now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static bool clg_is_candidate(int v, const int *cands, int count) {
+  for (int i = 0; i < count; ++i)
+    if (cands[i] == v)
+      return true;
+  return false;
+}
+
+static bool clg_tune_off(void) {
+  const char *e = getenv("CLGATHER_TUNE");
+  return e && (strcmp(e, "off") == 0 || strcmp(e, "0") == 0);
+}
+
+/* Under ctx->lock: the remembered choice for key, or -1. */
+static int clg_tune_lookup(clg_context *ctx, const char *key, const int *cands,
+                           int count) {
+  for (clg_tune_entry *e = ctx->tuned; e; e = e->next)
+    if (strcmp(e->key, key) == 0)
+      return e->variant;
+  clg_hash128 h;
+  char rec[32];
+  if (clg__cache_key(ctx, "clgather-tune-v1", key, &h) &&
+      clg__cache_get_record(ctx, &h, ".tune", rec, sizeof rec)) {
+    int v = clg__variant_parse(rec);
+    if (v >= 0 && clg_is_candidate(v, cands, count))
+      return v;
+  }
+  return -1;
+}
+
+/* Under ctx->lock: remember key -> variant (in memory; on disk when
+ * `store`). */
+static void clg_tune_remember(clg_context *ctx, const char *key, int variant,
+                              bool store) {
+  for (clg_tune_entry *e = ctx->tuned; e; e = e->next)
+    if (strcmp(e->key, key) == 0) {
+      e->variant = variant;
+      return;
+    }
+  clg_tune_entry *e = CLG_CALLOC(1, sizeof *e);
+  if (e) {
+    snprintf(e->key, sizeof e->key, "%s", key);
+    e->variant = variant;
+    e->next = ctx->tuned;
+    ctx->tuned = e;
+  }
+  clg_hash128 h;
+  if (store && clg__cache_key(ctx, "clgather-tune-v1", key, &h))
+    (void)clg__cache_put_record(ctx, &h, ".tune", clg__variant_name(variant));
+}
+
+int clg__tune_pick(clg_context *ctx, const char *key, const int *cands,
+                   int count, unsigned allowed, clg_trial_fn trial, void *arg,
+                   clg_choice *how) {
+  int forced = clg__variant_parse(getenv("CLGATHER_VARIANT"));
+  if (forced >= 0 && ((allowed >> forced) & 1u)) {
+    *how = CLG_CHOICE_FORCED;
+    return forced;
+  }
+  *how = CLG_CHOICE_DEFAULT;
+  if (count <= 1)
+    return cands[0];
+  pthread_mutex_lock(&ctx->lock);
+  int known = clg_tune_lookup(ctx, key, cands, count);
+  if (known >= 0)
+    clg_tune_remember(ctx, key, known, false);
+  pthread_mutex_unlock(&ctx->lock);
+  if (known >= 0) {
+    *how = CLG_CHOICE_MEASURED;
+    return known;
+  }
+  if (!trial || clg_tune_off())
+    return cands[0];
+
+  double best[CLG_VARIANT_COUNT];
+  for (int i = 0; i < count; ++i)
+    best[i] = -1.0;
+  double start = clg__now();
+  for (int round = 0; round < CLG_TUNE_ROUNDS; ++round) {
+    for (int i = 0; i < count; ++i) {
+      double t = 0.0;
+      if (trial(arg, cands[i], &t) != CLG_SUCCESS)
+        return cands[0]; /* the real launch will report what is wrong */
+      if (best[i] < 0.0 || t < best[i])
+        best[i] = t;
+    }
+    if (clg__now() - start > CLG_TUNE_BUDGET_S)
+      break;
+  }
+  int pick = 0;
+  for (int i = 1; i < count; ++i)
+    if (best[i] < best[pick])
+      pick = i;
+  pthread_mutex_lock(&ctx->lock);
+  clg_tune_remember(ctx, key, cands[pick], true);
+  pthread_mutex_unlock(&ctx->lock);
+  *how = CLG_CHOICE_MEASURED;
+  return cands[pick];
+}
+
+void clg__tune_note(clg_context *ctx, int variant, clg_choice how) {
+  pthread_mutex_lock(&ctx->lock);
+  ctx->last_variant = clg__variant_name(variant);
+  ctx->last_choice = how;
+  pthread_mutex_unlock(&ctx->lock);
+}
+
+void clg__tune_release(clg_context *ctx) {
+  clg_tune_entry *e = ctx->tuned;
+  while (e) {
+    clg_tune_entry *next = e->next;
+    free(e);
+    e = next;
+  }
+  ctx->tuned = NULL;
+}
+
+const char *clg_context_last_variant(clg_context *ctx, clg_choice *how) {
+  if (how)
+    *how = CLG_CHOICE_NONE;
+  if (!ctx)
+    return NULL;
+  pthread_mutex_lock(&ctx->lock);
+  const char *name = ctx->last_variant;
+  if (how)
+    *how = ctx->last_choice;
+  pthread_mutex_unlock(&ctx->lock);
+  return name;
+}

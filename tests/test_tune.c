@@ -1,0 +1,314 @@
+/* host/tune.c and Gather's variants in host/plan.c: candidates, forced
+ * variants, choices measured on the device and kept in the context and the
+ * disk cache, the size threshold, a failing trial, and the NDRange of each
+ * variant covering every slice. Results are compared byte for byte with the
+ * plain-C reference whichever variant ran. Each test runs in its own
+ * process (Criterion), so the environment set here does not leak. */
+#define _XOPEN_SOURCE 700
+
+#include "internal.h"
+#include "support/testutil.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static char g_tmp[256];
+
+static void setup(void) {
+  snprintf(g_tmp, sizeof g_tmp, "/tmp/clgather-test-tune-XXXXXX");
+  cr_assert_not_null(mkdtemp(g_tmp));
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s/cache", g_tmp);
+  cr_assert_eq(setenv("CLGATHER_CACHE_DIR", dir, 1), 0);
+  unsetenv("CLGATHER_VARIANT");
+  unsetenv("CLGATHER_TUNE");
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+                    struct FTW *ftw) {
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+static void teardown(void) { nftw(g_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+TestSuite(tune, .init = setup, .fini = teardown);
+
+static int count_tune_files(void) {
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s/cache", g_tmp);
+  DIR *d = opendir(dir);
+  if (!d)
+    return 0;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    size_t len = strlen(e->d_name);
+    if (len > 5 && strcmp(e->d_name + len - 5, ".tune") == 0)
+      ++n;
+  }
+  closedir(d);
+  return n;
+}
+
+/* Gather f32 [rows, cols] on axis `axis` with `n` int64 indices on a new
+ * context, host tensors; checks the output byte for byte against the
+ * reference and returns the variant the call used (and how). */
+static const char *gather_once(int64_t rows, int64_t cols, int64_t n,
+                               int64_t axis, clg_choice *how) {
+  clg_context *ctx = NULL;
+  cr_assert_eq(clg_context_create_default(NULL, &ctx), CLG_SUCCESS,
+               "no OpenCL device: %s", clg_last_error());
+  int64_t dshape[2] = {rows, cols}, ishape[1] = {n}, oshape[2];
+  int32_t orank = 0;
+  cr_assert_eq(
+      clg_gather_output_shape(2, dshape, 1, ishape, axis, &orank, oshape),
+      CLG_SUCCESS);
+  size_t dcount = (size_t)(rows * cols),
+         ocount = (size_t)(oshape[0] * oshape[1]);
+  float *data = malloc(dcount * sizeof *data);
+  float *out = malloc(ocount * sizeof *out);
+  float *want = malloc(ocount * sizeof *want);
+  int64_t *idx = malloc((size_t)n * sizeof *idx);
+  cr_assert(data && out && want && idx);
+  tu_rng rng = tu_rng_make(0x7e57u + (uint64_t)n);
+  tu_rng_bytes(&rng, data, dcount * sizeof *data);
+  tu_fill_indices(&rng, idx, CLG_DTYPE_INT64, n, dshape[axis], TU_IDX_ANY);
+  memset(out, TU_SENTINEL, ocount * sizeof *out);
+  cr_assert_eq(
+      ref_gather(data, 4, 2, dshape, idx, REF_INDEX_I64, 1, ishape, axis, want),
+      0);
+  clg_tensor d = clg_tensor_host(CLG_DTYPE_FLOAT, 2, dshape, data);
+  clg_tensor x = clg_tensor_host(CLG_DTYPE_INT64, 1, ishape, idx);
+  clg_tensor o = clg_tensor_host(CLG_DTYPE_FLOAT, orank, oshape, out);
+  cr_assert_eq(clg_gather(ctx, &d, &x, axis, &o, NULL, 0, NULL, NULL),
+               CLG_SUCCESS, "%s", clg_last_error());
+  ptrdiff_t diff = tu_first_diff(out, want, ocount * sizeof *out);
+  const char *v = clg_context_last_variant(ctx, how);
+  cr_assert_eq(diff, -1, "variant %s: output differs at byte %td", v ? v : "?",
+               diff);
+  clg_context_destroy(ctx);
+  free(data);
+  free(out);
+  free(want);
+  free(idx);
+  return v;
+}
+
+/* Large enough to be timed (>= CLG_TUNE_MIN_BYTES of output). */
+#define BIG_ROWS 4096
+#define BIG_COLS 64
+#define BIG_N 8192
+
+Test(tune, no_launch_no_variant) {
+  clg_choice how = CLG_CHOICE_MEASURED;
+  cr_expect_null(clg_context_last_variant(NULL, &how));
+  cr_expect_eq(how, CLG_CHOICE_NONE);
+  clg_context *ctx = NULL;
+  cr_assert_eq(clg_context_create_default(NULL, &ctx), CLG_SUCCESS);
+  cr_expect_null(clg_context_last_variant(ctx, &how));
+  cr_expect_eq(how, CLG_CHOICE_NONE);
+  cr_expect_null(clg_context_last_variant(ctx, NULL));
+  clg_context_destroy(ctx);
+}
+
+Test(tune, every_forced_variant_is_reported_and_exact) {
+  static const char *const names[] = {"item", "item_pf", "plane", "rows",
+                                      "small"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+    cr_assert_eq(setenv("CLGATHER_VARIANT", names[i], 1), 0);
+    clg_choice how = CLG_CHOICE_NONE;
+    /* a big one (would be timed) and a small one; axis 0 and 1 */
+    const char *v = gather_once(BIG_ROWS, BIG_COLS, BIG_N, 0, &how);
+    cr_expect_str_eq(v, names[i]);
+    cr_expect_eq(how, CLG_CHOICE_FORCED);
+    v = gather_once(7, 3, 5, 1, &how);
+    cr_expect_str_eq(v, names[i]);
+    cr_expect_eq(how, CLG_CHOICE_FORCED);
+  }
+  cr_expect_eq(count_tune_files(), 0, "a forced variant is not a measurement");
+}
+
+Test(tune, unknown_forced_name_is_ignored) {
+  cr_assert_eq(setenv("CLGATHER_VARIANT", "warp-speed", 1), 0);
+  clg_choice how = CLG_CHOICE_NONE;
+  const char *v = gather_once(7, 3, 5, 0, &how);
+  cr_expect_not_null(v);
+  cr_expect_eq(how, CLG_CHOICE_DEFAULT);
+}
+
+Test(tune, small_outputs_take_the_first_candidate_untimed) {
+  clg_choice how = CLG_CHOICE_NONE;
+  const char *v = gather_once(100, 64, 10, 0, &how);
+  cr_expect_not_null(v);
+  cr_expect_eq(how, CLG_CHOICE_DEFAULT);
+  cr_expect_eq(count_tune_files(), 0);
+}
+
+Test(tune, measured_once_then_reused_from_context_and_disk) {
+  clg_context *probe = NULL;
+  cr_assert_eq(clg_context_create_default(NULL, &probe), CLG_SUCCESS);
+  bool cpu = (probe->device_type & CL_DEVICE_TYPE_CPU) != 0;
+  clg_context_destroy(probe);
+  clg_choice how = CLG_CHOICE_NONE;
+  const char *first = gather_once(BIG_ROWS, BIG_COLS, BIG_N, 0, &how);
+  cr_assert_not_null(first);
+  if (!cpu) {
+    /* GPU devices have candidates too, but not always several. */
+    cr_expect(how == CLG_CHOICE_MEASURED || how == CLG_CHOICE_DEFAULT);
+    return;
+  }
+  cr_expect_eq(how, CLG_CHOICE_MEASURED);
+  cr_expect_eq(count_tune_files(), 1, "the choice is kept on disk");
+  /* A new context (a new process would be the same) reads it back. */
+  const char *again = gather_once(BIG_ROWS, BIG_COLS, BIG_N, 0, &how);
+  cr_expect_eq(how, CLG_CHOICE_MEASURED);
+  cr_expect_str_eq(again, first);
+  cr_expect_eq(count_tune_files(), 1);
+}
+
+Test(tune, off_takes_the_first_candidate) {
+  cr_assert_eq(setenv("CLGATHER_TUNE", "off", 1), 0);
+  clg_choice how = CLG_CHOICE_NONE;
+  const char *v = gather_once(BIG_ROWS, BIG_COLS, BIG_N, 0, &how);
+  cr_expect_not_null(v);
+  cr_expect_eq(how, CLG_CHOICE_DEFAULT);
+  cr_expect_eq(count_tune_files(), 0);
+}
+
+Test(tune, cache_off_still_measures_per_context) {
+  cr_assert_eq(setenv("CLGATHER_CACHE_DIR", "off", 1), 0);
+  clg_context *probe = NULL;
+  cr_assert_eq(clg_context_create_default(NULL, &probe), CLG_SUCCESS);
+  bool cpu = (probe->device_type & CL_DEVICE_TYPE_CPU) != 0;
+  clg_context_destroy(probe);
+  clg_choice how = CLG_CHOICE_NONE;
+  (void)gather_once(BIG_ROWS, BIG_COLS, BIG_N, 0, &how);
+  if (cpu)
+    cr_expect_eq(how, CLG_CHOICE_MEASURED);
+  cr_expect_eq(count_tune_files(), 0);
+}
+
+/* A trial that cannot be enqueued (injected fault): no choice is kept, the
+ * call runs the first candidate and succeeds. */
+Test(tune, failing_trial_falls_back_to_the_first_candidate) {
+  clg_fault_reset();
+  /* The host call stages no kernel before the trials: the first
+   * clEnqueueNDRangeKernel is the first trial's. */
+  clg_fault_inject(CLG_FAULT_ENQUEUE_KERNEL, 0, 1, CL_OUT_OF_RESOURCES);
+  clg_choice how = CLG_CHOICE_NONE;
+  const char *v = gather_once(BIG_ROWS, BIG_COLS, BIG_N, 0, &how);
+  clg_fault_reset();
+  cr_expect_not_null(v);
+  cr_expect_eq(how, CLG_CHOICE_DEFAULT);
+  cr_expect_eq(count_tune_files(), 0);
+}
+
+/* ------------------------------------------------------------- planning */
+
+static clg_gather_plan base_plan(uint64_t outer, uint64_t outer_pb, uint64_t s,
+                                 uint64_t n, uint64_t slice, size_t da,
+                                 size_t oa) {
+  clg_gather_plan p;
+  clg__plan_gather(&p, outer, outer_pb, s, n, slice, 8, da, oa, 1024);
+  return p;
+}
+
+/* Every (slice, part) is covered by exactly the work-items the kernel
+ * keeps (j < n), for each variant. */
+Test(tune, item_ndrange_covers_every_slice_part) {
+  static const struct {
+    uint64_t outer, outer_pb, s, n, slice;
+  } cases[] = {
+      {1, 1, 50000, 4096, 3072},   {1, 1, 1000000, 1000000, 64},
+      {4096, 4096, 4096, 1024, 4}, {64, 64, 1024, 512, 512},
+      {1, 1, 100, 10, 256},        {6, 2, 7, 3, 1 << 20},
+      {1, 1, 3, 1, 65536},         {5, 5, 9, 0, 12},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    clg_gather_plan p = base_plan(cases[i].outer, cases[i].outer_pb, cases[i].s,
+                                  cases[i].n, cases[i].slice, 0, 0);
+    clg__plan_gather_variant(&p, CLG_VARIANT_ITEM, 2);
+    cr_expect_eq(p.variant, CLG_VARIANT_ITEM);
+    cr_expect_eq(p.inner * p.unit_bytes, cases[i].slice);
+    cr_expect_leq(p.unit_bytes, 64);
+    cr_expect_geq(p.parts * p.part_units, p.inner);
+    cr_expect_lt((p.parts - 1) * p.part_units, p.inner + (p.inner == 0));
+    cr_expect_eq(p.global[0] % p.local[0], 0);
+    cr_expect_geq(p.global[0], p.n * p.parts);
+    cr_expect_eq(p.global[1], cases[i].outer_pb);
+    cr_expect_eq(p.global[1] * p.global[2], cases[i].outer);
+    cr_expect_eq(p.prefetch, 0);
+    clg__plan_gather_variant(&p, CLG_VARIANT_ITEM_PF, 2);
+    cr_expect_gt(p.prefetch, 0);
+    clg__plan_gather_variant(&p, CLG_VARIANT_PLANE, 2);
+    cr_expect_eq(p.global[0] * p.global[1], cases[i].outer);
+    cr_expect_eq(p.local[0] * p.local[1] * p.local[2], 1);
+  }
+}
+
+Test(tune, long_slices_of_few_rows_are_split_into_parts) {
+  clg_gather_plan p = base_plan(1, 1, 3, 1, 1 << 20, 0, 0);
+  clg__plan_gather_variant(&p, CLG_VARIANT_ITEM, 2);
+  cr_expect_gt(p.parts, 1);
+  cr_expect_geq(p.part_units * p.unit_bytes, 1024);
+  /* many rows: one work-item per slice */
+  p = base_plan(1, 1, 50000, 4096, 3072, 0, 0);
+  clg__plan_gather_variant(&p, CLG_VARIANT_ITEM, 2);
+  cr_expect_eq(p.parts, 1);
+}
+
+Test(tune, wide_unit_follows_the_offsets) {
+  clg_gather_plan p = base_plan(1, 1, 10, 4, 3072, 0, 0);
+  clg__plan_gather_variant(&p, CLG_VARIANT_ITEM, 2);
+  cr_expect_eq(p.unit_bytes, 64);
+  p = base_plan(1, 1, 10, 4, 3072, 32, 0);
+  clg__plan_gather_variant(&p, CLG_VARIANT_ITEM, 2);
+  cr_expect_eq(p.unit_bytes, 32);
+  p = base_plan(1, 1, 10, 4, 3072, 0, 4);
+  clg__plan_gather_variant(&p, CLG_VARIANT_ITEM, 2);
+  cr_expect_eq(p.unit_bytes, 4);
+  /* ROWS keeps 16-byte units */
+  clg__plan_gather_variant(&p, CLG_VARIANT_ROWS, 2);
+  cr_expect_leq(p.unit_bytes, 16);
+}
+
+Test(tune, candidates_per_device_type) {
+  int c[CLG_VARIANT_COUNT];
+  /* last-axis, dense: PLANE first on CPUs */
+  clg_gather_plan p = base_plan(4096, 4096, 4096, 1024, 4, 0, 0);
+  int k = clg__gather_candidates(&p, CL_DEVICE_TYPE_CPU, c);
+  cr_expect_geq(k, 2);
+  cr_expect_eq(c[0], CLG_VARIANT_PLANE);
+  /* rows of one table: no PLANE */
+  p = base_plan(1, 1, 1000000, 1000000, 64, 0, 0);
+  k = clg__gather_candidates(&p, CL_DEVICE_TYPE_CPU, c);
+  for (int i = 0; i < k; ++i)
+    cr_expect_neq(c[i], CLG_VARIANT_PLANE);
+  cr_expect_eq(c[0], CLG_VARIANT_ITEM);
+  /* GPUs: the ROWS / SMALL plan first, ITEM where the grid allows */
+  p = base_plan(2, 2, 10, 9, 4096 * 4, 0, 0);
+  k = clg__gather_candidates(&p, CL_DEVICE_TYPE_GPU, c);
+  cr_expect_eq(k, 2);
+  cr_expect_eq(c[0], CLG_VARIANT_ROWS);
+  cr_expect_eq(c[1], CLG_VARIANT_ITEM);
+  p = base_plan(70000, 70000, 10, 9, 4, 0, 0);
+  k = clg__gather_candidates(&p, CL_DEVICE_TYPE_GPU, c);
+  cr_expect_eq(k, 1);
+  unsigned allowed = clg__gather_allowed(&p, CL_DEVICE_TYPE_GPU);
+  cr_expect_eq(allowed & (1u << CLG_VARIANT_ITEM), 0);
+  cr_expect_neq(allowed & (1u << CLG_VARIANT_SMALL), 0);
+}
+
+Test(tune, variant_names_round_trip) {
+  for (int v = 0; v < CLG_VARIANT_COUNT; ++v)
+    cr_expect_eq(clg__variant_parse(clg__variant_name(v)), v);
+  cr_expect_eq(clg__variant_parse("nope"), -1);
+  cr_expect_eq(clg__variant_parse(NULL), -1);
+}
