@@ -155,27 +155,7 @@ static clg_status gather_trial(void *arg, int variant, double *seconds) {
   clg_kernel_call call;
   clg_status st =
       gather_call(t->ctx, t->norm, t->l, false, t->plan, variant, &call);
-  if (st != CLG_SUCCESS)
-    return st;
-  cl_event ev = NULL;
-  double t0 = clg__now();
-  st = clg__call_launch(&call, t->l->queue, NULL, t->l->num_events,
-                        t->l->wait_list, &ev);
-  if (st != CLG_SUCCESS)
-    return st;
-  cl_int err = clWaitForEvents(1, &ev);
-  *seconds = clg__now() - t0;
-  clReleaseEvent(ev);
-  return err == CL_SUCCESS ? CLG_SUCCESS : CLG_ERROR_OPENCL;
-}
-
-static unsigned gather_log2(uint64_t v) {
-  unsigned b = 0;
-  while (v > 1) {
-    v >>= 1;
-    ++b;
-  }
-  return b;
+  return st == CLG_SUCCESS ? clg__time_call(&call, t->l, seconds) : st;
 }
 
 static clg_status gather_prepare(clg_context *ctx, const clg_params *norm,
@@ -207,9 +187,9 @@ static clg_status gather_prepare(clg_context *ctx, const clg_params *norm,
   snprintf(key, sizeof key,
            "Gather slice=2^%u align=%zu s=2^%u rows=2^%u outer=2^%u "
            "index=%zu mode=%d dev=%d",
-           gather_log2(slice),
+           clg__log2(slice),
            clg__copy_unit_max(slice, l->d->align, l->o->align, 64),
-           gather_log2(plan.s), gather_log2(plan.rows), gather_log2(plan.outer),
+           clg__log2(plan.s), clg__log2(plan.rows), clg__log2(plan.outer),
            plan.index_bytes, (int)norm->mode,
            (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) ? 1 : 0);
   gather_trial_arg arg = {ctx, norm, l, &plan};

@@ -107,19 +107,93 @@ static int32_t ge_collapse(int32_t r, const int64_t *ds, const int64_t *is,
   return k;
 }
 
-static clg_status gather_elements_prepare(clg_context *ctx,
-                                          const clg_params *norm,
-                                          const clg_launch *l, bool gated,
-                                          clg_kernel_call *call) {
+/* The collapsed view of a call: output dims and data strides (ge_collapse),
+ * the axis position, and the [np, n, nq] view when there is one. */
+typedef struct ge_geometry {
+  ge_dim dims[CLG_MAX_RANK];
+  int32_t k, ax;
+  bool three;                    /* the [np, n, nq] view applies */
+  cl_ulong n, nq, s, ps, as, qs; /* that view */
+  size_t unit, eu;               /* copy unit, units per element */
+} ge_geometry;
+
+static void ge_geometry_of(const clg_params *norm, const clg_launch *l,
+                           ge_geometry *g) {
   const clg_tensor *data = l->data, *indices = l->indices;
   int32_t a = (int32_t)norm->axis;
-  ge_dim dims[CLG_MAX_RANK];
-  int32_t ax = 0;
-  int32_t k =
-      ge_collapse(data->rank, data->shape, indices->shape, a, dims, &ax);
-
+  g->k =
+      ge_collapse(data->rank, data->shape, indices->shape, a, g->dims, &g->ax);
+  int32_t ax = g->ax, k = g->k;
+  g->three = ax <= 1 && k - ax - 1 <= 1;
+  g->n = g->dims[ax].n;
+  g->ps = ax == 1 ? g->dims[0].stride : 0;
+  g->nq = ax + 1 < k ? g->dims[ax + 1].n : 1;
+  g->qs = ax + 1 < k ? g->dims[ax + 1].stride : 0;
+  g->as = g->dims[ax].stride;
+  g->s = (cl_ulong)data->shape[a];
   size_t es = l->df.elem_size;
-  size_t unit = clg__copy_unit(es, l->d->align, l->o->align);
+  g->unit = clg__copy_unit(es, l->d->align, l->o->align);
+  g->eu = es / g->unit;
+}
+
+/* The kernel call of variant BLOCK (the 3d or nd kernel, a block of
+ * elements per work-item), ITEM or PLANE (the [np, n, nq] view only). */
+static clg_status ge_call(clg_context *ctx, const clg_launch *l, bool gated,
+                          const ge_geometry *g, int variant,
+                          clg_kernel_call *call) {
+  cl_ulong per_row = g->n * g->nq;
+  cl_ulong np = per_row ? (cl_ulong)l->of.count / per_row : 0;
+  bool last = g->nq == 1;
+  char options[192];
+  snprintf(options, sizeof options,
+           "-DCLG_UNIT=%s -DCLG_EU=%zu -DCLG_INDEX=%s -DCLG_ITEMS=%d "
+           "-DCLG_LAST=%d%s",
+           clg__unit_type(g->unit), g->eu,
+           l->xf.elem_size == 4 ? "int" : "long", GE_ITEMS,
+           variant == CLG_VARIANT_ITEM && last, gated ? " -DCLG_GATED" : "");
+  const char *kname = variant == CLG_VARIANT_ITEM ? "clg_gather_elements_item"
+                      : variant == CLG_VARIANT_PLANE
+                          ? "clg_gather_elements_plane"
+                      : g->three ? "clg_gather_elements_3d"
+                                 : "clg_gather_elements_nd";
+  clg_kernel_entry *kernel = NULL;
+  clg_status st =
+      clg__get_kernel(ctx, clg_kernel_gather_elements, options, kname, &kernel);
+  if (st != CLG_SUCCESS)
+    return st;
+
+  cl_ulong data_off = l->d->offset / g->unit;
+  cl_ulong idx_off = l->x->offset / l->xf.elem_size;
+  cl_ulong out_off = l->o->offset / g->unit;
+  cl_ulong n = g->n, nq = g->nq, s = g->s, ps = g->ps, as = g->as, qs = g->qs;
+  if (variant == CLG_VARIANT_ITEM || variant == CLG_VARIANT_PLANE) {
+    const void *values[] = {&l->d->mem, &data_off, &l->x->mem, &idx_off,
+                            &l->o->mem, &out_off,  &n,         &nq,
+                            &s,         &ps,       &as,        &qs};
+    const size_t sizes[] = {sizeof(cl_mem), sizeof data_off, sizeof(cl_mem),
+                            sizeof idx_off, sizeof(cl_mem),  sizeof out_off,
+                            sizeof n,       sizeof nq,       sizeof s,
+                            sizeof ps,      sizeof as,       sizeof qs};
+    size_t global[3], local[3] = {1, 1, 1};
+    if (variant == CLG_VARIANT_PLANE) {
+      global[0] = (size_t)np;
+      global[1] = global[2] = 1;
+    } else {
+      size_t lo = GE_LOCAL_SIZE;
+      if (ctx->max_work_group_size && lo > ctx->max_work_group_size)
+        lo = ctx->max_work_group_size;
+      uint64_t d0 = last ? n : nq;
+      while (lo > 1 && lo / 2 >= d0)
+        lo /= 2;
+      local[0] = lo;
+      global[0] = (size_t)((d0 + lo - 1) / lo * lo);
+      global[1] = (size_t)(last ? np : n);
+      global[2] = (size_t)(last ? 1 : np);
+    }
+    clg__call_set(call, kernel, 12, sizes, values, 3, global, local);
+    return CLG_SUCCESS;
+  }
+
   size_t local = GE_LOCAL_SIZE;
   if (ctx->max_work_group_size && local > ctx->max_work_group_size)
     local = ctx->max_work_group_size;
@@ -134,33 +208,9 @@ static clg_status gather_elements_prepare(clg_context *ctx,
   }
   uint64_t items = ((uint64_t)l->of.count + per - 1) / per;
   size_t global = (size_t)((items + local - 1) / local * local);
-
-  bool three = ax <= 1 && k - ax - 1 <= 1;
-  char options[160];
-  snprintf(options, sizeof options,
-           "-DCLG_UNIT=%s -DCLG_EU=%zu -DCLG_INDEX=%s -DCLG_ITEMS=%d%s",
-           clg__unit_type(unit), es / unit,
-           l->xf.elem_size == 4 ? "int" : "long", GE_ITEMS,
-           gated ? " -DCLG_GATED" : "");
-  clg_kernel_entry *kernel = NULL;
-  clg_status st = clg__get_kernel(
-      ctx, clg_kernel_gather_elements, options,
-      three ? "clg_gather_elements_3d" : "clg_gather_elements_nd", &kernel);
-  if (st != CLG_SUCCESS)
-    return st;
-
-  cl_ulong data_off = l->d->offset / unit;
-  cl_ulong idx_off = l->x->offset / l->xf.elem_size;
-  cl_ulong out_off = l->o->offset / unit;
   cl_ulong total = l->of.count;
   cl_ulong per_item = per;
-  cl_ulong s = (cl_ulong)data->shape[a];
-  cl_ulong as = dims[ax].stride;
-  if (three) {
-    cl_ulong n = dims[ax].n;
-    cl_ulong ps = ax == 1 ? dims[0].stride : 0;
-    cl_ulong nq = ax + 1 < k ? dims[ax + 1].n : 1;
-    cl_ulong qs = ax + 1 < k ? dims[ax + 1].stride : 0;
+  if (g->three) {
     const void *values[] = {&l->d->mem, &data_off, &l->x->mem, &idx_off,
                             &l->o->mem, &out_off,  &total,     &n,
                             &nq,        &s,        &ps,        &as,
@@ -173,11 +223,11 @@ static clg_status gather_elements_prepare(clg_context *ctx,
     clg__call_set(call, kernel, 14, sizes, values, 1, &global, &local);
     return CLG_SUCCESS;
   }
-  cl_uint rank = (cl_uint)k;
+  cl_uint rank = (cl_uint)g->k;
   cl_ulong16 dv, sv;
   for (int i = 0; i < 16; ++i) {
-    dv.s[i] = i < k ? dims[i].n : 1;
-    sv.s[i] = i < k && i != ax ? dims[i].stride : 0;
+    dv.s[i] = i < g->k ? g->dims[i].n : 1;
+    sv.s[i] = i < g->k && i != g->ax ? g->dims[i].stride : 0;
   }
   const void *values[] = {
       &l->d->mem, &data_off, &l->x->mem, &idx_off, &l->o->mem, &out_off, &total,
@@ -189,6 +239,75 @@ static clg_status gather_elements_prepare(clg_context *ctx,
                           sizeof per_item};
   clg__call_set(call, kernel, 13, sizes, values, 1, &global, &local);
   return CLG_SUCCESS;
+}
+
+typedef struct ge_trial_arg {
+  clg_context *ctx;
+  const clg_launch *l;
+  const ge_geometry *g;
+} ge_trial_arg;
+
+static clg_status ge_trial(void *arg, int variant, double *seconds) {
+  const ge_trial_arg *t = arg;
+  clg_kernel_call call;
+  clg_status st = ge_call(t->ctx, t->l, false, t->g, variant, &call);
+  return st == CLG_SUCCESS ? clg__time_call(&call, t->l, seconds) : st;
+}
+
+static clg_status gather_elements_prepare(clg_context *ctx,
+                                          const clg_params *norm,
+                                          const clg_launch *l, bool gated,
+                                          clg_kernel_call *call) {
+  ge_geometry g;
+  ge_geometry_of(norm, l, &g);
+  cl_device_type dev = clg__plan_device(ctx);
+  uint64_t per_row = g.n * g.nq;
+  uint64_t np = per_row ? l->of.count / per_row : 0;
+  /* BLOCK always; with the [np, n, nq] view, ITEM (where its NDRange fits
+   * the 65535 limit some GPU drivers put on dims 1 and 2) and, for rows
+   * gathered along data's innermost axis, PLANE (CPUs only: its one
+   * work-item per row suits no GPU). PLANE first when a good share of each
+   * data row is gathered, as for Gather. */
+  unsigned allowed = 1u << CLG_VARIANT_BLOCK;
+  bool cpu = (dev & CL_DEVICE_TYPE_CPU) != 0;
+  if (g.three && (cpu || (np <= 65535 && (g.nq == 1 || g.n <= 65535))))
+    allowed |= 1u << CLG_VARIANT_ITEM;
+  bool plane = g.three && g.nq == 1 && g.as == 1;
+  if (plane)
+    allowed |= 1u << CLG_VARIANT_PLANE;
+  bool item = (allowed & (1u << CLG_VARIANT_ITEM)) != 0;
+  bool dense = plane && np >= 2 && g.n * 4 >= g.s;
+  int cands[3], count = 0;
+  if (cpu) {
+    if (dense)
+      cands[count++] = CLG_VARIANT_PLANE;
+    if (item)
+      cands[count++] = CLG_VARIANT_ITEM;
+    cands[count++] = CLG_VARIANT_BLOCK;
+    if (plane && !dense)
+      cands[count++] = CLG_VARIANT_PLANE;
+  } else {
+    cands[count++] = CLG_VARIANT_BLOCK;
+    if (item)
+      cands[count++] = CLG_VARIANT_ITEM;
+  }
+  char key[160];
+  snprintf(key, sizeof key,
+           "GatherElements view=%d n=2^%u nq=2^%u np=2^%u s=2^%u as1=%d "
+           "elem=%zu index=%zu dev=%d",
+           g.three ? 3 : g.k, clg__log2(g.n), clg__log2(g.nq), clg__log2(np),
+           clg__log2(g.s), g.as == 1, l->df.elem_size, l->xf.elem_size,
+           cpu ? 1 : 0);
+  ge_trial_arg arg = {ctx, l, &g};
+  bool can_time = !gated && l->d->mem && l->x->mem && l->o->mem && l->queue &&
+                  l->of.bytes >= CLG_TUNE_MIN_BYTES;
+  clg_choice how;
+  int variant = clg__tune_pick(ctx, key, cands, count, allowed,
+                               can_time ? ge_trial : NULL, &arg, &how);
+  clg_status st = ge_call(ctx, l, gated, &g, variant, call);
+  if (st == CLG_SUCCESS && l->queue) /* a launch, not a plan's bake */
+    clg__tune_note(ctx, variant, how);
+  return st;
 }
 
 const clg_op_impl clg__op_gather_elements = {

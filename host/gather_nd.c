@@ -100,45 +100,61 @@ static clg_status gather_nd_report(const clg_params *norm,
                    pos, at, shape, value, j, (int)axis, d, -d, d - 1);
 }
 
-static clg_status gather_nd_prepare(clg_context *ctx, const clg_params *norm,
-                                    const clg_launch *l, bool gated,
-                                    clg_kernel_call *call) {
+/* A GatherND as a gather of rows: the plan (batch, s rows per batch, n
+ * tuples per batch, the slice) and the tuple decoding (dims, strides). */
+typedef struct nd_geometry {
+  clg_gather_plan plan;
+  int32_t m;
+  cl_ulong16 dv, sv;
+} nd_geometry;
+
+static void nd_geometry_of(const clg_context *ctx, const clg_params *norm,
+                           const clg_launch *l, nd_geometry *g) {
   const clg_tensor *data = l->data;
   int32_t b = (int32_t)norm->batch_dims;
   int32_t m = (int32_t)l->indices->shape[l->indices->rank - 1];
   uint64_t batch = 1, s = 1, slice = l->df.elem_size;
   for (int32_t i = 0; i < b; ++i)
     batch *= (uint64_t)data->shape[i];
-  cl_ulong16 dv, sv;
   for (int i = 0; i < 16; ++i) {
-    dv.s[i] = 1;
-    sv.s[i] = 0;
+    g->dv.s[i] = 1;
+    g->sv.s[i] = 0;
   }
   for (int32_t j = m - 1; j >= 0; --j) {
-    dv.s[j] = (cl_ulong)data->shape[b + j];
-    sv.s[j] = s;
+    g->dv.s[j] = (cl_ulong)data->shape[b + j];
+    g->sv.s[j] = s;
     s *= (uint64_t)data->shape[b + j];
   }
   for (int32_t i = b + m; i < data->rank; ++i)
     slice *= (uint64_t)data->shape[i];
   uint64_t n = l->xf.count / (size_t)m / batch; /* tuples per batch */
+  g->m = m;
+  clg__plan_gather(&g->plan, batch, 1, s, n, slice, l->xf.elem_size,
+                   l->d->align, l->o->align, ctx->max_work_group_size);
+}
 
-  clg_gather_plan plan;
-  clg__plan_gather(&plan, batch, 1, s, n, slice, l->xf.elem_size, l->d->align,
-                   l->o->align, ctx->max_work_group_size);
-  clg__plan_for_device(&plan, clg__plan_device(ctx));
-
-  char options[160];
-  snprintf(options, sizeof options,
-           "-DCLG_UNIT=%s -DCLG_INDEX=%s -DCLG_ROWS_PER_ITEM=%d%s",
-           clg__unit_type(plan.unit_bytes),
-           plan.index_bytes == 4 ? "int" : "long", CLG_SMALL_ROWS_PER_ITEM,
-           gated ? " -DCLG_GATED" : "");
-  /* CHUNK1 (one-unit slices) runs the general chunk kernel here. */
-  const char *kname = plan.variant == CLG_VARIANT_ROWS ? "clg_gather_nd_rows"
-                      : plan.variant == CLG_VARIANT_SMALL
-                          ? "clg_gather_nd_small"
-                          : "clg_gather_nd_chunk";
+/* The kernel call of variant `variant` (ROWS, SMALL, ITEM, ITEM_PF). */
+static clg_status nd_call(clg_context *ctx, const clg_launch *l, bool gated,
+                          const nd_geometry *g, int variant,
+                          clg_kernel_call *call) {
+  clg_gather_plan plan = g->plan;
+  clg__plan_gather_variant(&plan, variant, ctx->compute_units);
+  char options[256];
+  int used = snprintf(options, sizeof options,
+                      "-DCLG_UNIT=%s -DCLG_INDEX=%s -DCLG_ROWS_PER_ITEM=%d%s",
+                      clg__unit_type(plan.unit_bytes),
+                      plan.index_bytes == 4 ? "int" : "long",
+                      CLG_SMALL_ROWS_PER_ITEM, gated ? " -DCLG_GATED" : "");
+  bool item = variant == CLG_VARIANT_ITEM || variant == CLG_VARIANT_ITEM_PF;
+  if (item)
+    snprintf(options + used, sizeof options - (size_t)used,
+             " -DCLG_INNER=%llu -DCLG_PARTS=%llu -DCLG_PART_UNITS=%llu "
+             "-DCLG_PREFETCH=%u -DCLG_M=%d",
+             (unsigned long long)plan.inner, (unsigned long long)plan.parts,
+             (unsigned long long)plan.part_units, plan.prefetch, (int)g->m);
+  const char *kname = item                          ? "clg_gather_nd_item"
+                      : variant == CLG_VARIANT_ROWS ? "clg_gather_nd_rows"
+                                                    : "clg_gather_nd_small";
   clg_kernel_entry *kernel = NULL;
   clg_status st =
       clg__get_kernel(ctx, clg_kernel_gather_nd, options, kname, &kernel);
@@ -149,21 +165,82 @@ static clg_status gather_nd_prepare(clg_context *ctx, const clg_params *norm,
   cl_ulong idx_off = l->x->offset / plan.index_bytes;
   cl_ulong out_off = l->o->offset / plan.unit_bytes;
   cl_ulong nn = plan.n, ss = plan.s, inner = plan.inner, rows = plan.rows;
-  cl_ulong rpi = plan.rows_per_item, upi = plan.units_per_item;
-  cl_uint mm = (cl_uint)m;
-  const void *values[] = {&l->d->mem, &data_off, &l->x->mem, &idx_off,
-                          &l->o->mem, &out_off,  &nn,        &ss,
-                          &inner,     &rows,     &mm,        &dv,
-                          &sv,        &rpi,      &upi};
-  const size_t sizes[] = {sizeof(cl_mem), sizeof data_off, sizeof(cl_mem),
-                          sizeof idx_off, sizeof(cl_mem),  sizeof out_off,
-                          sizeof nn,      sizeof ss,       sizeof inner,
-                          sizeof rows,    sizeof mm,       sizeof dv,
-                          sizeof sv,      sizeof rpi,      sizeof upi};
-  cl_uint nargs = plan.variant >= CLG_VARIANT_CHUNK ? 15 : 13;
-  clg__call_set(call, kernel, nargs, sizes, values, plan.work_dim, plan.global,
-                plan.local);
+  cl_uint mm = (cl_uint)g->m;
+  if (item) {
+    const void *values[] = {&l->d->mem, &data_off, &l->x->mem, &idx_off,
+                            &l->o->mem, &out_off,  &nn,        &ss,
+                            &g->dv,     &g->sv};
+    const size_t sizes[] = {sizeof(cl_mem), sizeof data_off, sizeof(cl_mem),
+                            sizeof idx_off, sizeof(cl_mem),  sizeof out_off,
+                            sizeof nn,      sizeof ss,       sizeof g->dv,
+                            sizeof g->sv};
+    clg__call_set(call, kernel, 10, sizes, values, plan.work_dim, plan.global,
+                  plan.local);
+  } else {
+    const void *values[] = {
+        &l->d->mem, &data_off, &l->x->mem, &idx_off, &l->o->mem, &out_off, &nn,
+        &ss,        &inner,    &rows,      &mm,      &g->dv,     &g->sv};
+    const size_t sizes[] = {sizeof(cl_mem), sizeof data_off, sizeof(cl_mem),
+                            sizeof idx_off, sizeof(cl_mem),  sizeof out_off,
+                            sizeof nn,      sizeof ss,       sizeof inner,
+                            sizeof rows,    sizeof mm,       sizeof g->dv,
+                            sizeof g->sv};
+    clg__call_set(call, kernel, 13, sizes, values, plan.work_dim, plan.global,
+                  plan.local);
+  }
   return CLG_SUCCESS;
+}
+
+typedef struct nd_trial_arg {
+  clg_context *ctx;
+  const clg_launch *l;
+  const nd_geometry *g;
+} nd_trial_arg;
+
+static clg_status nd_trial(void *arg, int variant, double *seconds) {
+  const nd_trial_arg *t = arg;
+  clg_kernel_call call;
+  clg_status st = nd_call(t->ctx, t->l, false, t->g, variant, &call);
+  return st == CLG_SUCCESS ? clg__time_call(&call, t->l, seconds) : st;
+}
+
+static clg_status gather_nd_prepare(clg_context *ctx, const clg_params *norm,
+                                    const clg_launch *l, bool gated,
+                                    clg_kernel_call *call) {
+  nd_geometry g;
+  nd_geometry_of(ctx, norm, l, &g);
+  /* CPUs: the ITEM kernels (one work-item per slice, shape and m as build
+   * constants), with and without prefetching, timed as Gather's are; other
+   * devices: the coalesced ROWS / SMALL plan. CLGATHER_VARIANT may force
+   * any of them. */
+  cl_device_type dev = clg__plan_device(ctx);
+  uint64_t batch = g.plan.outer;
+  int cands[2] = {CLG_VARIANT_ITEM, CLG_VARIANT_ITEM_PF}, count = 2;
+  if (!(dev & CL_DEVICE_TYPE_CPU)) {
+    cands[0] = (int)g.plan.variant;
+    count = 1;
+  }
+  unsigned allowed = 1u << CLG_VARIANT_ROWS | 1u << CLG_VARIANT_SMALL;
+  if ((dev & CL_DEVICE_TYPE_CPU) || batch <= 65535)
+    allowed |= 1u << CLG_VARIANT_ITEM | 1u << CLG_VARIANT_ITEM_PF;
+  char key[160];
+  snprintf(key, sizeof key,
+           "GatherND m=%d slice=2^%u align=%zu s=2^%u rows=2^%u batch=2^%u "
+           "index=%zu dev=%d",
+           (int)g.m, clg__log2(g.plan.slice_bytes),
+           clg__copy_unit_max(g.plan.slice_bytes, l->d->align, l->o->align, 64),
+           clg__log2(g.plan.s), clg__log2(g.plan.rows), clg__log2(batch),
+           g.plan.index_bytes, (dev & CL_DEVICE_TYPE_CPU) ? 1 : 0);
+  nd_trial_arg arg = {ctx, l, &g};
+  bool can_time = !gated && l->d->mem && l->x->mem && l->o->mem && l->queue &&
+                  l->of.bytes >= CLG_TUNE_MIN_BYTES;
+  clg_choice how;
+  int variant = clg__tune_pick(ctx, key, cands, count, allowed,
+                               can_time ? nd_trial : NULL, &arg, &how);
+  clg_status st = nd_call(ctx, l, gated, &g, variant, call);
+  if (st == CLG_SUCCESS && l->queue) /* a launch, not a plan's bake */
+    clg__tune_note(ctx, variant, how);
+  return st;
 }
 
 const clg_op_impl clg__op_gather_nd = {

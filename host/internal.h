@@ -344,17 +344,17 @@ clg_status clg__check_batch_shapes(const char *op, int32_t b,
 typedef enum clg_gather_variant {
   CLG_VARIANT_ROWS = 0,    /* one work-group row per output slice */
   CLG_VARIANT_SMALL = 1,   /* several short slices per work-item */
-  CLG_VARIANT_CHUNK = 2,   /* GatherND on CPUs: one output block per item */
-  CLG_VARIANT_CHUNK1 = 3,  /* the same for one-unit slices */
-  CLG_VARIANT_ITEM = 4,    /* Gather: one work-item per slice (part), the
-                            * slice length a build constant */
-  CLG_VARIANT_ITEM_PF = 5, /* ITEM prefetching the slice of a later index */
-  CLG_VARIANT_PLANE = 6,   /* Gather: one work-item per outer row, its plane
+  CLG_VARIANT_ITEM = 2,    /* one work-item per slice (part), the slice
+                            * length a build constant */
+  CLG_VARIANT_ITEM_PF = 3, /* ITEM prefetching the slice of a later index */
+  CLG_VARIANT_PLANE = 4,   /* one work-item per outer row, its plane
                             * prefetched first */
+  CLG_VARIANT_BLOCK = 5,   /* GatherElements: a block of consecutive output
+                            * elements per work-item */
   CLG_VARIANT_COUNT
 } clg_gather_variant;
 
-/* "rows", "small", "chunk", "chunk1", "item", "item_pf", "plane". */
+/* "rows", "small", "item", "item_pf", "plane", "block". */
 const char *clg__variant_name(int variant);
 /* The variant named `name`, or -1. */
 int clg__variant_parse(const char *name);
@@ -372,10 +372,8 @@ typedef struct clg_gather_plan {
   size_t unit_bytes;  /* 1, 2, 4, 8 or 16: copy width */
   size_t index_bytes; /* 4 or 8 */
   clg_gather_variant variant;
-  uint64_t rows_per_item;  /* CHUNK, CHUNK1: output slices per work-item */
-  uint64_t units_per_item; /* CHUNK: units of each slice per work-item */
-  size_t local[3];         /* work-group size */
-  size_t global[3];        /* NDRange */
+  size_t local[3];  /* work-group size */
+  size_t global[3]; /* NDRange */
   cl_uint work_dim;
   /* ITEM, ITEM_PF, PLANE (clg__plan_gather_variant): */
   uint64_t parts;      /* work-items per slice */
@@ -397,13 +395,6 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,
                       uint64_t s, uint64_t n, uint64_t slice_bytes,
                       size_t index_bytes, size_t data_align, size_t out_align,
                       size_t max_local);
-
-/* Re-plan `plan` (filled by clg__plan_gather) for a CPU device
- * (CL_DEVICE_TYPE_CPU in device_type): ROWS plans and one-unit slices become
- * the CHUNK / CHUNK1 variants, work-groups of one work-item each copying a
- * contiguous block of the output; SMALL plans of 2+ units stay. Other devices
- * keep the coalesced ROWS / SMALL plan. */
-void clg__plan_for_device(clg_gather_plan *plan, cl_device_type device_type);
 
 /* Gather's candidate variants for `plan` (filled by clg__plan_gather) on a
  * device of `device_type`, best guess first, into cands (room for
@@ -469,6 +460,13 @@ int clg__tune_pick(clg_context *ctx, const char *key, const int *cands,
 void clg__tune_note(clg_context *ctx, int variant, clg_choice how);
 /* Free the context's choices. */
 void clg__tune_release(clg_context *ctx);
+/* A trial's body: launch `call` (ungated) on l's queue after l's wait list,
+ * wait for it; *seconds is the wall time from enqueue to completion. */
+struct clg_kernel_call;
+clg_status clg__time_call(const struct clg_kernel_call *call,
+                          const clg_launch *l, double *seconds);
+/* floor(log2(v)), 0 for v <= 1: shape classes in powers of two. */
+unsigned clg__log2(uint64_t v);
 /* Seconds of a monotonic clock. */
 double clg__now(void);
 

@@ -41,7 +41,7 @@ size_t clg__copy_unit(uint64_t bytes, size_t align_a, size_t align_b) {
 }
 
 static const char *const clg_variant_names[CLG_VARIANT_COUNT] = {
-    "rows", "small", "chunk", "chunk1", "item", "item_pf", "plane"};
+    "rows", "small", "item", "item_pf", "plane", "block"};
 
 const char *clg__variant_name(int variant) {
   return variant >= 0 && variant < CLG_VARIANT_COUNT
@@ -73,8 +73,6 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,
   plan->rows = outer * n;
   plan->unit_bytes = unit;
   plan->index_bytes = index_bytes;
-  plan->rows_per_item = 0;
-  plan->units_per_item = 0;
   plan->parts = 1;
   plan->part_units = plan->inner;
   plan->prefetch = 0;
@@ -108,46 +106,6 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,
     plan->global[0] = clg_round_up((size_t)items, local);
     plan->global[1] = 1;
   }
-}
-
-/* CPU plan: at most CLG_CPU_ITEMS work-items (a few per core, for load
- * balance on a shared machine), each copying at least CLG_CPU_MIN_BYTES. */
-#define CLG_CPU_ITEMS 64
-#define CLG_CPU_MIN_BYTES (32 * 1024)
-
-static uint64_t clg_div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-
-void clg__plan_for_device(clg_gather_plan *plan, cl_device_type device_type) {
-  /* Slices of 2..CLG_ROWS_MIN_UNITS-1 units keep the SMALL variant: measured
-   * on POCL, its many work-items (8 slices each, 64 per work-group) overlap
-   * the random reads better than a few long per-item loops (128-byte slices:
-   * 0.55 vs 0.32 x copy-ref). */
-  if (!(device_type & CL_DEVICE_TYPE_CPU) || plan->rows == 0 ||
-      plan->inner == 0 ||
-      (plan->variant == CLG_VARIANT_SMALL && plan->inner > 1))
-    return;
-  uint64_t bytes = plan->rows * plan->inner * plan->unit_bytes;
-  uint64_t items = bytes / CLG_CPU_MIN_BYTES;
-  if (items > CLG_CPU_ITEMS)
-    items = CLG_CPU_ITEMS;
-  if (items < 1)
-    items = 1;
-  uint64_t parts = 1, rpi = clg_div_up(plan->rows, items), upi = plan->inner;
-  if (plan->rows < items) {
-    /* Few long slices: split each into parts of whole 64-byte lines. */
-    uint64_t line = 64 / plan->unit_bytes;
-    rpi = 1;
-    upi = clg_div_up(plan->inner, clg_div_up(items, plan->rows));
-    upi = clg_div_up(upi, line) * line;
-    parts = clg_div_up(plan->inner, upi);
-  }
-  plan->variant = plan->inner == 1 ? CLG_VARIANT_CHUNK1 : CLG_VARIANT_CHUNK;
-  plan->rows_per_item = rpi;
-  plan->units_per_item = upi;
-  plan->work_dim = 2;
-  plan->local[0] = plan->local[1] = 1;
-  plan->global[0] = (size_t)parts;
-  plan->global[1] = (size_t)clg_div_up(plan->rows, rpi);
 }
 
 /* ---------------------------------------------- Gather's variants */

@@ -150,6 +150,31 @@ void clg__tune_release(clg_context *ctx) {
   ctx->tuned = NULL;
 }
 
+clg_status clg__time_call(const clg_kernel_call *call, const clg_launch *l,
+                          double *seconds) {
+  cl_event ev = NULL;
+  double t0 = clg__now();
+  clg_status st =
+      clg__call_launch(call, l->queue, NULL, l->num_events, l->wait_list, &ev);
+  if (st != CLG_SUCCESS)
+    return st;
+  cl_int err = clWaitForEvents(1, &ev);
+  *seconds = clg__now() - t0;
+  clReleaseEvent(ev);
+  if (err != CL_SUCCESS)
+    return clg__fail_cl(err, "clWaitForEvents", "timing a kernel variant");
+  return CLG_SUCCESS;
+}
+
+unsigned clg__log2(uint64_t v) {
+  unsigned b = 0;
+  while (v > 1) {
+    v >>= 1;
+    ++b;
+  }
+  return b;
+}
+
 const char *clg_context_last_variant(clg_context *ctx, clg_choice *how) {
   if (how)
     *how = CLG_CHOICE_NONE;

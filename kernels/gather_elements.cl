@@ -24,8 +24,14 @@
  * range check below is only defence in depth: an invalid element is skipped,
  * never read.
  *
+ * Two more kernels for the [np, n, nq] view run one element per
+ * work-item (clg_gather_elements_item) or one output row per work-item after
+ * prefetching its data row (clg_gather_elements_plane); the host picks one
+ * of the three by timing them on the device (host/tune.c).
+ *
  * Build options (-D): CLG_UNIT, CLG_EU (units per element), CLG_INDEX (int
- * or long). CLG_ITEMS is accepted and unused (per_item is an argument).
+ * or long), CLG_LAST (item: 1 when nq == 1, the NDRange then runs over
+ * (n, np)). CLG_ITEMS is accepted and unused (per_item is an argument).
  */
 #ifndef CLG_UNIT
 #error "build with -DCLG_UNIT=<type>"
@@ -35,6 +41,14 @@
 #endif
 #ifndef CLG_EU
 #define CLG_EU 1
+#endif
+#ifndef CLG_LAST
+#define CLG_LAST 0
+#endif
+#if defined(__clang__)
+#define CLG_PREFETCH_LINE(p) __builtin_prefetch((const global void *)(p), 0, 3)
+#else
+#define CLG_PREFETCH_LINE(p) prefetch((const global uchar *)(p), 64)
 #endif
 #ifndef CLG_ITEMS
 #define CLG_ITEMS 16
@@ -147,5 +161,64 @@ kernel void clg_gather_elements_nd(global const unit_t *restrict data,
       base -= dims[d] * str[d];
       coord[d] = 0;
     }
+  }
+}
+
+/* One output element per work-item of the [np, n, nq] view, no division:
+ * NDRange (nq rounded up to the work-group size, n, np), or with CLG_LAST
+ * (nq == 1) (n rounded up, np, 1), so that dim 0 always runs along
+ * contiguous indices and output and a CPU compiler maps it onto SIMD
+ * lanes. */
+kernel void clg_gather_elements_item(global const unit_t *restrict data,
+                                     ulong data_off,
+                                     global const index_t *restrict indices,
+                                     ulong indices_off,
+                                     global unit_t *restrict out,
+                                     ulong out_off, ulong n, ulong nq, ulong s,
+                                     ulong ps, ulong as,
+                                     ulong qs CLG_GATE_ARG) {
+  CLG_GATE
+#if CLG_LAST
+  ulong q = 0, j = get_global_id(0), p = get_global_id(1);
+  if (j >= n)
+    return;
+#else
+  ulong q = get_global_id(0), j = get_global_id(1), p = get_global_id(2);
+  if (q >= nq)
+    return;
+#endif
+  ulong e = (p * n + j) * nq + q;
+  long k = clg_ge_source(indices[indices_off + e], s);
+  if (k < 0)
+    return;
+  clg_ge_copy(data + data_off + (p * ps + (ulong)k * as + q * qs) * CLG_EU,
+              out + out_off + e * CLG_EU);
+}
+
+/* nq == 1 and as == 1 (the axis innermost in data): one work-item per
+ * output row p (work-groups of one), which prefetches the row's s data
+ * elements line by line (a sequential stream) and then gathers from them in
+ * cache. NDRange (np). */
+kernel void clg_gather_elements_plane(global const unit_t *restrict data,
+                                      ulong data_off,
+                                      global const index_t *restrict indices,
+                                      ulong indices_off,
+                                      global unit_t *restrict out,
+                                      ulong out_off, ulong n, ulong nq,
+                                      ulong s, ulong ps, ulong as,
+                                      ulong qs CLG_GATE_ARG) {
+  CLG_GATE
+  ulong p = get_global_id(0);
+  global const unit_t *row = data + data_off + p * ps * CLG_EU;
+  global const uchar *line = (global const uchar *)row;
+  ulong lines = (s * CLG_EU * sizeof(unit_t) + 63) / 64;
+  for (ulong i = 0; i < lines; ++i)
+    CLG_PREFETCH_LINE(line + i * 64);
+  global const index_t *idx = indices + indices_off + p * n;
+  global unit_t *dst = out + out_off + p * n * CLG_EU;
+  for (ulong j = 0; j < n; ++j) {
+    long k = clg_ge_source(idx[j], s);
+    if (k >= 0)
+      clg_ge_copy(row + (ulong)k * CLG_EU, dst + j * CLG_EU);
   }
 }

@@ -11,7 +11,7 @@
  * product of dims[j+1 .. m-1], both computed on the host and passed by
  * value (ulong16: m <= 16).
  *
- * A unit is CLG_UNIT (uchar .. uint4, 1 to 16 bytes), the widest type the
+ * A unit is CLG_UNIT (uchar .. uint16, 1 to 64 bytes), the widest type the
  * slice size and the buffer offsets allow. Offsets are in units (data,
  * output) and in index elements (indices).
  *
@@ -20,7 +20,9 @@
  * component is skipped, never read).
  *
  * Build options (-D): CLG_UNIT, CLG_INDEX (int or long), CLG_ROWS_PER_ITEM
- * (slices per work-item in clg_gather_nd_small).
+ * (slices per work-item in clg_gather_nd_small); for clg_gather_nd_item,
+ * CLG_INNER, CLG_PARTS, CLG_PART_UNITS, CLG_PREFETCH (the slice and the
+ * prefetch distance, as in gather.cl) and CLG_M (components per tuple).
  */
 #ifndef CLG_UNIT
 #error "build with -DCLG_UNIT=<type>"
@@ -30,6 +32,27 @@
 #endif
 #ifndef CLG_ROWS_PER_ITEM
 #define CLG_ROWS_PER_ITEM 8
+#endif
+
+#ifndef CLG_INNER
+#define CLG_INNER 1
+#endif
+#ifndef CLG_PARTS
+#define CLG_PARTS 1
+#endif
+#ifndef CLG_PART_UNITS
+#define CLG_PART_UNITS CLG_INNER
+#endif
+#ifndef CLG_M
+#define CLG_M 1
+#endif
+#ifndef CLG_PREFETCH
+#define CLG_PREFETCH 0
+#endif
+#if defined(__clang__)
+#define CLG_PREFETCH_LINE(p) __builtin_prefetch((const global void *)(p), 0, 3)
+#else
+#define CLG_PREFETCH_LINE(p) prefetch((const global uchar *)(p), 64)
 #endif
 
 typedef CLG_UNIT unit_t;
@@ -83,8 +106,7 @@ kernel void clg_gather_nd_rows(global const unit_t *restrict data,
     if (k < 0)
       continue;
     ulong batch = row / n;
-    global const unit_t *src =
-        data + data_off + (batch * s + (ulong)k) * inner;
+    global const unit_t *src = data + data_off + (batch * s + (ulong)k) * inner;
     global unit_t *dst = out + out_off + row * inner;
     for (ulong u = get_global_id(0); u < inner; u += step)
       dst[u] = src[u];
@@ -129,46 +151,50 @@ kernel void clg_gather_nd_small(global const unit_t *restrict data,
   }
 }
 
-/* CPU devices: as clg_gather_chunk of gather.cl. NDRange (parts, row
- * groups), work-groups of one work-item: work-item (p, g) copies units
- * [p * units_per_item, ..) of the slices of output rows
- * [g * rows_per_item, ..), decoding each tuple once per slice. */
-kernel void clg_gather_nd_chunk(global const unit_t *restrict data,
-                                ulong data_off,
-                                global const index_t *restrict indices,
-                                ulong indices_off, global unit_t *restrict out,
-                                ulong out_off, ulong n, ulong s, ulong inner,
-                                ulong rows, uint m, ulong16 dims_v,
-                                ulong16 strides_v, ulong rows_per_item,
-                                ulong units_per_item CLG_GATE_ARG) {
+/* One work-item per part of an output slice, the slice's shape and m build
+ * constants (CLG_INNER units, CLG_PARTS parts of CLG_PART_UNITS, CLG_M
+ * components), as clg_gather_item of gather.cl: a CPU compiler maps the
+ * work-items of a work-group onto SIMD lanes and the tuple decode unrolls.
+ * NDRange (n * CLG_PARTS rounded up to the work-group size, 1, batch). */
+kernel void clg_gather_nd_item(global const unit_t *restrict data,
+                               ulong data_off,
+                               global const index_t *restrict indices,
+                               ulong indices_off, global unit_t *restrict out,
+                               ulong out_off, ulong n, ulong s, ulong16 dims_v,
+                               ulong16 strides_v CLG_GATE_ARG) {
   CLG_GATE
-  ulong r0 = get_global_id(1) * rows_per_item;
-  ulong u0 = get_global_id(0) * units_per_item;
-  if (r0 >= rows || u0 >= inner)
+  ulong g = get_global_id(0);
+  ulong j = g / CLG_PARTS;
+  if (j >= n)
     return;
-  ulong r1 = min(r0 + rows_per_item, rows);
-  ulong len = min(units_per_item, inner - u0);
+  ulong batch = get_global_id(2);
+  ulong row = batch * n + j;
   ulong dims[16], strides[16];
   vstore16(dims_v, 0, dims);
   vstore16(strides_v, 0, strides);
-  ulong batch = r0 / n;
-  ulong j = r0 - batch * n;
-  global const index_t *t = indices + indices_off + r0 * m;
-  global unit_t *dst = out + out_off + r0 * inner + u0;
-  global const unit_t *plane = data + data_off + batch * s * inner + u0;
-  for (ulong row = r0; row < r1; ++row) {
-    long k = m == 1 ? clg_nd_row(t, 1, dims, strides)
-                    : clg_nd_row(t, m, dims, strides);
-    if (k >= 0) {
-      global const unit_t *src = plane + (ulong)k * inner;
-      for (ulong u = 0; u < len; ++u)
-        dst[u] = src[u];
-    }
-    t += m;
-    dst += inner;
-    if (++j == n) {
-      j = 0;
-      plane += s * inner;
-    }
+#if CLG_PREFETCH > 0
+  /* the slice of the tuple CLG_PREFETCH work-items ahead */
+  if (j + CLG_PREFETCH < n) {
+    long kp = clg_nd_row(indices + indices_off + (row + CLG_PREFETCH) * CLG_M,
+                         CLG_M, dims, strides);
+    if (kp >= 0)
+      CLG_PREFETCH_LINE(data + data_off + (batch * s + (ulong)kp) * CLG_INNER);
   }
+#endif
+  long k =
+      clg_nd_row(indices + indices_off + row * CLG_M, CLG_M, dims, strides);
+  if (k < 0)
+    return;
+  global const unit_t *src =
+      data + data_off + (batch * s + (ulong)k) * CLG_INNER;
+  global unit_t *dst = out + out_off + row * CLG_INNER;
+#if CLG_PARTS == 1
+  for (uint u = 0; u < CLG_INNER; ++u)
+    dst[u] = src[u];
+#else
+  ulong u0 = (g - j * CLG_PARTS) * CLG_PART_UNITS;
+  ulong u1 = min(u0 + CLG_PART_UNITS, (ulong)CLG_INNER);
+  for (ulong u = u0; u < u1; ++u)
+    dst[u] = src[u];
+#endif
 }

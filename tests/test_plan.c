@@ -10,8 +10,8 @@ static clg_gather_plan plan_for(uint64_t outer, uint64_t s, uint64_t n,
                                 uint64_t slice_bytes, size_t data_align,
                                 size_t out_align) {
   clg_gather_plan p;
-  clg__plan_gather(&p, outer, outer, s, n, slice_bytes, 8, data_align, out_align,
-                   1024);
+  clg__plan_gather(&p, outer, outer, s, n, slice_bytes, 8, data_align,
+                   out_align, 1024);
   return p;
 }
 
@@ -76,77 +76,8 @@ Test(plan, unit_type_names) {
   cr_expect_str_eq(clg__unit_type(4), "uint");
   cr_expect_str_eq(clg__unit_type(8), "uint2");
   cr_expect_str_eq(clg__unit_type(16), "uint4");
-}
-
-/* Every (row, unit) of the output is covered exactly once by the CPU plan's
- * work-items, whose count stays small. */
-static void expect_cpu_cover(clg_gather_plan p) {
-  cr_expect_eq(p.work_dim, 2);
-  cr_expect_eq(p.local[0], 1);
-  cr_expect_eq(p.local[1], 1);
-  cr_expect_geq(p.rows_per_item, 1);
-  cr_expect_geq(p.units_per_item, 1);
-  cr_expect_leq(p.units_per_item, p.inner);
-  /* rows: the groups tile [0, rows) with no empty group */
-  cr_expect_geq(p.global[1] * p.rows_per_item, p.rows);
-  cr_expect_lt((p.global[1] - 1) * p.rows_per_item, p.rows);
-  /* units: the parts tile [0, inner) with no empty part */
-  cr_expect_geq(p.global[0] * p.units_per_item, p.inner);
-  cr_expect_lt((p.global[0] - 1) * p.units_per_item, p.inner);
-  cr_expect_leq(p.global[0] * p.global[1], 64);
-}
-
-Test(plan, cpu_devices_use_chunk_plans) {
-  /* embedding: 4096 slices of 3 KiB -> whole slices, many rows per item */
-  clg_gather_plan p = plan_for(1, 50000, 4096, 3072, 0, 0);
-  clg__plan_for_device(&p, CL_DEVICE_TYPE_CPU);
-  cr_assert_eq(p.variant, CLG_VARIANT_CHUNK);
-  cr_expect_eq(p.units_per_item, p.inner);
-  cr_expect_gt(p.rows_per_item, 1);
-  expect_cpu_cover(p);
-
-  /* last-axis: one-unit slices -> CHUNK1 */
-  p = plan_for(4096, 4096, 1024, 4, 0, 0);
-  clg__plan_for_device(&p, CL_DEVICE_TYPE_CPU);
-  cr_assert_eq(p.variant, CLG_VARIANT_CHUNK1);
-  cr_expect_eq(p.inner, 1);
-  expect_cpu_cover(p);
-
-  /* two huge slices -> each split into parts of whole 64-byte lines */
-  p = plan_for(1, 10, 2, 1 << 24, 0, 0);
-  clg__plan_for_device(&p, CL_DEVICE_TYPE_CPU);
-  cr_assert_eq(p.variant, CLG_VARIANT_CHUNK);
-  cr_expect_eq(p.rows_per_item, 1);
-  cr_expect_gt(p.global[0], 1);
-  cr_expect_eq(p.units_per_item * p.unit_bytes % 64, 0);
-  expect_cpu_cover(p);
-
-  /* tiny: one work-item */
-  p = plan_for(1, 100, 10, 1024, 0, 0);
-  clg__plan_for_device(&p, CL_DEVICE_TYPE_CPU);
-  expect_cpu_cover(p);
-  cr_expect_eq(p.global[0] * p.global[1], 1);
-
-  /* odd sizes and units: 3-unit slices keep the SMALL variant */
-  p = plan_for(3, 7, 1001, 6, 2, 0);
-  clg__plan_for_device(&p, CL_DEVICE_TYPE_CPU);
-  cr_expect_eq(p.unit_bytes, 2);
-  cr_expect_eq(p.variant, CLG_VARIANT_SMALL);
-  /* a one-unit odd slice (2 bytes) -> CHUNK1 */
-  p = plan_for(3, 7, 1001, 2, 2, 0);
-  clg__plan_for_device(&p, CL_DEVICE_TYPE_CPU);
-  cr_expect_eq(p.variant, CLG_VARIANT_CHUNK1);
-  expect_cpu_cover(p);
-}
-
-Test(plan, gpu_devices_keep_coalesced_plans) {
-  clg_gather_plan p = plan_for(1, 50000, 4096, 3072, 0, 0);
-  clg__plan_for_device(&p, CL_DEVICE_TYPE_GPU);
-  cr_expect_eq(p.variant, CLG_VARIANT_ROWS);
-  cr_expect_eq(p.local[0], 64);
-  p = plan_for(4096, 4096, 1024, 4, 0, 0);
-  clg__plan_for_device(&p, CL_DEVICE_TYPE_ACCELERATOR);
-  cr_expect_eq(p.variant, CLG_VARIANT_SMALL);
+  cr_expect_str_eq(clg__unit_type(32), "uint8");
+  cr_expect_str_eq(clg__unit_type(64), "uint16");
 }
 
 /* Test builds plan for the device type CLGATHER_TEST_PLAN_DEVICE names, so
@@ -161,8 +92,9 @@ Test(plan, test_builds_can_plan_for_another_device_type) {
   cr_expect_eq(clg__plan_device(&fake), CL_DEVICE_TYPE_GPU);
   clg_gather_plan p;
   clg__plan_gather(&p, 2, 2, 10, 9, 4096 * 4, 8, 0, 0, 1024);
-  clg__plan_for_device(&p, clg__plan_device(&fake));
-  cr_expect_eq(p.variant, CLG_VARIANT_ROWS);
+  int c[CLG_VARIANT_COUNT];
+  cr_expect_geq(clg__gather_candidates(&p, clg__plan_device(&fake), c), 1);
+  cr_expect_eq(c[0], CLG_VARIANT_ROWS);
   setenv("CLGATHER_TEST_PLAN_DEVICE", "cpu", 1);
   cr_expect_eq(clg__plan_device(&fake), CL_DEVICE_TYPE_CPU);
   unsetenv("CLGATHER_TEST_PLAN_DEVICE");
@@ -173,4 +105,108 @@ Test(plan, rows_variant_caps_ndrange_dim1) {
   cr_assert_eq(p.variant, CLG_VARIANT_ROWS);
   cr_expect_eq(p.global[1], 65535, "dim 1 must stay within 65535");
   cr_expect_eq(p.rows, 70000);
+}
+
+/* --------------------------------------------- Gather's variants (ITEM, PLANE)
+ */
+
+static clg_gather_plan base_plan(uint64_t outer, uint64_t outer_pb, uint64_t s,
+                                 uint64_t n, uint64_t slice, size_t da,
+                                 size_t oa) {
+  clg_gather_plan p;
+  clg__plan_gather(&p, outer, outer_pb, s, n, slice, 8, da, oa, 1024);
+  return p;
+}
+
+/* Every (slice, part) is covered by exactly the work-items the kernel
+ * keeps (j < n), for each variant. */
+Test(plan, item_ndrange_covers_every_slice_part) {
+  static const struct {
+    uint64_t outer, outer_pb, s, n, slice;
+  } cases[] = {
+      {1, 1, 50000, 4096, 3072},   {1, 1, 1000000, 1000000, 64},
+      {4096, 4096, 4096, 1024, 4}, {64, 64, 1024, 512, 512},
+      {1, 1, 100, 10, 256},        {6, 2, 7, 3, 1 << 20},
+      {1, 1, 3, 1, 65536},         {5, 5, 9, 0, 12},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    clg_gather_plan p = base_plan(cases[i].outer, cases[i].outer_pb, cases[i].s,
+                                  cases[i].n, cases[i].slice, 0, 0);
+    clg__plan_gather_variant(&p, CLG_VARIANT_ITEM, 2);
+    cr_expect_eq(p.variant, CLG_VARIANT_ITEM);
+    cr_expect_eq(p.inner * p.unit_bytes, cases[i].slice);
+    cr_expect_leq(p.unit_bytes, 64);
+    cr_expect_geq(p.parts * p.part_units, p.inner);
+    cr_expect_lt((p.parts - 1) * p.part_units, p.inner + (p.inner == 0));
+    cr_expect_eq(p.global[0] % p.local[0], 0);
+    cr_expect_geq(p.global[0], p.n * p.parts);
+    cr_expect_eq(p.global[1], cases[i].outer_pb);
+    cr_expect_eq(p.global[1] * p.global[2], cases[i].outer);
+    cr_expect_eq(p.prefetch, 0);
+    clg__plan_gather_variant(&p, CLG_VARIANT_ITEM_PF, 2);
+    cr_expect_gt(p.prefetch, 0);
+    clg__plan_gather_variant(&p, CLG_VARIANT_PLANE, 2);
+    cr_expect_eq(p.global[0] * p.global[1], cases[i].outer);
+    cr_expect_eq(p.local[0] * p.local[1] * p.local[2], 1);
+  }
+}
+
+Test(plan, long_slices_of_few_rows_are_split_into_parts) {
+  clg_gather_plan p = base_plan(1, 1, 3, 1, 1 << 20, 0, 0);
+  clg__plan_gather_variant(&p, CLG_VARIANT_ITEM, 2);
+  cr_expect_gt(p.parts, 1);
+  cr_expect_geq(p.part_units * p.unit_bytes, 1024);
+  /* many rows: one work-item per slice */
+  p = base_plan(1, 1, 50000, 4096, 3072, 0, 0);
+  clg__plan_gather_variant(&p, CLG_VARIANT_ITEM, 2);
+  cr_expect_eq(p.parts, 1);
+}
+
+Test(plan, wide_unit_follows_the_offsets) {
+  clg_gather_plan p = base_plan(1, 1, 10, 4, 3072, 0, 0);
+  clg__plan_gather_variant(&p, CLG_VARIANT_ITEM, 2);
+  cr_expect_eq(p.unit_bytes, 64);
+  p = base_plan(1, 1, 10, 4, 3072, 32, 0);
+  clg__plan_gather_variant(&p, CLG_VARIANT_ITEM, 2);
+  cr_expect_eq(p.unit_bytes, 32);
+  p = base_plan(1, 1, 10, 4, 3072, 0, 4);
+  clg__plan_gather_variant(&p, CLG_VARIANT_ITEM, 2);
+  cr_expect_eq(p.unit_bytes, 4);
+  /* ROWS keeps 16-byte units */
+  clg__plan_gather_variant(&p, CLG_VARIANT_ROWS, 2);
+  cr_expect_leq(p.unit_bytes, 16);
+}
+
+Test(plan, candidates_per_device_type) {
+  int c[CLG_VARIANT_COUNT];
+  /* last-axis, dense: PLANE first on CPUs */
+  clg_gather_plan p = base_plan(4096, 4096, 4096, 1024, 4, 0, 0);
+  int k = clg__gather_candidates(&p, CL_DEVICE_TYPE_CPU, c);
+  cr_expect_geq(k, 2);
+  cr_expect_eq(c[0], CLG_VARIANT_PLANE);
+  /* rows of one table: no PLANE */
+  p = base_plan(1, 1, 1000000, 1000000, 64, 0, 0);
+  k = clg__gather_candidates(&p, CL_DEVICE_TYPE_CPU, c);
+  for (int i = 0; i < k; ++i)
+    cr_expect_neq(c[i], CLG_VARIANT_PLANE);
+  cr_expect_eq(c[0], CLG_VARIANT_ITEM);
+  /* GPUs: the ROWS / SMALL plan first, ITEM where the grid allows */
+  p = base_plan(2, 2, 10, 9, 4096 * 4, 0, 0);
+  k = clg__gather_candidates(&p, CL_DEVICE_TYPE_GPU, c);
+  cr_expect_eq(k, 2);
+  cr_expect_eq(c[0], CLG_VARIANT_ROWS);
+  cr_expect_eq(c[1], CLG_VARIANT_ITEM);
+  p = base_plan(70000, 70000, 10, 9, 4, 0, 0);
+  k = clg__gather_candidates(&p, CL_DEVICE_TYPE_GPU, c);
+  cr_expect_eq(k, 1);
+  unsigned allowed = clg__gather_allowed(&p, CL_DEVICE_TYPE_GPU);
+  cr_expect_eq(allowed & (1u << CLG_VARIANT_ITEM), 0);
+  cr_expect_neq(allowed & (1u << CLG_VARIANT_SMALL), 0);
+}
+
+Test(plan, variant_names_round_trip) {
+  for (int v = 0; v < CLG_VARIANT_COUNT; ++v)
+    cr_expect_eq(clg__variant_parse(clg__variant_name(v)), v);
+  cr_expect_eq(clg__variant_parse("nope"), -1);
+  cr_expect_eq(clg__variant_parse(NULL), -1);
 }
