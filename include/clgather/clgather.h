@@ -300,9 +300,12 @@ typedef enum clg_choice {
  *
  * Where a shape admits several kernel variants (Gather on a CPU device:
  * one work-item per slice, the same with prefetching, one work-item per
- * outer row), the first call of each shape class on a context times each
- * candidate once to three times on the call's own tensors (at most ~0.2 s
- * in all; the call blocks until then) and keeps the fastest, in the context
+ * outer row; GatherND and GatherElements likewise), the first call of each
+ * shape class with an output of 1 MiB or more on a context runs each
+ * candidate once untimed (a driver may finish compiling at a first launch)
+ * and then one to three times timed, on the call's own tensors (the timed
+ * rounds stop after ~0.2 s; the call blocks until then, and the index
+ * values are checked before any of it), and keeps the fastest, in the context
  * and beside the program cache (CLGATHER_CACHE_DIR), so later calls and
  * processes reuse it. Every variant writes the same bytes: the choice
  * changes speed only. CLGATHER_VARIANT=NAME forces a variant wherever it is
