@@ -95,14 +95,15 @@ static clg_status gather_call(clg_context *ctx, const clg_params *norm,
            plan.index_bytes == 4 ? "int" : "long", CLG_SMALL_ROWS_PER_ITEM,
            gather_mode_name(norm->mode), gated ? " -DCLG_GATED" : "");
   bool item = variant == CLG_VARIANT_ITEM || variant == CLG_VARIANT_ITEM_PF ||
-              variant == CLG_VARIANT_PLANE;
+              variant == CLG_VARIANT_ITEM_NT || variant == CLG_VARIANT_PLANE;
   if (item) {
     size_t used = strlen(options);
     snprintf(options + used, sizeof options - used,
              " -DCLG_INNER=%llu -DCLG_PARTS=%llu -DCLG_PART_UNITS=%llu "
-             "-DCLG_PREFETCH=%u",
+             "-DCLG_PREFETCH=%u -DCLG_STREAM=%d",
              (unsigned long long)plan.inner, (unsigned long long)plan.parts,
-             (unsigned long long)plan.part_units, plan.prefetch);
+             (unsigned long long)plan.part_units, plan.prefetch,
+             plan.stream ? 1 : 0);
   }
   const char *kname = variant == CLG_VARIANT_ROWS    ? "clg_gather_rows"
                       : variant == CLG_VARIANT_SMALL ? "clg_gather_small"
@@ -177,7 +178,8 @@ static clg_status gather_prepare(clg_context *ctx, const clg_params *norm,
                    slice, l->xf.elem_size, l->d->align, l->o->align,
                    ctx->max_work_group_size);
   int cands[CLG_VARIANT_COUNT];
-  int count = clg__gather_candidates(&plan, clg__plan_device(ctx), cands);
+  int count = clg__gather_candidates(&plan, clg__plan_device(ctx),
+                                     ctx->cache_bytes, cands);
 
   /* The shape class: what the best variant depends on, in powers of two
    * (slice bytes, table rows, rows copied, outer rows), exactly for the

@@ -63,6 +63,7 @@ struct clg_context {
   struct clg_kernel_entry *kernels;   /* singly linked kernel cache */
   size_t max_work_group_size;
   cl_uint compute_units; /* CL_DEVICE_MAX_COMPUTE_UNITS */
+  cl_ulong cache_bytes;  /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (0: none) */
   cl_device_type device_type;
   /* CL_DEVICE_HOST_UNIFIED_MEMORY: host memory is device memory (CPU
    * devices, integrated GPUs). Host tensors are then wrapped in place
@@ -351,10 +352,12 @@ typedef enum clg_gather_variant {
                             * prefetched first */
   CLG_VARIANT_BLOCK = 5,   /* GatherElements: a block of consecutive output
                             * elements per work-item */
+  CLG_VARIANT_ITEM_NT = 6, /* ITEM with non-temporal (streaming) stores:
+                            * outputs larger than the device's cache */
   CLG_VARIANT_COUNT
 } clg_gather_variant;
 
-/* "rows", "small", "item", "item_pf", "plane", "block". */
+/* "rows", "small", "item", "item_pf", "plane", "block", "item_nt". */
 const char *clg__variant_name(int variant);
 /* The variant named `name`, or -1. */
 int clg__variant_parse(const char *name);
@@ -379,6 +382,7 @@ typedef struct clg_gather_plan {
   uint64_t parts;      /* work-items per slice */
   uint64_t part_units; /* units per part */
   unsigned prefetch;   /* CLG_PREFETCH: distance (ITEM_PF), 1 (PLANE), 0 */
+  bool stream;         /* CLG_STREAM: non-temporal stores (ITEM_NT) */
   /* What clg__plan_gather was given, for re-planning into a variant. */
   uint64_t slice_bytes;
   size_t data_align, out_align, max_local;
@@ -398,12 +402,14 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,
 
 /* Gather's candidate variants for `plan` (filled by clg__plan_gather) on a
  * device of `device_type`, best guess first, into cands (room for
- * CLG_VARIANT_COUNT); returns how many. CPUs: ITEM, ITEM_PF, and PLANE for
+ * CLG_VARIANT_COUNT); returns how many. CPUs: ITEM, ITEM_PF, ITEM_NT for
+ * outputs larger than the device's cache (`cache_bytes`), and PLANE for
  * short slices of several outer rows; other devices: the ROWS / SMALL plan,
  * and ITEM where its NDRange fits the 65535 limit some drivers have on dims
  * 1 and 2. */
 int clg__gather_candidates(const clg_gather_plan *plan,
-                           cl_device_type device_type, int *cands);
+                           cl_device_type device_type, uint64_t cache_bytes,
+                           int *cands);
 /* The variants that run `plan` correctly on a device of `device_type` (a
  * bit per clg_gather_variant): all of Gather's, less those whose NDRange
  * would exceed the 65535 limit of dims 1 and 2 on a non-CPU device. */

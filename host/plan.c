@@ -41,7 +41,7 @@ size_t clg__copy_unit(uint64_t bytes, size_t align_a, size_t align_b) {
 }
 
 static const char *const clg_variant_names[CLG_VARIANT_COUNT] = {
-    "rows", "small", "item", "item_pf", "plane", "block"};
+    "rows", "small", "item", "item_pf", "plane", "block", "item_nt"};
 
 const char *clg__variant_name(int variant) {
   return variant >= 0 && variant < CLG_VARIANT_COUNT
@@ -76,6 +76,7 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,
   plan->parts = 1;
   plan->part_units = plan->inner;
   plan->prefetch = 0;
+  plan->stream = false;
   plan->slice_bytes = slice_bytes;
   plan->data_align = data_align;
   plan->out_align = out_align;
@@ -124,7 +125,8 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,
 #define CLG_GRID_DIM_MAX 65535
 
 int clg__gather_candidates(const clg_gather_plan *plan,
-                           cl_device_type device_type, int *cands) {
+                           cl_device_type device_type, uint64_t cache_bytes,
+                           int *cands) {
   int k = 0;
   uint64_t batch = plan->outer_pb ? plan->outer / plan->outer_pb : 0;
   if (device_type & CL_DEVICE_TYPE_CPU) {
@@ -136,6 +138,10 @@ int clg__gather_candidates(const clg_gather_plan *plan,
       cands[k++] = CLG_VARIANT_PLANE;
     cands[k++] = CLG_VARIANT_ITEM;
     cands[k++] = CLG_VARIANT_ITEM_PF;
+    /* An output that cannot stay in the cache: stores that bypass it save
+     * reading each output line before writing it. */
+    if (plan->rows * plan->slice_bytes > cache_bytes)
+      cands[k++] = CLG_VARIANT_ITEM_NT;
     if (plane && !dense)
       cands[k++] = CLG_VARIANT_PLANE;
     return k;
@@ -153,7 +159,7 @@ unsigned clg__gather_allowed(const clg_gather_plan *plan,
   if ((device_type & CL_DEVICE_TYPE_CPU) ||
       (plan->outer_pb <= CLG_GRID_DIM_MAX && batch <= CLG_GRID_DIM_MAX))
     all |= 1u << CLG_VARIANT_ITEM | 1u << CLG_VARIANT_ITEM_PF |
-           1u << CLG_VARIANT_PLANE;
+           1u << CLG_VARIANT_PLANE | 1u << CLG_VARIANT_ITEM_NT;
   return all;
 }
 
@@ -213,6 +219,7 @@ void clg__plan_gather_variant(clg_gather_plan *plan, int variant,
     return;
   }
   plan->prefetch = variant == CLG_VARIANT_ITEM_PF ? CLG_PREFETCH_DISTANCE : 0;
+  plan->stream = variant == CLG_VARIANT_ITEM_NT;
   uint64_t target =
       (uint64_t)(compute_units ? compute_units : 1) * CLG_ITEMS_PER_CU;
   if (plan->rows < target && plan->slice_bytes >= 2 * CLG_PART_MIN_BYTES) {

@@ -17,7 +17,8 @@
  * clg_gather_plane, the slice's shape as constants: CLG_INNER (units per
  * slice), CLG_PARTS (work-items per slice, item) and CLG_PART_UNITS (units
  * per part), and CLG_PREFETCH (item: prefetch the slice of the index this
- * many work-items ahead; plane: prefetch the whole plane first; 0: none).
+ * many work-items ahead; plane: prefetch the whole plane first; 0: none)
+ * and CLG_STREAM (item: non-temporal stores).
  * Offsets are in units (data, output) and in index elements (indices).
  */
 #ifndef CLG_UNIT
@@ -47,6 +48,9 @@
 #ifndef CLG_PREFETCH
 #define CLG_PREFETCH 0
 #endif
+#ifndef CLG_STREAM
+#define CLG_STREAM 0
+#endif
 
 /* A hint to bring one cache line of global memory closer. OpenCL's own
  * prefetch() is a no-op on POCL; clang-based compilers get the builtin. */
@@ -54,6 +58,14 @@
 #define CLG_PREFETCH_LINE(p) __builtin_prefetch((const global void *)(p), 0, 3)
 #else
 #define CLG_PREFETCH_LINE(p) prefetch((const global uchar *)(p), 64)
+#endif
+/* Stores of clg_gather_item: with CLG_STREAM, non-temporal where the
+ * compiler has them (the line is written without being read first and
+ * bypasses the cache: outputs larger than the cache), else plain. */
+#if CLG_STREAM && defined(__clang__)
+#define CLG_STORE(p, v) __builtin_nontemporal_store((v), (p))
+#else
+#define CLG_STORE(p, v) (*(p) = (v))
 #endif
 
 typedef CLG_UNIT unit_t;
@@ -180,12 +192,12 @@ kernel void clg_gather_item(global const unit_t *restrict data, ulong data_off,
   global unit_t *dst = out + out_off + (o * n + j) * CLG_INNER;
 #if CLG_PARTS == 1
   for (uint u = 0; u < CLG_INNER; ++u)
-    dst[u] = src[u];
+    CLG_STORE(dst + u, src[u]);
 #else
   ulong u0 = (g - j * CLG_PARTS) * CLG_PART_UNITS;
   ulong u1 = min(u0 + CLG_PART_UNITS, (ulong)CLG_INNER);
   for (ulong u = u0; u < u1; ++u)
-    dst[u] = src[u];
+    CLG_STORE(dst + u, src[u]);
 #endif
 }
 

@@ -93,7 +93,7 @@ Test(plan, test_builds_can_plan_for_another_device_type) {
   clg_gather_plan p;
   clg__plan_gather(&p, 2, 2, 10, 9, 4096 * 4, 8, 0, 0, 1024);
   int c[CLG_VARIANT_COUNT];
-  cr_expect_geq(clg__gather_candidates(&p, clg__plan_device(&fake), c), 1);
+  cr_expect_geq(clg__gather_candidates(&p, clg__plan_device(&fake), 0, c), 1);
   cr_expect_eq(c[0], CLG_VARIANT_ROWS);
   setenv("CLGATHER_TEST_PLAN_DEVICE", "cpu", 1);
   cr_expect_eq(clg__plan_device(&fake), CL_DEVICE_TYPE_CPU);
@@ -143,8 +143,13 @@ Test(plan, item_ndrange_covers_every_slice_part) {
     cr_expect_eq(p.global[1], cases[i].outer_pb);
     cr_expect_eq(p.global[1] * p.global[2], cases[i].outer);
     cr_expect_eq(p.prefetch, 0);
+    cr_expect(!p.stream);
     clg__plan_gather_variant(&p, CLG_VARIANT_ITEM_PF, 2);
     cr_expect_gt(p.prefetch, 0);
+    clg__plan_gather_variant(&p, CLG_VARIANT_ITEM_NT, 2);
+    cr_expect(p.stream);
+    cr_expect_eq(p.prefetch, 0);
+    cr_expect_geq(p.global[0], p.n * p.parts);
     clg__plan_gather_variant(&p, CLG_VARIANT_PLANE, 2);
     cr_expect_eq(p.global[0] * p.global[1], cases[i].outer);
     cr_expect_eq(p.local[0] * p.local[1] * p.local[2], 1);
@@ -181,23 +186,31 @@ Test(plan, candidates_per_device_type) {
   int c[CLG_VARIANT_COUNT];
   /* last-axis, dense: PLANE first on CPUs */
   clg_gather_plan p = base_plan(4096, 4096, 4096, 1024, 4, 0, 0);
-  int k = clg__gather_candidates(&p, CL_DEVICE_TYPE_CPU, c);
+  int k = clg__gather_candidates(&p, CL_DEVICE_TYPE_CPU, 1 << 30, c);
   cr_expect_geq(k, 2);
   cr_expect_eq(c[0], CLG_VARIANT_PLANE);
   /* rows of one table: no PLANE */
   p = base_plan(1, 1, 1000000, 1000000, 64, 0, 0);
-  k = clg__gather_candidates(&p, CL_DEVICE_TYPE_CPU, c);
+  k = clg__gather_candidates(&p, CL_DEVICE_TYPE_CPU, 1 << 30, c);
   for (int i = 0; i < k; ++i)
     cr_expect_neq(c[i], CLG_VARIANT_PLANE);
   cr_expect_eq(c[0], CLG_VARIANT_ITEM);
+  /* streaming stores only for outputs larger than the cache (64 MB here) */
+  for (int i = 0; i < k; ++i)
+    cr_expect_neq(c[i], CLG_VARIANT_ITEM_NT);
+  k = clg__gather_candidates(&p, CL_DEVICE_TYPE_CPU, 32 << 20, c);
+  bool nt = false;
+  for (int i = 0; i < k; ++i)
+    nt = nt || c[i] == CLG_VARIANT_ITEM_NT;
+  cr_expect(nt, "a 64 MB output on a 32 MB cache has an ITEM_NT candidate");
   /* GPUs: the ROWS / SMALL plan first, ITEM where the grid allows */
   p = base_plan(2, 2, 10, 9, 4096 * 4, 0, 0);
-  k = clg__gather_candidates(&p, CL_DEVICE_TYPE_GPU, c);
+  k = clg__gather_candidates(&p, CL_DEVICE_TYPE_GPU, 1 << 30, c);
   cr_expect_eq(k, 2);
   cr_expect_eq(c[0], CLG_VARIANT_ROWS);
   cr_expect_eq(c[1], CLG_VARIANT_ITEM);
   p = base_plan(70000, 70000, 10, 9, 4, 0, 0);
-  k = clg__gather_candidates(&p, CL_DEVICE_TYPE_GPU, c);
+  k = clg__gather_candidates(&p, CL_DEVICE_TYPE_GPU, 1 << 30, c);
   cr_expect_eq(k, 1);
   unsigned allowed = clg__gather_allowed(&p, CL_DEVICE_TYPE_GPU);
   cr_expect_eq(allowed & (1u << CLG_VARIANT_ITEM), 0);

@@ -293,7 +293,7 @@ typedef enum clg_choice {
 
 /**
  * The kernel variant the most recent kernel launch on ctx used, as a static
- * string ("item", "item_pf", "plane", "rows", "small", "block"; NULL
+ * string ("item", "item_pf", "item_nt", "plane", "rows", "small", "block"; NULL
  * before the first launch or for a NULL ctx), and how it was chosen in *how
  * (may be NULL). Does not block; with several threads calling on ctx, it is
  * one of theirs.
