@@ -95,7 +95,8 @@ static clg_status gather_call(clg_context *ctx, const clg_params *norm,
            plan.index_bytes == 4 ? "int" : "long", CLG_SMALL_ROWS_PER_ITEM,
            gather_mode_name(norm->mode), gated ? " -DCLG_GATED" : "");
   bool item = variant == CLG_VARIANT_ITEM || variant == CLG_VARIANT_ITEM_PF ||
-              variant == CLG_VARIANT_ITEM_NT || variant == CLG_VARIANT_PLANE;
+              variant == CLG_VARIANT_ITEM_NT || variant == CLG_VARIANT_PLANE ||
+              variant == CLG_VARIANT_BLOCK;
   if (item) {
     size_t used = strlen(options);
     snprintf(options + used, sizeof options - used,
@@ -108,6 +109,7 @@ static clg_status gather_call(clg_context *ctx, const clg_params *norm,
   const char *kname = variant == CLG_VARIANT_ROWS    ? "clg_gather_rows"
                       : variant == CLG_VARIANT_SMALL ? "clg_gather_small"
                       : variant == CLG_VARIANT_PLANE ? "clg_gather_plane"
+                      : variant == CLG_VARIANT_BLOCK ? "clg_gather_block"
                                                      : "clg_gather_item";
   clg_kernel_entry *kernel = NULL;
   clg_status st =
@@ -119,16 +121,18 @@ static clg_status gather_call(clg_context *ctx, const clg_params *norm,
   cl_ulong idx_off = l->x->offset / plan.index_bytes;
   cl_ulong out_off = l->o->offset / plan.unit_bytes;
   cl_ulong nn = plan.n, s = plan.s, inner = plan.inner,
-           outer_pb = plan.outer_pb, rows = plan.rows;
+           outer_pb = plan.outer_pb, rows = plan.rows, per = plan.per_item;
   if (item) {
-    const void *values[] = {&l->d->mem, &data_off,  &l->x->mem,
-                            &idx_off,   &l->o->mem, &out_off,
-                            &nn,        &s,         &outer_pb};
+    const void *values[] = {&l->d->mem, &data_off, &l->x->mem, &idx_off,
+                            &l->o->mem, &out_off,  &nn,        &s,
+                            &outer_pb,  &per};
     const size_t sizes[] = {sizeof(cl_mem), sizeof data_off, sizeof(cl_mem),
                             sizeof idx_off, sizeof(cl_mem),  sizeof out_off,
-                            sizeof nn,      sizeof s,        sizeof outer_pb};
-    clg__call_set(call, kernel, 9, sizes, values, plan.work_dim, plan.global,
-                  plan.local);
+                            sizeof nn,      sizeof s,        sizeof outer_pb,
+                            sizeof per};
+    cl_uint nargs = variant == CLG_VARIANT_BLOCK ? 10 : 9;
+    clg__call_set(call, kernel, nargs, sizes, values, plan.work_dim,
+                  plan.global, plan.local);
     return CLG_SUCCESS;
   }
   const void *values[] = {&l->d->mem, &data_off, &l->x->mem, &idx_off,

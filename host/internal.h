@@ -350,8 +350,8 @@ typedef enum clg_gather_variant {
   CLG_VARIANT_ITEM_PF = 3, /* ITEM prefetching the slice of a later index */
   CLG_VARIANT_PLANE = 4,   /* one work-item per outer row, its plane
                             * prefetched first */
-  CLG_VARIANT_BLOCK = 5,   /* GatherElements: a block of consecutive output
-                            * elements per work-item */
+  CLG_VARIANT_BLOCK = 5,   /* a block of consecutive output slices
+                            * (GatherElements: elements) per work-item */
   CLG_VARIANT_ITEM_NT = 6, /* ITEM with non-temporal (streaming) stores:
                             * outputs larger than the device's cache */
   CLG_VARIANT_COUNT
@@ -383,6 +383,7 @@ typedef struct clg_gather_plan {
   uint64_t part_units; /* units per part */
   unsigned prefetch;   /* CLG_PREFETCH: distance (ITEM_PF), 1 (PLANE), 0 */
   bool stream;         /* CLG_STREAM: non-temporal stores (ITEM_NT) */
+  uint64_t per_item;   /* BLOCK: output slices per work-item */
   /* What clg__plan_gather was given, for re-planning into a variant. */
   uint64_t slice_bytes;
   size_t data_align, out_align, max_local;

@@ -77,6 +77,7 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,
   plan->part_units = plan->inner;
   plan->prefetch = 0;
   plan->stream = false;
+  plan->per_item = 0;
   plan->slice_bytes = slice_bytes;
   plan->data_align = data_align;
   plan->out_align = out_align;
@@ -119,8 +120,16 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,
  * CLG_PART_MIN_BYTES. */
 #define CLG_ITEMS_PER_CU 64
 #define CLG_PART_MIN_BYTES 1024
-/* ITEM_PF: how many work-items ahead the prefetched slice is. */
-#define CLG_PREFETCH_DISTANCE 8
+/* ITEM_PF: the prefetched slice is the one whose output lies about
+ * CLG_PREFETCH_AHEAD bytes ahead (a few pages of reads in flight), at least
+ * CLG_PREFETCH_MIN and at most CLG_PREFETCH_MAX work-items ahead: far
+ * enough that a vectorized work-group loop does not reach it in the same
+ * pass for short slices. */
+#define CLG_PREFETCH_AHEAD 4096
+#define CLG_PREFETCH_MIN 8
+#define CLG_PREFETCH_MAX 256
+/* BLOCK: blocks of output slices per compute unit, over all outer rows. */
+#define CLG_BLOCKS_PER_CU 16
 /* Drivers that map NDRange dims 1 and 2 onto a grid limited to 65535. */
 #define CLG_GRID_DIM_MAX 65535
 
@@ -138,6 +147,10 @@ int clg__gather_candidates(const clg_gather_plan *plan,
       cands[k++] = CLG_VARIANT_PLANE;
     cands[k++] = CLG_VARIANT_ITEM;
     cands[k++] = CLG_VARIANT_ITEM_PF;
+    /* Slices shorter than a cache line: a block of them per work-item in a
+     * plain loop overlaps the random reads differently. */
+    if (plan->slice_bytes < CLG_WIDE_UNIT)
+      cands[k++] = CLG_VARIANT_BLOCK;
     /* An output that cannot stay in the cache: stores that bypass it save
      * reading each output line before writing it. */
     if (plan->rows * plan->slice_bytes > cache_bytes)
@@ -159,7 +172,8 @@ unsigned clg__gather_allowed(const clg_gather_plan *plan,
   if ((device_type & CL_DEVICE_TYPE_CPU) ||
       (plan->outer_pb <= CLG_GRID_DIM_MAX && batch <= CLG_GRID_DIM_MAX))
     all |= 1u << CLG_VARIANT_ITEM | 1u << CLG_VARIANT_ITEM_PF |
-           1u << CLG_VARIANT_PLANE | 1u << CLG_VARIANT_ITEM_NT;
+           1u << CLG_VARIANT_PLANE | 1u << CLG_VARIANT_ITEM_NT |
+           1u << CLG_VARIANT_BLOCK;
   return all;
 }
 
@@ -218,8 +232,29 @@ void clg__plan_gather_variant(clg_gather_plan *plan, int variant,
     plan->global[2] = 1;
     return;
   }
-  plan->prefetch = variant == CLG_VARIANT_ITEM_PF ? CLG_PREFETCH_DISTANCE : 0;
+  plan->prefetch = 0;
+  if (variant == CLG_VARIANT_ITEM_PF || variant == CLG_VARIANT_BLOCK) {
+    uint64_t ahead = CLG_PREFETCH_AHEAD / (plan->slice_bytes + 1);
+    plan->prefetch = (unsigned)(ahead < CLG_PREFETCH_MIN   ? CLG_PREFETCH_MIN
+                                : ahead > CLG_PREFETCH_MAX ? CLG_PREFETCH_MAX
+                                                           : ahead);
+  }
   plan->stream = variant == CLG_VARIANT_ITEM_NT;
+  if (variant == CLG_VARIANT_BLOCK) {
+    /* A few blocks per compute unit (load balance on a shared machine). */
+    uint64_t blocks =
+        (uint64_t)(compute_units ? compute_units : 1) * CLG_BLOCKS_PER_CU;
+    uint64_t per_outer =
+        (blocks + plan->outer - 1) / (plan->outer ? plan->outer : 1);
+    plan->per_item = (plan->n + per_outer - 1) / (per_outer ? per_outer : 1);
+    if (plan->per_item < 1)
+      plan->per_item = 1;
+    plan->local[0] = plan->local[1] = plan->local[2] = 1;
+    plan->global[0] = (size_t)((plan->n + plan->per_item - 1) / plan->per_item);
+    plan->global[1] = (size_t)plan->outer_pb;
+    plan->global[2] = (size_t)batch;
+    return;
+  }
   uint64_t target =
       (uint64_t)(compute_units ? compute_units : 1) * CLG_ITEMS_PER_CU;
   if (plan->rows < target && plan->slice_bytes >= 2 * CLG_PART_MIN_BYTES) {

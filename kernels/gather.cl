@@ -234,3 +234,39 @@ kernel void clg_gather_plane(global const unit_t *restrict data,
     }
   }
 }
+
+/* A block of consecutive output slices of one outer row per work-item
+ * (work-groups of one), each index loaded once, with the slice CLG_PREFETCH
+ * iterations ahead prefetched: for slices shorter than a cache line, where
+ * the loop overlaps many random reads better than a vectorized work-group.
+ * NDRange (ceil(n / per_item), outer_pb, batch). */
+kernel void clg_gather_block(global const unit_t *restrict data,
+                             ulong data_off,
+                             global const index_t *restrict indices,
+                             ulong indices_off, global unit_t *restrict out,
+                             ulong out_off, ulong n, ulong s, ulong outer_pb,
+                             ulong per_item CLG_GATE_ARG) {
+  CLG_GATE
+  ulong j0 = get_global_id(0) * per_item;
+  if (j0 >= n)
+    return;
+  ulong j1 = min(j0 + per_item, n);
+  ulong bi = get_global_id(2);
+  ulong o = bi * outer_pb + get_global_id(1);
+  global const index_t *idx = indices + indices_off + bi * n;
+  global const unit_t *plane = data + data_off + o * s * CLG_INNER;
+  global unit_t *dst = out + out_off + o * n * CLG_INNER;
+  for (ulong j = j0; j < j1; ++j) {
+#if CLG_PREFETCH > 0
+    if (j + CLG_PREFETCH < j1) {
+      long kp = clg_source_row(idx[j + CLG_PREFETCH], s);
+      if (kp >= 0)
+        CLG_PREFETCH_LINE(plane + (ulong)kp * CLG_INNER);
+    }
+#endif
+    long k = clg_source_row(idx[j], s);
+    if (k >= 0)
+      for (uint u = 0; u < CLG_INNER; ++u)
+        dst[j * CLG_INNER + u] = plane[(ulong)k * CLG_INNER + u];
+  }
+}

@@ -150,6 +150,13 @@ Test(plan, item_ndrange_covers_every_slice_part) {
     cr_expect(p.stream);
     cr_expect_eq(p.prefetch, 0);
     cr_expect_geq(p.global[0], p.n * p.parts);
+    clg__plan_gather_variant(&p, CLG_VARIANT_BLOCK, 2);
+    cr_expect_geq(p.per_item, 1);
+    cr_expect_geq(p.global[0] * p.per_item, p.n);
+    cr_expect_lt((p.global[0] - (p.global[0] > 0)) * p.per_item,
+                 p.n + (p.n == 0));
+    cr_expect_eq(p.global[1] * p.global[2], cases[i].outer);
+    cr_expect_gt(p.prefetch, 0);
     clg__plan_gather_variant(&p, CLG_VARIANT_PLANE, 2);
     cr_expect_eq(p.global[0] * p.global[1], cases[i].outer);
     cr_expect_eq(p.local[0] * p.local[1] * p.local[2], 1);

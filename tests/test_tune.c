@@ -121,8 +121,8 @@ Test(tune, no_launch_no_variant) {
 }
 
 Test(tune, every_forced_variant_is_reported_and_exact) {
-  static const char *const names[] = {"item",  "item_pf", "item_nt",
-                                      "plane", "rows",    "small"};
+  static const char *const names[] = {"item",  "item_pf", "item_nt", "plane",
+                                      "block", "rows",    "small"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
     cr_assert_eq(setenv("CLGATHER_VARIANT", names[i], 1), 0);
     clg_choice how = CLG_CHOICE_NONE;
