@@ -100,10 +100,8 @@ static clg_status gather_call(clg_context *ctx, const clg_params *norm,
   if (item) {
     size_t used = strlen(options);
     snprintf(options + used, sizeof options - used,
-             " -DCLG_INNER=%llu -DCLG_PARTS=%llu -DCLG_PART_UNITS=%llu "
-             "-DCLG_PREFETCH=%u -DCLG_STREAM=%d",
-             (unsigned long long)plan.inner, (unsigned long long)plan.parts,
-             (unsigned long long)plan.part_units, plan.prefetch,
+             " -DCLG_INNER=%llu -DCLG_PREFETCH=%u -DCLG_STREAM=%d",
+             (unsigned long long)clg__inner_constant(&plan), plan.prefetch,
              plan.stream ? 1 : 0);
   }
   const char *kname = variant == CLG_VARIANT_ROWS    ? "clg_gather_rows"
@@ -121,16 +119,26 @@ static clg_status gather_call(clg_context *ctx, const clg_params *norm,
   cl_ulong idx_off = l->x->offset / plan.index_bytes;
   cl_ulong out_off = l->o->offset / plan.unit_bytes;
   cl_ulong nn = plan.n, s = plan.s, inner = plan.inner,
-           outer_pb = plan.outer_pb, rows = plan.rows, per = plan.per_item;
+           outer_pb = plan.outer_pb, rows = plan.rows, per = plan.per_item,
+           parts = plan.parts, part_units = plan.part_units;
   if (item) {
+    /* item: ..., inner, parts, part_units; plane: ..., inner; block: ...,
+     * inner, per_item. */
     const void *values[] = {&l->d->mem, &data_off, &l->x->mem, &idx_off,
                             &l->o->mem, &out_off,  &nn,        &s,
-                            &outer_pb,  &per};
-    const size_t sizes[] = {sizeof(cl_mem), sizeof data_off, sizeof(cl_mem),
-                            sizeof idx_off, sizeof(cl_mem),  sizeof out_off,
-                            sizeof nn,      sizeof s,        sizeof outer_pb,
-                            sizeof per};
-    cl_uint nargs = variant == CLG_VARIANT_BLOCK ? 10 : 9;
+                            &outer_pb,  &inner,    &parts,     &part_units};
+    size_t sizes[] = {sizeof(cl_mem), sizeof data_off, sizeof(cl_mem),
+                      sizeof idx_off, sizeof(cl_mem),  sizeof out_off,
+                      sizeof nn,      sizeof s,        sizeof outer_pb,
+                      sizeof inner,   sizeof parts,    sizeof part_units};
+    cl_uint nargs = 12;
+    if (variant == CLG_VARIANT_PLANE)
+      nargs = 10;
+    else if (variant == CLG_VARIANT_BLOCK) {
+      values[10] = &per;
+      sizes[10] = sizeof per;
+      nargs = 11;
+    }
     clg__call_set(call, kernel, nargs, sizes, values, plan.work_dim,
                   plan.global, plan.local);
     return CLG_SUCCESS;

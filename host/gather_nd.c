@@ -148,10 +148,9 @@ static clg_status nd_call(clg_context *ctx, const clg_launch *l, bool gated,
   bool item = variant == CLG_VARIANT_ITEM || variant == CLG_VARIANT_ITEM_PF;
   if (item)
     snprintf(options + used, sizeof options - (size_t)used,
-             " -DCLG_INNER=%llu -DCLG_PARTS=%llu -DCLG_PART_UNITS=%llu "
-             "-DCLG_PREFETCH=%u -DCLG_M=%d",
-             (unsigned long long)plan.inner, (unsigned long long)plan.parts,
-             (unsigned long long)plan.part_units, plan.prefetch, (int)g->m);
+             " -DCLG_INNER=%llu -DCLG_PREFETCH=%u -DCLG_M=%d",
+             (unsigned long long)clg__inner_constant(&plan), plan.prefetch,
+             (int)g->m);
   const char *kname = item                          ? "clg_gather_nd_item"
                       : variant == CLG_VARIANT_ROWS ? "clg_gather_nd_rows"
                                                     : "clg_gather_nd_small";
@@ -166,15 +165,18 @@ static clg_status nd_call(clg_context *ctx, const clg_launch *l, bool gated,
   cl_ulong out_off = l->o->offset / plan.unit_bytes;
   cl_ulong nn = plan.n, ss = plan.s, inner = plan.inner, rows = plan.rows;
   cl_uint mm = (cl_uint)g->m;
+  cl_ulong parts = plan.parts, part_units = plan.part_units;
   if (item) {
     const void *values[] = {&l->d->mem, &data_off, &l->x->mem, &idx_off,
                             &l->o->mem, &out_off,  &nn,        &ss,
-                            &g->dv,     &g->sv};
-    const size_t sizes[] = {sizeof(cl_mem), sizeof data_off, sizeof(cl_mem),
-                            sizeof idx_off, sizeof(cl_mem),  sizeof out_off,
-                            sizeof nn,      sizeof ss,       sizeof g->dv,
-                            sizeof g->sv};
-    clg__call_set(call, kernel, 10, sizes, values, plan.work_dim, plan.global,
+                            &g->dv,     &g->sv,    &inner,     &parts,
+                            &part_units};
+    const size_t sizes[] = {sizeof(cl_mem),   sizeof data_off, sizeof(cl_mem),
+                            sizeof idx_off,   sizeof(cl_mem),  sizeof out_off,
+                            sizeof nn,        sizeof ss,       sizeof g->dv,
+                            sizeof g->sv,     sizeof inner,    sizeof parts,
+                            sizeof part_units};
+    clg__call_set(call, kernel, 13, sizes, values, plan.work_dim, plan.global,
                   plan.local);
   } else {
     const void *values[] = {

@@ -424,6 +424,11 @@ unsigned clg__gather_allowed(const clg_gather_plan *plan,
 void clg__plan_gather_variant(clg_gather_plan *plan, int variant,
                               cl_uint compute_units);
 
+/* The -DCLG_INNER value of the ITEM / PLANE / BLOCK programs: the slice's
+ * units when the slice is short and in one part (built into the program),
+ * else 0 (the kernels take it as an argument). */
+uint64_t clg__inner_constant(const clg_gather_plan *plan);
+
 /* The device type plans are made for: the context's device's, except in
  * test builds, where CLGATHER_TEST_PLAN_DEVICE=gpu|cpu overrides it so the
  * GPU kernel variants also run on POCL's CPU device. */

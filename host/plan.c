@@ -130,6 +130,10 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,
 #define CLG_PREFETCH_MAX 256
 /* BLOCK: blocks of output slices per compute unit, over all outer rows. */
 #define CLG_BLOCKS_PER_CU 16
+/* Slices of at most this many units have their length built into the
+ * program (straight-line copies); longer ones share one program per unit
+ * type, with the length an argument. */
+#define CLG_INNER_CONSTANT_MAX 16
 /* Drivers that map NDRange dims 1 and 2 onto a grid limited to 65535. */
 #define CLG_GRID_DIM_MAX 65535
 
@@ -274,6 +278,11 @@ void clg__plan_gather_variant(clg_gather_plan *plan, int variant,
   plan->global[0] = clg_round_up((size_t)items, local);
   plan->global[1] = (size_t)plan->outer_pb;
   plan->global[2] = (size_t)batch;
+}
+
+uint64_t clg__inner_constant(const clg_gather_plan *plan) {
+  return plan->parts == 1 && plan->inner <= CLG_INNER_CONSTANT_MAX ? plan->inner
+                                                                   : 0;
 }
 
 cl_device_type clg__plan_device(const clg_context *ctx) {

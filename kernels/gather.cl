@@ -14,9 +14,10 @@
  * Build options (-D): CLG_UNIT (copy unit type), CLG_INDEX (int or long),
  * CLG_ROWS_PER_ITEM (slices per work-item in clg_gather_small), CLG_MODE
  * (CLG_MODE_RAISE, CLG_MODE_WRAP or CLG_MODE_CLIP); for clg_gather_item and
- * clg_gather_plane, the slice's shape as constants: CLG_INNER (units per
- * slice), CLG_PARTS (work-items per slice, item) and CLG_PART_UNITS (units
- * per part), and CLG_PREFETCH (item: prefetch the slice of the index this
+ * clg_gather_plane and clg_gather_block, CLG_INNER (units per slice as a
+ * build constant, one part per slice; 0: the inner, parts and part_units
+ * arguments give the slice's units, the work-items per slice (item) and
+ * the units per part), and CLG_PREFETCH (item: prefetch the slice of the index this
  * many work-items ahead; plane: prefetch the whole plane first; 0: none)
  * and CLG_STREAM (item: non-temporal stores).
  * Offsets are in units (data, output) and in index elements (indices).
@@ -36,14 +37,21 @@
 #ifndef CLG_MODE
 #define CLG_MODE CLG_MODE_RAISE
 #endif
+/* The slice's shape: build constants when CLG_INNER > 0 (short slices: the
+ * copy becomes straight-line code), else the kernel arguments inner, parts
+ * and part_units (long slices, where a loop costs nothing: one program
+ * serves every length). */
 #ifndef CLG_INNER
-#define CLG_INNER 1
+#define CLG_INNER 0
 #endif
-#ifndef CLG_PARTS
-#define CLG_PARTS 1
-#endif
-#ifndef CLG_PART_UNITS
-#define CLG_PART_UNITS CLG_INNER
+#if CLG_INNER > 0
+#define INNER ((ulong)CLG_INNER)
+#define PARTS ((ulong)1)
+#define PART_UNITS ((ulong)CLG_INNER)
+#else
+#define INNER inner
+#define PARTS parts
+#define PART_UNITS part_units
 #endif
 #ifndef CLG_PREFETCH
 #define CLG_PREFETCH 0
@@ -158,21 +166,22 @@ kernel void clg_gather_small(global const unit_t *restrict data,
   }
 }
 
-/* One work-item per part of an output slice, the slice's length a build
- * constant, so the copy is a loop of fixed trip count (straight-line code
- * for short slices) and a CPU compiler maps the work-items of a work-group
- * onto SIMD lanes. NDRange (n * CLG_PARTS rounded up to the work-group
- * size, outer_pb, batch): work-item (g, p, bi) copies part g % CLG_PARTS of
- * slice j = g / CLG_PARTS (a division by a constant) of outer row
- * o = bi * outer_pb + p. No division by a run-time value. */
+/* One work-item per part of an output slice, a short slice's length a
+ * build constant, so the copy is straight-line code and a CPU compiler maps
+ * the work-items of a work-group onto SIMD lanes. NDRange (n * PARTS
+ * rounded up to the work-group size, outer_pb, batch): work-item (g, p, bi)
+ * copies part g % PARTS of slice j = g / PARTS of outer row
+ * o = bi * outer_pb + p; for short slices PARTS is the constant 1, so no
+ * division by a run-time value is left. */
 kernel void clg_gather_item(global const unit_t *restrict data, ulong data_off,
                             global const index_t *restrict indices,
                             ulong indices_off, global unit_t *restrict out,
-                            ulong out_off, ulong n, ulong s,
-                            ulong outer_pb CLG_GATE_ARG) {
+                            ulong out_off, ulong n, ulong s, ulong outer_pb,
+                            ulong inner, ulong parts,
+                            ulong part_units CLG_GATE_ARG) {
   CLG_GATE
   ulong g = get_global_id(0);
-  ulong j = g / CLG_PARTS;
+  ulong j = g / PARTS;
   if (j >= n)
     return;
   ulong bi = get_global_id(2);
@@ -182,23 +191,18 @@ kernel void clg_gather_item(global const unit_t *restrict data, ulong data_off,
   if (j + CLG_PREFETCH < n) {
     long kp = clg_source_row(idx[j + CLG_PREFETCH], s);
     if (kp >= 0)
-      CLG_PREFETCH_LINE(data + data_off + (o * s + (ulong)kp) * CLG_INNER);
+      CLG_PREFETCH_LINE(data + data_off + (o * s + (ulong)kp) * INNER);
   }
 #endif
   long k = clg_source_row(idx[j], s);
   if (k < 0)
     return;
-  global const unit_t *src = data + data_off + (o * s + (ulong)k) * CLG_INNER;
-  global unit_t *dst = out + out_off + (o * n + j) * CLG_INNER;
-#if CLG_PARTS == 1
-  for (uint u = 0; u < CLG_INNER; ++u)
-    CLG_STORE(dst + u, src[u]);
-#else
-  ulong u0 = (g - j * CLG_PARTS) * CLG_PART_UNITS;
-  ulong u1 = min(u0 + CLG_PART_UNITS, (ulong)CLG_INNER);
+  global const unit_t *src = data + data_off + (o * s + (ulong)k) * INNER;
+  global unit_t *dst = out + out_off + (o * n + j) * INNER;
+  ulong u0 = (g - j * PARTS) * PART_UNITS;
+  ulong u1 = min(u0 + PART_UNITS, INNER);
   for (ulong u = u0; u < u1; ++u)
     CLG_STORE(dst + u, src[u]);
-#endif
 }
 
 /* One work-item per outer row (work-groups of one): it copies the row's n
@@ -211,26 +215,26 @@ kernel void clg_gather_plane(global const unit_t *restrict data,
                              ulong data_off,
                              global const index_t *restrict indices,
                              ulong indices_off, global unit_t *restrict out,
-                             ulong out_off, ulong n, ulong s,
-                             ulong outer_pb CLG_GATE_ARG) {
+                             ulong out_off, ulong n, ulong s, ulong outer_pb,
+                             ulong inner CLG_GATE_ARG) {
   CLG_GATE
   ulong bi = get_global_id(1);
   ulong o = bi * outer_pb + get_global_id(0);
   global const index_t *idx = indices + indices_off + bi * n;
-  global const unit_t *plane = data + data_off + o * s * CLG_INNER;
-  global unit_t *dst = out + out_off + o * n * CLG_INNER;
+  global const unit_t *plane = data + data_off + o * s * INNER;
+  global unit_t *dst = out + out_off + o * n * INNER;
 #if CLG_PREFETCH > 0
   global const uchar *line = (global const uchar *)plane;
-  ulong lines = (s * CLG_INNER * sizeof(unit_t) + 63) / 64;
+  ulong lines = (s * INNER * sizeof(unit_t) + 63) / 64;
   for (ulong i = 0; i < lines; ++i)
     CLG_PREFETCH_LINE(line + i * 64);
 #endif
   for (ulong j = 0; j < n; ++j) {
     long k = clg_source_row(idx[j], s);
     if (k >= 0) {
-      global const unit_t *src = plane + (ulong)k * CLG_INNER;
-      for (uint u = 0; u < CLG_INNER; ++u)
-        dst[j * CLG_INNER + u] = src[u];
+      global const unit_t *src = plane + (ulong)k * INNER;
+      for (ulong u = 0; u < INNER; ++u)
+        dst[j * INNER + u] = src[u];
     }
   }
 }
@@ -245,7 +249,7 @@ kernel void clg_gather_block(global const unit_t *restrict data,
                              global const index_t *restrict indices,
                              ulong indices_off, global unit_t *restrict out,
                              ulong out_off, ulong n, ulong s, ulong outer_pb,
-                             ulong per_item CLG_GATE_ARG) {
+                             ulong inner, ulong per_item CLG_GATE_ARG) {
   CLG_GATE
   ulong j0 = get_global_id(0) * per_item;
   if (j0 >= n)
@@ -254,19 +258,19 @@ kernel void clg_gather_block(global const unit_t *restrict data,
   ulong bi = get_global_id(2);
   ulong o = bi * outer_pb + get_global_id(1);
   global const index_t *idx = indices + indices_off + bi * n;
-  global const unit_t *plane = data + data_off + o * s * CLG_INNER;
-  global unit_t *dst = out + out_off + o * n * CLG_INNER;
+  global const unit_t *plane = data + data_off + o * s * INNER;
+  global unit_t *dst = out + out_off + o * n * INNER;
   for (ulong j = j0; j < j1; ++j) {
 #if CLG_PREFETCH > 0
     if (j + CLG_PREFETCH < j1) {
       long kp = clg_source_row(idx[j + CLG_PREFETCH], s);
       if (kp >= 0)
-        CLG_PREFETCH_LINE(plane + (ulong)kp * CLG_INNER);
+        CLG_PREFETCH_LINE(plane + (ulong)kp * INNER);
     }
 #endif
     long k = clg_source_row(idx[j], s);
     if (k >= 0)
-      for (uint u = 0; u < CLG_INNER; ++u)
-        dst[j * CLG_INNER + u] = plane[(ulong)k * CLG_INNER + u];
+      for (ulong u = 0; u < INNER; ++u)
+        dst[j * INNER + u] = plane[(ulong)k * INNER + u];
   }
 }

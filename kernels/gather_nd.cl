@@ -21,7 +21,7 @@
  *
  * Build options (-D): CLG_UNIT, CLG_INDEX (int or long), CLG_ROWS_PER_ITEM
  * (slices per work-item in clg_gather_nd_small); for clg_gather_nd_item,
- * CLG_INNER, CLG_PARTS, CLG_PART_UNITS, CLG_PREFETCH (the slice and the
+ * CLG_INNER, CLG_PREFETCH (the slice's units as a constant or 0, and the
  * prefetch distance, as in gather.cl) and CLG_M (components per tuple).
  */
 #ifndef CLG_UNIT
@@ -34,14 +34,19 @@
 #define CLG_ROWS_PER_ITEM 8
 #endif
 
+/* clg_gather_nd_item's slice: build constants when CLG_INNER > 0, else the
+ * kernel arguments (as in gather.cl). */
 #ifndef CLG_INNER
-#define CLG_INNER 1
+#define CLG_INNER 0
 #endif
-#ifndef CLG_PARTS
-#define CLG_PARTS 1
-#endif
-#ifndef CLG_PART_UNITS
-#define CLG_PART_UNITS CLG_INNER
+#if CLG_INNER > 0
+#define INNER ((ulong)CLG_INNER)
+#define PARTS ((ulong)1)
+#define PART_UNITS ((ulong)CLG_INNER)
+#else
+#define INNER inner_units
+#define PARTS parts
+#define PART_UNITS part_units
 #endif
 #ifndef CLG_M
 #define CLG_M 1
@@ -161,10 +166,11 @@ kernel void clg_gather_nd_item(global const unit_t *restrict data,
                                global const index_t *restrict indices,
                                ulong indices_off, global unit_t *restrict out,
                                ulong out_off, ulong n, ulong s, ulong16 dims_v,
-                               ulong16 strides_v CLG_GATE_ARG) {
+                               ulong16 strides_v, ulong inner_units,
+                               ulong parts, ulong part_units CLG_GATE_ARG) {
   CLG_GATE
   ulong g = get_global_id(0);
-  ulong j = g / CLG_PARTS;
+  ulong j = g / PARTS;
   if (j >= n)
     return;
   ulong batch = get_global_id(2);
@@ -178,7 +184,7 @@ kernel void clg_gather_nd_item(global const unit_t *restrict data,
     long kp = clg_nd_row(indices + indices_off + (row + CLG_PREFETCH) * CLG_M,
                          CLG_M, dims, strides);
     if (kp >= 0)
-      CLG_PREFETCH_LINE(data + data_off + (batch * s + (ulong)kp) * CLG_INNER);
+      CLG_PREFETCH_LINE(data + data_off + (batch * s + (ulong)kp) * INNER);
   }
 #endif
   long k =
@@ -186,15 +192,10 @@ kernel void clg_gather_nd_item(global const unit_t *restrict data,
   if (k < 0)
     return;
   global const unit_t *src =
-      data + data_off + (batch * s + (ulong)k) * CLG_INNER;
-  global unit_t *dst = out + out_off + row * CLG_INNER;
-#if CLG_PARTS == 1
-  for (uint u = 0; u < CLG_INNER; ++u)
-    dst[u] = src[u];
-#else
-  ulong u0 = (g - j * CLG_PARTS) * CLG_PART_UNITS;
-  ulong u1 = min(u0 + CLG_PART_UNITS, (ulong)CLG_INNER);
+      data + data_off + (batch * s + (ulong)k) * INNER;
+  global unit_t *dst = out + out_off + row * INNER;
+  ulong u0 = (g - j * PARTS) * PART_UNITS;
+  ulong u1 = min(u0 + PART_UNITS, INNER);
   for (ulong u = u0; u < u1; ++u)
     dst[u] = src[u];
-#endif
 }
