@@ -308,8 +308,9 @@ typedef enum clg_choice {
  * values are checked before any of it), and keeps the fastest, in the context
  * and beside the program cache (CLGATHER_CACHE_DIR), so later calls and
  * processes reuse it. Every variant writes the same bytes: the choice
- * changes speed only. CLGATHER_VARIANT=NAME forces a variant wherever it is
- * a candidate; CLGATHER_TUNE=off takes the first candidate without timing.
+ * changes speed only. CLGATHER_VARIANT=NAME forces a variant wherever it
+ * can run the call (candidate or not; elsewhere it is ignored);
+ * CLGATHER_TUNE=off takes the first candidate without timing.
  */
 CLG_API const char *clg_context_last_variant(clg_context *ctx, clg_choice *how);
 
@@ -374,7 +375,12 @@ CLG_API clg_status clg_gather_output_shape(int32_t data_rank,
  * after enqueueing (except for the one blocking read used for validation:
  * the indices, or the validation kernel's verdict). If any of them is host
  * memory, the call returns when the output has been written (host output) or
- * the gather has completed.
+ * the gather has completed. Either way, the first call of a new shape class
+ * with an output of 1 MiB or more on a context may block a little longer:
+ * after the index values are checked it times the kernel variants that can
+ * run it, on its own tensors (timed rounds stop after ~0.2 s; building the
+ * candidates' programs, the first time, comes on top; see
+ * clg_context_last_variant).
  *
  * Errors (the message, clg_last_error(), names the tensor, dimension,
  * value and limit concerned):
