@@ -455,10 +455,10 @@ typedef clg_status (*clg_trial_fn)(void *arg, int variant, double *seconds);
  *  - a choice made before for `key` on this context, or stored in the
  *    on-disk cache for this device: that one (measured);
  *  - `trial` not NULL, several candidates and CLGATHER_TUNE not "off":
- *    each candidate is run by `trial` once untimed, then up to
- *    CLG_TUNE_ROUNDS times in turn
- *    (fewer when a round exceeds CLG_TUNE_BUDGET_S), the fastest by its
- *    best time is kept for `key` in the context and on disk (measured);
+ *    each candidate in turn is run by `trial` once untimed, then up to
+ *    CLG_TUNE_ROUNDS times back to back (fewer once its share of
+ *    CLG_TUNE_BUDGET_S is spent); the fastest by its best time is kept for
+ *    `key` in the context and on disk (measured);
  *  - else cands[0] (not kept).
  * *how tells which. Every candidate computes the same output, so the choice
  * changes speed only. Thread-safe. */

@@ -13,12 +13,11 @@
 #include <string.h>
 #include <time.h>
 
-/* Timed rounds of trials (each candidate once per round; the best time of
- * each counts, which filters out a neighbour's burst on a shared machine),
- * and the wall time after which no further round starts. A first call of a
- * new shape class therefore costs one warm-up run and at most
- * CLG_TUNE_ROUNDS timed runs of each candidate (one timed run when a round
- * exceeds the budget). */
+/* Timed runs of each candidate (the best counts, which filters out a
+ * neighbour's burst on a shared machine), and the wall time, shared out
+ * among the candidates, after which a candidate gets no further run. A
+ * first call of a new shape class therefore costs one warm-up run and one
+ * to CLG_TUNE_ROUNDS timed runs of each candidate. */
 #define CLG_TUNE_ROUNDS 3
 #define CLG_TUNE_BUDGET_S 0.2
 #define CLG_TUNE_KEY_MAX 160
@@ -108,28 +107,29 @@ int clg__tune_pick(clg_context *ctx, const char *key, const int *cands,
   if (!trial || clg_tune_off())
     return cands[0];
 
-  /* A warm-up run of each candidate first, untimed: a driver may finish
-   * compiling a kernel at its first launch (POCL builds the work-group
-   * function for the NDRange's work-group size then), which would swamp a
-   * timing. Then up to CLG_TUNE_ROUNDS timed rounds. */
+  /* Each candidate in turn: one untimed warm-up run (a driver may finish
+   * compiling a kernel at its first launch: POCL builds the work-group
+   * function for the NDRange's work-group size then), then up to
+   * CLG_TUNE_ROUNDS timed runs back to back, the best counting. Runs of one
+   * candidate are kept together: alternating candidates measured each in
+   * the cache state another left behind (a plane-streaming kernel after a
+   * random-read one ran 35% slower than after itself). */
   double best[CLG_VARIANT_COUNT];
+  double budget = CLG_TUNE_BUDGET_S / count;
   for (int i = 0; i < count; ++i) {
     double t = 0.0;
     if (trial(arg, cands[i], &t) != CLG_SUCCESS)
       return cands[0]; /* the real launch will report what is wrong */
     best[i] = -1.0;
-  }
-  double start = clg__now();
-  for (int round = 0; round < CLG_TUNE_ROUNDS; ++round) {
-    for (int i = 0; i < count; ++i) {
-      double t = 0.0;
+    double start = clg__now();
+    for (int round = 0; round < CLG_TUNE_ROUNDS; ++round) {
       if (trial(arg, cands[i], &t) != CLG_SUCCESS)
         return cands[0];
       if (best[i] < 0.0 || t < best[i])
         best[i] = t;
+      if (clg__now() - start > budget)
+        break;
     }
-    if (clg__now() - start > CLG_TUNE_BUDGET_S)
-      break;
   }
   int pick = 0;
   for (int i = 1; i < count; ++i)
