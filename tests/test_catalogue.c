@@ -55,7 +55,7 @@
 /* The fault-injection API without the macros that would route this file's
  * own OpenCL calls through the counting wrappers: only host/ is counted. */
 #define CLG_FAULTS_IMPL
-#include "faults.h"
+#include "core/faults.h"
 #include "internal.h" /* clg_context::device_validations */
 
 /* CLGATHER_TEST_DEVICE_VALIDATION=always: cl_mem indices are validated by a

@@ -29,7 +29,7 @@
 #include "support/testutil.h"
 
 #define CLG_FAULTS_IMPL
-#include "faults.h"
+#include "core/faults.h"
 #include "internal.h" /* clg_context::device_validations */
 
 typedef struct dv_case {

@@ -54,7 +54,7 @@
 /* The fault-injection API without the macros that would route this file's
  * own OpenCL calls through the counting wrappers: only host/ is counted. */
 #define CLG_FAULTS_IMPL
-#include "faults.h"
+#include "core/faults.h"
 #include "internal.h" /* clg__get_kernel, for a real build failure */
 
 /* ---------------------------------------------------------- helpers */

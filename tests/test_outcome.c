@@ -57,7 +57,7 @@
 /* The fault-injection API (its call counters) without the macros that would
  * route this file's own OpenCL calls through the counting wrappers. */
 #define CLG_FAULTS_IMPL
-#include "faults.h"
+#include "core/faults.h"
 #include "internal.h" /* clg_context::device_validations */
 
 #define OOB CLG_ERROR_INDEX_OUT_OF_BOUNDS

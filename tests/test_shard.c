@@ -35,7 +35,7 @@
 
 #include "support/testutil.h"
 
-#include "faults.h" /* test builds: OpenCL fault injection */
+#include "core/faults.h" /* test builds: OpenCL fault injection */
 
 /* ------------------------------------------------------------ devices */
 

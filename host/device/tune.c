@@ -6,12 +6,28 @@
  * parameters in a database; this one is filled on the device itself). */
 #define _POSIX_C_SOURCE 200809L
 
-#include "internal.h"
+#include "device/tune.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+static const char *const clg_variant_names[CLG_VARIANT_COUNT] = {
+    "rows", "small", "item", "item_pf", "plane", "block", "item_nt"};
+
+const char *clg__variant_name(int variant) {
+  return variant >= 0 && variant < CLG_VARIANT_COUNT
+             ? clg_variant_names[variant]
+             : "none";
+}
+
+int clg__variant_parse(const char *name) {
+  for (int v = 0; name && v < CLG_VARIANT_COUNT; ++v)
+    if (strcmp(name, clg_variant_names[v]) == 0)
+      return v;
+  return -1;
+}
 
 /* Timed runs of each candidate (the best counts, which filters out a
  * neighbour's burst on a shared machine), and the wall time, shared out
@@ -159,12 +175,13 @@ void clg__tune_release(clg_context *ctx) {
   ctx->tuned = NULL;
 }
 
-clg_status clg__time_call(const clg_kernel_call *call, const clg_launch *l,
+clg_status clg__time_call(const clg_kernel_call *call, cl_command_queue queue,
+                          cl_uint num_events, const cl_event *wait_list,
                           double *seconds) {
   cl_event ev = NULL;
   double t0 = clg__now();
   clg_status st =
-      clg__call_launch(call, l->queue, NULL, l->num_events, l->wait_list, &ev);
+      clg__call_launch(call, queue, NULL, num_events, wait_list, &ev);
   if (st != CLG_SUCCESS)
     return st;
   cl_int err = clWaitForEvents(1, &ev);

@@ -20,7 +20,7 @@
  * source, and no message is recorded. All of it runs under ctx->lock. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "internal.h"
+#include "device/programs.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,9 @@
 /* Gather: ONNX Gather (opsets 1, 11, 13), TensorFlow's batch_dims
  * (tf.gather / GatherV2) and numpy.take's index modes. Shape rules, the
  * index-bounds pass and the kernel launch; the common path is op.c. */
-#include "internal.h"
+#include "ops/op.h"
+#include "ops/gather_plan.h"
+#include "device/tune.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -168,7 +170,8 @@ static clg_status gather_trial(void *arg, int variant, double *seconds) {
   clg_kernel_call call;
   clg_status st =
       gather_call(t->ctx, t->norm, t->l, false, t->plan, variant, &call);
-  return st == CLG_SUCCESS ? clg__time_call(&call, t->l, seconds) : st;
+  return st == CLG_SUCCESS ? clg__time_call(&call, t->l->queue, t->l->num_events,
+                                            t->l->wait_list, seconds) : st;
 }
 
 static clg_status gather_prepare(clg_context *ctx, const clg_params *norm,

@@ -2,7 +2,7 @@
  * shape, staging and the read-back, shared by every
  * operator. Each operator (gather.c, gather_elements.c, gather_nd.c) supplies
  * its shape rules, its index checks and its kernel launch (clg_op_impl). */
-#include "internal.h"
+#include "run/run.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -39,30 +39,6 @@ static clg_status clg_check_params(const clg_params *p,
   if (p->op == CLG_OP_GATHER_ND && p->axis != 0)
     return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
                      "GatherND takes no axis (got %" PRId64 ")", p->axis);
-  return CLG_SUCCESS;
-}
-
-clg_status clg__normalize_batch_dims(int64_t batch_dims, int32_t indices_rank,
-                                     int32_t *out) {
-  if (batch_dims < -(int64_t)indices_rank || batch_dims > indices_rank)
-    return clg__fail(CLG_ERROR_INVALID_BATCH_DIMS,
-                     "batch_dims %" PRId64 " is out of range for indices of "
-                     "rank %d: valid range is [%d, %d]",
-                     batch_dims, (int)indices_rank, -(int)indices_rank,
-                     (int)indices_rank);
-  *out = (int32_t)(batch_dims < 0 ? batch_dims + indices_rank : batch_dims);
-  return CLG_SUCCESS;
-}
-
-clg_status clg__check_batch_shapes(const char *op, int32_t b,
-                                   const int64_t *data_shape,
-                                   const int64_t *indices_shape) {
-  for (int32_t i = 0; i < b; ++i)
-    if (data_shape[i] != indices_shape[i])
-      return clg__fail(CLG_ERROR_INCOMPATIBLE_SHAPES,
-                       "%s with batch_dims %d: batch dimension %d differs, "
-                       "data has %" PRId64 " and indices has %" PRId64,
-                       op, (int)b, (int)i, data_shape[i], indices_shape[i]);
   return CLG_SUCCESS;
 }
 

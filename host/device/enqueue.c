@@ -1,6 +1,7 @@
 /* Moving tensors to and from the device, and launching kernels on the
  * caller's command queue. */
-#include "internal.h"
+#include "device/enqueue.h"
+#include "device/tune.h"
 
 #include <stdint.h>
 #include <stdio.h>

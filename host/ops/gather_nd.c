@@ -1,7 +1,9 @@
 /* GatherND: ONNX GatherND (opsets 11, 12, 13, with batch_dims), tf.gather_nd.
  * Shape rules, the per-component index-bounds pass and the kernel launch;
  * the common path is op.c. */
-#include "internal.h"
+#include "ops/op.h"
+#include "ops/gather_plan.h"
+#include "device/tune.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -203,7 +205,8 @@ static clg_status nd_trial(void *arg, int variant, double *seconds) {
   const nd_trial_arg *t = arg;
   clg_kernel_call call;
   clg_status st = nd_call(t->ctx, t->l, false, t->g, variant, &call);
-  return st == CLG_SUCCESS ? clg__time_call(&call, t->l, seconds) : st;
+  return st == CLG_SUCCESS ? clg__time_call(&call, t->l->queue, t->l->num_events,
+                                            t->l->wait_list, seconds) : st;
 }
 
 static clg_status gather_nd_prepare(clg_context *ctx, const clg_params *norm,

@@ -1,5 +1,5 @@
 /* Run-time version of the linked library. */
-#include "internal.h"
+#include "core/core.h"
 
 unsigned clg_version_number(void) { return CLGATHER_VERSION_NUMBER; }
 

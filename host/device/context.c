@@ -1,6 +1,8 @@
 /* Contexts: borrowed or default OpenCL context + device, the context's own
  * command queue, and the program cache's lifetime. */
-#include "internal.h"
+#include "device/context.h"
+#include "device/programs.h"
+#include "device/tune.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* Planning: a gather as a byte copy [outer, s, inner] -> [outer, n, inner],
  * the widest copy unit the sizes and offsets allow, and the NDRange. */
-#include "internal.h"
+#include "ops/gather_plan.h"
+#include "device/tune.h"
 
 #include <string.h>
 
@@ -38,22 +39,6 @@ size_t clg__copy_unit_max(uint64_t bytes, size_t align_a, size_t align_b,
 
 size_t clg__copy_unit(uint64_t bytes, size_t align_a, size_t align_b) {
   return clg__copy_unit_max(bytes, align_a, align_b, 16);
-}
-
-static const char *const clg_variant_names[CLG_VARIANT_COUNT] = {
-    "rows", "small", "item", "item_pf", "plane", "block", "item_nt"};
-
-const char *clg__variant_name(int variant) {
-  return variant >= 0 && variant < CLG_VARIANT_COUNT
-             ? clg_variant_names[variant]
-             : "none";
-}
-
-int clg__variant_parse(const char *name) {
-  for (int v = 0; name && v < CLG_VARIANT_COUNT; ++v)
-    if (strcmp(name, clg_variant_names[v]) == 0)
-      return v;
-  return -1;
 }
 
 void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,

@@ -1,5 +1,5 @@
 /* Status codes, their names, and the calling thread's error message. */
-#include "internal.h"
+#include "core/core.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,7 +1,9 @@
 /* GatherElements: ONNX GatherElements (opsets 11, 13), numpy's
  * take_along_axis. Shape rules, the index-bounds pass and the kernel launch;
  * the common path is op.c. */
-#include "internal.h"
+#include "ops/op.h"
+#include "ops/gather_plan.h"
+#include "device/tune.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -251,7 +253,8 @@ static clg_status ge_trial(void *arg, int variant, double *seconds) {
   const ge_trial_arg *t = arg;
   clg_kernel_call call;
   clg_status st = ge_call(t->ctx, t->l, false, t->g, variant, &call);
-  return st == CLG_SUCCESS ? clg__time_call(&call, t->l, seconds) : st;
+  return st == CLG_SUCCESS ? clg__time_call(&call, t->l->queue, t->l->num_events,
+                                            t->l->wait_list, seconds) : st;
 }
 
 static clg_status gather_elements_prepare(clg_context *ctx,

@@ -2,7 +2,7 @@
  * (clg_plan_create), its kernels built up front (clg_plan_bake), enqueued
  * many times (clg_plan_enqueue) through the one-shot calls' own path
  * (op.c: clg__run). Kernel planning itself is plan.c. */
-#include "internal.h"
+#include "run/run.h"
 
 #include <stdlib.h>
 

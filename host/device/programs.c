@@ -3,7 +3,7 @@
  * on-disk cache, cache.c); its kernels are
  * created once and reused, with a lock per kernel object because
  * clSetKernelArg + enqueue is not atomic. */
-#include "internal.h"
+#include "device/programs.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* Outcomes of asynchronously checked calls: the validation kernel's verdict,
  * kept on the device until the caller asks for it (clg_outcome_wait). */
-#include "internal.h"
+#include "run/run.h"
 
 #include <stdlib.h>
 

@@ -20,7 +20,7 @@
  * undefined), or when a device or buffer query fails. Inputs stay whole
  * buffers, read concurrently by every part (defined). Host outputs are
  * split as they are: each part stages its own rows. */
-#include "internal.h"
+#include "run/run.h"
 
 #include <inttypes.h>
 #include <stdio.h>

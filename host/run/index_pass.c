@@ -1,6 +1,6 @@
 /* The index-value pass of every operator: host indices scanned in place,
  * cl_mem indices read back or checked by the validation kernel. */
-#include "internal.h"
+#include "run/run.h"
 
 #include <stdatomic.h>
 #include <stdio.h>

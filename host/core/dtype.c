@@ -1,6 +1,6 @@
 /* Element types (ONNX TensorProto.DataType numbering) and tensor
  * descriptors. */
-#include "internal.h"
+#include "core/core.h"
 
 #include <string.h>
 

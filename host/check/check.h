@@ -1,0 +1,77 @@
+/* check/: descriptor, type, axis and index-range checks (checks.c), pure functions of their arguments. Not installed. */
+#ifndef CLGATHER_HOST_CHECK_H
+#define CLGATHER_HOST_CHECK_H
+
+#include "core/core.h"
+#include <stdbool.h>
+
+/* ---------------------------------------------------------- validate.c */
+
+/* Facts about one validated tensor descriptor. */
+typedef struct clg_tensor_facts {
+  size_t elem_size;   /* bytes per element */
+  size_t count;       /* elements */
+  size_t bytes;       /* count * elem_size */
+  cl_mem_flags flags; /* the buffer's flags (0 for host memory) */
+} clg_tensor_facts;
+
+/* Check a descriptor: storage kind, rank in [0, CLG_MAX_RANK], no negative
+ * dim, element count and byte size fit size_t, non-NULL host pointer or
+ * buffer when there are elements, buffer of ctx's context large enough for
+ * offset + bytes. `elem_size` is the dtype size already checked by the
+ * caller. `name` ("data", "indices", "output") is used in messages. */
+clg_status clg__check_tensor(const clg_context *ctx, const char *name,
+                             const clg_tensor *t, size_t elem_size,
+                             clg_tensor_facts *facts);
+
+/* The output's bytes must not overlap an input's (same host memory or same
+ * cl_mem): CLG_ERROR_INVALID_ARGUMENT otherwise. */
+clg_status clg__check_no_overlap(const char *in_name, const clg_tensor *in,
+                                 size_t in_bytes, const clg_tensor *out,
+                                 size_t out_bytes);
+
+/* Check an element type for data/output: fixed-size ONNX types only. */
+clg_status clg__check_data_dtype(const char *name, clg_dtype dtype);
+/* Check an element type for indices: int32 or int64. */
+clg_status clg__check_index_dtype(clg_dtype dtype);
+
+/* Normalize `axis` for rank r into [0, r): CLG_ERROR_INVALID_AXIS otherwise. */
+clg_status clg__normalize_axis(int64_t axis, int32_t rank, const char *what,
+                               int32_t *out);
+
+/* The out-of-bounds message (CLG_ERROR_INDEX_OUT_OF_BOUNDS) for `value` at
+ * flat position `pos` of indices (rank idx_rank, shape idx_shape), bounded
+ * by axis `axis` of data, of size s: names the flat position, the position in
+ * indices' shape, the value, the axis, its size and the valid range. */
+clg_status clg__report_index_oob(size_t pos, int64_t value, int32_t idx_rank,
+                                 const int64_t *idx_shape, int64_t s,
+                                 int32_t axis);
+
+/* The flat position of the first of `count` int32/int64 values (index_size
+ * 4/8) outside [-s[j], s[j] - 1], j = position % period, or `count` if every
+ * value is in range (the fast scan below, then a second pass on failure). */
+size_t clg__first_index_out_of_range(const void *values, size_t index_size,
+                                     size_t count, const int64_t *s,
+                                     size_t period);
+
+/* Is any of `count` int32/int64 values (index_size 4/8, at any byte
+ * address) outside [-s[j], s[j] - 1], j = position % period (period in
+ * [1, CLG_MAX_RANK], s[j] >= 0)? Exact. Branch-free and vectorized; large
+ * arrays are split across threads (falling back to the calling thread when
+ * one cannot be created). Callers find the first offender themselves. */
+bool clg__any_index_out_of_range(const void *values, size_t index_size,
+                                 size_t count, const int64_t *s, size_t period);
+/* Element i of an int32 (index_size 4) or int64 array at any byte address. */
+int64_t clg__index_at(const void *values, size_t index_size, size_t i);
+
+/* Normalise a batch_dims in [-q, q] (negative counts from q). */
+clg_status clg__normalize_batch_dims(int64_t batch_dims, int32_t indices_rank,
+                                     int32_t *out);
+
+/* The first `b` dims of data and indices are equal, else
+ * CLG_ERROR_INCOMPATIBLE_SHAPES naming the first that differs. */
+clg_status clg__check_batch_shapes(const char *op, int32_t b,
+                                   const int64_t *data_shape,
+                                   const int64_t *indices_shape);
+
+#endif /* CLGATHER_HOST_CHECK_H */

@@ -1,0 +1,63 @@
+/* device/context.c: the context (device facts, queues, caches). Not installed. */
+#ifndef CLGATHER_HOST_DEVICE_CONTEXT_H
+#define CLGATHER_HOST_DEVICE_CONTEXT_H
+
+#include "core/core.h"
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+/* ----------------------------------------------------------- context.c */
+
+struct clg_program_entry;
+
+/* A 128-bit hash (cache.c): program cache keys and file checksums. */
+typedef struct clg_hash128 {
+  uint64_t a, b;
+} clg_hash128;
+
+struct clg_context {
+  cl_context cl_ctx;
+  cl_device_id device;
+  bool owns_cl_ctx;       /* created by clg_context_create_default */
+  cl_command_queue queue; /* the context's own queue, lazily created */
+  /* A queue of its own for clg_outcome_wait()'s verdict reads, lazily
+   * created: a read on `queue` would wait behind the caller's commands. */
+  cl_command_queue verdict_queue;
+  pthread_mutex_t lock;               /* guards queue creation and the caches */
+  struct clg_program_entry *programs; /* singly linked program cache */
+  struct clg_kernel_entry *kernels;   /* singly linked kernel cache */
+  size_t max_work_group_size;
+  cl_uint compute_units; /* CL_DEVICE_MAX_COMPUTE_UNITS */
+  cl_ulong cache_bytes;  /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (0: none) */
+  cl_device_type device_type;
+  /* CL_DEVICE_HOST_UNIFIED_MEMORY: host memory is device memory (CPU
+   * devices, integrated GPUs). Host tensors are then wrapped in place
+   * (CL_MEM_USE_HOST_PTR) instead of being copied. */
+  bool host_unified;
+  unsigned builds;      /* programs created so far, from source or from the
+                         * disk cache (for tests) */
+  unsigned disk_loads;  /* ... of which loaded from the disk cache */
+  unsigned disk_stores; /* binaries written to the disk cache */
+  /* The on-disk program cache (cache.c), looked at on the first program
+   * miss: 0 not yet, 1 on (cache_dir, cache_seed set), -1 off. */
+  int cache_state;
+  char *cache_dir;
+  clg_hash128 cache_seed; /* hash of the key fields every program shares */
+  /* cl_mem index arrays validated on the device (the validation kernel
+   * enqueued successfully) rather than read back: for tests. Zeroed by the
+   * context's calloc. */
+  atomic_uint device_validations;
+  /* Kernel variants chosen per shape class (tune.c), under `lock`. */
+  struct clg_tune_entry *tuned;
+  /* The variant the last kernel launch used and how it was chosen
+   * (clg_context_last_variant), under `lock`. */
+  const char *last_variant;
+  clg_choice last_choice;
+};
+
+/* The context's verdict-reading queue (created on first use; NULL with the
+ * message set when it cannot be). */
+cl_command_queue clg__verdict_queue(clg_context *ctx);
+
+#endif /* CLGATHER_HOST_DEVICE_CONTEXT_H */

@@ -1,0 +1,86 @@
+/* device/enqueue.c: staging tensors as cl_mem, kernel calls, queues and wait lists. Not installed. */
+#ifndef CLGATHER_HOST_DEVICE_ENQUEUE_H
+#define CLGATHER_HOST_DEVICE_ENQUEUE_H
+
+#include "device/programs.h"
+
+/* ----------------------------------------------------------- enqueue.c */
+
+/* A tensor made available to a kernel as a cl_mem: the caller's buffer, a
+ * temporary one wrapping host memory in place (CL_MEM_USE_HOST_PTR, devices
+ * with host-unified memory), or a temporary one holding a copy of it. */
+typedef struct clg_staged {
+  cl_mem mem;
+  size_t offset;  /* bytes, within mem */
+  size_t align;   /* the alignment to plan with: the tensor's first byte is
+                   * aligned like this value (offset for a caller's buffer
+                   * or a copy, the host address for wrapped memory) */
+  bool temporary; /* mem is ours to release */
+  bool wrapped;   /* mem is the caller's host memory (CL_MEM_USE_HOST_PTR):
+                   * no command may still use it when the call returns */
+} clg_staged;
+
+/* Make a cl_mem for input `t` (`bytes` long, elements of `elem_size`): the
+ * caller's buffer as is, or a new read-only buffer over host memory (wrapped
+ * in place on host-unified devices when `may_wrap` and the pointer is
+ * aligned to the element size, else initialised with a copy). `bytes` may
+ * be 0. */
+clg_status clg__stage_input(clg_context *ctx, const clg_tensor *t, size_t bytes,
+                            size_t elem_size, bool may_wrap, const char *name,
+                            clg_staged *out);
+/* Make a cl_mem for output `t`: the caller's buffer, or a new write-only
+ * buffer (wrapping host memory in place as for inputs, else on the device)
+ * whose content is read back into host memory after the kernel (a read
+ * into a wrapped buffer's own memory only synchronises). */
+clg_status clg__stage_output(clg_context *ctx, const clg_tensor *t,
+                             size_t bytes, size_t elem_size, clg_staged *out);
+void clg__unstage(clg_staged *s);
+
+/* Blocking read of `bytes` from a buffer tensor into `dst` after the wait
+ * list. */
+clg_status clg__read_buffer(cl_command_queue queue, const clg_tensor *t,
+                            size_t bytes, void *dst, cl_uint num_events,
+                            const cl_event *wait_list, const char *what);
+
+/* A kernel launch set up by an operator's prepare(): the kernel, a copy of
+ * its arguments and the NDRange. */
+#define CLG_MAX_KERNEL_ARGS 16
+#define CLG_MAX_ARG_BYTES 128 /* a ulong16 */
+typedef struct clg_kernel_call {
+  clg_kernel_entry *kernel;
+  cl_uint nargs;
+  size_t sizes[CLG_MAX_KERNEL_ARGS];
+  _Alignas(16) unsigned char args[CLG_MAX_KERNEL_ARGS][CLG_MAX_ARG_BYTES];
+  cl_uint work_dim;
+  size_t global[3], local[3];
+} clg_kernel_call;
+
+/* Fill *call with kernel k, `nargs` arguments (sizes[i] bytes at values[i],
+ * copied) and the NDRange. */
+void clg__call_set(clg_kernel_call *call, clg_kernel_entry *k, cl_uint nargs,
+                   const size_t *sizes, const void *const *values,
+                   cl_uint work_dim, const size_t *global, const size_t *local);
+/* Enqueue a prepared call; `verdict` (not NULL for a gated kernel) is
+ * appended as the last argument. */
+clg_status clg__call_launch(const clg_kernel_call *call, cl_command_queue queue,
+                            cl_mem verdict, cl_uint num_events,
+                            const cl_event *wait_list, cl_event *event);
+
+/* Set `nargs` kernel arguments (sizes[i] bytes at values[i]) and enqueue the
+ * NDRange under the kernel's lock. */
+clg_status clg__launch(clg_kernel_entry *k, cl_command_queue queue,
+                       cl_uint nargs, const size_t *sizes,
+                       const void *const *values, cl_uint work_dim,
+                       const size_t *global, const size_t *local,
+                       cl_uint num_events, const cl_event *wait_list,
+                       cl_event *event);
+
+/* Resolve the queue argument of an operator call: NULL means the context's
+ * own queue; otherwise it must belong to ctx's context and device. */
+clg_status clg__resolve_queue(clg_context *ctx, cl_command_queue queue,
+                              cl_command_queue *out);
+
+/* Check the event wait list arguments as OpenCL does. */
+clg_status clg__check_wait_list(cl_uint num_events, const cl_event *wait_list);
+
+#endif /* CLGATHER_HOST_DEVICE_ENQUEUE_H */

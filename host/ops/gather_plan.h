@@ -1,0 +1,88 @@
+/* ops/gather_plan.c: Gather's geometry, kernel variants and NDRanges. Not installed. */
+#ifndef CLGATHER_HOST_OPS_GATHER_PLAN_H
+#define CLGATHER_HOST_OPS_GATHER_PLAN_H
+
+#include "device/tune.h"
+
+/* -------------------------------------------------------------- plan.c */
+
+/* A gather seen as bytes: data [outer, s, inner], output [outer, n, inner],
+ * with inner counted in units of unit_bytes. With batch_dims, outer runs
+ * over batch x outer_pb and each batch has its own n indices. */
+typedef struct clg_gather_plan {
+  uint64_t outer;     /* product of data dims before the axis */
+  uint64_t outer_pb;  /* the same within one batch (dims b..axis-1) */
+  uint64_t s;         /* data.shape[axis] */
+  uint64_t n;         /* indices per batch */
+  uint64_t inner;     /* slice length in units */
+  uint64_t rows;      /* outer * n: slices to copy */
+  size_t unit_bytes;  /* 1, 2, 4, 8 or 16: copy width */
+  size_t index_bytes; /* 4 or 8 */
+  clg_gather_variant variant;
+  size_t local[3];  /* work-group size */
+  size_t global[3]; /* NDRange */
+  cl_uint work_dim;
+  /* ITEM, ITEM_PF, PLANE (clg__plan_gather_variant): */
+  uint64_t parts;      /* work-items per slice */
+  uint64_t part_units; /* units per part */
+  unsigned prefetch;   /* CLG_PREFETCH: distance (ITEM_PF), 1 (PLANE), 0 */
+  bool stream;         /* CLG_STREAM: non-temporal stores (ITEM_NT) */
+  uint64_t per_item;   /* BLOCK: output slices per work-item */
+  /* What clg__plan_gather was given, for re-planning into a variant. */
+  uint64_t slice_bytes;
+  size_t data_align, out_align, max_local;
+} clg_gather_plan;
+
+/* Slices copied per work-item by the SMALL variant (kernel -D value). */
+#define CLG_SMALL_ROWS_PER_ITEM 8
+
+/* Fill `plan` for a validated gather. outer = batch * outer_pb (outer_pb ==
+ * outer without batch_dims); slice_bytes = inner dims * elem size;
+ * data_align/out_align: the byte offsets (alignment) of data and output in
+ * their buffers. max_local: the device's work-group size limit. */
+void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,
+                      uint64_t s, uint64_t n, uint64_t slice_bytes,
+                      size_t index_bytes, size_t data_align, size_t out_align,
+                      size_t max_local);
+
+/* Gather's candidate variants for `plan` (filled by clg__plan_gather) on a
+ * device of `device_type`, best guess first, into cands (room for
+ * CLG_VARIANT_COUNT); returns how many. CPUs: ITEM, ITEM_PF, ITEM_NT for
+ * outputs larger than the device's cache (`cache_bytes`), and PLANE for
+ * short slices of several outer rows; other devices: the ROWS / SMALL plan,
+ * and ITEM where its NDRange fits the 65535 limit some drivers have on dims
+ * 1 and 2. */
+int clg__gather_candidates(const clg_gather_plan *plan,
+                           cl_device_type device_type, uint64_t cache_bytes,
+                           int *cands);
+/* The variants that run `plan` correctly on a device of `device_type` (a
+ * bit per clg_gather_variant): all of Gather's, less those whose NDRange
+ * would exceed the 65535 limit of dims 1 and 2 on a non-CPU device. */
+unsigned clg__gather_allowed(const clg_gather_plan *plan,
+                             cl_device_type device_type);
+
+/* Re-plan `plan` (filled by clg__plan_gather, batch = outer / outer_pb) as
+ * Gather `variant` (any of ROWS, SMALL, ITEM, ITEM_PF, PLANE) on a device of
+ * `compute_units`: unit (up to 64 bytes for ITEM and PLANE), parts and
+ * NDRange. */
+void clg__plan_gather_variant(clg_gather_plan *plan, int variant,
+                              cl_uint compute_units);
+
+/* The -DCLG_INNER value of the ITEM / PLANE / BLOCK programs: the slice's
+ * units when the slice is short and in one part (built into the program),
+ * else 0 (the kernels take it as an argument). */
+uint64_t clg__inner_constant(const clg_gather_plan *plan);
+
+/* The device type plans are made for: the context's device's, except in
+ * test builds, where CLGATHER_TEST_PLAN_DEVICE=gpu|cpu overrides it so the
+ * GPU kernel variants also run on POCL's CPU device. */
+cl_device_type clg__plan_device(const clg_context *ctx);
+
+/* The widest copy unit (16, 8, 4, 2 or 1 bytes) dividing `bytes` and both
+ * byte offsets `align_a` and `align_b`. */
+size_t clg__copy_unit(uint64_t bytes, size_t align_a, size_t align_b);
+/* The same up to `max` bytes (a power of two <= 64). */
+size_t clg__copy_unit_max(uint64_t bytes, size_t align_a, size_t align_b,
+                          size_t max);
+
+#endif /* CLGATHER_HOST_OPS_GATHER_PLAN_H */

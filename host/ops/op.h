@@ -1,0 +1,72 @@
+/* ops/: what an operator of the family supplies (clg_op_impl), and the shape helpers operators share. Not installed. */
+#ifndef CLGATHER_HOST_OPS_OP_H
+#define CLGATHER_HOST_OPS_OP_H
+
+#include "check/check.h"
+#include "device/enqueue.h"
+
+/* ---------------------------------------------------------------- op.c */
+
+/* Everything an operator's enqueue step gets: the caller's tensors, their
+ * facts, the cl_mem each is staged in, and where to enqueue. */
+typedef struct clg_launch {
+  const clg_tensor *data, *indices, *output;
+  clg_tensor_facts df, xf, of;
+  struct clg_staged *d, *x, *o;
+  cl_command_queue queue;
+  cl_uint num_events;
+  const cl_event *wait_list;
+} clg_launch;
+
+/* One operator of the family (gather.c, gather_elements.c, gather_nd.c). */
+typedef struct clg_op_impl {
+  const char *name; /* "Gather" */
+  /* Check params against the shapes (ranks in [0, CLG_MAX_RANK] and dims
+   * non-negative already checked; data rank >= 1), normalise axis and
+   * batch_dims into *norm, and write the output shape. */
+  clg_status (*shape)(const clg_params *params, int32_t data_rank,
+                      const int64_t *data_shape, int32_t indices_rank,
+                      const int64_t *indices_shape, clg_params *norm,
+                      int32_t *out_rank, int64_t *out_shape);
+  /* The index checks that read no value (Gather's modes WRAP and CLIP: an
+   * empty axis admits no index), or NULL. Run in every mode, before any
+   * value is read; values are read (and checked against `bounds`) only in
+   * mode RAISE. */
+  clg_status (*check_mode)(const clg_params *norm, const clg_tensor *data,
+                           size_t count);
+  /* Mode RAISE: the periodic bounds of the call. Index value at flat
+   * position i must lie in [-s[i % period], s[i % period] - 1]; writes
+   * s[0..period-1] (period <= CLG_MAX_RANK) and returns period. */
+  size_t (*bounds)(const clg_params *norm, const clg_tensor *data,
+                   const clg_tensor *indices, int64_t *s);
+  /* Mode RAISE: the failure (CLG_ERROR_INDEX_OUT_OF_BOUNDS and its message)
+   * for the out-of-bounds `value` at flat position `pos` of indices. Shared
+   * by the host scan and the device verdict, so both give one message. */
+  clg_status (*report)(const clg_params *norm, const clg_tensor *data,
+                       const clg_tensor *indices, size_t pos, int64_t value);
+  /* Choose, get (building on first use) and set up the kernel for a
+   * non-empty output: *call receives the kernel, its arguments and the
+   * NDRange, ready for clg__call_launch(). `gated`: the kernel variant of
+   * the asynchronous checked mode, which takes the verdict buffer as one
+   * more, last, argument (appended by clg__call_launch()). Tensors whose
+   * staged mem is NULL (a plan being baked) give NULL mem arguments. */
+  clg_status (*prepare)(clg_context *ctx, const clg_params *norm,
+                        const clg_launch *launch, bool gated,
+                        clg_kernel_call *call);
+} clg_op_impl;
+
+/* Checked inputs of a call: the operator, normalised params, facts. */
+typedef struct clg_checked {
+  const clg_op_impl *impl;
+  clg_params norm;
+  clg_tensor_facts df, xf;
+  int32_t out_rank;
+  int64_t out_shape[CLG_MAX_RANK];
+} clg_checked;
+
+
+extern const clg_op_impl clg__op_gather;
+extern const clg_op_impl clg__op_gather_elements;
+extern const clg_op_impl clg__op_gather_nd;
+
+#endif /* CLGATHER_HOST_OPS_OP_H */

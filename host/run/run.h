@@ -1,0 +1,118 @@
+/* run/: one call of the family from checks to kernels (call.c), the index-value pass (index_pass.c), outcomes (outcome.c). Not installed. */
+#ifndef CLGATHER_HOST_RUN_H
+#define CLGATHER_HOST_RUN_H
+
+#include "ops/op.h"
+
+/* ------------------------------------------------------- index_pass.c */
+
+/* A verdict of the validation kernel on cl_mem indices, on the device: a
+ * buffer (flag word, then a (position, value) pair per work-group) and the
+ * event of the kernel that writes it. */
+typedef struct clg_verdict {
+  cl_mem mem;
+  size_t groups;
+  cl_event event;
+} clg_verdict;
+
+/* No offending position. */
+#define CLG_VERDICT_NONE ((cl_ulong)0xFFFFFFFFFFFFFFFFull)
+
+/* Mode RAISE, cl_mem indices: enqueue the validation kernel (after the wait
+ * list) into a new verdict buffer. On failure *v holds nothing. */
+clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
+                                cl_command_queue queue, const clg_tensor *data,
+                                const clg_tensor *indices, cl_uint num_events,
+                                const cl_event *wait_list, clg_verdict *v);
+/* Read a verdict (blocking, on `queue`, once its kernel has completed; a
+ * kernel that failed, e.g. for a failed wait-list event, is an error): *pos
+ * is the first offending flat position or CLG_VERDICT_NONE, *value its
+ * value. */
+clg_status clg__verdict_read(const clg_verdict *v, cl_command_queue queue,
+                             cl_ulong *pos, int64_t *value);
+void clg__verdict_release(clg_verdict *v);
+/* Get (building on first use) the validation kernel a verdict on these
+ * indices uses: for plans baking. */
+clg_status clg__verdict_kernel(clg_context *ctx, const clg_checked *c,
+                               const clg_tensor *data,
+                               const clg_tensor *indices);
+
+/* Does the index-value pass of this call read cl_mem values (mode RAISE,
+ * cl_mem indices with elements)? */
+bool clg__values_on_device(const clg_checked *c, const clg_tensor *indices);
+
+/* index_pass.c: the operator's mode rule, then (mode RAISE) every index
+ * value, in place for host indices, on the device or read back for cl_mem
+ * indices; an offender is reported by the operator. */
+clg_status clg__check_index_values(clg_context *ctx, const clg_checked *c,
+                                   cl_command_queue queue,
+                                   const clg_tensor *data,
+                                   const clg_tensor *indices,
+                                   cl_uint num_events,
+                                   const cl_event *wait_list);
+
+/* ---------------------------------------------------------------- op.c */
+
+/* ONNX Gather on axis 0: what NULL params mean. */
+extern const clg_params clg__default_params;
+
+/* One call of the family, as every entry point (clg_run, clg_run_async,
+ * plans, shards) describes it to clg__run(). */
+typedef struct clg_call {
+  clg_context *ctx;
+  const clg_params *params; /* NULL: Gather on axis 0 */
+  const clg_tensor *data, *indices, *output;
+  cl_command_queue queue; /* NULL: the context's own */
+  cl_uint num_events;
+  const cl_event *wait_list;
+  cl_event *event;       /* may be NULL */
+  clg_outcome **outcome; /* not NULL: asynchronous checked mode */
+  bool values_checked;   /* index values already checked (shards) */
+} clg_call;
+
+/* Every check clg_run() makes that reads no index value: inputs, params,
+ * output, queue (resolved into *queue). */
+clg_status clg__check_call(const clg_call *call, clg_checked *c,
+                           clg_tensor_facts *of, cl_command_queue *queue);
+
+/* Run a call: checks, index values, kernels (see clg_run, clg_run_async). */
+clg_status clg__run(const clg_call *call);
+
+/* The checks of clg__check_call() that need no memory, on plan templates
+ * (plans.c): shapes, types, params, sizes, the indices offset's alignment.
+ * No queue, no wait list, no buffer is looked at. */
+clg_status clg__check_templates(clg_context *ctx, const clg_params *params,
+                                const clg_tensor *data,
+                                const clg_tensor *indices,
+                                const clg_tensor *output, clg_checked *c,
+                                clg_tensor_facts *of);
+
+/* Build every kernel a call with these checked tensors would need (gather,
+ * gated or not, at the tensors' offsets; validation in mode RAISE). */
+clg_status clg__bake(clg_context *ctx, const clg_checked *c,
+                     const clg_tensor *data, const clg_tensor *indices,
+                     const clg_tensor *output, const clg_tensor_facts *of,
+                     bool gated);
+
+/* ----------------------------------------------------------- outcome.c */
+
+/* An outcome already decided (CLG_SUCCESS: nothing to read on the device). */
+clg_status clg__outcome_decided(clg_outcome **out);
+/* An outcome pending on verdict `v` (it takes its own references), for the
+ * call checked as `c` on ctx with `data` and `indices`; `queue` (retained)
+ * is flushed before waiting. */
+clg_status clg__outcome_pending(clg_context *ctx, const clg_checked *c,
+                                const clg_tensor *data,
+                                const clg_tensor *indices,
+                                cl_command_queue queue, const clg_verdict *v,
+                                clg_outcome **out);
+
+/* Output shape of any operator: argument checks (NULL shapes, ranks, negative
+ * dims, params) and then the operator's own rules; *norm gets the
+ * normalised params. */
+clg_status clg__output_shape(const clg_params *params, int32_t data_rank,
+                             const int64_t *data_shape, int32_t indices_rank,
+                             const int64_t *indices_shape, clg_params *norm,
+                             int32_t *out_rank, int64_t *out_shape);
+
+#endif /* CLGATHER_HOST_RUN_H */
