@@ -222,9 +222,42 @@ static clg_status gather_prepare(clg_context *ctx, const clg_params *norm,
   return st;
 }
 
-const clg_op_impl clg__op_gather = {"Gather",          gather_shape,
-                                    gather_check_mode, gather_bounds,
-                                    gather_report,     gather_prepare};
+static bool gather_supported(int32_t data_rank, int32_t indices_rank) {
+  /* The output rank with batch_dims 0; with b > 0 it is b less, which
+   * clg_output_shape() checks. */
+  return data_rank - 1 + indices_rank <= CLG_MAX_RANK;
+}
+
+static void gather_describe(const clg_params *norm, char *buf, size_t cap) {
+  snprintf(buf, cap, "Gather on axis %" PRId64, norm->axis);
+}
+
+/* Output data.shape[:a] + indices.shape[b:] + data.shape[a+1:]. */
+static bool gather_split(const clg_params *p, const clg_tensor *indices,
+                         bool *data_rows, bool *index_rows) {
+  *data_rows = *index_rows = false;
+  if (p->batch_dims > 0)
+    *data_rows = *index_rows = true; /* the batch dimension */
+  else if (p->axis > 0)
+    *data_rows = true;
+  else if (indices->rank >= 1)
+    *index_rows = true;
+  else
+    return false; /* axis 0, scalar index: the output is one data row */
+  return true;
+}
+
+const clg_op_impl clg__op_gather = {
+    .check_params = NULL,
+    .supported = gather_supported,
+    .shape = gather_shape,
+    .check_mode = gather_check_mode,
+    .bounds = gather_bounds,
+    .report = gather_report,
+    .prepare = gather_prepare,
+    .describe = gather_describe,
+    .split = gather_split,
+};
 
 clg_status clg_gather_output_shape(int32_t data_rank, const int64_t *data_shape,
                                    int32_t indices_rank,

@@ -313,6 +313,43 @@ static clg_status gather_elements_prepare(clg_context *ctx,
   return st;
 }
 
+static bool gather_elements_supported(int32_t data_rank, int32_t indices_rank) {
+  return indices_rank == data_rank;
+}
+
+static void gather_elements_describe(const clg_params *norm, char *buf,
+                                     size_t cap) {
+  snprintf(buf, cap, "GatherElements on axis %" PRId64, norm->axis);
+}
+
+/* Output indices.shape; data's rows go with it off axis 0. */
+static bool gather_elements_split(const clg_params *p,
+                                  const clg_tensor *indices, bool *data_rows,
+                                  bool *index_rows) {
+  (void)indices;
+  *index_rows = true;
+  *data_rows = p->axis != 0;
+  return true;
+}
+
 const clg_op_impl clg__op_gather_elements = {
-    "GatherElements",       gather_elements_shape,  NULL,
-    gather_elements_bounds, gather_elements_report, gather_elements_prepare};
+    .check_params = NULL,
+    .supported = gather_elements_supported,
+    .shape = gather_elements_shape,
+    .check_mode = NULL,
+    .bounds = gather_elements_bounds,
+    .report = gather_elements_report,
+    .prepare = gather_elements_prepare,
+    .describe = gather_elements_describe,
+    .split = gather_elements_split,
+};
+
+clg_status clg_gather_elements(clg_context *ctx, const clg_tensor *data,
+                               const clg_tensor *indices, int64_t axis,
+                               const clg_tensor *output, cl_command_queue queue,
+                               cl_uint num_events, const cl_event *wait_list,
+                               cl_event *event) {
+  clg_params p = {CLG_OP_GATHER_ELEMENTS, axis, 0, CLG_MODE_RAISE};
+  return clg_run(ctx, &p, data, indices, output, queue, num_events, wait_list,
+                 event);
+}

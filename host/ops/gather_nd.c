@@ -248,6 +248,46 @@ static clg_status gather_nd_prepare(clg_context *ctx, const clg_params *norm,
   return st;
 }
 
+static bool gather_nd_supported(int32_t data_rank, int32_t indices_rank) {
+  (void)data_rank;
+  return indices_rank >= 1; /* the last dimension holds the tuples */
+}
+
+static void gather_nd_describe(const clg_params *norm, char *buf, size_t cap) {
+  snprintf(buf, cap, "GatherND with batch_dims %" PRId64, norm->batch_dims);
+}
+
+/* Output indices.shape[:q-1] + data.shape[b+m:]. */
+static bool gather_nd_split(const clg_params *p, const clg_tensor *indices,
+                            bool *data_rows, bool *index_rows) {
+  *data_rows = *index_rows = false;
+  if (p->batch_dims > 0)
+    *data_rows = *index_rows = true;
+  else if (indices->rank >= 2)
+    *index_rows = true;
+  else
+    return false; /* one tuple: the output is one slice of data */
+  return true;
+}
+
 const clg_op_impl clg__op_gather_nd = {
-    "GatherND",       gather_nd_shape,  NULL,
-    gather_nd_bounds, gather_nd_report, gather_nd_prepare};
+    .check_params = NULL,
+    .supported = gather_nd_supported,
+    .shape = gather_nd_shape,
+    .check_mode = NULL,
+    .bounds = gather_nd_bounds,
+    .report = gather_nd_report,
+    .prepare = gather_nd_prepare,
+    .describe = gather_nd_describe,
+    .split = gather_nd_split,
+};
+
+clg_status clg_gather_nd(clg_context *ctx, const clg_tensor *data,
+                         const clg_tensor *indices, int64_t batch_dims,
+                         const clg_tensor *output, cl_command_queue queue,
+                         cl_uint num_events, const cl_event *wait_list,
+                         cl_event *event) {
+  clg_params p = {CLG_OP_GATHER_ND, 0, batch_dims, CLG_MODE_RAISE};
+  return clg_run(ctx, &p, data, indices, output, queue, num_events, wait_list,
+                 event);
+}

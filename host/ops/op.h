@@ -1,11 +1,10 @@
-/* ops/: what an operator of the family supplies (clg_op_impl), and the shape helpers operators share. Not installed. */
+/* ops/: what an operator of the family supplies (clg_op_impl) and the
+ * registry that lists them (operators.def, registry.c). Not installed. */
 #ifndef CLGATHER_HOST_OPS_OP_H
 #define CLGATHER_HOST_OPS_OP_H
 
 #include "check/check.h"
 #include "device/enqueue.h"
-
-/* ---------------------------------------------------------------- op.c */
 
 /* Everything an operator's enqueue step gets: the caller's tensors, their
  * facts, the cl_mem each is staged in, and where to enqueue. */
@@ -18,9 +17,15 @@ typedef struct clg_launch {
   const cl_event *wait_list;
 } clg_launch;
 
-/* One operator of the family (gather.c, gather_elements.c, gather_nd.c). */
+/* One operator of the family: the hooks its file (ops/FILE.c, registered
+ * in ops/operators.def) supplies. Optional hooks may be NULL. */
 typedef struct clg_op_impl {
-  const char *name; /* "Gather" */
+  /* Optional: rules on params beyond the registry's (fields the operator
+   * does not take are 0 / CLG_MODE_RAISE, the mode is known: checked). */
+  clg_status (*check_params)(const clg_params *params);
+  /* clg_supported()'s rule on ranks (data_rank in [1, CLG_MAX_RANK] and
+   * indices_rank in [0, CLG_MAX_RANK] already checked). */
+  bool (*supported)(int32_t data_rank, int32_t indices_rank);
   /* Check params against the shapes (ranks in [0, CLG_MAX_RANK] and dims
    * non-negative already checked; data rank >= 1), normalise axis and
    * batch_dims into *norm, and write the output shape. */
@@ -53,10 +58,19 @@ typedef struct clg_op_impl {
   clg_status (*prepare)(clg_context *ctx, const clg_params *norm,
                         const clg_launch *launch, bool gated,
                         clg_kernel_call *call);
+  /* What produces the output shape, for a mismatch message: "Gather on
+   * axis 1", "GatherND with batch_dims 0" (at most cap bytes). */
+  void (*describe)(const clg_params *norm, char *buf, size_t cap);
+  /* Sharding (run/shard.c): can the output be split along its first
+   * dimension, and which inputs have that dimension as their own first one
+   * (sliced with it)? The others go whole to every part. */
+  bool (*split)(const clg_params *norm, const clg_tensor *indices,
+                bool *data_rows, bool *index_rows);
 } clg_op_impl;
 
 /* Checked inputs of a call: the operator, normalised params, facts. */
 typedef struct clg_checked {
+  const clg_op_info *info;
   const clg_op_impl *impl;
   clg_params norm;
   clg_tensor_facts df, xf;
@@ -65,8 +79,22 @@ typedef struct clg_checked {
 } clg_checked;
 
 
-extern const clg_op_impl clg__op_gather;
-extern const clg_op_impl clg__op_gather_elements;
-extern const clg_op_impl clg__op_gather_nd;
+/* The registry (registry.c, from operators.def). */
+#define CLG_OPERATOR(ENUM, file, name, command, params)                        \
+  extern const clg_op_impl clg__op_##file;
+#include "ops/operators.def"
+#undef CLG_OPERATOR
+
+/* The registered operator `op`: its description and hooks; NULL (both) if
+ * there is none. */
+const clg_op_info *clg__op_info(clg_op op);
+const clg_op_impl *clg__op_impl(clg_op op);
+
+/* The registry's checks of params: a registered op, a known mode, and the
+ * fields it does not take at their defaults; then its own check_params.
+ * Sets *info and *impl. CLG_ERROR_INVALID_ARGUMENT otherwise. */
+clg_status clg__check_params(const clg_params *params,
+                             const clg_op_info **info,
+                             const clg_op_impl **impl);
 
 #endif /* CLGATHER_HOST_OPS_OP_H */

@@ -10,38 +10,6 @@
 
 const clg_params clg__default_params = {CLG_OP_GATHER, 0, 0, CLG_MODE_RAISE};
 
-/* The operator's implementation, after checking the fields it takes. */
-static clg_status clg_check_params(const clg_params *p,
-                                   const clg_op_impl **impl) {
-  switch (p->op) {
-  case CLG_OP_GATHER: *impl = &clg__op_gather; break;
-  case CLG_OP_GATHER_ELEMENTS: *impl = &clg__op_gather_elements; break;
-  case CLG_OP_GATHER_ND: *impl = &clg__op_gather_nd; break;
-  default:
-    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
-                     "unknown operator %d in params->op", (int)p->op);
-  }
-  if (p->mode != CLG_MODE_RAISE && p->mode != CLG_MODE_WRAP &&
-      p->mode != CLG_MODE_CLIP)
-    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
-                     "unknown index mode %d (expected CLG_MODE_RAISE, "
-                     "CLG_MODE_WRAP or CLG_MODE_CLIP)",
-                     (int)p->mode);
-  if (p->op != CLG_OP_GATHER && p->mode != CLG_MODE_RAISE)
-    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
-                     "%s takes no index mode (only RAISE): out-of-bounds "
-                     "indices are errors",
-                     (*impl)->name);
-  if (p->op == CLG_OP_GATHER_ELEMENTS && p->batch_dims != 0)
-    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
-                     "GatherElements takes no batch_dims (got %" PRId64 ")",
-                     p->batch_dims);
-  if (p->op == CLG_OP_GATHER_ND && p->axis != 0)
-    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
-                     "GatherND takes no axis (got %" PRId64 ")", p->axis);
-  return CLG_SUCCESS;
-}
-
 static clg_status clg_check_dims(const char *name, int32_t rank,
                                  const int64_t *shape) {
   if (rank < 0 || rank > CLG_MAX_RANK)
@@ -60,14 +28,15 @@ clg_status clg__output_shape(const clg_params *params, int32_t data_rank,
                              const int64_t *data_shape, int32_t indices_rank,
                              const int64_t *indices_shape, clg_params *norm,
                              int32_t *out_rank, int64_t *out_shape) {
+  const clg_op_info *info = NULL;
   const clg_op_impl *impl = NULL;
-  clg_status st = clg_check_params(params, &impl);
+  clg_status st = clg__check_params(params, &info, &impl);
   if (st != CLG_SUCCESS)
     return st;
   if (data_rank < 1 || data_rank > CLG_MAX_RANK)
     return clg__fail(CLG_ERROR_INVALID_RANK,
                      "data has rank %d; %s needs data of rank in [1, %d]",
-                     (int)data_rank, impl->name, CLG_MAX_RANK);
+                     (int)data_rank, info->name, CLG_MAX_RANK);
   if ((st = clg_check_dims("data", data_rank, data_shape)) != CLG_SUCCESS ||
       (st = clg_check_dims("indices", indices_rank, indices_shape)) !=
           CLG_SUCCESS)
@@ -134,7 +103,7 @@ static clg_status clg_check_inputs(clg_context *ctx, const clg_params *params,
     return st;
   if (!params)
     params = &clg__default_params;
-  if ((st = clg_check_params(params, &c->impl)) != CLG_SUCCESS)
+  if ((st = clg__check_params(params, &c->info, &c->impl)) != CLG_SUCCESS)
     return st;
   if ((st = clg__check_data_dtype("data", data->dtype)) != CLG_SUCCESS ||
       (st = clg__check_index_dtype(indices->dtype)) != CLG_SUCCESS)
@@ -142,7 +111,7 @@ static clg_status clg_check_inputs(clg_context *ctx, const clg_params *params,
   if (data->rank < 1)
     return clg__fail(CLG_ERROR_INVALID_RANK,
                      "data has rank %d; %s needs data of rank >= 1",
-                     (int)data->rank, c->impl->name);
+                     (int)data->rank, c->info->name);
   if ((st = clg__check_tensor(ctx, "data", data, clg_dtype_size(data->dtype),
                               &c->df)) != CLG_SUCCESS ||
       (st = clg__check_tensor(ctx, "indices", indices,
@@ -168,7 +137,7 @@ static clg_status clg_check_output(clg_context *ctx, const clg_checked *c,
                      "output has element type %s but data has %s; %s "
                      "output must have data's type",
                      clg_dtype_name(output->dtype), clg_dtype_name(data->dtype),
-                     c->impl->name);
+                     c->info->name);
   clg_status st = clg__check_tensor(ctx, "output", output, c->df.elem_size, of);
   if (st != CLG_SUCCESS)
     return st;
@@ -176,18 +145,12 @@ static clg_status clg_check_output(clg_context *ctx, const clg_checked *c,
   for (int32_t i = 0; same && i < c->out_rank; ++i)
     same = output->shape[i] == c->out_shape[i];
   if (!same) {
-    char got[512], exp[512];
+    char got[512], exp[512], what[128];
     clg__format_shape(got, sizeof got, output->rank, output->shape);
     clg__format_shape(exp, sizeof exp, c->out_rank, c->out_shape);
-    if (c->norm.op == CLG_OP_GATHER_ND)
-      return clg__fail(CLG_ERROR_SHAPE_MISMATCH,
-                       "output has shape %s but GatherND with batch_dims "
-                       "%" PRId64 " produces %s",
-                       got, c->norm.batch_dims, exp);
+    c->impl->describe(&c->norm, what, sizeof what);
     return clg__fail(CLG_ERROR_SHAPE_MISMATCH,
-                     "output has shape %s but %s on axis %" PRId64
-                     " produces %s",
-                     got, c->impl->name, c->norm.axis, exp);
+                     "output has shape %s but %s produces %s", got, what, exp);
   }
   if (shapes_only)
     return CLG_SUCCESS;
@@ -480,24 +443,4 @@ clg_status clg__bake(clg_context *ctx, const clg_checked *c,
                           gated && output->storage == CLG_STORAGE_BUFFER &&
                               clg__values_on_device(c, indices),
                           &call);
-}
-
-clg_status clg_gather_elements(clg_context *ctx, const clg_tensor *data,
-                               const clg_tensor *indices, int64_t axis,
-                               const clg_tensor *output, cl_command_queue queue,
-                               cl_uint num_events, const cl_event *wait_list,
-                               cl_event *event) {
-  clg_params p = {CLG_OP_GATHER_ELEMENTS, axis, 0, CLG_MODE_RAISE};
-  return clg_run(ctx, &p, data, indices, output, queue, num_events, wait_list,
-                 event);
-}
-
-clg_status clg_gather_nd(clg_context *ctx, const clg_tensor *data,
-                         const clg_tensor *indices, int64_t batch_dims,
-                         const clg_tensor *output, cl_command_queue queue,
-                         cl_uint num_events, const cl_event *wait_list,
-                         cl_event *event) {
-  clg_params p = {CLG_OP_GATHER_ND, 0, batch_dims, CLG_MODE_RAISE};
-  return clg_run(ctx, &p, data, indices, output, queue, num_events, wait_list,
-                 event);
 }

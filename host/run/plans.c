@@ -138,27 +138,3 @@ void clg_plan_destroy(clg_plan *plan) {
   pthread_mutex_destroy(&plan->lock);
   free(plan);
 }
-
-int clg_supported(clg_op op, clg_dtype data_dtype, clg_dtype indices_dtype,
-                  int32_t data_rank, int32_t indices_rank,
-                  clg_index_mode mode) {
-  if (op != CLG_OP_GATHER && op != CLG_OP_GATHER_ELEMENTS &&
-      op != CLG_OP_GATHER_ND)
-    return 0;
-  if (mode != CLG_MODE_RAISE &&
-      (op != CLG_OP_GATHER || (mode != CLG_MODE_WRAP && mode != CLG_MODE_CLIP)))
-    return 0;
-  if (data_dtype == CLG_DTYPE_STRING || clg_dtype_size(data_dtype) == 0)
-    return 0;
-  if (indices_dtype != CLG_DTYPE_INT32 && indices_dtype != CLG_DTYPE_INT64)
-    return 0;
-  if (data_rank < 1 || data_rank > CLG_MAX_RANK || indices_rank < 0 ||
-      indices_rank > CLG_MAX_RANK)
-    return 0;
-  switch (op) {
-  case CLG_OP_GATHER: return data_rank - 1 + indices_rank <= CLG_MAX_RANK;
-  case CLG_OP_GATHER_ELEMENTS: return indices_rank == data_rank;
-  default: /* GatherND: the last indices dimension holds the tuples */
-    return indices_rank >= 1;
-  }
-}

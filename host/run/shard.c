@@ -38,40 +38,6 @@ typedef struct clg_shard {
   cl_event event;         /* completion of the part; NULL if none ran */
 } clg_shard;
 
-/* Can the output be split along its first dimension, and which inputs have
- * that dimension as their own first one (sliced with it)? The others are
- * passed whole to every part. */
-static bool clg_split_of(const clg_checked *c, const clg_tensor *indices,
-                         bool *data_rows, bool *index_rows) {
-  const clg_params *p = &c->norm;
-  *data_rows = *index_rows = false;
-  switch (p->op) {
-  case CLG_OP_GATHER: /* data.shape[:a] + indices.shape[b:] + ... */
-    if (p->batch_dims > 0)
-      *data_rows = *index_rows = true; /* the batch dimension */
-    else if (p->axis > 0)
-      *data_rows = true;
-    else if (indices->rank >= 1)
-      *index_rows = true;
-    else
-      return false; /* axis 0, scalar index: the output is one data row */
-    return true;
-  case CLG_OP_GATHER_ELEMENTS: /* indices' shape, rows of data off axis 0 */
-    *index_rows = true;
-    *data_rows = p->axis != 0;
-    return true;
-  case CLG_OP_GATHER_ND: /* indices.shape[:q-1] + data.shape[b+m:] */
-    if (p->batch_dims > 0)
-      *data_rows = *index_rows = true;
-    else if (indices->rank >= 2)
-      *index_rows = true;
-    else
-      return false; /* one tuple: the output is one slice of data */
-    return true;
-  default: return false;
-  }
-}
-
 /* Rows [lo, lo + n) of `t` along its first dimension (elements of
  * elem_size bytes): the same storage, shape[0] = n, start advanced. */
 static clg_tensor clg_rows(const clg_tensor *t, size_t elem_size, int64_t lo,
@@ -266,7 +232,7 @@ clg_status clg_run_sharded(clg_context *const *ctxs, cl_uint num_ctxs,
   bool data_rows = false, index_rows = false;
   int64_t n = c.out_rank > 0 ? c.out_shape[0] : 0;
   bool split = num_ctxs > 1 && of.bytes > 0 && n >= 2 &&
-               clg_split_of(&c, indices, &data_rows, &index_rows);
+               c.impl->split(&c.norm, indices, &data_rows, &index_rows);
   bool sub = split && output->storage == CLG_STORAGE_BUFFER;
   uint64_t rows = (uint64_t)n, unit = 1;
   size_t row_bytes = split ? of.bytes / (size_t)rows : 0;

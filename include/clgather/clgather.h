@@ -458,6 +458,31 @@ typedef struct clg_params {
   clg_index_mode mode;
 } clg_params;
 
+/** The clg_params fields an operator reads (clg_op_info.params). */
+#define CLG_PARAM_AXIS 1u
+#define CLG_PARAM_BATCH_DIMS 2u
+#define CLG_PARAM_MODE 4u
+
+/** An operator of the family as the library's registry describes it. */
+typedef struct clg_op_info {
+  clg_op op;
+  /** The ONNX op_type ("GatherElements"). */
+  const char *name;
+  /** The clgather tool's command for it ("gather-elements"). */
+  const char *command;
+  /** CLG_PARAM_* bits: the clg_params fields it takes; the others must be
+   * 0 (mode: CLG_MODE_RAISE). */
+  unsigned params;
+} clg_op_info;
+
+/**
+ * The operators this library runs, in a fixed order: returns the first of
+ * *count entries (count may be NULL). The array is static, owned by the
+ * library, never changes and is never freed. For tools and runtimes that
+ * list or dispatch by ONNX op_type. Never fails; needs no context.
+ */
+CLG_API const clg_op_info *clg_operators(size_t *count);
+
 /**
  * Output shape of an operator (r = data rank, q = indices rank, b the
  * normalised batch_dims, a the normalised axis):

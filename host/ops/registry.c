@@ -1,0 +1,95 @@
+/* The operator registry: the table of operators.def, and the checks of
+ * clg_params that follow from it. */
+#include "ops/op.h"
+
+#include <inttypes.h>
+#include <stddef.h>
+
+static const clg_op_info clg_infos[] = {
+#define CLG_OPERATOR(ENUM, file, name, command, params)                        \
+  {ENUM, name, command, params},
+#include "ops/operators.def"
+#undef CLG_OPERATOR
+};
+
+static const clg_op_impl *const clg_impls[] = {
+#define CLG_OPERATOR(ENUM, file, name, command, params) &clg__op_##file,
+#include "ops/operators.def"
+#undef CLG_OPERATOR
+};
+
+#define CLG_OP_COUNT (sizeof clg_infos / sizeof clg_infos[0])
+
+const clg_op_info *clg_operators(size_t *count) {
+  if (count)
+    *count = CLG_OP_COUNT;
+  return clg_infos;
+}
+
+static size_t clg_op_slot(clg_op op) {
+  for (size_t i = 0; i < CLG_OP_COUNT; ++i)
+    if (clg_infos[i].op == op)
+      return i;
+  return CLG_OP_COUNT;
+}
+
+const clg_op_info *clg__op_info(clg_op op) {
+  size_t i = clg_op_slot(op);
+  return i < CLG_OP_COUNT ? &clg_infos[i] : NULL;
+}
+
+const clg_op_impl *clg__op_impl(clg_op op) {
+  size_t i = clg_op_slot(op);
+  return i < CLG_OP_COUNT ? clg_impls[i] : NULL;
+}
+
+clg_status clg__check_params(const clg_params *p, const clg_op_info **info,
+                             const clg_op_impl **impl) {
+  size_t i = clg_op_slot(p->op);
+  if (i == CLG_OP_COUNT)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "unknown operator %d in params->op", (int)p->op);
+  *info = &clg_infos[i];
+  *impl = clg_impls[i];
+  unsigned takes = clg_infos[i].params;
+  if (p->mode != CLG_MODE_RAISE && p->mode != CLG_MODE_WRAP &&
+      p->mode != CLG_MODE_CLIP)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "unknown index mode %d (expected CLG_MODE_RAISE, "
+                     "CLG_MODE_WRAP or CLG_MODE_CLIP)",
+                     (int)p->mode);
+  if (!(takes & CLG_PARAM_MODE) && p->mode != CLG_MODE_RAISE)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "%s takes no index mode (only RAISE): out-of-bounds "
+                     "indices are errors",
+                     (*info)->name);
+  if (!(takes & CLG_PARAM_BATCH_DIMS) && p->batch_dims != 0)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "%s takes no batch_dims (got %" PRId64 ")", (*info)->name,
+                     p->batch_dims);
+  if (!(takes & CLG_PARAM_AXIS) && p->axis != 0)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "%s takes no axis (got %" PRId64 ")", (*info)->name,
+                     p->axis);
+  return (*impl)->check_params ? (*impl)->check_params(p) : CLG_SUCCESS;
+}
+
+int clg_supported(clg_op op, clg_dtype data_dtype, clg_dtype indices_dtype,
+                  int32_t data_rank, int32_t indices_rank,
+                  clg_index_mode mode) {
+  const clg_op_info *info = clg__op_info(op);
+  if (!info)
+    return 0;
+  if (mode != CLG_MODE_RAISE &&
+      (!(info->params & CLG_PARAM_MODE) ||
+       (mode != CLG_MODE_WRAP && mode != CLG_MODE_CLIP)))
+    return 0;
+  if (data_dtype == CLG_DTYPE_STRING || clg_dtype_size(data_dtype) == 0)
+    return 0;
+  if (indices_dtype != CLG_DTYPE_INT32 && indices_dtype != CLG_DTYPE_INT64)
+    return 0;
+  if (data_rank < 1 || data_rank > CLG_MAX_RANK || indices_rank < 0 ||
+      indices_rank > CLG_MAX_RANK)
+    return 0;
+  return clg__op_impl(op)->supported(data_rank, indices_rank) ? 1 : 0;
+}

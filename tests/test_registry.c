@@ -1,0 +1,97 @@
+/*
+ * The operator registry (host/ops/operators.def, ops/registry.c):
+ * clg_operators() and the parameter rules derived from it, checked against
+ * the ONNX operator names and the fields each operator takes.
+ */
+#include <criterion/criterion.h>
+
+#include <string.h>
+
+#include "support/testutil.h"
+
+/* What the ONNX operators take (written from the ONNX operator docs). */
+static const struct {
+  clg_op op;
+  const char *name, *command;
+  unsigned params;
+} expected[] = {
+    {CLG_OP_GATHER, "Gather", "gather",
+     CLG_PARAM_AXIS | CLG_PARAM_BATCH_DIMS | CLG_PARAM_MODE},
+    {CLG_OP_GATHER_ELEMENTS, "GatherElements", "gather-elements",
+     CLG_PARAM_AXIS},
+    {CLG_OP_GATHER_ND, "GatherND", "gather-nd", CLG_PARAM_BATCH_DIMS},
+};
+#define N_EXPECTED (sizeof expected / sizeof expected[0])
+
+Test(registry, lists_every_operator_once) {
+  size_t n = 0;
+  const clg_op_info *ops = clg_operators(&n);
+  cr_assert_not_null(ops);
+  cr_assert_eq(n, N_EXPECTED);
+  cr_assert_eq(clg_operators(NULL), ops, "the table is static");
+  for (size_t k = 0; k < N_EXPECTED; ++k) {
+    size_t hits = 0;
+    for (size_t i = 0; i < n; ++i)
+      if (ops[i].op == expected[k].op) {
+        ++hits;
+        cr_expect_str_eq(ops[i].name, expected[k].name);
+        cr_expect_str_eq(ops[i].command, expected[k].command);
+        cr_expect_eq(ops[i].params, expected[k].params, "%s",
+                     expected[k].name);
+      }
+    cr_expect_eq(hits, 1, "%s listed %zu times", expected[k].name, hits);
+  }
+}
+
+/* Every field an operator does not take is refused when set, and taken
+ * (not refused as "takes no") when it does. */
+Test(registry, fields_not_taken_are_refused) {
+  const int64_t shape[2] = {4, 3};
+  const int64_t ishape[2] = {2, 1};
+  size_t n = 0;
+  const clg_op_info *ops = clg_operators(&n);
+  for (size_t i = 0; i < n; ++i) {
+    struct {
+      unsigned bit;
+      clg_params p;
+    } probes[] = {
+        {CLG_PARAM_AXIS, {ops[i].op, 1, 0, CLG_MODE_RAISE}},
+        {CLG_PARAM_BATCH_DIMS, {ops[i].op, 0, 1, CLG_MODE_RAISE}},
+        {CLG_PARAM_MODE, {ops[i].op, 0, 0, CLG_MODE_CLIP}},
+    };
+    for (size_t k = 0; k < 3; ++k) {
+      int32_t rank = 0;
+      int64_t out[CLG_MAX_RANK];
+      clg_status st = clg_output_shape(&probes[k].p, 2, shape, 2, ishape,
+                                       &rank, out);
+      const char *msg = clg_last_error();
+      bool refused = st == CLG_ERROR_INVALID_ARGUMENT &&
+                     strstr(msg, "takes no") != NULL;
+      if (ops[i].params & probes[k].bit)
+        cr_expect(!refused, "%s refused a field it takes: %s", ops[i].name,
+                  msg);
+      else
+        cr_expect(refused, "%s accepted field %u: status %d, %s",
+                  ops[i].name, probes[k].bit, (int)st, msg);
+    }
+  }
+}
+
+/* clg_supported() follows the registry: modes only where taken, unknown
+ * operators never. */
+Test(registry, supported_follows_the_table) {
+  size_t n = 0;
+  const clg_op_info *ops = clg_operators(&n);
+  for (size_t i = 0; i < n; ++i) {
+    cr_expect_eq(clg_supported(ops[i].op, CLG_DTYPE_FLOAT, CLG_DTYPE_INT64, 2,
+                               2, CLG_MODE_RAISE),
+                 1, "%s", ops[i].name);
+    int wrap = clg_supported(ops[i].op, CLG_DTYPE_FLOAT, CLG_DTYPE_INT64, 2, 2,
+                             CLG_MODE_WRAP);
+    cr_expect_eq(wrap, (ops[i].params & CLG_PARAM_MODE) ? 1 : 0, "%s",
+                 ops[i].name);
+  }
+  cr_expect_eq(clg_supported((clg_op)99, CLG_DTYPE_FLOAT, CLG_DTYPE_INT64, 2,
+                             1, CLG_MODE_RAISE),
+               0);
+}
