@@ -176,7 +176,9 @@ static clg_status gather_trial(void *arg, int variant, double *seconds) {
 
 static clg_status gather_prepare(clg_context *ctx, const clg_params *norm,
                                  const clg_launch *l, bool gated,
-                                 clg_kernel_call *call) {
+                                 clg_kernel_calls *calls) {
+  clg_kernel_call *call = &calls->call[0];
+  calls->count = 1;
   const clg_tensor *data = l->data;
   int32_t a = (int32_t)norm->axis, b = (int32_t)norm->batch_dims;
   uint64_t batch = 1, outer = 1, slice = l->df.elem_size;

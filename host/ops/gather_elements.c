@@ -260,7 +260,9 @@ static clg_status ge_trial(void *arg, int variant, double *seconds) {
 static clg_status gather_elements_prepare(clg_context *ctx,
                                           const clg_params *norm,
                                           const clg_launch *l, bool gated,
-                                          clg_kernel_call *call) {
+                                          clg_kernel_calls *calls) {
+  clg_kernel_call *call = &calls->call[0];
+  calls->count = 1;
   ge_geometry g;
   ge_geometry_of(norm, l, &g);
   cl_device_type dev = clg__plan_device(ctx);

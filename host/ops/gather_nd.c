@@ -211,7 +211,9 @@ static clg_status nd_trial(void *arg, int variant, double *seconds) {
 
 static clg_status gather_nd_prepare(clg_context *ctx, const clg_params *norm,
                                     const clg_launch *l, bool gated,
-                                    clg_kernel_call *call) {
+                                    clg_kernel_calls *calls) {
+  clg_kernel_call *call = &calls->call[0];
+  calls->count = 1;
   nd_geometry g;
   nd_geometry_of(ctx, norm, l, &g);
   /* CPUs: the ITEM kernels (one work-item per slice, shape and m as build

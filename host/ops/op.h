@@ -6,16 +6,50 @@
 #include "check/check.h"
 #include "device/enqueue.h"
 
+/* A call's inputs, in the ONNX operator's order: data, indices, then (the
+ * scatters) updates. Every operand list below is indexed by these. */
+#define CLG_MAX_INPUTS 3
+enum { CLG_IN_DATA = 0, CLG_IN_INDICES = 1, CLG_IN_UPDATES = 2 };
+
 /* Everything an operator's enqueue step gets: the caller's tensors, their
- * facts, the cl_mem each is staged in, and where to enqueue. */
+ * facts, the cl_mem each is staged in, and where to enqueue. The inputs are
+ * a list (in[], inf[], ins[]) that the named members alias. */
 typedef struct clg_launch {
-  const clg_tensor *data, *indices, *output;
-  clg_tensor_facts df, xf, of;
-  struct clg_staged *d, *x, *o;
+  union {
+    const clg_tensor *in[CLG_MAX_INPUTS];
+    struct {
+      const clg_tensor *data, *indices, *updates;
+    };
+  };
+  union {
+    clg_tensor_facts inf[CLG_MAX_INPUTS];
+    struct {
+      clg_tensor_facts df, xf, uf;
+    };
+  };
+  union {
+    struct clg_staged *ins[CLG_MAX_INPUTS];
+    struct {
+      struct clg_staged *d, *x, *u;
+    };
+  };
+  int num_inputs;
+  const clg_tensor *output;
+  clg_tensor_facts of;
+  struct clg_staged *o;
   cl_command_queue queue;
   cl_uint num_events;
   const cl_event *wait_list;
 } clg_launch;
+
+/* The kernel calls an operator's prepare() sets up, run in order on one
+ * queue, each after the one before (e.g. a copy of data into the output,
+ * then a scatter). */
+#define CLG_MAX_CALLS 2
+typedef struct clg_kernel_calls {
+  int count;
+  clg_kernel_call call[CLG_MAX_CALLS];
+} clg_kernel_calls;
 
 /* One operator of the family: the hooks its file (ops/FILE.c, registered
  * in ops/operators.def) supplies. Optional hooks may be NULL. */
@@ -49,15 +83,17 @@ typedef struct clg_op_impl {
    * by the host scan and the device verdict, so both give one message. */
   clg_status (*report)(const clg_params *norm, const clg_tensor *data,
                        const clg_tensor *indices, size_t pos, int64_t value);
-  /* Choose, get (building on first use) and set up the kernel for a
-   * non-empty output: *call receives the kernel, its arguments and the
-   * NDRange, ready for clg__call_launch(). `gated`: the kernel variant of
-   * the asynchronous checked mode, which takes the verdict buffer as one
-   * more, last, argument (appended by clg__call_launch()). Tensors whose
-   * staged mem is NULL (a plan being baked) give NULL mem arguments. */
+  /* Choose, get (building on first use) and set up the kernels for a
+   * non-empty output: calls->call[0 .. count-1] receive the kernels, their
+   * arguments and NDRanges, ready for clg__call_launch(), run in that
+   * order. `gated`: the kernel variants of the asynchronous checked mode,
+   * which take the verdict buffer as one more, last, argument (appended by
+   * clg__call_launch()); every call of a gated run is gated, so a failed
+   * verdict leaves the output as it was. Tensors whose staged mem is NULL
+   * (a plan being baked) give NULL mem arguments. */
   clg_status (*prepare)(clg_context *ctx, const clg_params *norm,
                         const clg_launch *launch, bool gated,
-                        clg_kernel_call *call);
+                        clg_kernel_calls *calls);
   /* What produces the output shape, for a mismatch message: "Gather on
    * axis 1", "GatherND with batch_dims 0" (at most cap bytes). */
   void (*describe)(const clg_params *norm, char *buf, size_t cap);
@@ -66,6 +102,14 @@ typedef struct clg_op_impl {
    * (sliced with it)? The others go whole to every part. */
   bool (*split)(const clg_params *norm, const clg_tensor *indices,
                 bool *data_rows, bool *index_rows);
+  /* How many inputs it takes (CLG_IN_*): 2 (data, indices) when 0, or 3
+   * (+ updates, of data's element type). */
+  int num_inputs;
+  /* Optional: may the output be input `input`'s own storage (the same host
+   * pointer, or the same cl_mem at the same offset, with the same bytes)?
+   * An operator that updates in place says yes for data; NULL: no input.
+   * Any other overlap of the output with an input is an error. */
+  bool (*output_may_alias)(int input);
 } clg_op_impl;
 
 /* Checked inputs of a call: the operator, normalised params, facts. */
@@ -73,7 +117,13 @@ typedef struct clg_checked {
   const clg_op_info *info;
   const clg_op_impl *impl;
   clg_params norm;
-  clg_tensor_facts df, xf;
+  int num_inputs; /* impl's, 2 or 3 */
+  union {
+    clg_tensor_facts inf[CLG_MAX_INPUTS];
+    struct {
+      clg_tensor_facts df, xf, uf;
+    };
+  };
   int32_t out_rank;
   int64_t out_shape[CLG_MAX_RANK];
 } clg_checked;

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 const clg_params clg__default_params = {CLG_OP_GATHER, 0, 0, CLG_MODE_RAISE};
 
@@ -87,13 +88,16 @@ static clg_status clg_check_indices_offset(const clg_tensor *indices,
   return CLG_SUCCESS;
 }
 
-/* Arguments every entry point takes, then data, indices and params:
- * everything but index values and the output. */
+static const char *const clg_input_names[CLG_MAX_INPUTS] = {
+    "data", "indices", "updates"};
+
+/* Arguments every entry point takes, then the inputs (in[CLG_IN_*]) and
+ * params: everything but index values and the output. */
 static clg_status clg_check_inputs(clg_context *ctx, const clg_params *params,
-                                   const clg_tensor *data,
-                                   const clg_tensor *indices,
+                                   const clg_tensor *const *in,
                                    cl_uint num_events,
                                    const cl_event *wait_list, clg_checked *c) {
+  const clg_tensor *data = in[CLG_IN_DATA], *indices = in[CLG_IN_INDICES];
   if (!data)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "data is NULL");
   if (!indices)
@@ -105,19 +109,30 @@ static clg_status clg_check_inputs(clg_context *ctx, const clg_params *params,
     params = &clg__default_params;
   if ((st = clg__check_params(params, &c->info, &c->impl)) != CLG_SUCCESS)
     return st;
+  c->num_inputs = c->impl->num_inputs ? c->impl->num_inputs : 2;
+  if (c->num_inputs > CLG_IN_UPDATES && !in[CLG_IN_UPDATES])
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "updates is NULL");
   if ((st = clg__check_data_dtype("data", data->dtype)) != CLG_SUCCESS ||
       (st = clg__check_index_dtype(indices->dtype)) != CLG_SUCCESS)
     return st;
+  if (c->num_inputs > CLG_IN_UPDATES &&
+      in[CLG_IN_UPDATES]->dtype != data->dtype)
+    return clg__fail(CLG_ERROR_DTYPE_MISMATCH,
+                     "updates has element type %s but data has %s; %s "
+                     "updates must have data's type",
+                     clg_dtype_name(in[CLG_IN_UPDATES]->dtype),
+                     clg_dtype_name(data->dtype), c->info->name);
   if (data->rank < 1)
     return clg__fail(CLG_ERROR_INVALID_RANK,
                      "data has rank %d; %s needs data of rank >= 1",
                      (int)data->rank, c->info->name);
-  if ((st = clg__check_tensor(ctx, "data", data, clg_dtype_size(data->dtype),
-                              &c->df)) != CLG_SUCCESS ||
-      (st = clg__check_tensor(ctx, "indices", indices,
-                              clg_dtype_size(indices->dtype), &c->xf)) !=
-          CLG_SUCCESS)
-    return st;
+  for (int k = 0; k < c->num_inputs; ++k) {
+    size_t elem = clg_dtype_size(k == CLG_IN_INDICES ? indices->dtype
+                                                     : data->dtype);
+    if ((st = clg__check_tensor(ctx, clg_input_names[k], in[k], elem,
+                                &c->inf[k])) != CLG_SUCCESS)
+      return st;
+  }
   if ((st = clg__output_shape(params, data->rank, data->shape, indices->rank,
                               indices->shape, &c->norm, &c->out_rank,
                               c->out_shape)) != CLG_SUCCESS)
@@ -125,13 +140,24 @@ static clg_status clg_check_inputs(clg_context *ctx, const clg_params *params,
   return clg_check_indices_offset(indices, c->xf.elem_size);
 }
 
+/* Is `out` exactly input `in`'s storage (same bytes at the same place)? */
+static bool clg_same_storage(const clg_tensor *in, size_t in_bytes,
+                             const clg_tensor *out, size_t out_bytes) {
+  if (in->storage != out->storage || in_bytes != out_bytes)
+    return false;
+  return in->storage == CLG_STORAGE_BUFFER
+             ? in->buffer == out->buffer && in->offset == out->offset
+             : in->host == out->host;
+}
+
 /* The output against checked inputs: type, shape, size, and (unless
- * `shapes_only`: plan templates have no memory) no aliasing. */
+ * `shapes_only`: plan templates have no memory) no overlap with an input,
+ * except the exact aliasing the operator allows (output_may_alias). */
 static clg_status clg_check_output(clg_context *ctx, const clg_checked *c,
-                                   const clg_tensor *data,
-                                   const clg_tensor *indices,
+                                   const clg_tensor *const *in,
                                    const clg_tensor *output, bool shapes_only,
                                    clg_tensor_facts *of) {
+  const clg_tensor *data = in[CLG_IN_DATA];
   if (output->dtype != data->dtype)
     return clg__fail(CLG_ERROR_DTYPE_MISMATCH,
                      "output has element type %s but data has %s; %s "
@@ -154,11 +180,15 @@ static clg_status clg_check_output(clg_context *ctx, const clg_checked *c,
   }
   if (shapes_only)
     return CLG_SUCCESS;
-  if ((st = clg__check_no_overlap("data", data, c->df.bytes, output,
-                                  of->bytes)) != CLG_SUCCESS ||
-      (st = clg__check_no_overlap("indices", indices, c->xf.bytes, output,
-                                  of->bytes)) != CLG_SUCCESS)
-    return st;
+  for (int k = 0; k < c->num_inputs; ++k) {
+    if (c->impl->output_may_alias && c->impl->output_may_alias(k) &&
+        clg_same_storage(in[k], c->inf[k].bytes, output, of->bytes))
+      continue;
+    if ((st = clg__check_no_overlap(clg_input_names[k], in[k],
+                                    c->inf[k].bytes, output, of->bytes)) !=
+        CLG_SUCCESS)
+      return st;
+  }
   return CLG_SUCCESS;
 }
 
@@ -172,8 +202,9 @@ clg_status clg_validate(clg_context *ctx, const clg_params *params,
     return clg__fail(CLG_ERROR_NULL_ARGUMENT,
                      "ctx is NULL, but data or indices is a cl_mem");
   clg_checked c;
+  const clg_tensor *in[CLG_MAX_INPUTS] = {data, indices, NULL};
   clg_status st =
-      clg_check_inputs(ctx, params, data, indices, num_events, wait_list, &c);
+      clg_check_inputs(ctx, params, in, num_events, wait_list, &c);
   if (st != CLG_SUCCESS)
     return st;
   if (indices->storage == CLG_STORAGE_BUFFER &&
@@ -197,46 +228,62 @@ static clg_status clg_run_empty(cl_command_queue queue, cl_uint num_events,
   return CLG_SUCCESS;
 }
 
-/* Stage, enqueue the operator (gated on `verdict` when not NULL), bring a
- * host output back, release. Host storage makes the call blocking, so
- * wrapped host memory (zero-copy staging) is never used by a command after
- * the call returns. */
+/* Stage, enqueue the operator's kernel calls (each gated on `verdict` when
+ * not NULL), bring a host output back, release. Host storage makes the call
+ * blocking, so wrapped host memory (zero-copy staging) is never used by a
+ * command after the call returns. */
 static clg_status clg_run_kernels(clg_context *ctx, const clg_checked *c,
                                   clg_launch *l, cl_mem verdict,
                                   cl_event *event) {
-  clg_staged d = {0}, x = {0}, o = {0};
-  clg_status st;
-  /* OpenCL leaves buffers over overlapping host memory undefined: host
-   * indices that overlap host data are copied, not wrapped. */
-  bool x_may_wrap = true;
-  if (l->data->storage == CLG_STORAGE_HOST &&
-      l->indices->storage == CLG_STORAGE_HOST && c->df.bytes && c->xf.bytes) {
-    uintptr_t d0 = (uintptr_t)l->data->host, x0 = (uintptr_t)l->indices->host;
-    x_may_wrap = !(d0 < x0 + c->xf.bytes && x0 < d0 + c->df.bytes);
+  clg_staged in[CLG_MAX_INPUTS] = {{0}}, o = {0};
+  clg_status st = CLG_SUCCESS;
+  bool blocking = l->output->storage == CLG_STORAGE_HOST;
+  for (int k = 0; k < l->num_inputs; ++k) {
+    blocking = blocking || l->in[k]->storage == CLG_STORAGE_HOST;
+    /* OpenCL leaves buffers over overlapping host memory undefined: a host
+     * input that overlaps another (already staged) host input is copied,
+     * not wrapped. */
+    bool may_wrap = true;
+    for (int j = 0; j < k && may_wrap; ++j) {
+      const clg_tensor *a = l->in[j], *b = l->in[k];
+      if (a->storage == CLG_STORAGE_HOST && b->storage == CLG_STORAGE_HOST &&
+          l->inf[j].bytes && l->inf[k].bytes) {
+        uintptr_t a0 = (uintptr_t)a->host, b0 = (uintptr_t)b->host;
+        may_wrap = !(a0 < b0 + l->inf[k].bytes && b0 < a0 + l->inf[j].bytes);
+      }
+    }
+    if ((st = clg__stage_input(ctx, l->in[k], l->inf[k].bytes,
+                               l->inf[k].elem_size, may_wrap,
+                               clg_input_names[k], &in[k])) != CLG_SUCCESS)
+      break;
+    l->ins[k] = &in[k];
   }
-  if ((st = clg__stage_input(ctx, l->data, c->df.bytes, c->df.elem_size, true,
-                             "data", &d)) != CLG_SUCCESS ||
-      (st = clg__stage_input(ctx, l->indices, c->xf.bytes, c->xf.elem_size,
-                             x_may_wrap, "indices", &x)) != CLG_SUCCESS ||
-      (st = clg__stage_output(ctx, l->output, l->of.bytes, l->of.elem_size,
-                              &o)) != CLG_SUCCESS) {
-    clg__unstage(&d);
-    clg__unstage(&x);
-    clg__unstage(&o);
-    return st;
-  }
-  l->d = &d;
-  l->x = &x;
-  l->o = &o;
-  bool blocking = l->data->storage == CLG_STORAGE_HOST ||
-                  l->indices->storage == CLG_STORAGE_HOST ||
-                  l->output->storage == CLG_STORAGE_HOST;
-  cl_event kevent = NULL;
-  clg_kernel_call call;
-  st = c->impl->prepare(ctx, &c->norm, l, verdict != NULL, &call);
   if (st == CLG_SUCCESS)
-    st = clg__call_launch(&call, l->queue, verdict, l->num_events, l->wait_list,
-                          &kevent);
+    st = clg__stage_output(ctx, l->output, l->of.bytes, l->of.elem_size, &o);
+  l->o = &o;
+  cl_event kevent = NULL;
+  clg_kernel_calls calls;
+  calls.count = 0;
+  if (st == CLG_SUCCESS)
+    st = c->impl->prepare(ctx, &c->norm, l, verdict != NULL, &calls);
+  /* The calls in order, each after the one before. */
+  for (int i = 0; st == CLG_SUCCESS && i < calls.count; ++i) {
+    cl_event prev = kevent;
+    kevent = NULL;
+    st = prev ? clg__call_launch(&calls.call[i], l->queue, verdict, 1, &prev,
+                                 &kevent)
+              : clg__call_launch(&calls.call[i], l->queue, verdict,
+                                 l->num_events, l->wait_list, &kevent);
+    if (st != CLG_SUCCESS) {
+      kevent = prev; /* the last enqueued, waited for below if need be */
+      break;
+    }
+    if (prev)
+      clReleaseEvent(prev);
+  }
+  bool wrapped = o.wrapped;
+  for (int k = 0; k < l->num_inputs; ++k)
+    wrapped = wrapped || in[k].wrapped;
   bool done = false; /* kevent known complete */
   if (st == CLG_SUCCESS && l->output->storage == CLG_STORAGE_HOST) {
     /* For a wrapped output this reads the buffer into its own host memory:
@@ -258,13 +305,12 @@ static clg_status clg_run_kernels(clg_context *ctx, const clg_checked *c,
       st = clg__fail_cl(err, "clWaitForEvents", "waiting for the gather");
     done = err == CL_SUCCESS;
   }
-  /* A failure after the kernel was enqueued: the kernel may still run on
-   * the caller's wrapped host memory; it must not outlive the call. */
-  if (st != CLG_SUCCESS && kevent && !done &&
-      (d.wrapped || x.wrapped || o.wrapped))
+  /* A failure after a kernel was enqueued: it may still run on the
+   * caller's wrapped host memory; it must not outlive the call. */
+  if (st != CLG_SUCCESS && kevent && !done && wrapped)
     (void)clWaitForEvents(1, &kevent); /* best effort: the error stands */
-  clg__unstage(&d);
-  clg__unstage(&x);
+  for (int k = 0; k < l->num_inputs; ++k)
+    clg__unstage(&in[k]);
   clg__unstage(&o);
   if (st != CLG_SUCCESS) {
     if (kevent)
@@ -282,44 +328,51 @@ clg_status clg__check_call(const clg_call *call, clg_checked *c,
                            clg_tensor_facts *of, cl_command_queue *queue) {
   if (!call->ctx)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "ctx is NULL");
-  clg_status st =
-      clg_check_inputs(call->ctx, call->params, call->data, call->indices,
-                       call->num_events, call->wait_list, c);
+  clg_status st = clg_check_inputs(call->ctx, call->params, call->in,
+                                   call->num_events, call->wait_list, c);
   if (st != CLG_SUCCESS)
     return st;
   if (!call->output)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "output is NULL");
-  if ((st = clg_check_output(call->ctx, c, call->data, call->indices,
-                             call->output, false, of)) != CLG_SUCCESS)
+  if ((st = clg_check_output(call->ctx, c, call->in, call->output, false,
+                             of)) != CLG_SUCCESS)
     return st;
   return clg__resolve_queue(call->ctx, call->queue, queue);
 }
 
+/* A launch of checked inputs (no queue, no staging yet). */
+static void clg_launch_init(clg_launch *l, const clg_checked *c,
+                            const clg_tensor *const *in,
+                            const clg_tensor *output) {
+  memset(l, 0, sizeof *l);
+  l->num_inputs = c->num_inputs;
+  for (int k = 0; k < c->num_inputs; ++k) {
+    l->in[k] = in[k];
+    l->inf[k] = c->inf[k];
+  }
+  l->output = output;
+}
+
 clg_status clg__run(const clg_call *call) {
   clg_checked c;
-  clg_launch l = {call->data,
-                  call->indices,
-                  call->output,
-                  {0, 0, 0, 0},
-                  {0, 0, 0, 0},
-                  {0, 0, 0, 0},
-                  NULL,
-                  NULL,
-                  NULL,
-                  NULL,
-                  call->num_events,
-                  call->wait_list};
-  clg_status st = clg__check_call(call, &c, &l.of, &l.queue);
+  clg_launch l;
+  clg_tensor_facts of;
+  cl_command_queue queue = NULL;
+  clg_status st = clg__check_call(call, &c, &of, &queue);
   if (st != CLG_SUCCESS)
     return st;
-  l.df = c.df;
-  l.xf = c.xf;
+  clg_launch_init(&l, &c, call->in, call->output);
+  l.of = of;
+  l.queue = queue;
+  l.num_events = call->num_events;
+  l.wait_list = call->wait_list;
   clg_context *ctx = call->ctx;
   /* Asynchronous checked mode with cl_mem indices in mode RAISE and a
-   * cl_mem output: the verdict stays on the device and gates the gather
-   * kernel. Everything else checks values now: host indices, modes WRAP /
-   * CLIP, and a host output (the call blocks then anyway, and the read-back
-   * of a gated kernel's unwritten staging buffer would change it). */
+   * cl_mem output: the verdict stays on the device and gates the
+   * operator's kernels. Everything else checks values now: host indices,
+   * modes WRAP / CLIP, and a host output (the call blocks then anyway, and
+   * the read-back of a gated kernel's unwritten staging buffer would change
+   * it). */
   bool deferred = call->outcome && !call->values_checked &&
                   call->output->storage == CLG_STORAGE_BUFFER &&
                   clg__values_on_device(&c, call->indices);
@@ -333,7 +386,7 @@ clg_status clg__run(const clg_call *call) {
   if (st != CLG_SUCCESS)
     return st;
   if (deferred) {
-    /* The gather waits for the verdict, which waited for the wait list. */
+    /* The kernels wait for the verdict, which waited for the wait list. */
     l.num_events = 1;
     l.wait_list = &v.event;
   }
@@ -361,8 +414,15 @@ clg_status clg_run(clg_context *ctx, const clg_params *params,
                    const clg_tensor *output, cl_command_queue queue,
                    cl_uint num_events, const cl_event *wait_list,
                    cl_event *event) {
-  clg_call call = {ctx,        params,    data,  indices, output, queue,
-                   num_events, wait_list, event, NULL,    false};
+  clg_call call = {.ctx = ctx,
+                   .params = params,
+                   .data = data,
+                   .indices = indices,
+                   .output = output,
+                   .queue = queue,
+                   .num_events = num_events,
+                   .wait_list = wait_list,
+                   .event = event};
   return clg__run(&call);
 }
 
@@ -373,8 +433,16 @@ clg_status clg_run_async(clg_context *ctx, const clg_params *params,
                          cl_event *event, clg_outcome **outcome) {
   if (!outcome)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "outcome is NULL");
-  clg_call call = {ctx,        params,    data,  indices, output, queue,
-                   num_events, wait_list, event, outcome, false};
+  clg_call call = {.ctx = ctx,
+                   .params = params,
+                   .data = data,
+                   .indices = indices,
+                   .output = output,
+                   .queue = queue,
+                   .num_events = num_events,
+                   .wait_list = wait_list,
+                   .event = event,
+                   .outcome = outcome};
   return clg__run(&call);
 }
 
@@ -391,56 +459,61 @@ static void clg_template(const clg_tensor *t, clg_tensor *out) {
 }
 
 clg_status clg__check_templates(clg_context *ctx, const clg_params *params,
-                                const clg_tensor *data,
-                                const clg_tensor *indices,
+                                const clg_tensor *const *in,
                                 const clg_tensor *output, clg_checked *c,
                                 clg_tensor_facts *of) {
   if (!ctx)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "ctx is NULL");
-  if (!data)
+  if (!in[CLG_IN_DATA])
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "data is NULL");
-  if (!indices)
+  if (!in[CLG_IN_INDICES])
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "indices is NULL");
   if (!output)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "output is NULL");
-  clg_tensor d, x, o;
-  clg_template(data, &d);
-  clg_template(indices, &x);
+  clg_tensor t[CLG_MAX_INPUTS], o;
+  const clg_tensor *tin[CLG_MAX_INPUTS] = {NULL, NULL, NULL};
+  for (int k = 0; k < CLG_MAX_INPUTS; ++k)
+    if (in[k]) {
+      clg_template(in[k], &t[k]);
+      tin[k] = &t[k];
+    }
   clg_template(output, &o);
-  clg_status st = clg_check_inputs(ctx, params, &d, &x, 0, NULL, c);
+  clg_status st = clg_check_inputs(ctx, params, tin, 0, NULL, c);
   if (st == CLG_SUCCESS)
-    st = clg_check_output(ctx, c, &d, &x, &o, true, of);
+    st = clg_check_output(ctx, c, tin, &o, true, of);
   if (st != CLG_SUCCESS)
     return st;
-  return clg_check_indices_offset(indices, c->xf.elem_size);
+  return clg_check_indices_offset(in[CLG_IN_INDICES], c->xf.elem_size);
 }
 
 clg_status clg__bake(clg_context *ctx, const clg_checked *c,
-                     const clg_tensor *data, const clg_tensor *indices,
-                     const clg_tensor *output, const clg_tensor_facts *of,
-                     bool gated) {
+                     const clg_tensor *const *in, const clg_tensor *output,
+                     const clg_tensor_facts *of, bool gated) {
   clg_status st;
+  const clg_tensor *data = in[CLG_IN_DATA], *indices = in[CLG_IN_INDICES];
   if (clg__values_on_device(c, indices) &&
       (st = clg__verdict_kernel(ctx, c, data, indices)) != CLG_SUCCESS)
     return st;
   if (of->bytes == 0)
     return CLG_SUCCESS;
-  /* The kernel for the templates' offsets (host memory: aligned). */
-  clg_staged d = {NULL, data->storage == CLG_STORAGE_BUFFER ? data->offset : 0,
-                  data->storage == CLG_STORAGE_BUFFER ? data->offset : 0, false,
-                  false};
-  clg_staged x = {NULL,
-                  indices->storage == CLG_STORAGE_BUFFER ? indices->offset : 0,
-                  0, false, false};
-  clg_staged o = {
-      NULL, output->storage == CLG_STORAGE_BUFFER ? output->offset : 0,
-      output->storage == CLG_STORAGE_BUFFER ? output->offset : 0, false, false};
-  clg_launch l = {data, indices, output, c->df, c->xf, *of,
-                  &d,   &x,      &o,     NULL,  0,     NULL};
-  clg_kernel_call call;
+  /* The kernels for the templates' offsets (host memory: aligned). */
+  clg_launch l;
+  clg_launch_init(&l, c, in, output);
+  l.of = *of;
+  clg_staged staged[CLG_MAX_INPUTS], o;
+  for (int k = 0; k < c->num_inputs; ++k) {
+    size_t off = in[k]->storage == CLG_STORAGE_BUFFER ? in[k]->offset : 0;
+    staged[k] = (clg_staged){NULL, off, k == CLG_IN_INDICES ? 0 : off, false,
+                             false};
+    l.ins[k] = &staged[k];
+  }
+  size_t off = output->storage == CLG_STORAGE_BUFFER ? output->offset : 0;
+  o = (clg_staged){NULL, off, off, false, false};
+  l.o = &o;
+  clg_kernel_calls calls;
   /* Gated as clg__run() gates: a cl_mem output and values on the device. */
   return c->impl->prepare(ctx, &c->norm, &l,
                           gated && output->storage == CLG_STORAGE_BUFFER &&
                               clg__values_on_device(c, indices),
-                          &call);
+                          &calls);
 }

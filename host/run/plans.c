@@ -34,8 +34,8 @@ clg_status clg_plan_create(clg_context *ctx, const clg_params *params,
     params = &clg__default_params;
   clg_checked c;
   clg_tensor_facts of;
-  clg_status st =
-      clg__check_templates(ctx, params, data, indices, output, &c, &of);
+  const clg_tensor *in[CLG_MAX_INPUTS] = {data, indices, NULL};
+  clg_status st = clg__check_templates(ctx, params, in, output, &c, &of);
   if (st != CLG_SUCCESS)
     return st;
   clg_plan *p = CLG_CALLOC(1, sizeof *p);
@@ -65,8 +65,8 @@ clg_status clg_plan_bake(clg_plan *plan) {
   pthread_mutex_lock(&plan->lock);
   clg_status st = CLG_SUCCESS;
   if (!plan->baked) {
-    st = clg__bake(plan->ctx, &plan->checked, &plan->data, &plan->indices,
-                   &plan->output, &plan->of,
+    const clg_tensor *in[CLG_MAX_INPUTS] = {&plan->data, &plan->indices, NULL};
+    st = clg__bake(plan->ctx, &plan->checked, in, &plan->output, &plan->of,
                    (plan->flags & CLG_PLAN_ASYNC_CHECK) != 0);
     plan->baked = st == CLG_SUCCESS;
   }
@@ -127,8 +127,16 @@ clg_status clg_plan_enqueue(clg_plan *plan, const clg_tensor *data,
           CLG_SUCCESS ||
       (st = clg_plan_match("output", output, &plan->output)) != CLG_SUCCESS)
     return st;
-  clg_call call = {plan->ctx,  &plan->params, data,  indices, output, queue,
-                   num_events, wait_list,     event, outcome, false};
+  clg_call call = {.ctx = plan->ctx,
+                   .params = &plan->params,
+                   .data = data,
+                   .indices = indices,
+                   .output = output,
+                   .queue = queue,
+                   .num_events = num_events,
+                   .wait_list = wait_list,
+                   .event = event,
+                   .outcome = outcome};
   return clg__run(&call);
 }
 

@@ -61,7 +61,13 @@ extern const clg_params clg__default_params;
 typedef struct clg_call {
   clg_context *ctx;
   const clg_params *params; /* NULL: Gather on axis 0 */
-  const clg_tensor *data, *indices, *output;
+  union { /* the operator's inputs (CLG_IN_*); updates NULL for gathers */
+    const clg_tensor *in[CLG_MAX_INPUTS];
+    struct {
+      const clg_tensor *data, *indices, *updates;
+    };
+  };
+  const clg_tensor *output;
   cl_command_queue queue; /* NULL: the context's own */
   cl_uint num_events;
   const cl_event *wait_list;
@@ -82,17 +88,15 @@ clg_status clg__run(const clg_call *call);
  * (plans.c): shapes, types, params, sizes, the indices offset's alignment.
  * No queue, no wait list, no buffer is looked at. */
 clg_status clg__check_templates(clg_context *ctx, const clg_params *params,
-                                const clg_tensor *data,
-                                const clg_tensor *indices,
+                                const clg_tensor *const *in,
                                 const clg_tensor *output, clg_checked *c,
                                 clg_tensor_facts *of);
 
 /* Build every kernel a call with these checked tensors would need (gather,
  * gated or not, at the tensors' offsets; validation in mode RAISE). */
 clg_status clg__bake(clg_context *ctx, const clg_checked *c,
-                     const clg_tensor *data, const clg_tensor *indices,
-                     const clg_tensor *output, const clg_tensor_facts *of,
-                     bool gated);
+                     const clg_tensor *const *in, const clg_tensor *output,
+                     const clg_tensor_facts *of, bool gated);
 
 /* ----------------------------------------------------------- outcome.c */
 
