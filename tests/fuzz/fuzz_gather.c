@@ -11,7 +11,7 @@
  * The oracle is computed here, independently of host/: the set of every
  * rule of the header the call breaks. Then
  *  - no rule broken: clg_gather must succeed and the output must equal a
- *    plain-C reference gather (tests/support/reference.c) byte for byte;
+ *    plain-C reference gather (tests/support/ref_gather.c) byte for byte;
  *  - some rule broken: clg_gather must fail with one of those statuses,
  *    with a message, and leave the output bytes untouched.
  * clg_gather_output_shape is compared with the reference's shape function,
