@@ -18,88 +18,10 @@
 #include <clgather/clgather.h>
 
 #include "cli.h"
+#include "onnx_test.h"
 #include "tensor_file.h"
 
 #define PROG "clgather"
-
-void cli_print_usage(int to_stderr) {
-  FILE *f = to_stderr ? stderr : stdout;
-  fputs(
-      "usage: clgather <command> [options]\n"
-      "\n"
-      "commands:\n"
-      "  devices\n"
-      "      List OpenCL platforms and devices with the P:D index for "
-      "--device.\n"
-      "  gather [--axis A] [--batch-dims B] [--mode M] [--device SPEC]\n"
-      "         DATA INDICES -o OUT\n"
-      "      ONNX Gather: OUT = take(DATA, INDICES, axis=A), with "
-      "TensorFlow's\n"
-      "      batch_dims and numpy.take's index modes.\n"
-      "  gather-elements [--axis A] [--device SPEC] DATA INDICES -o OUT\n"
-      "      ONNX GatherElements: OUT = take_along_axis(DATA, INDICES, "
-      "axis=A).\n"
-      "  gather-nd [--batch-dims B] [--device SPEC] DATA INDICES -o OUT\n"
-      "      ONNX GatherND: each row of INDICES' last dimension indexes "
-      "DATA's\n"
-      "      dimensions after its first B (batch) ones.\n"
-      "  onnx-test [--device SPEC] [DIR ...]\n"
-      "      Run ONNX backend node test folders (default: every "
-      "test_gather*\n"
-      "      folder under $CLGATHER_ONNX_TESTDATA, else\n"
-      "      /usr/share/libonnx-testdata/data/node).\n"
-      "  help\n"
-      "      Show this help.\n"
-      "\n"
-      "  DATA, INDICES and OUT are .npy or .pb (ONNX TensorProto) files, by\n"
-      "  extension.\n"
-      "\n"
-      "options:\n"
-      "  -a, --axis A        axis of DATA to gather along (default 0; "
-      "negative\n"
-      "                      counts from the back)\n"
-      "  -b, --batch-dims B  leading dimensions DATA and INDICES share as a "
-      "batch\n"
-      "                      (default 0; for gather, negative counts from\n"
-      "                      INDICES' rank)\n"
-      "  -m, --mode M        gather only: what an index outside [-s, s-1] "
-      "means:\n"
-      "                      raise (default: an error), wrap (modulo s) or "
-      "clip\n"
-      "                      (clamp to [0, s-1]); there is no zero-fill mode\n"
-      "  -d, --device SPEC   P:D as listed by `clgather devices`, or part of "
-      "a\n"
-      "                      device name (default: $CLGATHER_DEVICE, else the\n"
-      "                      first GPU, else the first device)\n"
-      "  -o, --output OUT    output file (.npy or .pb)\n"
-      "  -h, --help          show this help\n"
-      "  --version           show the version\n"
-      "\n"
-      "exit status: 0 success, 1 invalid input, 2 usage error, 3 "
-      "device/OpenCL error\n",
-      f);
-}
-
-int cli_exit_for_status(clg_status status) {
-  switch (status) {
-  case CLG_SUCCESS:
-    return CLI_EXIT_OK;
-  case CLG_ERROR_NO_DEVICE:
-  case CLG_ERROR_OPENCL:
-  case CLG_ERROR_BUILD_FAILED:
-  case CLG_ERROR_OUT_OF_HOST_MEMORY:
-    return CLI_EXIT_DEVICE;
-  default:
-    return CLI_EXIT_INPUT;
-  }
-}
-
-const char *cli_library_message(clg_status status) {
-  const char *msg = clg_last_error();
-  if (msg == NULL || msg[0] == '\0')
-    msg = clg_status_string(status);
-  return msg;
-}
 
 /* ----------------------------------------------------------------- devices */
 

@@ -1,5 +1,12 @@
 /*
- * Pieces of the clgather command-line tool shared between its commands.
+ * Pieces of the clgather command-line tool shared between its commands,
+ * implemented in cli_args.c: exit statuses, the usage text and argument
+ * parsing.
+ *
+ * Dependency order of the tool's command modules (each calls only those
+ * before it): cli_args.c (cli.h) <- onnx_test.c (onnx_test.h) <- clgather.c
+ * (main). cli_args.c calls nothing in the commands; the tensor files
+ * (tensor_file.h) are a separate layer below the commands.
  */
 #ifndef CLGATHER_TOOLS_CLI_H
 #define CLGATHER_TOOLS_CLI_H
@@ -72,10 +79,6 @@ int cli_parse_int64(const char *s, int64_t *v);
 
 /** "raise", "wrap" or "clip" (exactly); 0 on success, -1 otherwise. */
 int cli_parse_mode(const char *s, clg_index_mode *mode);
-
-/** `clgather onnx-test [options] [DIR ...]`; argv[0] is "onnx-test".
- * Returns the exit status. */
-int cli_cmd_onnx_test(int argc, char **argv);
 
 /** Print the usage text to stderr (usage error) or stdout (help). */
 void cli_print_usage(int to_stderr);

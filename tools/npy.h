@@ -4,13 +4,18 @@
  * https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
  *
  * All functions return 0 on success, -1 on failure with a message in `err`.
+ *
+ * Include order in tools/ (each header includes only those before it):
+ *   cli_tensor.h <- npy.h, onnx_pb.h <- tensor_file.h
+ * This header includes cli_tensor.h; tensor_file.c calls it, it never
+ * calls tensor_file.c.
  */
 #ifndef CLGATHER_TOOLS_NPY_H
 #define CLGATHER_TOOLS_NPY_H
 
 #include <stddef.h>
 
-#include "tensor_file.h"
+#include "cli_tensor.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -4,14 +4,19 @@
  * onnx.proto.
  *
  * All functions return 0 on success, -1 on failure with a message in `err`.
+ *
+ * Include order in tools/ (each header includes only those before it):
+ *   cli_tensor.h <- npy.h, onnx_pb.h <- tensor_file.h
+ * This header includes cli_tensor.h and the generated onnx.pb-c.h;
+ * tensor_file.c and onnx_test.c call it, it never calls tensor_file.c.
  */
 #ifndef CLGATHER_TOOLS_ONNX_PB_H
 #define CLGATHER_TOOLS_ONNX_PB_H
 
 #include <stddef.h>
 
+#include "cli_tensor.h"
 #include "onnx.pb-c.h"
-#include "tensor_file.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "onnx_pb.h"
+#include "onnx_test.h"
 #include "tensor_file.h"
 
 #define PROG "clgather"

@@ -1,7 +1,13 @@
 /*
- * Tensor files for the clgather command-line tool: an in-memory tensor
- * (cli_tensor) and reading/writing it as .npy or ONNX TensorProto (.pb),
- * chosen by the file's extension.
+ * Tensor files for the clgather command-line tool: reading and writing a
+ * cli_tensor as .npy or ONNX TensorProto (.pb), chosen by the file's
+ * extension.
+ *
+ * Include order in tools/ (each header includes only those before it):
+ *   cli_tensor.h <- npy.h, onnx_pb.h <- tensor_file.h
+ * This header is the top of that order: it includes cli_tensor.h only, and
+ * tensor_file.c dispatches to npy.c and onnx_pb.c; neither format module
+ * includes this header.
  *
  * Readers never trust sizes written in a file: they check the file's real
  * size first, check every shape product for overflow, and allocate at most
@@ -16,25 +22,11 @@
 #ifndef CLGATHER_TOOLS_TENSOR_FILE_H
 #define CLGATHER_TOOLS_TENSOR_FILE_H
 
-#include <stddef.h>
-#include <stdint.h>
-
-#include <clgather/clgather.h>
+#include "cli_tensor.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** A tensor owned by the CLI: `data` holds `nbytes` bytes, C order, densely
- * packed (malloc'ed; never NULL after a successful read, even when empty).
- * Release with cli_tensor_free(). */
-typedef struct cli_tensor {
-  clg_dtype dtype;
-  int32_t rank;
-  int64_t shape[CLG_MAX_RANK];
-  void *data;
-  size_t nbytes;
-} cli_tensor;
 
 /** File formats, chosen by extension (case-insensitive). */
 typedef enum cli_format {
@@ -45,23 +37,6 @@ typedef enum cli_format {
 
 /** The format `path`'s extension names, or CLI_FORMAT_UNKNOWN. */
 cli_format cli_format_of_path(const char *path);
-
-/** Element count and byte size of a shape of `elem_size`-byte elements.
- * Fails on a rank outside [0, CLG_MAX_RANK], a negative dimension, or a
- * product that overflows int64 or size_t. */
-int cli_shape_size(int32_t rank, const int64_t *shape, size_t elem_size,
-                   int64_t *count, size_t *nbytes, char *err, size_t errlen);
-
-/** Format a shape as "[2, 3]" into buf (always NUL-terminated). */
-void cli_shape_string(int32_t rank, const int64_t *shape, char *buf,
-                      size_t buflen);
-
-/** Allocate a zeroed tensor of the given dtype and shape. */
-int cli_tensor_alloc(cli_tensor *t, clg_dtype dtype, int32_t rank,
-                     const int64_t *shape, char *err, size_t errlen);
-
-/** Free t->data and reset *t. NULL-tolerant. */
-void cli_tensor_free(cli_tensor *t);
 
 /** Read a tensor from `path` (.npy or .pb). On failure *t is zeroed. */
 int cli_tensor_read(const char *path, cli_tensor *t, char *err, size_t errlen);
@@ -76,28 +51,6 @@ int cli_tensor_check_writable(const char *path, const cli_tensor *t,
  * the temporary file is removed and `path` is neither created nor changed. */
 int cli_tensor_write(const char *path, const cli_tensor *t, char *err,
                      size_t errlen);
-
-/* ----- helpers shared by the format modules (tensor_file.c) ----- */
-
-/** Read the whole of a regular file into a malloc'ed buffer (at least one
- * byte is allocated, so *buf is never NULL on success). */
-int cli_read_whole_file(const char *path, unsigned char **buf, size_t *len,
-                        char *err, size_t errlen);
-
-/** Write `len` bytes to `path` atomically (temporary file + rename). */
-int cli_write_file_atomic(const char *path, const void *buf, size_t len,
-                          char *err, size_t errlen);
-
-/** printf into err (always NUL-terminated; NULL err is allowed). Returns -1
- * so that callers can `return cli_fail(...)`. */
-int cli_fail(char *err, size_t errlen, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-/** 1 on a little-endian host. */
-int cli_host_is_little_endian(void);
 
 #ifdef __cplusplus
 }

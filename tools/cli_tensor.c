@@ -1,0 +1,235 @@
+/* An in-memory tensor (cli_tensor): shape arithmetic, allocation, whole-file
+ * reads, atomic writes and the error helper the format modules share. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli_tensor.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+int cli_fail(char *err, size_t errlen, const char *fmt, ...) {
+  if (err != NULL && errlen > 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return -1;
+}
+
+int cli_host_is_little_endian(void) {
+  const uint16_t probe = 1;
+  unsigned char first;
+  memcpy(&first, &probe, 1);
+  return first == 1;
+}
+
+void cli_shape_string(int32_t rank, const int64_t *shape, char *buf,
+                      size_t buflen) {
+  if (buf == NULL || buflen == 0)
+    return;
+  size_t pos = 0;
+  buf[0] = '\0';
+  int n = snprintf(buf, buflen, "[");
+  if (n > 0)
+    pos = (size_t)n;
+  for (int32_t i = 0; i < rank && i < CLG_MAX_RANK && pos < buflen; ++i) {
+    n = snprintf(buf + pos, buflen - pos, "%s%lld", i ? ", " : "",
+                 (long long)shape[i]);
+    if (n < 0)
+      return;
+    pos += (size_t)n;
+  }
+  if (pos < buflen)
+    snprintf(buf + pos, buflen - pos, "]");
+}
+
+int cli_shape_size(int32_t rank, const int64_t *shape, size_t elem_size,
+                   int64_t *count, size_t *nbytes, char *err, size_t errlen) {
+  if (rank < 0 || rank > CLG_MAX_RANK)
+    return cli_fail(err, errlen, "rank %ld is outside [0, %d]", (long)rank,
+                    CLG_MAX_RANK);
+  int64_t n = 1;
+  int zero = 0;
+  for (int32_t i = 0; i < rank; ++i) {
+    if (shape[i] < 0)
+      return cli_fail(err, errlen, "dimension %ld is negative (%lld)",
+                      (long)i, (long long)shape[i]);
+    if (shape[i] == 0)
+      zero = 1;
+  }
+  if (zero) {
+    n = 0;
+  } else {
+    for (int32_t i = 0; i < rank; ++i) {
+      if (n > INT64_MAX / shape[i]) {
+        char s[CLG_MAX_RANK * 24 + 4];
+        cli_shape_string(rank, shape, s, sizeof s);
+        return cli_fail(err, errlen,
+                        "shape %s has more elements than fit in 64 bits", s);
+      }
+      n *= shape[i];
+    }
+  }
+  if ((uint64_t)n > SIZE_MAX / (elem_size ? elem_size : 1) ||
+      (uint64_t)n * (elem_size ? elem_size : 1) > (uint64_t)INT64_MAX) {
+    char s[CLG_MAX_RANK * 24 + 4];
+    cli_shape_string(rank, shape, s, sizeof s);
+    return cli_fail(err, errlen, "shape %s of %zu-byte elements overflows the "
+                    "addressable size", s, elem_size);
+  }
+  if (count)
+    *count = n;
+  if (nbytes)
+    *nbytes = (size_t)n * elem_size;
+  return 0;
+}
+
+int cli_tensor_alloc(cli_tensor *t, clg_dtype dtype, int32_t rank,
+                     const int64_t *shape, char *err, size_t errlen) {
+  memset(t, 0, sizeof *t);
+  size_t es = clg_dtype_size(dtype);
+  if (es == 0)
+    return cli_fail(err, errlen, "unsupported element type %s (%d)",
+                    clg_dtype_name(dtype), (int)dtype);
+  size_t nbytes;
+  if (cli_shape_size(rank, shape, es, NULL, &nbytes, err, errlen) != 0)
+    return -1;
+  void *p = calloc(nbytes ? nbytes : 1, 1);
+  if (p == NULL)
+    return cli_fail(err, errlen, "out of memory allocating %zu bytes", nbytes);
+  t->dtype = dtype;
+  t->rank = rank;
+  for (int32_t i = 0; i < rank; ++i)
+    t->shape[i] = shape[i];
+  t->data = p;
+  t->nbytes = nbytes;
+  return 0;
+}
+
+void cli_tensor_free(cli_tensor *t) {
+  if (t == NULL)
+    return;
+  free(t->data);
+  memset(t, 0, sizeof *t);
+}
+
+int cli_read_whole_file(const char *path, unsigned char **buf, size_t *len,
+                        char *err, size_t errlen) {
+  *buf = NULL;
+  *len = 0;
+  FILE *f = fopen(path, "rb");
+  if (f == NULL)
+    return cli_fail(err, errlen, "cannot open '%s': %s", path,
+                    strerror(errno));
+  struct stat st;
+  if (fstat(fileno(f), &st) != 0) {
+    int e = errno;
+    fclose(f);
+    return cli_fail(err, errlen, "cannot stat '%s': %s", path, strerror(e));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    fclose(f);
+    return cli_fail(err, errlen, "'%s' is not a regular file", path);
+  }
+  if (st.st_size < 0 || (uint64_t)st.st_size >= SIZE_MAX) {
+    fclose(f);
+    return cli_fail(err, errlen, "'%s' is too large to read", path);
+  }
+  size_t size = (size_t)st.st_size;
+  unsigned char *p = malloc(size ? size : 1);
+  if (p == NULL) {
+    fclose(f);
+    return cli_fail(err, errlen, "out of memory reading '%s' (%zu bytes)", path,
+                    size);
+  }
+  size_t got = size ? fread(p, 1, size, f) : 0;
+  int read_error = ferror(f);
+  fclose(f);
+  if (got != size || read_error) {
+    free(p);
+    return cli_fail(err, errlen, "cannot read '%s': short read (%zu of %zu "
+                    "bytes)", path, got, size);
+  }
+  *buf = p;
+  *len = size;
+  return 0;
+}
+
+/* Split path into directory (with trailing '/', or "" for the cwd) and base. */
+static int temp_template_for(const char *path, char **tmpl, char *err,
+                             size_t errlen) {
+  const char *slash = strrchr(path, '/');
+  size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+  const char *base = slash ? slash + 1 : path;
+  if (*base == '\0')
+    return cli_fail(err, errlen, "output path '%s' names a directory", path);
+  size_t n = dir_len + 1 + strlen(base) + sizeof ".tmp.XXXXXX";
+  char *t = malloc(n);
+  if (t == NULL)
+    return cli_fail(err, errlen, "out of memory");
+  memcpy(t, path, dir_len);
+  snprintf(t + dir_len, n - dir_len, ".%s.tmp.XXXXXX", base);
+  *tmpl = t;
+  return 0;
+}
+
+int cli_write_file_atomic(const char *path, const void *buf, size_t len,
+                          char *err, size_t errlen) {
+  char *tmp = NULL;
+  if (temp_template_for(path, &tmp, err, errlen) != 0)
+    return -1;
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    int e = errno;
+    cli_fail(err, errlen, "cannot create a temporary file next to '%s': %s",
+             path, strerror(e));
+    free(tmp);
+    return -1;
+  }
+  /* mkstemp creates 0600; give the output the usual 0666 & ~umask. */
+  mode_t mask = umask(0);
+  umask(mask);
+  (void)fchmod(fd, (mode_t)(0666 & ~mask));
+
+  const unsigned char *p = buf;
+  size_t left = len;
+  while (left > 0) {
+    ssize_t w = write(fd, p, left);
+    if (w < 0) {
+      if (errno == EINTR)
+        continue;
+      int e = errno;
+      close(fd);
+      unlink(tmp);
+      cli_fail(err, errlen, "cannot write '%s': %s", tmp, strerror(e));
+      free(tmp);
+      return -1;
+    }
+    p += w;
+    left -= (size_t)w;
+  }
+  if (close(fd) != 0) {
+    int e = errno;
+    unlink(tmp);
+    cli_fail(err, errlen, "cannot write '%s': %s", tmp, strerror(e));
+    free(tmp);
+    return -1;
+  }
+  if (rename(tmp, path) != 0) {
+    int e = errno;
+    unlink(tmp);
+    cli_fail(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path,
+             strerror(e));
+    free(tmp);
+    return -1;
+  }
+  free(tmp);
+  return 0;
+}

@@ -1,0 +1,81 @@
+/*
+ * The clgather command-line tool's in-memory tensor (cli_tensor) and the
+ * helpers the file-format modules share: shape arithmetic, allocation,
+ * whole-file reads, atomic writes and error messages.
+ *
+ * Include order in tools/ (each header includes only those before it):
+ *   cli_tensor.h <- npy.h, onnx_pb.h <- tensor_file.h
+ * This header is the bottom layer: it includes only the library's public
+ * header and knows no file format.
+ *
+ * Every function that can fail returns 0 on success and -1 on failure, with
+ * a one-line English message (no trailing newline, not prefixed by the
+ * program name) in the caller's `err` buffer. Nothing here prints or exits.
+ */
+#ifndef CLGATHER_TOOLS_CLI_TENSOR_H
+#define CLGATHER_TOOLS_CLI_TENSOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <clgather/clgather.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A tensor owned by the CLI: `data` holds `nbytes` bytes, C order, densely
+ * packed (malloc'ed; never NULL after a successful read, even when empty).
+ * Release with cli_tensor_free(). */
+typedef struct cli_tensor {
+  clg_dtype dtype;
+  int32_t rank;
+  int64_t shape[CLG_MAX_RANK];
+  void *data;
+  size_t nbytes;
+} cli_tensor;
+
+/** Element count and byte size of a shape of `elem_size`-byte elements.
+ * Fails on a rank outside [0, CLG_MAX_RANK], a negative dimension, or a
+ * product that overflows int64 or size_t. */
+int cli_shape_size(int32_t rank, const int64_t *shape, size_t elem_size,
+                   int64_t *count, size_t *nbytes, char *err, size_t errlen);
+
+/** Format a shape as "[2, 3]" into buf (always NUL-terminated). */
+void cli_shape_string(int32_t rank, const int64_t *shape, char *buf,
+                      size_t buflen);
+
+/** Allocate a zeroed tensor of the given dtype and shape. */
+int cli_tensor_alloc(cli_tensor *t, clg_dtype dtype, int32_t rank,
+                     const int64_t *shape, char *err, size_t errlen);
+
+/** Free t->data and reset *t. NULL-tolerant. */
+void cli_tensor_free(cli_tensor *t);
+
+/* ----- helpers shared by the format modules (npy.c, onnx_pb.c) ----- */
+
+/** Read the whole of a regular file into a malloc'ed buffer (at least one
+ * byte is allocated, so *buf is never NULL on success). */
+int cli_read_whole_file(const char *path, unsigned char **buf, size_t *len,
+                        char *err, size_t errlen);
+
+/** Write `len` bytes to `path` atomically (temporary file + rename). */
+int cli_write_file_atomic(const char *path, const void *buf, size_t len,
+                          char *err, size_t errlen);
+
+/** printf into err (always NUL-terminated; NULL err is allowed). Returns -1
+ * so that callers can `return cli_fail(...)`. */
+int cli_fail(char *err, size_t errlen, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/** 1 on a little-endian host. */
+int cli_host_is_little_endian(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLGATHER_TOOLS_CLI_TENSOR_H */
