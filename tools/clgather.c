@@ -143,20 +143,10 @@ static int cmd_devices(int argc, char **argv) {
 
 /* ------------------------------------------------------ the gather family */
 
-/* Options a family command takes besides --device and --output. */
-enum { OPT_AXIS = 1u, OPT_BATCH_DIMS = 2u, OPT_MODE = 4u };
-
-typedef struct family_cmd {
-  const char *name; /* the command */
-  clg_op op;
-  unsigned options; /* OPT_* */
-} family_cmd;
-
-static const family_cmd family_cmds[] = {
-    {"gather", CLG_OP_GATHER, OPT_AXIS | OPT_BATCH_DIMS | OPT_MODE},
-    {"gather-elements", CLG_OP_GATHER_ELEMENTS, OPT_AXIS},
-    {"gather-nd", CLG_OP_GATHER_ND, OPT_BATCH_DIMS},
-};
+/* The family's commands are the library's operators (clg_operators(): the
+ * registry's command names), each with the options of the clg_params
+ * fields it takes (CLG_PARAM_*) besides --device and --output. */
+typedef clg_op_info family_cmd;
 
 /* `clgather <family command> [options] DATA INDICES -o OUT`: one code path
  * for every operator, driven by the command's clg_params. */
@@ -165,11 +155,11 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
   const char *device = NULL, *out_path = NULL;
   cli_option opts[5];
   size_t n_opts = 0;
-  if (cmd->options & OPT_AXIS)
+  if (cmd->params & CLG_PARAM_AXIS)
     opts[n_opts++] = (cli_option){"--axis", "-a", &axis_s};
-  if (cmd->options & OPT_BATCH_DIMS)
+  if (cmd->params & CLG_PARAM_BATCH_DIMS)
     opts[n_opts++] = (cli_option){"--batch-dims", "-b", &batch_s};
-  if (cmd->options & OPT_MODE)
+  if (cmd->params & CLG_PARAM_MODE)
     opts[n_opts++] = (cli_option){"--mode", "-m", &mode_s};
   opts[n_opts++] = (cli_option){"--device", "-d", &device};
   opts[n_opts++] = (cli_option){"--output", "-o", &out_path};
@@ -180,11 +170,11 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
                      &npos, &code) != 0)
     return code;
   if (npos < 2)
-    return cli_usage_error("%s needs %s", cmd->name,
+    return cli_usage_error("%s needs %s", cmd->command,
                            npos == 0 ? "DATA and INDICES files"
                                      : "an INDICES file");
   if (out_path == NULL || out_path[0] == '\0')
-    return cli_usage_error("%s needs an output file: -o OUT", cmd->name);
+    return cli_usage_error("%s needs an output file: -o OUT", cmd->command);
   clg_params params = {cmd->op, 0, 0, CLG_MODE_RAISE};
   if (axis_s != NULL && cli_parse_int64(axis_s, &params.axis) != 0)
     return cli_usage_error("invalid --axis value '%s' (expected an integer)",
@@ -289,9 +279,11 @@ int main(int argc, char **argv) {
   }
   if (strcmp(cmd, "devices") == 0)
     return cmd_devices(argc - 1, argv + 1);
-  for (size_t i = 0; i < sizeof family_cmds / sizeof family_cmds[0]; ++i)
-    if (strcmp(cmd, family_cmds[i].name) == 0)
-      return cmd_family(&family_cmds[i], argc - 1, argv + 1);
+  size_t n_ops = 0;
+  const clg_op_info *ops = clg_operators(&n_ops);
+  for (size_t i = 0; i < n_ops; ++i)
+    if (strcmp(cmd, ops[i].command) == 0)
+      return cmd_family(&ops[i], argc - 1, argv + 1);
   if (strcmp(cmd, "onnx-test") == 0)
     return cli_cmd_onnx_test(argc - 1, argv + 1);
   return cli_usage_error("unknown command '%s'", cmd);

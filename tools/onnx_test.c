@@ -3,13 +3,14 @@
  * (model.onnx, test_data_set_N folders of input_N.pb and output_N.pb) through the
  * library and compares the outputs byte for byte.
  *
- * Operators are dispatched through `ops[]`: one row per operator with its
- * clg_op and the ONNX attributes that fill clg_params, run by clg_run; a row
- * marked unsupported (and any op not in the table) is reported as SKIP.
+ * Operators are the library's (clg_operators(), by ONNX op_type), run by
+ * clg_run with the ONNX attributes of the clg_params fields each takes; any
+ * other op is reported as SKIP.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,23 +30,14 @@
 
 /* ------------------------------------------------------------- operators */
 
-/* An operator of the gather family, run through clg_run: its clg_op and the
- * ONNX attributes that fill clg_params (NULL: the operator has none). */
+/* An operator of the family, run through clg_run: the library's registry
+ * entry (clg_operators(), found by ONNX op_type) and the ONNX attributes
+ * that fill the clg_params fields it takes. */
 typedef struct op_entry {
-  const char *op_type;
-  int supported; /* 0: known but not supported yet (SKIP) */
-  clg_op op;
-  const char *axis_attr;       /* -> clg_params.axis, default 0 */
-  const char *batch_dims_attr; /* -> clg_params.batch_dims, default 0 */
+  const clg_op_info *info;
   size_t n_inputs;
   size_t n_outputs;
 } op_entry;
-
-static const op_entry ops[] = {
-    {"Gather", 1, CLG_OP_GATHER, "axis", NULL, 2, 1},
-    {"GatherElements", 1, CLG_OP_GATHER_ELEMENTS, "axis", NULL, 2, 1},
-    {"GatherND", 1, CLG_OP_GATHER_ND, NULL, "batch_dims", 2, 1},
-};
 
 static clg_status lib_fail(clg_status st, char *err, size_t errlen) {
   cli_fail(err, errlen, "%s", cli_library_message(st));
@@ -57,13 +49,12 @@ static clg_status lib_fail(clg_status st, char *err, size_t errlen) {
 static clg_status run_op(const op_entry *op, clg_context *ctx,
                          const Onnx__NodeProto *node, const cli_tensor *in,
                          cli_tensor *out, char *err, size_t errlen) {
-  clg_params params = {op->op, 0, 0, CLG_MODE_RAISE};
-  if (op->axis_attr != NULL &&
-      onnx_node_int_attr(node, op->axis_attr, 0, &params.axis, err, errlen) !=
-          0)
+  clg_params params = {op->info->op, 0, 0, CLG_MODE_RAISE};
+  if ((op->info->params & CLG_PARAM_AXIS) &&
+      onnx_node_int_attr(node, "axis", 0, &params.axis, err, errlen) != 0)
     return CLG_ERROR_INVALID_ARGUMENT;
-  if (op->batch_dims_attr != NULL &&
-      onnx_node_int_attr(node, op->batch_dims_attr, 0, &params.batch_dims, err,
+  if ((op->info->params & CLG_PARAM_BATCH_DIMS) &&
+      onnx_node_int_attr(node, "batch_dims", 0, &params.batch_dims, err,
                          errlen) != 0)
     return CLG_ERROR_INVALID_ARGUMENT;
   int32_t out_rank = 0;
@@ -87,11 +78,18 @@ static clg_status run_op(const op_entry *op, clg_context *ctx,
   return CLG_SUCCESS;
 }
 
-static const op_entry *find_op(const char *op_type) {
-  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; ++i)
-    if (strcmp(ops[i].op_type, op_type) == 0)
-      return &ops[i];
-  return NULL;
+/* The registry entry of `op_type` into *e; false if the library has none.
+ * Every operator of the family takes data and indices and gives one
+ * output. */
+static bool find_op(const char *op_type, op_entry *e) {
+  size_t n = 0;
+  const clg_op_info *ops = clg_operators(&n);
+  for (size_t i = 0; i < n; ++i)
+    if (strcmp(ops[i].name, op_type) == 0) {
+      *e = (op_entry){&ops[i], 2, 1};
+      return true;
+    }
+  return false;
 }
 
 /* ----------------------------------------------------------------- helpers */
@@ -271,8 +269,9 @@ static int run_folder(runner *r, const char *dir) {
     goto done;
   }
   const Onnx__NodeProto *node = model->graph->node[0];
-  const op_entry *op = find_op(node->op_type);
-  if (op == NULL || !op->supported) {
+  op_entry entry;
+  const op_entry *op = find_op(node->op_type, &entry) ? &entry : NULL;
+  if (op == NULL) {
     printf("SKIP %s: unsupported op %s\n", name, node->op_type);
     r->skipped++;
     goto done;
@@ -314,11 +313,11 @@ static int run_folder(runner *r, const char *dir) {
                       sizeof err) != 0) {
       /* err is set */
     } else if (n_in != op->n_inputs) {
-      cli_fail(err, sizeof err, "%s takes %zu inputs, found %zu", op->op_type,
+      cli_fail(err, sizeof err, "%s takes %zu inputs, found %zu", op->info->name,
                op->n_inputs, n_in);
     } else if (n_want != op->n_outputs) {
       cli_fail(err, sizeof err, "%s has %zu outputs, found %zu expected",
-               op->op_type, op->n_outputs, n_want);
+               op->info->name, op->n_outputs, n_want);
     } else if ((st = run_op(op, ctx, node, in, got, err, sizeof err)) !=
                CLG_SUCCESS) {
       if (cli_exit_for_status(st) == CLI_EXIT_DEVICE)
