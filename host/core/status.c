@@ -30,6 +30,7 @@ const char *clg_status_string(clg_status status) {
   case CLG_ERROR_OUT_OF_HOST_MEMORY: return "out of host memory";
   case CLG_ERROR_INVALID_BATCH_DIMS: return "invalid batch_dims";
   case CLG_ERROR_INCOMPATIBLE_SHAPES: return "incompatible shapes";
+  case CLG_ERROR_DUPLICATE_INDEX: return "duplicate index";
   }
   return "unknown status";
 }

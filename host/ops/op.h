@@ -130,8 +130,8 @@ typedef struct clg_checked {
 
 
 /* The registry (registry.c, from operators.def). */
-#define CLG_OPERATOR(ENUM, file, name, command, params)                        \
-  extern const clg_op_impl clg__op_##file;
+#define CLG_OPERATOR(ENUM, impl, file, kernel, name, command, params)                        \
+  extern const clg_op_impl clg__op_##impl;
 #include "ops/operators.def"
 #undef CLG_OPERATOR
 

@@ -6,14 +6,14 @@
 #include <stddef.h>
 
 static const clg_op_info clg_infos[] = {
-#define CLG_OPERATOR(ENUM, file, name, command, params)                        \
+#define CLG_OPERATOR(ENUM, impl, file, kernel, name, command, params)                        \
   {ENUM, name, command, params},
 #include "ops/operators.def"
 #undef CLG_OPERATOR
 };
 
 static const clg_op_impl *const clg_impls[] = {
-#define CLG_OPERATOR(ENUM, file, name, command, params) &clg__op_##file,
+#define CLG_OPERATOR(ENUM, impl, file, kernel, name, command, params) &clg__op_##impl,
 #include "ops/operators.def"
 #undef CLG_OPERATOR
 };

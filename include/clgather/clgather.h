@@ -122,6 +122,12 @@ typedef enum clg_status {
    * differ, GatherElements ranks differ or an indices dimension exceeds
    * data's, GatherND's last indices dimension is out of [1, r - b]. */
   CLG_ERROR_INCOMPATIBLE_SHAPES = 18,
+  /** A scatter with reduction none (and duplicates CLG_DUPLICATES_ERROR)
+   * has two index entries that write the same output element: ONNX says
+   * indices must not repeat, since the result would depend on the order.
+   * The message names both entries' positions and the target. Raised
+   * before any kernel is enqueued; the output is untouched. */
+  CLG_ERROR_DUPLICATE_INDEX = 19,
 } clg_status;
 
 /** A short, fixed English name for a status ("index out of bounds"). Never
@@ -425,7 +431,51 @@ typedef enum clg_op {
   CLG_OP_GATHER_ELEMENTS = 1,
   /** ONNX GatherND (opsets 11, 12, 13, with batch_dims): tf.gather_nd. */
   CLG_OP_GATHER_ND = 2,
+  /** ONNX ScatterElements (opsets 11, 13, 16, 18): output = data with
+   * output[idx with idx[axis] = indices[idx]] = updates[idx] (or reduced
+   * into it); numpy.put_along_axis, PyTorch scatter_ / scatter_reduce_.
+   * Run with clg_scatter(). */
+  CLG_OP_SCATTER_ELEMENTS = 3,
+  /** ONNX ScatterND (opsets 11, 13, 16, 18): output = data with the slices
+   * data[indices[i]] replaced by (or reduced with) updates[i];
+   * tf.tensor_scatter_nd_update / _add / _min / _max. Run with
+   * clg_scatter(). */
+  CLG_OP_SCATTER_ND = 4,
+  /** ONNX Scatter (opsets 9, 10; deprecated by ONNX in favour of
+   * ScatterElements): ScatterElements without reduction. */
+  CLG_OP_SCATTER = 5,
 } clg_op;
+
+/** How a scatter combines an update with the element it lands on (ONNX's
+ * `reduction` attribute). Applied one update at a time, in the C order of
+ * indices, each step computed and rounded in the element type, as numpy's
+ * ufunc.at: the result is the same on every device and every run. */
+typedef enum clg_reduction {
+  /** Replace (ONNX "none"). */
+  CLG_REDUCTION_NONE = 0,
+  /** output += update (bool: or; integers wrap). */
+  CLG_REDUCTION_ADD = 1,
+  /** output *= update (bool: and; integers wrap). */
+  CLG_REDUCTION_MUL = 2,
+  /** output = min(output, update); NaN propagates (numpy.minimum); bool:
+   * and; complex types: CLG_ERROR_UNSUPPORTED_DTYPE. */
+  CLG_REDUCTION_MIN = 3,
+  /** output = max(output, update); NaN propagates (numpy.maximum); bool:
+   * or; complex types: CLG_ERROR_UNSUPPORTED_DTYPE. */
+  CLG_REDUCTION_MAX = 4,
+} clg_reduction;
+
+/** What two index entries of a scatter that hit the same output element
+ * mean under reduction none (with a reduction they are simply reduced in
+ * order). */
+typedef enum clg_duplicates {
+  /** CLG_ERROR_DUPLICATE_INDEX before anything is written (ONNX: indices
+   * must not repeat). */
+  CLG_DUPLICATES_ERROR = 0,
+  /** The entry latest in the C order of indices wins, deterministically,
+   * as in ONNX's reference loop and numpy's fancy assignment. */
+  CLG_DUPLICATES_LAST = 1,
+} clg_duplicates;
 
 /** What an index outside [-s, s-1] means (numpy.take's `mode`). */
 typedef enum clg_index_mode {
@@ -458,10 +508,25 @@ typedef struct clg_params {
   clg_index_mode mode;
 } clg_params;
 
+/**
+ * A scatter's own attributes (clg_scatter()); NULL or zero-initialised:
+ * reduction none, duplicates an error. Kept apart from clg_params so that
+ * clg_params, released before the scatters, keeps its size and layout.
+ */
+typedef struct clg_scatter_params {
+  /** How updates combine with what they land on (ONNX `reduction`). */
+  clg_reduction reduction;
+  /** Under reduction none: what two entries with one target mean. */
+  clg_duplicates duplicates;
+} clg_scatter_params;
+
 /** The clg_params fields an operator reads (clg_op_info.params). */
 #define CLG_PARAM_AXIS 1u
 #define CLG_PARAM_BATCH_DIMS 2u
 #define CLG_PARAM_MODE 4u
+/** Not a clg_params field: the operator is a scatter, run by clg_scatter()
+ * with a clg_scatter_params (reduction, duplicates). */
+#define CLG_PARAM_SCATTER 8u
 
 /** An operator of the family as the library's registry describes it. */
 typedef struct clg_op_info {
