@@ -1916,10 +1916,12 @@ Test(plans, two_threads) {
  *    (clg_gather_output_shape: "q + r - 1 > CLG_MAX_RANK" is an error);
  *  - GatherElements: q == r;
  *  - GatherND: q >= 1 (a tuple length m = r - b keeps the output rank at
- *    q - 1, so every such rank pair has a valid shape).
+ *    q - 1, so every such rank pair has a valid shape);
+ *  - ScatterElements (3) and Scatter (5): q == r, mode RAISE; ScatterND
+ *    (4): q >= 1, mode RAISE.
  */
 static int expect_supported(int op, int dt, int idt, int r, int q, int mode) {
-  if (op != 0 && op != 1 && op != 2)
+  if (op < 0 || op > 5)
     return 0;
   if (op == 0 ? !(mode == 0 || mode == 1 || mode == 2) : mode != 0)
     return 0;
@@ -1931,13 +1933,15 @@ static int expect_supported(int op, int dt, int idt, int r, int q, int mode) {
     return 0;
   switch (op) {
   case 0: return r - 1 + q <= 16;
-  case 1: return q == r;
+  case 1:
+  case 3:
+  case 5: return q == r;
   default: return q >= 1;
   }
 }
 
 Test(plans, supported_table) {
-  static const int ops[] = {-1, 0, 1, 2, 3, 100};
+  static const int ops[] = {-1, 0, 1, 2, 3, 4, 5, 6, 100};
   static const int modes[] = {-1, 0, 1, 2, 3};
   long checked = 0, yes = 0, bad = 0;
   for (size_t oi = 0; oi < sizeof ops / sizeof ops[0]; ++oi)

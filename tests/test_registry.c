@@ -20,6 +20,10 @@ static const struct {
     {CLG_OP_GATHER_ELEMENTS, "GatherElements", "gather-elements",
      CLG_PARAM_AXIS},
     {CLG_OP_GATHER_ND, "GatherND", "gather-nd", CLG_PARAM_BATCH_DIMS},
+    {CLG_OP_SCATTER_ELEMENTS, "ScatterElements", "scatter-elements",
+     CLG_PARAM_AXIS | CLG_PARAM_SCATTER},
+    {CLG_OP_SCATTER_ND, "ScatterND", "scatter-nd", CLG_PARAM_SCATTER},
+    {CLG_OP_SCATTER, "Scatter", "scatter", CLG_PARAM_AXIS | CLG_PARAM_SCATTER},
 };
 #define N_EXPECTED (sizeof expected / sizeof expected[0])
 

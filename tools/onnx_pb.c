@@ -2,6 +2,7 @@
 #include "onnx_pb.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Which repeated field ONNX stores each data_type in when raw_data is not
@@ -366,6 +367,29 @@ int onnx_node_int_attr(const Onnx__NodeProto *node, const char *name,
       return cli_fail(err, errlen, "attribute '%s' has no integer value",
                       name);
     *value = a->i;
+    return 0;
+  }
+  return 0;
+}
+
+int onnx_node_string_attr(const Onnx__NodeProto *node, const char *name,
+                          const char *fallback, char *value, size_t cap,
+                          char *err, size_t errlen) {
+  snprintf(value, cap, "%s", fallback);
+  for (size_t i = 0; i < node->n_attribute; ++i) {
+    const Onnx__AttributeProto *a = node->attribute[i];
+    if (a == NULL || a->name == NULL || strcmp(a->name, name) != 0)
+      continue;
+    if (a->has_type &&
+        a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING)
+      return cli_fail(err, errlen, "attribute '%s' is not a STRING", name);
+    if (!a->has_s)
+      return cli_fail(err, errlen, "attribute '%s' has no string value",
+                      name);
+    if (a->s.len >= cap)
+      return cli_fail(err, errlen, "attribute '%s' is too long", name);
+    memcpy(value, a->s.data, a->s.len);
+    value[a->s.len] = '\0';
     return 0;
   }
   return 0;

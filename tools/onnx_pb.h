@@ -57,6 +57,11 @@ void onnx_model_free(Onnx__ModelProto *model);
 
 /** The integer attribute `name` of `node`, or `fallback` when absent.
  * Fails when the attribute exists but is not an INT. */
+/* The STRING attribute `name` of `node` into value (cap bytes, terminated),
+ * or `fallback` when absent. 0, or -1 with a message in err. */
+int onnx_node_string_attr(const Onnx__NodeProto *node, const char *name,
+                          const char *fallback, char *value, size_t cap,
+                          char *err, size_t errlen);
 int onnx_node_int_attr(const Onnx__NodeProto *node, const char *name,
                        int64_t fallback, int64_t *value, char *err,
                        size_t errlen);

@@ -72,21 +72,44 @@ static clg_status run_op(const op_entry *op, clg_context *ctx,
       clg_tensor_host(in[1].dtype, in[1].rank, in[1].shape, in[1].data);
   clg_tensor to =
       clg_tensor_host(out[0].dtype, out[0].rank, out[0].shape, out[0].data);
-  st = clg_run(ctx, &params, &td, &ti, &to, NULL, 0, NULL, NULL);
+  if (op->info->params & CLG_PARAM_SCATTER) {
+    /* ONNX's `reduction` attribute (ScatterElements 16+, ScatterND 16+);
+     * repeated indices under "none" are the error ONNX says they are. */
+    static const char *const names[] = {"none", "add", "mul", "min", "max"};
+    char red[16];
+    if (onnx_node_string_attr(node, "reduction", "none", red, sizeof red, err,
+                              errlen) != 0)
+      return CLG_ERROR_INVALID_ARGUMENT;
+    clg_scatter_params sp = {CLG_REDUCTION_NONE, CLG_DUPLICATES_ERROR};
+    size_t k = 0;
+    while (k < 5 && strcmp(red, names[k]) != 0)
+      ++k;
+    if (k == 5) {
+      cli_fail(err, errlen, "unknown reduction '%s'", red);
+      return CLG_ERROR_INVALID_ARGUMENT;
+    }
+    sp.reduction = (clg_reduction)k;
+    clg_tensor tu =
+        clg_tensor_host(in[2].dtype, in[2].rank, in[2].shape, in[2].data);
+    st = clg_scatter(ctx, &params, &sp, &td, &ti, &tu, &to, NULL, 0, NULL,
+                     NULL);
+  } else
+    st = clg_run(ctx, &params, &td, &ti, &to, NULL, 0, NULL, NULL);
   if (st != CLG_SUCCESS)
     return lib_fail(st, err, errlen);
   return CLG_SUCCESS;
 }
 
 /* The registry entry of `op_type` into *e; false if the library has none.
- * Every operator of the family takes data and indices and gives one
- * output. */
+ * The gathers take data and indices, the scatters also updates; each gives
+ * one output. */
 static bool find_op(const char *op_type, op_entry *e) {
   size_t n = 0;
   const clg_op_info *ops = clg_operators(&n);
   for (size_t i = 0; i < n; ++i)
     if (strcmp(ops[i].name, op_type) == 0) {
-      *e = (op_entry){&ops[i], 2, 1};
+      *e = (op_entry){&ops[i], (ops[i].params & CLG_PARAM_SCATTER) ? 3 : 2,
+                      1};
       return true;
     }
   return false;
@@ -373,19 +396,27 @@ int cli_cmd_onnx_test(int argc, char **argv) {
     const char *root = getenv("CLGATHER_ONNX_TESTDATA");
     if (root == NULL || root[0] == '\0')
       root = DEFAULT_TESTDATA;
-    char **found = NULL;
-    size_t n_found = 0;
-    char err[1024];
-    if (list_dirs(root, "test_gather", &found, &n_found, err, sizeof err) !=
-        0) {
-      fprintf(stderr, PROG ": ONNX test data: %s (set CLGATHER_ONNX_TESTDATA "
-              "or pass folders)\n", err);
-    } else if (n_found == 0) {
-      fprintf(stderr, PROG ": no test_gather* folder under '%s'\n", root);
+    /* The family's folders: test_gather* and test_scatter*. */
+    static const char *const prefixes[] = {"test_gather", "test_scatter"};
+    size_t total = 0;
+    for (size_t k = 0; k < 2 && !aborted; ++k) {
+      char **found = NULL;
+      size_t n_found = 0;
+      char err[1024];
+      if (list_dirs(root, prefixes[k], &found, &n_found, err, sizeof err) !=
+          0) {
+        fprintf(stderr, PROG ": ONNX test data: %s (set "
+                "CLGATHER_ONNX_TESTDATA or pass folders)\n", err);
+        break;
+      }
+      total += n_found;
+      for (size_t i = 0; i < n_found && !aborted; ++i)
+        aborted = run_folder(&r, found[i]) != 0;
+      free_names(found, n_found);
     }
-    for (size_t i = 0; i < n_found && !aborted; ++i)
-      aborted = run_folder(&r, found[i]) != 0;
-    free_names(found, n_found);
+    if (total == 0)
+      fprintf(stderr, PROG ": no test_gather* or test_scatter* folder under "
+              "'%s'\n", root);
   }
   free(dirs);
   clg_context_destroy(r.ctx);

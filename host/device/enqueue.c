@@ -110,7 +110,8 @@ clg_status clg__stage_input(clg_context *ctx, const clg_tensor *t, size_t bytes,
 }
 
 clg_status clg__stage_output(clg_context *ctx, const clg_tensor *t,
-                             size_t bytes, size_t elem_size, clg_staged *out) {
+                             size_t bytes, size_t elem_size, bool keep,
+                             clg_staged *out) {
   clg_staged_init(out);
   if (t->storage == CLG_STORAGE_BUFFER) {
     out->mem = t->buffer;
@@ -120,12 +121,16 @@ clg_status clg__stage_output(clg_context *ctx, const clg_tensor *t,
   }
   if (bytes == 0)
     return CLG_SUCCESS;
-  /* Wrapping leaves the output as it is until the kernel writes it. */
+  /* Wrapping leaves the output as it is until the kernel writes it; `keep`
+   * (an output updated in place) starts a copy with the host content. */
   bool wrap = clg_wrap_host(ctx, t->host, elem_size);
   cl_int err = CL_SUCCESS;
-  out->mem = clCreateBuffer(
-      ctx->cl_ctx, CL_MEM_WRITE_ONLY | (wrap ? CL_MEM_USE_HOST_PTR : 0), bytes,
-      wrap ? t->host : NULL, &err);
+  cl_mem_flags flags =
+      keep ? CL_MEM_READ_WRITE |
+                 (wrap ? CL_MEM_USE_HOST_PTR : CL_MEM_COPY_HOST_PTR)
+           : CL_MEM_WRITE_ONLY | (wrap ? CL_MEM_USE_HOST_PTR : 0);
+  out->mem = clCreateBuffer(ctx->cl_ctx, flags, bytes,
+                            wrap || keep ? t->host : NULL, &err);
   if (!out->mem) {
     char what[96];
     snprintf(what, sizeof what, "%s %zu bytes of %soutput",
@@ -199,7 +204,7 @@ void clg__call_set(clg_kernel_call *call, clg_kernel_entry *k, cl_uint nargs,
   call->work_dim = work_dim;
   for (cl_uint d = 0; d < 3; ++d) {
     call->global[d] = d < work_dim ? global[d] : 1;
-    call->local[d] = d < work_dim ? local[d] : 1;
+    call->local[d] = !local ? 0 : d < work_dim ? local[d] : 1;
   }
 }
 
@@ -219,5 +224,6 @@ clg_status clg__call_launch(const clg_kernel_call *call, cl_command_queue queue,
     ++n;
   }
   return clg__launch(call->kernel, queue, n, sizes, values, call->work_dim,
-                     call->global, call->local, num_events, wait_list, event);
+                     call->global, call->local[0] ? call->local : NULL,
+                     num_events, wait_list, event);
 }

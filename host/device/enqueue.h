@@ -31,9 +31,12 @@ clg_status clg__stage_input(clg_context *ctx, const clg_tensor *t, size_t bytes,
 /* Make a cl_mem for output `t`: the caller's buffer, or a new write-only
  * buffer (wrapping host memory in place as for inputs, else on the device)
  * whose content is read back into host memory after the kernel (a read
- * into a wrapped buffer's own memory only synchronises). */
+ * into a wrapped buffer's own memory only synchronises). `keep`: the
+ * output is also an input (updated in place): a read-write buffer that
+ * starts with the host content. */
 clg_status clg__stage_output(clg_context *ctx, const clg_tensor *t,
-                             size_t bytes, size_t elem_size, clg_staged *out);
+                             size_t bytes, size_t elem_size, bool keep,
+                             clg_staged *out);
 void clg__unstage(clg_staged *s);
 
 /* Blocking read of `bytes` from a buffer tensor into `dst` after the wait
@@ -56,7 +59,8 @@ typedef struct clg_kernel_call {
 } clg_kernel_call;
 
 /* Fill *call with kernel k, `nargs` arguments (sizes[i] bytes at values[i],
- * copied) and the NDRange. */
+ * copied) and the NDRange; `local` NULL lets the driver choose the
+ * work-group size. */
 void clg__call_set(clg_kernel_call *call, clg_kernel_entry *k, cl_uint nargs,
                    const size_t *sizes, const void *const *values,
                    cl_uint work_dim, const size_t *global, const size_t *local);

@@ -55,9 +55,7 @@ bool clg__cache_put_record(clg_context *ctx, const clg_hash128 *key,
                            const char *suffix, const char *text);
 
 /* Embedded kernel sources (generated from the files of kernels/). */
-extern const char clg_kernel_gather[];
-extern const char clg_kernel_gather_elements[];
-extern const char clg_kernel_gather_nd[];
 extern const char clg_kernel_validate[];
+/* The operators' own: ops/op.h, from the registry. */
 
 #endif /* CLGATHER_HOST_DEVICE_PROGRAMS_H */

@@ -37,6 +37,8 @@ typedef struct clg_launch {
   const clg_tensor *output;
   clg_tensor_facts of;
   struct clg_staged *o;
+  clg_scatter_params sc; /* the scatters' attributes (defaults otherwise) */
+  void *state;           /* what the operator's index_plan() made, or NULL */
   cl_command_queue queue;
   cl_uint num_events;
   const cl_event *wait_list;
@@ -105,6 +107,25 @@ typedef struct clg_op_impl {
   /* How many inputs it takes (CLG_IN_*): 2 (data, indices) when 0, or 3
    * (+ updates, of data's element type). */
   int num_inputs;
+  /* The scatters (num_inputs 3): updates' shape against data's and
+   * indices' (CLG_ERROR_INCOMPATIBLE_SHAPES), after the shape hook. */
+  clg_status (*check_updates)(const clg_params *norm, const clg_tensor *data,
+                              const clg_tensor *indices,
+                              const clg_tensor *updates);
+  /* Optional, scatters: rules on the scatter attributes (known values
+   * already checked). */
+  clg_status (*check_scatter)(const clg_scatter_params *sc);
+  /* Optional: the host's work on index values once they are checked
+   * against the bounds, before anything is staged (the scatters: targets,
+   * duplicates, the order in which updates apply). `values` are the
+   * `count` index values in host memory. *state (freed by release_state)
+   * reaches prepare() as launch->state. Operators with this hook always
+   * check index values when called (never deferred to the device). */
+  clg_status (*index_plan)(clg_context *ctx, const clg_params *norm,
+                           const clg_scatter_params *sc,
+                           const clg_tensor *data, const clg_tensor *indices,
+                           const void *values, size_t count, void **state);
+  void (*release_state)(void *state);
   /* Optional: may the output be input `input`'s own storage (the same host
    * pointer, or the same cl_mem at the same offset, with the same bytes)?
    * An operator that updates in place says yes for data; NULL: no input.
@@ -117,7 +138,8 @@ typedef struct clg_checked {
   const clg_op_info *info;
   const clg_op_impl *impl;
   clg_params norm;
-  int num_inputs; /* impl's, 2 or 3 */
+  clg_scatter_params sc; /* the scatters' attributes (defaults otherwise) */
+  int num_inputs;        /* impl's, 2 or 3 */
   union {
     clg_tensor_facts inf[CLG_MAX_INPUTS];
     struct {
@@ -130,8 +152,9 @@ typedef struct clg_checked {
 
 
 /* The registry (registry.c, from operators.def). */
-#define CLG_OPERATOR(ENUM, impl, file, kernel, name, command, params)                        \
-  extern const clg_op_impl clg__op_##impl;
+#define CLG_OPERATOR(ENUM, impl, file, kernel, name, command, params)       \
+  extern const clg_op_impl clg__op_##impl;                                     \
+  extern const char clg_kernel_##kernel[];
 #include "ops/operators.def"
 #undef CLG_OPERATOR
 

@@ -91,10 +91,41 @@ static clg_status clg_check_indices_offset(const clg_tensor *indices,
 static const char *const clg_input_names[CLG_MAX_INPUTS] = {
     "data", "indices", "updates"};
 
+/* Which entry point checks: clg_run() and the plans and shards built on it
+ * take the gathers; clg_scatter() the scatters (with updates);
+ * clg_validate() any operator, without updates. */
+typedef enum clg_entry {
+  CLG_ENTRY_GATHER,
+  CLG_ENTRY_SCATTER,
+  CLG_ENTRY_VALIDATE
+} clg_entry;
+
+/* The scatters' attributes: NULL means the defaults. */
+static clg_status clg_check_scatter(const clg_scatter_params *sc,
+                                    clg_scatter_params *out) {
+  clg_scatter_params none = {CLG_REDUCTION_NONE, CLG_DUPLICATES_ERROR};
+  if (!sc)
+    sc = &none;
+  if (sc->reduction < CLG_REDUCTION_NONE || sc->reduction > CLG_REDUCTION_MAX)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "unknown reduction %d (expected CLG_REDUCTION_NONE, "
+                     "_ADD, _MUL, _MIN or _MAX)",
+                     (int)sc->reduction);
+  if (sc->duplicates != CLG_DUPLICATES_ERROR &&
+      sc->duplicates != CLG_DUPLICATES_LAST)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "unknown duplicates rule %d (expected "
+                     "CLG_DUPLICATES_ERROR or CLG_DUPLICATES_LAST)",
+                     (int)sc->duplicates);
+  *out = *sc;
+  return CLG_SUCCESS;
+}
+
 /* Arguments every entry point takes, then the inputs (in[CLG_IN_*]) and
  * params: everything but index values and the output. */
 static clg_status clg_check_inputs(clg_context *ctx, const clg_params *params,
-                                   const clg_tensor *const *in,
+                                   const clg_scatter_params *sc,
+                                   clg_entry entry, const clg_tensor *const *in,
                                    cl_uint num_events,
                                    const cl_event *wait_list, clg_checked *c) {
   const clg_tensor *data = in[CLG_IN_DATA], *indices = in[CLG_IN_INDICES];
@@ -109,8 +140,27 @@ static clg_status clg_check_inputs(clg_context *ctx, const clg_params *params,
     params = &clg__default_params;
   if ((st = clg__check_params(params, &c->info, &c->impl)) != CLG_SUCCESS)
     return st;
+  bool scatter = (c->info->params & CLG_PARAM_SCATTER) != 0;
+  if (entry == CLG_ENTRY_GATHER && scatter)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "%s is a scatter: it takes updates and is run by "
+                     "clg_scatter()",
+                     c->info->name);
+  if (entry == CLG_ENTRY_SCATTER && !scatter)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "%s is not a scatter: run it with clg_run()",
+                     c->info->name);
+  c->sc = (clg_scatter_params){CLG_REDUCTION_NONE, CLG_DUPLICATES_ERROR};
+  if (entry == CLG_ENTRY_SCATTER &&
+      ((st = clg_check_scatter(sc, &c->sc)) != CLG_SUCCESS ||
+       (c->impl->check_scatter &&
+        (st = c->impl->check_scatter(&c->sc)) != CLG_SUCCESS)))
+    return st;
   c->num_inputs = c->impl->num_inputs ? c->impl->num_inputs : 2;
-  if (c->num_inputs > CLG_IN_UPDATES && !in[CLG_IN_UPDATES])
+  if (entry == CLG_ENTRY_VALIDATE)
+    c->num_inputs = 2; /* index values need no updates */
+  if (c->num_inputs > CLG_IN_UPDATES && entry != CLG_ENTRY_VALIDATE &&
+      !in[CLG_IN_UPDATES])
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "updates is NULL");
   if ((st = clg__check_data_dtype("data", data->dtype)) != CLG_SUCCESS ||
       (st = clg__check_index_dtype(indices->dtype)) != CLG_SUCCESS)
@@ -136,6 +186,10 @@ static clg_status clg_check_inputs(clg_context *ctx, const clg_params *params,
   if ((st = clg__output_shape(params, data->rank, data->shape, indices->rank,
                               indices->shape, &c->norm, &c->out_rank,
                               c->out_shape)) != CLG_SUCCESS)
+    return st;
+  if (c->num_inputs > CLG_IN_UPDATES &&
+      (st = c->impl->check_updates(&c->norm, data, indices,
+                                   in[CLG_IN_UPDATES])) != CLG_SUCCESS)
     return st;
   return clg_check_indices_offset(indices, c->xf.elem_size);
 }
@@ -203,8 +257,8 @@ clg_status clg_validate(clg_context *ctx, const clg_params *params,
                      "ctx is NULL, but data or indices is a cl_mem");
   clg_checked c;
   const clg_tensor *in[CLG_MAX_INPUTS] = {data, indices, NULL};
-  clg_status st =
-      clg_check_inputs(ctx, params, in, num_events, wait_list, &c);
+  clg_status st = clg_check_inputs(ctx, params, NULL, CLG_ENTRY_VALIDATE, in,
+                                   num_events, wait_list, &c);
   if (st != CLG_SUCCESS)
     return st;
   if (indices->storage == CLG_STORAGE_BUFFER &&
@@ -238,8 +292,19 @@ static clg_status clg_run_kernels(clg_context *ctx, const clg_checked *c,
   clg_staged in[CLG_MAX_INPUTS] = {{0}}, o = {0};
   clg_status st = CLG_SUCCESS;
   bool blocking = l->output->storage == CLG_STORAGE_HOST;
+  /* An input the output is (in place, as the operator allows): staged once,
+   * as the output, keeping its content. */
+  bool alias[CLG_MAX_INPUTS] = {false, false, false}, keep = false;
+  for (int k = 0; k < l->num_inputs; ++k) {
+    alias[k] = c->impl->output_may_alias && c->impl->output_may_alias(k) &&
+               clg_same_storage(l->in[k], l->inf[k].bytes, l->output,
+                                l->of.bytes);
+    keep = keep || alias[k];
+  }
   for (int k = 0; k < l->num_inputs; ++k) {
     blocking = blocking || l->in[k]->storage == CLG_STORAGE_HOST;
+    if (alias[k])
+      continue;
     /* OpenCL leaves buffers over overlapping host memory undefined: a host
      * input that overlaps another (already staged) host input is copied,
      * not wrapped. */
@@ -259,13 +324,26 @@ static clg_status clg_run_kernels(clg_context *ctx, const clg_checked *c,
     l->ins[k] = &in[k];
   }
   if (st == CLG_SUCCESS)
-    st = clg__stage_output(ctx, l->output, l->of.bytes, l->of.elem_size, &o);
+    st = clg__stage_output(ctx, l->output, l->of.bytes, l->of.elem_size, keep,
+                           &o);
   l->o = &o;
+  for (int k = 0; k < l->num_inputs; ++k)
+    if (alias[k])
+      l->ins[k] = &o;
   cl_event kevent = NULL;
   clg_kernel_calls calls;
   calls.count = 0;
   if (st == CLG_SUCCESS)
     st = c->impl->prepare(ctx, &c->norm, l, verdict != NULL, &calls);
+  /* No kernel to run (a scatter in place with no entries): an event all
+   * the same, after the wait list. */
+  if (st == CLG_SUCCESS && calls.count == 0) {
+    cl_int err = clEnqueueMarkerWithWaitList(l->queue, l->num_events,
+                                             l->wait_list, &kevent);
+    if (err != CL_SUCCESS)
+      st = clg__fail_cl(err, "clEnqueueMarkerWithWaitList",
+                        "completing a call with nothing to write");
+  }
   /* The calls in order, each after the one before. */
   for (int i = 0; st == CLG_SUCCESS && i < calls.count; ++i) {
     cl_event prev = kevent;
@@ -328,8 +406,10 @@ clg_status clg__check_call(const clg_call *call, clg_checked *c,
                            clg_tensor_facts *of, cl_command_queue *queue) {
   if (!call->ctx)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "ctx is NULL");
-  clg_status st = clg_check_inputs(call->ctx, call->params, call->in,
-                                   call->num_events, call->wait_list, c);
+  clg_status st = clg_check_inputs(
+      call->ctx, call->params, call->scatter,
+      call->is_scatter ? CLG_ENTRY_SCATTER : CLG_ENTRY_GATHER, call->in,
+      call->num_events, call->wait_list, c);
   if (st != CLG_SUCCESS)
     return st;
   if (!call->output)
@@ -351,6 +431,35 @@ static void clg_launch_init(clg_launch *l, const clg_checked *c,
     l->inf[k] = c->inf[k];
   }
   l->output = output;
+  l->sc = c->sc;
+}
+
+/* The operator's index_plan() on the index values in host memory (read
+ * back from a cl_mem after the wait list); l->state receives its state. */
+static clg_status clg_index_plan(clg_context *ctx, const clg_checked *c,
+                                 clg_launch *l, const clg_tensor *data,
+                                 const clg_tensor *indices) {
+  size_t count = c->xf.count;
+  const void *values = indices->host;
+  void *copy = NULL;
+  clg_status st;
+  if (indices->storage == CLG_STORAGE_BUFFER && c->xf.bytes) {
+    copy = CLG_MALLOC(c->xf.bytes);
+    if (!copy)
+      return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
+                       "reading back %zu bytes of indices", c->xf.bytes);
+    if ((st = clg__read_buffer(l->queue, indices, c->xf.bytes, copy,
+                               l->num_events, l->wait_list,
+                               "reading back the indices")) != CLG_SUCCESS) {
+      free(copy);
+      return st;
+    }
+    values = copy;
+  }
+  st = c->impl->index_plan(ctx, &c->norm, &c->sc, data, indices, values, count,
+                           &l->state);
+  free(copy);
+  return st;
 }
 
 clg_status clg__run(const clg_call *call) {
@@ -374,6 +483,7 @@ clg_status clg__run(const clg_call *call) {
    * the read-back of a gated kernel's unwritten staging buffer would change
    * it). */
   bool deferred = call->outcome && !call->values_checked &&
+                  !c.impl->index_plan &&
                   call->output->storage == CLG_STORAGE_BUFFER &&
                   clg__values_on_device(&c, call->indices);
   clg_verdict v = {NULL, 0, NULL};
@@ -390,6 +500,10 @@ clg_status clg__run(const clg_call *call) {
     l.num_events = 1;
     l.wait_list = &v.event;
   }
+  if (c.impl->index_plan &&
+      (st = clg_index_plan(ctx, &c, &l, call->data, call->indices)) !=
+          CLG_SUCCESS)
+    return st;
   clg_outcome *outcome = NULL;
   if (call->outcome)
     st = deferred ? clg__outcome_pending(ctx, &c, call->data, call->indices,
@@ -400,6 +514,8 @@ clg_status clg__run(const clg_call *call) {
              ? clg_run_empty(l.queue, l.num_events, l.wait_list, call->event)
              : clg_run_kernels(ctx, &c, &l, v.mem, call->event);
   clg__verdict_release(&v); /* the outcome holds its own references */
+  if (l.state)
+    c.impl->release_state(l.state);
   if (st != CLG_SUCCESS) {
     clg_outcome_release(outcome);
     return st;
@@ -446,6 +562,29 @@ clg_status clg_run_async(clg_context *ctx, const clg_params *params,
   return clg__run(&call);
 }
 
+clg_status clg_scatter(clg_context *ctx, const clg_params *params,
+                       const clg_scatter_params *scatter,
+                       const clg_tensor *data, const clg_tensor *indices,
+                       const clg_tensor *updates, const clg_tensor *output,
+                       cl_command_queue queue, cl_uint num_events,
+                       const cl_event *wait_list, cl_event *event) {
+  if (!params)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "params is NULL");
+  clg_call call = {.ctx = ctx,
+                   .params = params,
+                   .data = data,
+                   .indices = indices,
+                   .updates = updates,
+                   .output = output,
+                   .is_scatter = true,
+                   .scatter = scatter,
+                   .queue = queue,
+                   .num_events = num_events,
+                   .wait_list = wait_list,
+                   .event = event};
+  return clg__run(&call);
+}
+
 /* A template as clg__check_call() can check without memory: host storage
  * at a non-NULL address that is never read. */
 static void clg_template(const clg_tensor *t, clg_tensor *out) {
@@ -478,7 +617,8 @@ clg_status clg__check_templates(clg_context *ctx, const clg_params *params,
       tin[k] = &t[k];
     }
   clg_template(output, &o);
-  clg_status st = clg_check_inputs(ctx, params, tin, 0, NULL, c);
+  clg_status st =
+      clg_check_inputs(ctx, params, NULL, CLG_ENTRY_GATHER, tin, 0, NULL, c);
   if (st == CLG_SUCCESS)
     st = clg_check_output(ctx, c, tin, &o, true, of);
   if (st != CLG_SUCCESS)

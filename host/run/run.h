@@ -68,6 +68,8 @@ typedef struct clg_call {
     };
   };
   const clg_tensor *output;
+  bool is_scatter; /* clg_scatter(): the operator must be a scatter */
+  const clg_scatter_params *scatter; /* scatters only; NULL: defaults */
   cl_command_queue queue; /* NULL: the context's own */
   cl_uint num_events;
   const cl_event *wait_list;

@@ -594,6 +594,62 @@ CLG_API clg_status clg_run(clg_context *ctx, const clg_params *params,
                            cl_event *event);
 
 /**
+ * Run a scatter (CLG_OP_SCATTER_ELEMENTS, CLG_OP_SCATTER_ND, CLG_OP_SCATTER):
+ * output = data, with `updates` written into it at the places `indices`
+ * name, or combined with what is there by scatter->reduction. Semantics:
+ * ONNX ScatterElements (opsets 11, 13, 16, 18), ScatterND (11, 13, 16, 18)
+ * and Scatter (9, 10).
+ *
+ * Shapes (r = data rank, q = indices rank): output has data's shape and
+ * element type; updates has data's element type.
+ *  - ScatterElements / Scatter: q == r, updates.shape == indices.shape,
+ *    indices.shape[d] <= data.shape[d] for d != axis; axis in [-r, r-1].
+ *    Entry idx writes output[idx with idx[axis] = indices[idx]].
+ *  - ScatterND: q >= 1, k = indices.shape[q-1] in [1, r]; updates.shape ==
+ *    indices.shape[:q-1] + data.shape[k:]. Tuple i writes the slice
+ *    output[indices[i]] (of shape data.shape[k:]) with updates[i].
+ * Negative index values count from the back; every index is checked
+ * against [-s, s-1] of the axis it indexes before anything is written.
+ *
+ * params: op and axis (ScatterElements, Scatter); batch_dims 0, mode RAISE.
+ * scatter: NULL means reduction none, duplicates an error. Scatter (opset
+ * 9) takes reduction none only.
+ *
+ * Duplicates: with reduction none, two entries with one target are
+ * CLG_ERROR_DUPLICATE_INDEX (naming both positions and the target) unless
+ * scatter->duplicates is CLG_DUPLICATES_LAST, where the later entry in the
+ * C order of indices wins. With a reduction, updates apply one at a time
+ * in the C order of indices, each step rounded in the element type (numpy
+ * ufunc.at): the result is bit for bit the same on every device and run.
+ *
+ * In place: output may be data itself (the same host pointer, or the same
+ * cl_mem at the same offset); then only the updated elements are written.
+ * Any other overlap of output with an input is CLG_ERROR_INVALID_ARGUMENT.
+ * cl_mem data, updates and output offsets must be multiples of the
+ * element's size (of a component, for the complex types).
+ *
+ * Storage, queue, wait list, event and blocking behaviour are those of
+ * clg_run(); index values are always checked before anything is enqueued
+ * (cl_mem indices are read back, blocking after the wait list). On any
+ * error the output is untouched and no event is returned.
+ *
+ * Errors: those of clg_run(), plus CLG_ERROR_NULL_ARGUMENT (params, updates),
+ * CLG_ERROR_INVALID_ARGUMENT (not a scatter, an unknown reduction or
+ * duplicates rule, a misaligned offset), CLG_ERROR_DTYPE_MISMATCH (updates),
+ * CLG_ERROR_INCOMPATIBLE_SHAPES (updates' shape), CLG_ERROR_DUPLICATE_INDEX,
+ * CLG_ERROR_UNSUPPORTED_DTYPE (min/max on complex types, a reduction on
+ * float64 or complex128 on a device without cl_khr_fp64).
+ */
+CLG_API clg_status clg_scatter(clg_context *ctx, const clg_params *params,
+                               const clg_scatter_params *scatter,
+                               const clg_tensor *data,
+                               const clg_tensor *indices,
+                               const clg_tensor *updates,
+                               const clg_tensor *output,
+                               cl_command_queue queue, cl_uint num_events,
+                               const cl_event *wait_list, cl_event *event);
+
+/**
  * Validate an operator's inputs without an output and without running it:
  * every check clg_run() makes on ctx, params, data, indices and the wait
  * list, including every index value, and nothing about the output. A caller

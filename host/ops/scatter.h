@@ -1,0 +1,55 @@
+/* ops/scatter.c: what the scatters (scatter_elements.c, scatter_nd.c) share:
+ * targets, duplicates, the order updates apply in, and the kernel calls.
+ * Not installed. */
+#ifndef CLGATHER_HOST_OPS_SCATTER_H
+#define CLGATHER_HOST_OPS_SCATTER_H
+
+#include "ops/op.h"
+
+/* What makes one scatter operator: its geometry and the targets of its
+ * entries (an entry is one index of ScatterElements, one index tuple of
+ * ScatterND; a target is an output element, or a slice of `inner`
+ * elements). */
+typedef struct clg_scatter_kind {
+  /* Entries, elements per target and the number of possible targets. */
+  void (*geometry)(const clg_params *norm, const clg_tensor *data,
+                   const clg_tensor *indices, size_t *entries,
+                   uint64_t *inner, uint64_t *targets);
+  /* t[e] = the target of entry e, for every entry; values in host memory
+   * (index_size 4 or 8), already checked against the bounds. */
+  void (*targets)(const clg_params *norm, const clg_tensor *data,
+                  const clg_tensor *indices, const void *values,
+                  size_t index_size, int64_t *t);
+  /* CLG_ERROR_DUPLICATE_INDEX for entries `first` < `later` that share
+   * `target`. */
+  clg_status (*report_duplicate)(const clg_params *norm,
+                                 const clg_tensor *data,
+                                 const clg_tensor *indices, size_t first,
+                                 size_t later, int64_t target);
+} clg_scatter_kind;
+
+/* The index_plan() of a scatter of `kind`: targets, then (reduction none,
+ * duplicates an error) the first repeated target as an error, or the
+ * segments the kernel applies in order when targets repeat. */
+clg_status clg__scatter_plan(const clg_scatter_kind *kind,
+                             const clg_params *norm,
+                             const clg_scatter_params *sc,
+                             const clg_tensor *data, const clg_tensor *indices,
+                             const void *values, size_t count, void **state);
+void clg__scatter_release(void *state);
+
+/* The prepare() of every scatter: a copy of data into the output unless in
+ * place, then the updates. */
+clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
+                                const clg_launch *l, bool gated,
+                                clg_kernel_calls *calls);
+
+/* The output may be data's own storage. */
+bool clg__scatter_may_alias(int input);
+
+/* The unravelled position of flat `pos` in `shape` (rank r), formatted
+ * "[i, j, ...]" into buf. */
+void clg__format_position(char *buf, size_t cap, size_t pos, int32_t r,
+                          const int64_t *shape);
+
+#endif /* CLGATHER_HOST_OPS_SCATTER_H */

@@ -1,0 +1,230 @@
+/* The scatters (ScatterElements, ScatterND, Scatter): the host turns the
+ * index values into targets (a target is an element of ScatterElements, a
+ * slice of `inner` elements of ScatterND) and, when targets repeat, into
+ * segments of updates sorted by target in the C order of indices. Each
+ * work-item owns one element of one target, so no two work-items write the
+ * same element and the result does not depend on their order.
+ *
+ * Build constants:
+ *   CLG_KIND  element kind: 0 raw units of CLG_UNIT (reduction none), 1
+ *             float, 2 double, 3 half (bits), 4 bfloat16 (bits), 5 char,
+ *             6 uchar, 7 short, 8 ushort, 9 int, 10 uint, 11 long, 12 ulong,
+ *             13 bool (uchar 0/1), 14 complex64 (float2), 15 complex128
+ *             (double2)
+ *   CLG_RED   reduction: 0 none, 1 add, 2 mul, 3 min, 4 max
+ *   CLG_UNIT  the copy kernel's unit, and kind 0's element
+ *
+ * Each reduction step is computed and rounded in the element type, as
+ * numpy's ufunc.at: float16 / bfloat16 in float, rounded to nearest even
+ * after every step; min / max propagate NaN as numpy.minimum / maximum;
+ * integers wrap; bool add/max = or, mul/min = and. No contraction into
+ * fused multiply-adds, so complex products round as the reference's. */
+#pragma OPENCL FP_CONTRACT OFF
+
+#ifndef CLG_KIND
+#define CLG_KIND 0
+#endif
+#ifndef CLG_RED
+#define CLG_RED 0
+#endif
+#ifndef CLG_UNIT
+#define CLG_UNIT uchar
+#endif
+
+#if CLG_KIND == 2 || CLG_KIND == 15
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+typedef CLG_UNIT unit_t;
+
+/* ------------------------------------------------- element type, access */
+
+#if CLG_KIND == 0
+typedef CLG_UNIT elem_t;
+#elif CLG_KIND == 1
+typedef float elem_t;
+#elif CLG_KIND == 2
+typedef double elem_t;
+#elif CLG_KIND == 3 || CLG_KIND == 4 || CLG_KIND == 8
+typedef ushort elem_t;
+#elif CLG_KIND == 5
+typedef char elem_t;
+#elif CLG_KIND == 6 || CLG_KIND == 13
+typedef uchar elem_t;
+#elif CLG_KIND == 7
+typedef short elem_t;
+#elif CLG_KIND == 9
+typedef int elem_t;
+#elif CLG_KIND == 10
+typedef uint elem_t;
+#elif CLG_KIND == 11
+typedef long elem_t;
+#elif CLG_KIND == 12
+typedef ulong elem_t;
+#elif CLG_KIND == 14
+typedef float comp_t;
+typedef float2 elem_t;
+#elif CLG_KIND == 15
+typedef double comp_t;
+typedef double2 elem_t;
+#endif
+
+#if CLG_KIND == 14 || CLG_KIND == 15
+/* Complex elements are read and written as pairs of components, which
+ * need only the component's alignment. */
+typedef comp_t mem_t;
+#define LOAD(p, i) vload2((i), (p))
+#define STORE(p, i, v) vstore2((v), (i), (p))
+#else
+typedef elem_t mem_t;
+#define LOAD(p, i) ((p)[i])
+#define STORE(p, i, v) ((p)[i] = (v))
+#endif
+
+/* --------------------------------------------------------- reductions */
+
+#if CLG_RED == 0
+#define RED(a, b) (b)
+
+#elif CLG_KIND == 1 || CLG_KIND == 2
+#if CLG_RED == 1
+#define RED(a, b) ((a) + (b))
+#elif CLG_RED == 2
+#define RED(a, b) ((a) * (b))
+#elif CLG_RED == 3
+#define RED(a, b) (((a) <= (b) || isnan(a)) ? (a) : (b))
+#else
+#define RED(a, b) (((a) >= (b) || isnan(a)) ? (a) : (b))
+#endif
+
+#elif CLG_KIND == 3 || CLG_KIND == 4
+#if CLG_KIND == 3
+static float clg_to_float(ushort h) { return vload_half(0, &h); }
+/* Round to nearest even (vstore_half_rte); a NaN keeps its sign and top
+ * payload bits, quiet (drivers differ in the NaN they store). */
+static ushort clg_from_float(float f) {
+  if (isnan(f)) {
+    uint u = as_uint(f);
+    return (ushort)(((u >> 16) & 0x8000u) | 0x7E00u | ((u >> 13) & 0x3FFu));
+  }
+  ushort h;
+  vstore_half_rte(f, 0, &h);
+  return h;
+}
+#else
+static float clg_to_float(ushort b) { return as_float((uint)b << 16); }
+/* Round to nearest even; a NaN stays a quiet NaN with its sign and top
+ * payload bits. */
+static ushort clg_from_float(float f) {
+  uint u = as_uint(f);
+  if (isnan(f))
+    return (ushort)((u >> 16) | 0x40u);
+  u += 0x7FFFu + ((u >> 16) & 1u);
+  return (ushort)(u >> 16);
+}
+#endif
+static ushort clg_red(ushort a, ushort b) {
+  float x = clg_to_float(a), y = clg_to_float(b);
+#if CLG_RED == 1
+  return clg_from_float(x + y);
+#elif CLG_RED == 2
+  return clg_from_float(x * y);
+#elif CLG_RED == 3
+  return (x <= y || isnan(x)) ? a : b;
+#else
+  return (x >= y || isnan(x)) ? a : b;
+#endif
+}
+#define RED(a, b) clg_red((a), (b))
+
+#elif CLG_KIND >= 5 && CLG_KIND <= 12
+/* Integers wrap: add and multiply in the unsigned type of the width. */
+#if CLG_KIND <= 6
+typedef uchar uelem_t;
+#elif CLG_KIND <= 8
+typedef ushort uelem_t;
+#elif CLG_KIND <= 10
+typedef uint uelem_t;
+#else
+typedef ulong uelem_t;
+#endif
+#if CLG_RED == 1
+#define RED(a, b) ((elem_t)((uelem_t)(a) + (uelem_t)(b)))
+#elif CLG_RED == 2
+#define RED(a, b) ((elem_t)((uelem_t)(a) * (uelem_t)(b)))
+#elif CLG_RED == 3
+#define RED(a, b) ((a) <= (b) ? (a) : (b))
+#else
+#define RED(a, b) ((a) >= (b) ? (a) : (b))
+#endif
+
+#elif CLG_KIND == 13
+#if CLG_RED == 1 || CLG_RED == 4
+#define RED(a, b) ((elem_t)((a) | (b)))
+#else
+#define RED(a, b) ((elem_t)((a) & (b)))
+#endif
+
+#elif CLG_KIND == 14 || CLG_KIND == 15
+#if CLG_RED == 1
+#define RED(a, b) ((a) + (b))
+#elif CLG_RED == 2
+static elem_t clg_cmul(elem_t a, elem_t b) {
+  comp_t re1 = a.x * b.x, re2 = a.y * b.y, im1 = a.x * b.y, im2 = a.y * b.x;
+  return (elem_t)(re1 - re2, im1 + im2);
+}
+#define RED(a, b) clg_cmul((a), (b))
+#else
+#error "min and max are not defined on complex numbers"
+#endif
+#endif
+
+/* ------------------------------------------------------------ kernels */
+
+/* data -> output before the updates, when not in place: NDRange (units). */
+kernel void clg_scatter_copy(global const unit_t *restrict src, ulong src_off,
+                             global unit_t *restrict dst, ulong dst_off) {
+  size_t i = get_global_id(0);
+  dst[dst_off + i] = src[src_off + i];
+}
+
+/* Targets that do not repeat: entry e owns target targets[e]. NDRange
+ * (inner, entries); offsets and inner in elements. */
+kernel void clg_scatter_direct(global mem_t *out, ulong out_off,
+                               global const mem_t *restrict upd,
+                               ulong upd_off,
+                               global const long *restrict targets,
+                               ulong inner) {
+  size_t j = get_global_id(0), e = get_global_id(1);
+  size_t o = out_off + (size_t)targets[e] * inner + j;
+  size_t u = upd_off + e * inner + j;
+#if CLG_RED == 0
+  STORE(out, o, LOAD(upd, u));
+#else
+  STORE(out, o, RED(LOAD(out, o), LOAD(upd, u)));
+#endif
+}
+
+/* Targets that repeat: segment g owns target seg_target[g] and applies the
+ * updates order[seg_start[g] .. seg_start[g+1]-1] (entries, ascending) in
+ * turn. NDRange (inner, segments). */
+kernel void clg_scatter_segments(global mem_t *out, ulong out_off,
+                                 global const mem_t *restrict upd,
+                                 ulong upd_off,
+                                 global const long *restrict order,
+                                 global const long *restrict seg_start,
+                                 global const long *restrict seg_target,
+                                 ulong inner) {
+  size_t j = get_global_id(0), g = get_global_id(1);
+  size_t o = out_off + (size_t)seg_target[g] * inner + j;
+  long end = seg_start[g + 1];
+#if CLG_RED == 0
+  /* The last entry wins (duplicates = last). */
+  STORE(out, o, LOAD(upd, upd_off + (size_t)order[end - 1] * inner + j));
+#else
+  elem_t acc = LOAD(out, o);
+  for (long p = seg_start[g]; p < end; ++p)
+    acc = RED(acc, LOAD(upd, upd_off + (size_t)order[p] * inner + j));
+  STORE(out, o, acc);
+#endif
+}

@@ -1,0 +1,335 @@
+/*
+ * ScatterElements (and ONNX Scatter, opset 9) against the plain-C
+ * sequential reference (support/ref_scatter_elements.c), byte for byte:
+ * every element type under every reduction, ranks 1-4, negative axes and
+ * indices, int32 and int64 indices, repeated targets, host and cl_mem
+ * tensors, in place and not; ONNX's documented examples; every error
+ * before anything is written, with the output unchanged.
+ */
+#include <criterion/criterion.h>
+
+#include <string.h>
+
+#include "support/scatter_case.h"
+
+/* A random case of rank 1-4 (dims 1-5) from `seed`. */
+static sc_case se_random(uint64_t seed, clg_dtype dt, clg_reduction red,
+                         clg_duplicates dup, bool unique) {
+  tu_rng rng = tu_rng_make(seed);
+  sc_case c;
+  memset(&c, 0, sizeof c);
+  c.op = CLG_OP_SCATTER_ELEMENTS;
+  c.sp.reduction = red;
+  c.sp.duplicates = dup;
+  c.dtype = dt;
+  c.idt = tu_rng_range(&rng, 0, 1) ? CLG_DTYPE_INT64 : CLG_DTYPE_INT32;
+  c.r = c.q = (int32_t)tu_rng_range(&rng, 1, 4);
+  int32_t a = (int32_t)tu_rng_range(&rng, 0, c.r - 1);
+  c.axis = tu_rng_range(&rng, 0, 1) ? a - c.r : a;
+  for (int32_t d = 0; d < c.r; ++d) {
+    c.ds[d] = tu_rng_range(&rng, 1, 5);
+    /* off the axis indices may be shorter; along it, longer (repeats)
+     * unless the targets must be unique */
+    c.is[d] = d == a ? tu_rng_range(&rng, 1, unique ? c.ds[d] : 7)
+                     : tu_rng_range(&rng, 1, c.ds[d]);
+  }
+  c.storage = tu_rng_range(&rng, 0, 1) ? CLG_STORAGE_BUFFER : CLG_STORAGE_HOST;
+  c.offset = c.storage == CLG_STORAGE_BUFFER ? 16 * (size_t)tu_rng_range(&rng, 0, 2) : 0;
+  c.in_place = tu_rng_range(&rng, 0, 1) != 0;
+  c.unique = unique;
+  c.special = tu_rng_range(&rng, 0, 3) == 0;
+  c.seed = seed * 7919u + 1u;
+  return c;
+}
+
+static void se_sweep(clg_op op, clg_reduction red, clg_duplicates dup,
+                     bool unique, unsigned per_type) {
+  for (size_t t = 0; t < sc_ndtypes; ++t) {
+    bool complex = sc_dtypes[t] == CLG_DTYPE_COMPLEX64 ||
+                   sc_dtypes[t] == CLG_DTYPE_COMPLEX128;
+    if (complex && (red == CLG_REDUCTION_MIN || red == CLG_REDUCTION_MAX))
+      continue;
+    for (unsigned k = 0; k < per_type; ++k) {
+      sc_case c = se_random(1000u * (unsigned)red + 100u * (unsigned)t + k,
+                            sc_dtypes[t], red, dup, unique);
+      c.op = op;
+      sc_run(&c);
+    }
+  }
+}
+
+Test(scatter_elements, none_unique_every_type) {
+  se_sweep(CLG_OP_SCATTER_ELEMENTS, CLG_REDUCTION_NONE, CLG_DUPLICATES_ERROR,
+           true, 4);
+}
+Test(scatter_elements, none_duplicates_last_every_type) {
+  se_sweep(CLG_OP_SCATTER_ELEMENTS, CLG_REDUCTION_NONE, CLG_DUPLICATES_LAST,
+           false, 4);
+}
+Test(scatter_elements, add_every_type) {
+  se_sweep(CLG_OP_SCATTER_ELEMENTS, CLG_REDUCTION_ADD, CLG_DUPLICATES_ERROR,
+           false, 4);
+}
+Test(scatter_elements, mul_every_type) {
+  se_sweep(CLG_OP_SCATTER_ELEMENTS, CLG_REDUCTION_MUL, CLG_DUPLICATES_ERROR,
+           false, 4);
+}
+Test(scatter_elements, min_every_type) {
+  se_sweep(CLG_OP_SCATTER_ELEMENTS, CLG_REDUCTION_MIN, CLG_DUPLICATES_ERROR,
+           false, 4);
+}
+Test(scatter_elements, max_every_type) {
+  se_sweep(CLG_OP_SCATTER_ELEMENTS, CLG_REDUCTION_MAX, CLG_DUPLICATES_ERROR,
+           false, 4);
+}
+Test(scatter_elements, scatter_opset9_is_none) {
+  se_sweep(CLG_OP_SCATTER, CLG_REDUCTION_NONE, CLG_DUPLICATES_ERROR, true, 2);
+}
+
+/* Many updates to few targets: long segments, applied in order. */
+Test(scatter_elements, long_segments_in_order) {
+  clg_reduction reds[] = {CLG_REDUCTION_ADD, CLG_REDUCTION_MUL,
+                          CLG_REDUCTION_MIN, CLG_REDUCTION_MAX};
+  for (size_t i = 0; i < 4; ++i) {
+    sc_case c;
+    memset(&c, 0, sizeof c);
+    c.op = CLG_OP_SCATTER_ELEMENTS;
+    c.sp.reduction = reds[i];
+    c.dtype = i % 2 ? CLG_DTYPE_FLOAT16 : CLG_DTYPE_FLOAT;
+    c.idt = CLG_DTYPE_INT64;
+    c.r = c.q = 2;
+    c.ds[0] = 3;
+    c.ds[1] = 2;
+    c.is[0] = 300;
+    c.is[1] = 2;
+    c.axis = 0;
+    c.storage = CLG_STORAGE_BUFFER;
+    c.special = i >= 2;
+    c.seed = 77 + i;
+    sc_run(&c);
+  }
+}
+
+/* ONNX's documented examples (ScatterElements operator page), written out. */
+static void se_example(int64_t axis, int32_t r, const int64_t *ds,
+                       const float *data, const int64_t *is,
+                       const int64_t *idx, const float *upd,
+                       clg_reduction red, const float *want) {
+  size_t dn = (size_t)tu_numel(r, ds), xn = (size_t)tu_numel(r, is);
+  float out[16];
+  clg_tensor td = clg_tensor_host(CLG_DTYPE_FLOAT, r, ds, (void *)data);
+  clg_tensor tx = clg_tensor_host(CLG_DTYPE_INT64, r, is, (void *)idx);
+  clg_tensor tu = clg_tensor_host(CLG_DTYPE_FLOAT, r, is, (void *)upd);
+  clg_tensor to = clg_tensor_host(CLG_DTYPE_FLOAT, r, ds, out);
+  clg_params p = {CLG_OP_SCATTER_ELEMENTS, axis, 0, CLG_MODE_RAISE};
+  clg_scatter_params sp = {red, CLG_DUPLICATES_ERROR};
+  cr_assert_eq(clg_scatter(tu_ctx(), &p, &sp, &td, &tx, &tu, &to, NULL, 0,
+                           NULL, NULL),
+               CLG_SUCCESS, "%s", clg_last_error());
+  (void)xn;
+  cr_expect_arr_eq(out, want, dn * sizeof(float));
+}
+
+Test(scatter_elements, onnx_examples) {
+  const int64_t ds[2] = {3, 3}, is[2] = {2, 3};
+  const float zero[9] = {0};
+  const int64_t idx[6] = {1, 0, 2, 0, 2, 1};
+  const float upd[6] = {1.0f, 1.1f, 1.2f, 2.0f, 2.1f, 2.2f};
+  const float want1[9] = {2.0f, 1.1f, 0.0f, 1.0f, 0.0f,
+                          2.2f, 0.0f, 2.1f, 1.2f};
+  se_example(0, 2, ds, zero, is, idx, upd, CLG_REDUCTION_NONE, want1);
+
+  const int64_t ds2[2] = {1, 5}, is2[2] = {1, 2};
+  const float data2[5] = {1.0f, 2.0f, 3.0f, 4.0f, 5.0f};
+  const int64_t idx2[2] = {1, 3};
+  const float upd2[2] = {1.1f, 2.1f};
+  const float want2[5] = {1.0f, 1.1f, 3.0f, 2.1f, 5.0f};
+  se_example(1, 2, ds2, data2, is2, idx2, upd2, CLG_REDUCTION_NONE, want2);
+
+  /* reduction add with a repeated index (ScatterElements-16 example) */
+  const int64_t idx3[2] = {1, 1};
+  const float want3[5] = {1.0f, 5.2f, 3.0f, 4.0f, 5.0f};
+  se_example(1, 2, ds2, data2, is2, idx3, upd2, CLG_REDUCTION_ADD, want3);
+  /* reduction max / min (ScatterElements-18 examples) */
+  const float want4[5] = {1.0f, 2.1f, 3.0f, 4.0f, 5.0f};
+  se_example(1, 2, ds2, data2, is2, idx3, upd2, CLG_REDUCTION_MAX, want4);
+  const float want5[5] = {1.0f, 1.1f, 3.0f, 4.0f, 5.0f};
+  se_example(1, 2, ds2, data2, is2, idx3, upd2, CLG_REDUCTION_MIN, want5);
+}
+
+/* ---------------------------------------------------------------- errors */
+
+typedef struct se_err {
+  float data[6], upd[4], out[6], before[6];
+  int64_t idx[4];
+  int64_t ds[2], is[2];
+  clg_tensor td, tx, tu, to;
+} se_err;
+
+/* data [2, 3], indices / updates [2, 2], output sentinel-filled. */
+static void se_err_init(se_err *e) {
+  for (int i = 0; i < 6; ++i) {
+    e->data[i] = (float)i;
+    e->out[i] = e->before[i] = -7.0f;
+  }
+  for (int i = 0; i < 4; ++i) {
+    e->upd[i] = 10.0f + (float)i;
+    e->idx[i] = i % 2;
+  }
+  e->ds[0] = 2;
+  e->ds[1] = 3;
+  e->is[0] = e->is[1] = 2;
+  e->td = clg_tensor_host(CLG_DTYPE_FLOAT, 2, e->ds, e->data);
+  e->tx = clg_tensor_host(CLG_DTYPE_INT64, 2, e->is, e->idx);
+  e->tu = clg_tensor_host(CLG_DTYPE_FLOAT, 2, e->is, e->upd);
+  e->to = clg_tensor_host(CLG_DTYPE_FLOAT, 2, e->ds, e->out);
+}
+
+static clg_status se_err_run(se_err *e, clg_op op, int64_t axis,
+                             clg_reduction red, clg_duplicates dup) {
+  clg_params p = {op, axis, 0, CLG_MODE_RAISE};
+  clg_scatter_params sp = {red, dup};
+  return clg_scatter(tu_ctx(), &p, &sp, &e->td, &e->tx, &e->tu, &e->to, NULL,
+                     0, NULL, NULL);
+}
+
+static void se_expect_untouched(const se_err *e) {
+  cr_expect_arr_eq(e->out, e->before, sizeof e->out, "output was written");
+}
+
+Test(scatter_elements_errors, out_of_bounds_before_anything) {
+  se_err e;
+  se_err_init(&e);
+  e.idx[3] = 3; /* axis 1 has size 3 */
+  cr_expect_eq(se_err_run(&e, CLG_OP_SCATTER_ELEMENTS, 1, CLG_REDUCTION_ADD,
+                          CLG_DUPLICATES_ERROR),
+               CLG_ERROR_INDEX_OUT_OF_BOUNDS);
+  cr_expect(strstr(clg_last_error(), "indices[3]") &&
+                strstr(clg_last_error(), "= 3") &&
+                strstr(clg_last_error(), "[-3, 2]"),
+            "%s", clg_last_error());
+  se_expect_untouched(&e);
+  e.idx[3] = -4;
+  cr_expect_eq(se_err_run(&e, CLG_OP_SCATTER_ELEMENTS, 1, CLG_REDUCTION_NONE,
+                          CLG_DUPLICATES_ERROR),
+               CLG_ERROR_INDEX_OUT_OF_BOUNDS);
+  se_expect_untouched(&e);
+}
+
+Test(scatter_elements_errors, duplicates_under_none) {
+  se_err e;
+  se_err_init(&e);
+  e.idx[0] = 2;
+  e.idx[1] = -1; /* row 0: both write column 2 */
+  cr_expect_eq(se_err_run(&e, CLG_OP_SCATTER_ELEMENTS, 1, CLG_REDUCTION_NONE,
+                          CLG_DUPLICATES_ERROR),
+               CLG_ERROR_DUPLICATE_INDEX);
+  const char *m = clg_last_error();
+  cr_expect(strstr(m, "indices[0]") && strstr(m, "indices[1]") &&
+                strstr(m, "[0, 2]"),
+            "%s", m);
+  se_expect_untouched(&e);
+  /* the same with duplicates = last: the later one wins */
+  cr_expect_eq(se_err_run(&e, CLG_OP_SCATTER_ELEMENTS, 1, CLG_REDUCTION_NONE,
+                          CLG_DUPLICATES_LAST),
+               CLG_SUCCESS, "%s", clg_last_error());
+  cr_expect_eq(e.out[2], e.upd[1]);
+}
+
+Test(scatter_elements_errors, arguments) {
+  se_err e;
+  se_err_init(&e);
+  clg_params p = {CLG_OP_SCATTER_ELEMENTS, 1, 0, CLG_MODE_RAISE};
+  /* a scatter through clg_run, a gather through clg_scatter */
+  cr_expect_eq(clg_run(tu_ctx(), &p, &e.td, &e.tx, &e.to, NULL, 0, NULL, NULL),
+               CLG_ERROR_INVALID_ARGUMENT);
+  clg_params g = {CLG_OP_GATHER, 0, 0, CLG_MODE_RAISE};
+  cr_expect_eq(clg_scatter(tu_ctx(), &g, NULL, &e.td, &e.tx, &e.tu, &e.to,
+                           NULL, 0, NULL, NULL),
+               CLG_ERROR_INVALID_ARGUMENT);
+  cr_expect_eq(clg_scatter(tu_ctx(), &p, NULL, &e.td, &e.tx, NULL, &e.to,
+                           NULL, 0, NULL, NULL),
+               CLG_ERROR_NULL_ARGUMENT);
+  cr_expect_eq(clg_scatter(tu_ctx(), NULL, NULL, &e.td, &e.tx, &e.tu, &e.to,
+                           NULL, 0, NULL, NULL),
+               CLG_ERROR_NULL_ARGUMENT);
+  /* unknown reduction / duplicates rule; Scatter-9 with a reduction */
+  cr_expect_eq(se_err_run(&e, CLG_OP_SCATTER_ELEMENTS, 1, (clg_reduction)9,
+                          CLG_DUPLICATES_ERROR),
+               CLG_ERROR_INVALID_ARGUMENT);
+  cr_expect_eq(se_err_run(&e, CLG_OP_SCATTER_ELEMENTS, 1, CLG_REDUCTION_ADD,
+                          (clg_duplicates)5),
+               CLG_ERROR_INVALID_ARGUMENT);
+  cr_expect_eq(se_err_run(&e, CLG_OP_SCATTER, 1, CLG_REDUCTION_ADD,
+                          CLG_DUPLICATES_ERROR),
+               CLG_ERROR_INVALID_ARGUMENT);
+  /* updates of another shape or type */
+  e.tu.shape[1] = 1;
+  cr_expect_eq(se_err_run(&e, CLG_OP_SCATTER_ELEMENTS, 1, CLG_REDUCTION_NONE,
+                          CLG_DUPLICATES_LAST),
+               CLG_ERROR_INCOMPATIBLE_SHAPES);
+  e.tu.shape[1] = 2;
+  e.tu.dtype = CLG_DTYPE_INT32;
+  cr_expect_eq(se_err_run(&e, CLG_OP_SCATTER_ELEMENTS, 1, CLG_REDUCTION_NONE,
+                          CLG_DUPLICATES_LAST),
+               CLG_ERROR_DTYPE_MISMATCH);
+  e.tu.dtype = CLG_DTYPE_FLOAT;
+  /* min on complex numbers: every tensor of rank 1, shape [2] (16 bytes of
+   * complex64 in each array) */
+  e.td.dtype = e.tu.dtype = e.to.dtype = CLG_DTYPE_COMPLEX64;
+  e.td.rank = e.to.rank = e.tx.rank = e.tu.rank = 1;
+  e.td.shape[0] = e.to.shape[0] = 2;
+  e.idx[0] = 0;
+  e.idx[1] = 1;
+  cr_expect_eq(se_err_run(&e, CLG_OP_SCATTER_ELEMENTS, 0, CLG_REDUCTION_MIN,
+                          CLG_DUPLICATES_ERROR),
+               CLG_ERROR_UNSUPPORTED_DTYPE, "%s", clg_last_error());
+  se_expect_untouched(&e);
+}
+
+/* The output may be data itself, but no other overlap. */
+Test(scatter_elements_errors, partial_overlap) {
+  float buf[12];
+  for (int i = 0; i < 12; ++i)
+    buf[i] = (float)i;
+  float keep[12];
+  memcpy(keep, buf, sizeof buf);
+  int64_t ds[1] = {6}, is[1] = {2};
+  int64_t idx[2] = {0, 1};
+  float upd[2] = {9, 9};
+  clg_tensor td = clg_tensor_host(CLG_DTYPE_FLOAT, 1, ds, buf);
+  clg_tensor tx = clg_tensor_host(CLG_DTYPE_INT64, 1, is, idx);
+  clg_tensor tu = clg_tensor_host(CLG_DTYPE_FLOAT, 1, is, upd);
+  clg_tensor to = clg_tensor_host(CLG_DTYPE_FLOAT, 1, ds, buf + 2);
+  clg_params p = {CLG_OP_SCATTER_ELEMENTS, 0, 0, CLG_MODE_RAISE};
+  cr_expect_eq(clg_scatter(tu_ctx(), &p, NULL, &td, &tx, &tu, &to, NULL, 0,
+                           NULL, NULL),
+               CLG_ERROR_INVALID_ARGUMENT);
+  cr_expect_arr_eq(buf, keep, sizeof buf);
+  /* output = updates is not allowed either */
+  clg_tensor tu_out = clg_tensor_host(CLG_DTYPE_FLOAT, 1, ds, buf);
+  clg_tensor tu_in = clg_tensor_host(CLG_DTYPE_FLOAT, 1, is, buf);
+  clg_tensor td2 = clg_tensor_host(CLG_DTYPE_FLOAT, 1, ds, keep);
+  cr_expect_eq(clg_scatter(tu_ctx(), &p, NULL, &td2, &tx, &tu_in, &tu_out,
+                           NULL, 0, NULL, NULL),
+               CLG_ERROR_INVALID_ARGUMENT);
+}
+
+/* No entries: the output is data. */
+Test(scatter_elements, empty_indices) {
+  float data[3] = {1, 2, 3}, out[3] = {0, 0, 0};
+  int64_t ds[1] = {3}, is[1] = {0};
+  clg_tensor td = clg_tensor_host(CLG_DTYPE_FLOAT, 1, ds, data);
+  clg_tensor tx = clg_tensor_host(CLG_DTYPE_INT64, 1, is, NULL);
+  clg_tensor tu = clg_tensor_host(CLG_DTYPE_FLOAT, 1, is, NULL);
+  clg_tensor to = clg_tensor_host(CLG_DTYPE_FLOAT, 1, ds, out);
+  clg_params p = {CLG_OP_SCATTER_ELEMENTS, 0, 0, CLG_MODE_RAISE};
+  cr_assert_eq(clg_scatter(tu_ctx(), &p, NULL, &td, &tx, &tu, &to, NULL, 0,
+                           NULL, NULL),
+               CLG_SUCCESS, "%s", clg_last_error());
+  cr_expect_arr_eq(out, data, sizeof data);
+  /* in place: nothing to do */
+  cr_assert_eq(clg_scatter(tu_ctx(), &p, NULL, &td, &tx, &tu, &td, NULL, 0,
+                           NULL, NULL),
+               CLG_SUCCESS, "%s", clg_last_error());
+}
