@@ -11,6 +11,7 @@
  * Exit status: 0 success, 1 invalid input, 2 usage error, 3 device/OpenCL
  * error. A client of the public API only.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,12 +149,15 @@ static int cmd_devices(int argc, char **argv) {
  * fields it takes (CLG_PARAM_*) besides --device and --output. */
 typedef clg_op_info family_cmd;
 
-/* `clgather <family command> [options] DATA INDICES -o OUT`: one code path
- * for every operator, driven by the command's clg_params. */
+/* `clgather <family command> [options] DATA INDICES [UPDATES] -o OUT`: one
+ * code path for every operator, driven by the command's clg_params (and
+ * for the scatters, their updates and clg_scatter_params). */
 static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
   const char *axis_s = NULL, *batch_s = NULL, *mode_s = NULL;
+  const char *red_s = NULL, *dup_s = NULL;
   const char *device = NULL, *out_path = NULL;
-  cli_option opts[5];
+  bool scatter = (cmd->params & CLG_PARAM_SCATTER) != 0;
+  cli_option opts[7];
   size_t n_opts = 0;
   if (cmd->params & CLG_PARAM_AXIS)
     opts[n_opts++] = (cli_option){"--axis", "-a", &axis_s};
@@ -161,21 +165,32 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
     opts[n_opts++] = (cli_option){"--batch-dims", "-b", &batch_s};
   if (cmd->params & CLG_PARAM_MODE)
     opts[n_opts++] = (cli_option){"--mode", "-m", &mode_s};
+  if (scatter) {
+    opts[n_opts++] = (cli_option){"--reduction", "-r", &red_s};
+    opts[n_opts++] = (cli_option){"--duplicates", "-D", &dup_s};
+  }
   opts[n_opts++] = (cli_option){"--device", "-d", &device};
   opts[n_opts++] = (cli_option){"--output", "-o", &out_path};
 
-  const char *pos[2];
+  int want = scatter ? 3 : 2;
+  const char *pos[3];
   int npos = 0, code = CLI_EXIT_OK;
-  if (cli_parse_args(argc, argv, opts, n_opts, pos, 2, "DATA and INDICES",
+  if (cli_parse_args(argc, argv, opts, n_opts, pos, want,
+                     scatter ? "DATA, INDICES and UPDATES" : "DATA and INDICES",
                      &npos, &code) != 0)
     return code;
-  if (npos < 2)
+  if (npos < want)
     return cli_usage_error("%s needs %s", cmd->command,
-                           npos == 0 ? "DATA and INDICES files"
-                                     : "an INDICES file");
+                           npos == 0   ? (scatter ? "DATA, INDICES and UPDATES "
+                                                    "files"
+                                                  : "DATA and INDICES files")
+                           : npos == 1 ? (scatter ? "INDICES and UPDATES files"
+                                                  : "an INDICES file")
+                                       : "an UPDATES file");
   if (out_path == NULL || out_path[0] == '\0')
     return cli_usage_error("%s needs an output file: -o OUT", cmd->command);
   clg_params params = {cmd->op, 0, 0, CLG_MODE_RAISE};
+  clg_scatter_params sp = {CLG_REDUCTION_NONE, CLG_DUPLICATES_ERROR};
   if (axis_s != NULL && cli_parse_int64(axis_s, &params.axis) != 0)
     return cli_usage_error("invalid --axis value '%s' (expected an integer)",
                            axis_s);
@@ -185,6 +200,13 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
   if (mode_s != NULL && cli_parse_mode(mode_s, &params.mode) != 0)
     return cli_usage_error(
         "invalid --mode value '%s' (expected raise, wrap or clip)", mode_s);
+  if (red_s != NULL && cli_parse_reduction(red_s, &sp.reduction) != 0)
+    return cli_usage_error("invalid --reduction value '%s' (expected none, "
+                           "add, mul, min or max)",
+                           red_s);
+  if (dup_s != NULL && cli_parse_duplicates(dup_s, &sp.duplicates) != 0)
+    return cli_usage_error(
+        "invalid --duplicates value '%s' (expected error or last)", dup_s);
 
   char err[1024];
   if (cli_format_of_path(out_path) == CLI_FORMAT_UNKNOWN) {
@@ -194,41 +216,42 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
             out_path);
     return CLI_EXIT_INPUT;
   }
-  cli_tensor data, indices, out;
+  cli_tensor in[3], out;
+  memset(in, 0, sizeof in);
   memset(&out, 0, sizeof out);
-  if (cli_tensor_read(pos[0], &data, err, sizeof err) != 0) {
-    fprintf(stderr, PROG ": %s\n", err);
-    return CLI_EXIT_INPUT;
-  }
-  if (cli_tensor_read(pos[1], &indices, err, sizeof err) != 0) {
-    fprintf(stderr, PROG ": %s\n", err);
-    cli_tensor_free(&data);
-    return CLI_EXIT_INPUT;
-  }
-  code = CLI_EXIT_INPUT;
   clg_context *ctx = NULL;
-  if (cli_tensor_check_writable(out_path, &data, err, sizeof err) != 0) {
+  code = CLI_EXIT_INPUT;
+  for (int i = 0; i < want; ++i)
+    if (cli_tensor_read(pos[i], &in[i], err, sizeof err) != 0) {
+      fprintf(stderr, PROG ": %s\n", err);
+      goto done;
+    }
+  const cli_tensor *data = &in[0], *indices = &in[1];
+  if (cli_tensor_check_writable(out_path, data, err, sizeof err) != 0) {
     fprintf(stderr, PROG ": %s\n", err);
     goto done;
   }
   /* Every check that does not need the output, index values included,
    * before the output (sized by the files' shape claims) is allocated and
-   * before a device is opened (no device is needed to reject bad input). */
-  clg_tensor td = clg_tensor_host(data.dtype, data.rank, data.shape, data.data);
-  clg_tensor ti =
-      clg_tensor_host(indices.dtype, indices.rank, indices.shape, indices.data);
+   * before a device is opened (no device is needed to reject bad input).
+   * A scatter's repeated targets are found by clg_scatter(), before it
+   * writes anything: OUT is written only after a success. */
+  clg_tensor td =
+      clg_tensor_host(data->dtype, data->rank, data->shape, data->data);
+  clg_tensor ti = clg_tensor_host(indices->dtype, indices->rank,
+                                  indices->shape, indices->data);
   int32_t out_rank = 0;
   int64_t out_shape[CLG_MAX_RANK] = {0};
   clg_status st = clg_validate(NULL, &params, &td, &ti, NULL, 0, NULL);
   if (st == CLG_SUCCESS)
-    st = clg_output_shape(&params, data.rank, data.shape, indices.rank,
-                          indices.shape, &out_rank, out_shape);
+    st = clg_output_shape(&params, data->rank, data->shape, indices->rank,
+                          indices->shape, &out_rank, out_shape);
   if (st != CLG_SUCCESS) {
     fprintf(stderr, PROG ": %s\n", cli_library_message(st));
     code = cli_exit_for_status(st);
     goto done;
   }
-  if (cli_tensor_alloc(&out, data.dtype, out_rank, out_shape, err,
+  if (cli_tensor_alloc(&out, data->dtype, out_rank, out_shape, err,
                        sizeof err) != 0) {
     fprintf(stderr, PROG ": %s\n", err);
     goto done;
@@ -240,7 +263,13 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
     goto done;
   }
   clg_tensor to = clg_tensor_host(out.dtype, out.rank, out.shape, out.data);
-  st = clg_run(ctx, &params, &td, &ti, &to, NULL, 0, NULL, NULL);
+  if (scatter) {
+    clg_tensor tu =
+        clg_tensor_host(in[2].dtype, in[2].rank, in[2].shape, in[2].data);
+    st = clg_scatter(ctx, &params, &sp, &td, &ti, &tu, &to, NULL, 0, NULL,
+                     NULL);
+  } else
+    st = clg_run(ctx, &params, &td, &ti, &to, NULL, 0, NULL, NULL);
   if (st != CLG_SUCCESS) {
     fprintf(stderr, PROG ": %s\n", cli_library_message(st));
     code = cli_exit_for_status(st);
@@ -254,8 +283,8 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
 done:
   clg_context_destroy(ctx);
   cli_tensor_free(&out);
-  cli_tensor_free(&indices);
-  cli_tensor_free(&data);
+  for (int i = 0; i < 3; ++i)
+    cli_tensor_free(&in[i]);
   return code;
 }
 

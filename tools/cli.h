@@ -78,6 +78,10 @@ int cli_usage_error(const char *fmt, ...)
 int cli_parse_int64(const char *s, int64_t *v);
 
 /** "raise", "wrap" or "clip" (exactly); 0 on success, -1 otherwise. */
+/* --reduction none|add|mul|min|max and --duplicates error|last: 0, or -1
+ * for anything else. */
+int cli_parse_reduction(const char *s, clg_reduction *red);
+int cli_parse_duplicates(const char *s, clg_duplicates *dup);
 int cli_parse_mode(const char *s, clg_index_mode *mode);
 
 /** Print the usage text to stderr (usage error) or stdout (help). */

@@ -35,15 +35,30 @@ void cli_print_usage(int to_stderr) {
       "      ONNX GatherND: each row of INDICES' last dimension indexes "
       "DATA's\n"
       "      dimensions after its first B (batch) ones.\n"
+      "  scatter-elements [--axis A] [--reduction R] [--duplicates D]\n"
+      "         [--device SPEC] DATA INDICES UPDATES -o OUT\n"
+      "      ONNX ScatterElements: OUT = DATA with UPDATES put along axis A "
+      "at\n"
+      "      INDICES (numpy.put_along_axis), or reduced into it.\n"
+      "  scatter-nd [--reduction R] [--duplicates D] [--device SPEC]\n"
+      "         DATA INDICES UPDATES -o OUT\n"
+      "      ONNX ScatterND: each row of INDICES' last dimension names a "
+      "slice of\n"
+      "      DATA that UPDATES replaces (or is reduced into).\n"
+      "  scatter [--axis A] [--duplicates D] [--device SPEC]\n"
+      "         DATA INDICES UPDATES -o OUT\n"
+      "      ONNX Scatter (opsets 9, 10): scatter-elements without "
+      "reduction.\n"
       "  onnx-test [--device SPEC] [DIR ...]\n"
       "      Run ONNX backend node test folders (default: every "
       "test_gather*\n"
-      "      folder under $CLGATHER_ONNX_TESTDATA, else\n"
+      "      and test_scatter* folder under $CLGATHER_ONNX_TESTDATA, else\n"
       "      /usr/share/libonnx-testdata/data/node).\n"
       "  help\n"
       "      Show this help.\n"
       "\n"
-      "  DATA, INDICES and OUT are .npy or .pb (ONNX TensorProto) files, by\n"
+      "  DATA, INDICES, UPDATES and OUT are .npy or .pb (ONNX TensorProto) "
+      "files, by\n"
       "  extension.\n"
       "\n"
       "options:\n"
@@ -59,6 +74,14 @@ void cli_print_usage(int to_stderr) {
       "                      raise (default: an error), wrap (modulo s) or "
       "clip\n"
       "                      (clamp to [0, s-1]); there is no zero-fill mode\n"
+      "  -r, --reduction R   scatters: none (default), add, mul, min or max;"
+      "\n"
+      "                      updates apply in index order, deterministically\n"
+      "  -D, --duplicates D  scatters with reduction none: what two entries "
+      "with\n"
+      "                      one target mean: error (default) or last (the "
+      "later\n"
+      "                      entry wins)\n"
       "  -d, --device SPEC   P:D as listed by `clgather devices`, or part of "
       "a\n"
       "                      device name (default: $CLGATHER_DEVICE, else the\n"
@@ -202,6 +225,28 @@ int cli_parse_mode(const char *s, clg_index_mode *mode) {
       *mode = modes[i].mode;
       return 0;
     }
+  }
+  return -1;
+}
+
+int cli_parse_reduction(const char *s, clg_reduction *red) {
+  static const char *const names[] = {"none", "add", "mul", "min", "max"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+    if (s != NULL && strcmp(s, names[i]) == 0) {
+      *red = (clg_reduction)i;
+      return 0;
+    }
+  return -1;
+}
+
+int cli_parse_duplicates(const char *s, clg_duplicates *dup) {
+  if (s != NULL && strcmp(s, "error") == 0) {
+    *dup = CLG_DUPLICATES_ERROR;
+    return 0;
+  }
+  if (s != NULL && strcmp(s, "last") == 0) {
+    *dup = CLG_DUPLICATES_LAST;
+    return 0;
   }
   return -1;
 }
