@@ -13,6 +13,7 @@
  *             (double2)
  *   CLG_RED   reduction: 0 none, 1 add, 2 mul, 3 min, 4 max
  *   CLG_UNIT  the copy kernel's unit, and kind 0's element
+ *   CLG_LOOP  1: a work-item per entry (CPUs); 0: per element (GPUs)
  *
  * Each reduction step is computed and rounded in the element type, as
  * numpy's ufunc.at: float16 / bfloat16 in float, rounded to nearest even
@@ -30,6 +31,11 @@
 #ifndef CLG_UNIT
 #define CLG_UNIT uchar
 #endif
+#ifndef CLG_LOOP
+#define CLG_LOOP 0
+#endif
+/* Elements of a target accumulated together (CLG_LOOP). */
+#define CLG_CHUNK 16
 
 #if CLG_KIND == 2 || CLG_KIND == 15
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -188,43 +194,111 @@ kernel void clg_scatter_copy(global const unit_t *restrict src, ulong src_off,
   dst[dst_off + i] = src[src_off + i];
 }
 
-/* Targets that do not repeat: entry e owns target targets[e]. NDRange
- * (inner, entries); offsets and inner in elements. */
+/* The work-item's entry (or segment) and the target elements it owns: with
+ * CLG_LOOP (CPU devices) one work-item per entry looping over the target's
+ * `inner` elements, so POCL vectorises across entries; else (GPUs) one
+ * work-item per element, NDRange (inner, entries), coalesced along a
+ * slice. */
+#if CLG_LOOP
+#define CLG_ENTRY get_global_id(0)
+#define CLG_FOR_ELEMENTS for (size_t j = 0; j < inner; ++j)
+#else
+#define CLG_ENTRY get_global_id(1)
+#define CLG_FOR_ELEMENTS for (size_t j = get_global_id(0); j < inner; j = inner)
+#endif
+
+/* Targets that do not repeat: entry e owns target targets[e]; offsets and
+ * inner in elements. */
 kernel void clg_scatter_direct(global mem_t *out, ulong out_off,
                                global const mem_t *restrict upd,
                                ulong upd_off,
                                global const long *restrict targets,
-                               ulong inner) {
-  size_t j = get_global_id(0), e = get_global_id(1);
-  size_t o = out_off + (size_t)targets[e] * inner + j;
-  size_t u = upd_off + e * inner + j;
+                               ulong inner, ulong count) {
+  size_t e = CLG_ENTRY;
+  if (e >= count) /* the NDRange is padded to whole work-groups */
+    return;
+  size_t ob = out_off + (size_t)targets[e] * inner, ub = upd_off + e * inner;
+  CLG_FOR_ELEMENTS {
 #if CLG_RED == 0
-  STORE(out, o, LOAD(upd, u));
+    STORE(out, ob + j, LOAD(upd, ub + j));
 #else
-  STORE(out, o, RED(LOAD(out, o), LOAD(upd, u)));
+    STORE(out, ob + j, RED(LOAD(out, ob + j), LOAD(upd, ub + j)));
 #endif
+  }
 }
 
-/* Targets that repeat: segment g owns target seg_target[g] and applies the
- * updates order[seg_start[g] .. seg_start[g+1]-1] (entries, ascending) in
- * turn. NDRange (inner, segments). */
+/* Targets that repeat, reduction none with duplicates = last: segment g
+ * owns target seg_target[g]; its last entry, order[seg_start[g+1]-1],
+ * wins. */
+kernel void clg_scatter_last(global mem_t *out, ulong out_off,
+                             global const mem_t *restrict upd, ulong upd_off,
+                             global const long *restrict order,
+                             global const long *restrict seg_start,
+                             global const long *restrict seg_target,
+                             ulong inner, ulong count) {
+  size_t g = CLG_ENTRY;
+  if (g >= count)
+    return;
+  size_t ob = out_off + (size_t)seg_target[g] * inner;
+  size_t ub = upd_off + (size_t)order[seg_start[g + 1] - 1] * inner;
+  CLG_FOR_ELEMENTS { STORE(out, ob + j, LOAD(upd, ub + j)); }
+}
+
+/* The updates' rows in the order of their targets: tmp[p] = upd[order[p]]
+ * (rows of row_units units). One work-item per row, every one alike, so
+ * the random reads overlap (a gather); the reduction then reads tmp in
+ * sequence. */
+kernel void clg_scatter_permute(global unit_t *restrict tmp,
+                                global const unit_t *restrict upd,
+                                ulong upd_off,
+                                global const long *restrict order,
+                                ulong row_units, ulong count) {
+  size_t p = get_global_id(0);
+  if (p >= count)
+    return;
+  size_t src = upd_off + (size_t)order[p] * row_units, dst = p * row_units;
+  for (size_t u = 0; u < row_units; ++u)
+    tmp[dst + u] = upd[src + u];
+}
+
+/* Targets that repeat, with a reduction: segment g owns target
+ * seg_target[g] and applies the updates tmp[seg_start[g] ..
+ * seg_start[g+1]-1] (already in target order, entries ascending within a
+ * target) in turn. */
 kernel void clg_scatter_segments(global mem_t *out, ulong out_off,
-                                 global const mem_t *restrict upd,
-                                 ulong upd_off,
-                                 global const long *restrict order,
+                                 global const mem_t *restrict tmp,
                                  global const long *restrict seg_start,
                                  global const long *restrict seg_target,
-                                 ulong inner) {
-  size_t j = get_global_id(0), g = get_global_id(1);
-  size_t o = out_off + (size_t)seg_target[g] * inner + j;
-  long end = seg_start[g + 1];
+                                 ulong inner, ulong count) {
+  size_t g = CLG_ENTRY;
+  if (g >= count)
+    return;
+  size_t ob = out_off + (size_t)seg_target[g] * inner;
+  long begin = seg_start[g], end = seg_start[g + 1];
 #if CLG_RED == 0
-  /* The last entry wins (duplicates = last). */
-  STORE(out, o, LOAD(upd, upd_off + (size_t)order[end - 1] * inner + j));
+  (void)begin;
+  (void)end;
+  (void)tmp;
+#elif CLG_LOOP
+  /* A chunk of the target's elements at a time, accumulated across the
+   * segment's updates. */
+  for (size_t j0 = 0; j0 < inner; j0 += CLG_CHUNK) {
+    size_t n = inner - j0 < CLG_CHUNK ? inner - j0 : CLG_CHUNK;
+    elem_t acc[CLG_CHUNK];
+    for (size_t jj = 0; jj < n; ++jj)
+      acc[jj] = LOAD(out, ob + j0 + jj);
+    for (long p = begin; p < end; ++p)
+      for (size_t jj = 0; jj < n; ++jj)
+        acc[jj] = RED(acc[jj], LOAD(tmp, (size_t)p * inner + j0 + jj));
+    for (size_t jj = 0; jj < n; ++jj)
+      STORE(out, ob + j0 + jj, acc[jj]);
+  }
 #else
-  elem_t acc = LOAD(out, o);
-  for (long p = seg_start[g]; p < end; ++p)
-    acc = RED(acc, LOAD(upd, upd_off + (size_t)order[p] * inner + j));
-  STORE(out, o, acc);
+  CLG_FOR_ELEMENTS {
+    elem_t acc = LOAD(out, ob + j);
+    for (long p = begin; p < end; ++p)
+      acc = RED(acc, LOAD(tmp, (size_t)p * inner + j));
+    STORE(out, ob + j, acc);
+  }
 #endif
 }

@@ -46,8 +46,8 @@ typedef struct clg_launch {
 
 /* The kernel calls an operator's prepare() sets up, run in order on one
  * queue, each after the one before (e.g. a copy of data into the output,
- * then a scatter). */
-#define CLG_MAX_CALLS 2
+ * then the updates in target order, then the scatter). */
+#define CLG_MAX_CALLS 3
 typedef struct clg_kernel_calls {
   int count;
   clg_kernel_call call[CLG_MAX_CALLS];

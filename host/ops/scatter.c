@@ -14,20 +14,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Work-items per work-group along the entries (or segments). */
+#define CLG_SCATTER_LOCAL 64
+
+/* `n` up to whole work-groups of CLG_SCATTER_LOCAL. */
+static size_t clg_round_up(uint64_t n) {
+  return (size_t)((n + CLG_SCATTER_LOCAL - 1) / CLG_SCATTER_LOCAL *
+                  CLG_SCATTER_LOCAL);
+}
+
 typedef struct clg_scatter_state {
   size_t entries;
   uint64_t inner;
   int64_t *targets; /* entries: direct (no target repeats) */
   size_t segments;  /* > 0: order / seg_start / seg_target instead */
   int64_t *order, *seg_start, *seg_target;
-  cl_mem mem[3]; /* their device copies, made by prepare() */
+  cl_mem mem[4]; /* their device copies and the permuted updates, made by
+                  * prepare() */
 } clg_scatter_state;
 
 void clg__scatter_release(void *state) {
   clg_scatter_state *s = state;
   if (!s)
     return;
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < 4; ++i)
     if (s->mem[i])
       clReleaseMemObject(s->mem[i]);
   free(s->targets);
@@ -332,47 +342,93 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
   if (!s || s->entries == 0 || s->inner == 0)
     return CLG_SUCCESS; /* nothing to update */
   size_t units_per_elem = kind == 0 ? esize / unit : 1;
-  snprintf(opts, sizeof opts, "-DCLG_KIND=%d -DCLG_RED=%d -DCLG_UNIT=%s",
-           kind, (int)red, clg__unit_type(unit));
-  bool seg = s->segments > 0;
+  bool loop = (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
+  snprintf(opts, sizeof opts,
+           "-DCLG_KIND=%d -DCLG_RED=%d -DCLG_UNIT=%s -DCLG_LOOP=%d", kind,
+           (int)red, clg__unit_type(unit), loop ? 1 : 0);
+  bool seg = s->segments > 0, reduce = seg && red != CLG_REDUCTION_NONE;
   clg_kernel_entry *k = NULL;
   if ((st = clg__get_kernel(ctx, clg_kernel_scatter, opts,
-                            seg ? "clg_scatter_segments" : "clg_scatter_direct",
+                            !seg      ? "clg_scatter_direct"
+                            : reduce ? "clg_scatter_segments"
+                                     : "clg_scatter_last",
                             &k)) != CLG_SUCCESS)
     return st;
-  if (l->d->mem && !s->mem[0]) { /* NULL mems: a plan being baked */
-    if (seg) {
-      if ((st = clg_upload(ctx, s->order, s->entries, "the scatter order",
-                           &s->mem[0])) != CLG_SUCCESS ||
-          (st = clg_upload(ctx, s->seg_start, s->segments + 1,
-                           "the scatter segments", &s->mem[1])) !=
-              CLG_SUCCESS ||
-          (st = clg_upload(ctx, s->seg_target, s->segments,
-                           "the scatter targets", &s->mem[2])) != CLG_SUCCESS)
-        return st;
-    } else if ((st = clg_upload(ctx, s->targets, s->entries,
-                                "the scatter targets", &s->mem[0])) !=
-               CLG_SUCCESS)
-      return st;
-  }
   /* Offsets and inner in LOAD elements (pairs of components: complex). */
   cl_ulong oo = l->o->offset / unit / per, uo = l->u->offset / unit / per;
   cl_ulong inner = s->inner * units_per_elem;
-  size_t global[2] = {(size_t)inner, seg ? s->segments : s->entries};
+  size_t row_bytes = (size_t)s->inner * esize;
+  size_t pu = clg__copy_unit_max(row_bytes, l->u->align, 0, 64);
+  if (l->d->mem && !s->mem[0]) { /* NULL mems: a plan being baked */
+    cl_int err = CL_SUCCESS;
+    if (!seg)
+      st = clg_upload(ctx, s->targets, s->entries, "the scatter targets",
+                      &s->mem[0]);
+    else if ((st = clg_upload(ctx, s->order, s->entries, "the scatter order",
+                              &s->mem[0])) == CLG_SUCCESS &&
+             (st = clg_upload(ctx, s->seg_start, s->segments + 1,
+                              "the scatter segments", &s->mem[1])) ==
+                 CLG_SUCCESS &&
+             (st = clg_upload(ctx, s->seg_target, s->segments,
+                              "the scatter targets", &s->mem[2])) ==
+                 CLG_SUCCESS &&
+             reduce &&
+             !(s->mem[3] = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE,
+                                          s->entries * row_bytes, NULL, &err)))
+      st = clg__fail_cl(err, "clCreateBuffer",
+                        "the updates in the order of their targets");
+    if (st != CLG_SUCCESS)
+      return st;
+  }
+  /* Whole work-groups of CLG_SCATTER_LOCAL along the entries (segments): a
+   * driver left to choose divides the NDRange, which for a prime count
+   * means work-groups of one. */
+  bool small = ctx->max_work_group_size < CLG_SCATTER_LOCAL;
+  if (reduce) { /* the updates, permuted into target order */
+    char popts[96];
+    snprintf(popts, sizeof popts, "-DCLG_KIND=0 -DCLG_RED=0 -DCLG_UNIT=%s",
+             clg__unit_type(pu));
+    clg_kernel_entry *pk = NULL;
+    if ((st = clg__get_kernel(ctx, clg_kernel_scatter, popts,
+                              "clg_scatter_permute", &pk)) != CLG_SUCCESS)
+      return st;
+    cl_ulong n = s->entries, pofs = l->u->offset / pu, row_units = row_bytes / pu;
+    size_t global[1] = {small ? (size_t)n : clg_round_up(n)};
+    size_t local[1] = {small ? 1 : CLG_SCATTER_LOCAL};
+    const void *vals[6] = {&s->mem[3], &l->u->mem, &pofs, &s->mem[0],
+                           &row_units, &n};
+    size_t sizes[6] = {sizeof(cl_mem), sizeof(cl_mem), sizeof pofs,
+                       sizeof(cl_mem), sizeof row_units, sizeof n};
+    clg__call_set(&calls->call[calls->count++], pk, 6, sizes, vals, 1, global,
+                  local);
+  }
+  cl_ulong items = seg ? s->segments : s->entries;
+  size_t padded = small ? (size_t)items : clg_round_up(items);
+  size_t grp = small ? 1 : CLG_SCATTER_LOCAL;
+  size_t global[2] = {loop ? padded : (size_t)inner, loop ? 1 : padded};
+  size_t local[2] = {loop ? grp : 1, loop ? 1 : grp};
   clg_kernel_call *c = &calls->call[calls->count++];
-  if (seg) {
-    const void *vals[8] = {&l->o->mem, &oo,        &l->u->mem, &uo,
-                           &s->mem[0], &s->mem[1], &s->mem[2], &inner};
-    size_t sizes[8] = {sizeof(cl_mem), sizeof oo,      sizeof(cl_mem),
+  if (reduce) {
+    const void *vals[7] = {&l->o->mem, &oo,    &s->mem[3], &s->mem[1],
+                           &s->mem[2], &inner, &items};
+    size_t sizes[7] = {sizeof(cl_mem), sizeof oo,      sizeof(cl_mem),
+                       sizeof(cl_mem), sizeof(cl_mem), sizeof inner,
+                       sizeof items};
+    clg__call_set(c, k, 7, sizes, vals, 2, global, local);
+  } else if (seg) {
+    const void *vals[9] = {&l->o->mem, &oo,        &l->u->mem, &uo,
+                           &s->mem[0], &s->mem[1], &s->mem[2], &inner,
+                           &items};
+    size_t sizes[9] = {sizeof(cl_mem), sizeof oo,      sizeof(cl_mem),
                        sizeof uo,      sizeof(cl_mem), sizeof(cl_mem),
-                       sizeof(cl_mem), sizeof inner};
-    clg__call_set(c, k, 8, sizes, vals, 2, global, NULL);
+                       sizeof(cl_mem), sizeof inner,   sizeof items};
+    clg__call_set(c, k, 9, sizes, vals, 2, global, local);
   } else {
-    const void *vals[6] = {&l->o->mem, &oo, &l->u->mem, &uo, &s->mem[0],
-                           &inner};
-    size_t sizes[6] = {sizeof(cl_mem), sizeof oo,      sizeof(cl_mem),
-                       sizeof uo,      sizeof(cl_mem), sizeof inner};
-    clg__call_set(c, k, 6, sizes, vals, 2, global, NULL);
+    const void *vals[7] = {&l->o->mem, &oo,        &l->u->mem, &uo,
+                           &s->mem[0], &inner,     &items};
+    size_t sizes[7] = {sizeof(cl_mem), sizeof oo,    sizeof(cl_mem), sizeof uo,
+                       sizeof(cl_mem), sizeof inner, sizeof items};
+    clg__call_set(c, k, 7, sizes, vals, 2, global, local);
   }
   return CLG_SUCCESS;
 }
