@@ -15,8 +15,16 @@ compares the output's dtype, shape and bytes with a numpy reference:
   gather-nd        numpy fancy indexing per batch slice (ONNX GatherND with
                    batch_dims)
 
+  scatter-elements numpy.put_along_axis (reduction none; with repeated
+                   targets under --duplicates last), np.add.at /
+                   multiply.at / minimum.at / maximum.at on full coordinate
+                   arrays (reductions, applied in index order)
+  scatter-nd       numpy fancy assignment, and the same ufunc.at calls
+
 It also makes out-of-bounds cases (one index pushed outside its range, mode
-raise) and expects exit status 1, a message naming the value, and no OUT.
+raise) and expects exit status 1, a message naming the value, and no OUT;
+for the scatters, cases with a repeated target under reduction none expect
+exit status 1, a "duplicate index" message and no OUT.
 
 Needs numpy; the test suite does not use this script.
 
@@ -33,7 +41,11 @@ import subprocess
 import sys
 import tempfile
 
+import warnings
+
 import numpy as np
+
+warnings.filterwarnings("ignore", category=RuntimeWarning)  # overflow: wraps
 
 DTYPES = ["f2", "f4", "f8", "b1", "i1", "u1", "i2", "u2", "i4", "u4", "i8",
           "u8", "c8", "c16"]
@@ -173,6 +185,116 @@ def case_gather_nd(rng, oob=False):
     return "gather-nd", args, data, idx, want, bad
 
 
+REDUCTIONS = ["none", "add", "mul", "min", "max"]
+UFUNCS = {"add": np.add, "mul": np.multiply, "min": np.minimum,
+          "max": np.maximum}
+
+
+def scatter_code(rng, red):
+    """An element type for the reduction (no min/max on complex)."""
+    while True:
+        code = DTYPES[rng.integers(len(DTYPES))]
+        if not (red in ("min", "max") and code.startswith("c")):
+            return code
+
+
+def distinct_along(rng, shape, axis, s):
+    """Indices of `shape` whose values are distinct along `axis` (each line
+    a prefix of a permutation of range(s)), some counted from the back."""
+    moved = list(shape[:axis]) + list(shape[axis + 1:]) + [shape[axis]]
+    out = np.empty(moved, dtype=np.int64)
+    for pos in np.ndindex(*moved[:-1]):
+        out[pos] = rng.permutation(s)[:shape[axis]]
+    out = np.moveaxis(out, -1, axis)
+    neg = rng.integers(0, 2, size=out.shape).astype(bool)
+    return np.where(neg, out - s, out)
+
+
+def case_scatter_elements(rng, oob=False, dup=False):
+    r = int(rng.integers(1, 5))
+    a = int(rng.integers(0, r))
+    shape = random_shape(rng, r)
+    red = "none" if (oob or dup) else REDUCTIONS[rng.integers(5)]
+    last = red == "none" and not dup and rng.integers(0, 3) == 0
+    data = random_data(rng, shape, scatter_code(rng, red))
+    s = shape[a]
+    unique = red == "none" and not last and not dup
+    ishape = tuple((int(rng.integers(1, s + 1)) if unique
+                    else int(rng.integers(1, 6))) if d == a
+                   else int(rng.integers(1, shape[d] + 1)) for d in range(r))
+    if dup:  # two entries of one line share a target
+        ishape = tuple(max(2, n) if d == a else n for d, n in
+                       enumerate(ishape))
+    idx = distinct_along(rng, ishape, a, s) if unique else \
+        rng.integers(-s, s, size=ishape)
+    if dup:
+        pos = [0] * r
+        pos2 = list(pos)
+        pos2[a] = 1
+        idx[tuple(pos2)] = idx[tuple(pos)]
+    idx = idx.astype(random_index_dtype(rng))
+    upd = random_data(rng, ishape, data.dtype.str.lstrip("<|"))
+    axis = a - r if rng.integers(0, 3) == 0 else a
+    args = ["scatter-elements", "--axis", str(axis), "--reduction", red]
+    if last:
+        args += ["--duplicates", "last"]
+    bad = poke(rng, idx, s) if oob else None
+    want = None
+    if not oob and not dup:
+        want = data.copy()
+        sl = tuple(slice(None) if d == a else slice(0, ishape[d])
+                   for d in range(r))
+        view = want[sl]
+        if red == "none":
+            np.put_along_axis(view, idx.astype(np.intp), upd, axis=a)
+        else:
+            coords = list(np.indices(ishape))
+            coords[a] = idx.astype(np.intp) % s
+            UFUNCS[red].at(view, tuple(coords), upd)
+    label = "scatter-elements[%s%s]" % (red, ",last" if last else "")
+    return label, args, data, idx, want, ("dup" if dup else bad), upd
+
+
+def case_scatter_nd(rng, oob=False, dup=False):
+    r = int(rng.integers(1, 5))
+    shape = random_shape(rng, r)
+    red = "none" if (oob or dup) else REDUCTIONS[rng.integers(5)]
+    last = red == "none" and not dup and rng.integers(0, 3) == 0
+    data = random_data(rng, shape, scatter_code(rng, red))
+    k = int(rng.integers(1, r + 1))
+    slices = int(np.prod(shape[:k]))
+    unique = red == "none" and not last and not dup
+    n = int(rng.integers(1, slices + 1)) if unique else int(rng.integers(1, 9))
+    if dup:
+        n = max(n, 2)
+    flat = rng.permutation(slices)[:n] if unique else \
+        rng.integers(0, slices, size=n)
+    if dup:
+        flat[1] = flat[0]
+    idx = np.stack(np.unravel_index(flat, shape[:k]), axis=-1).astype(np.int64)
+    neg = rng.integers(0, 2, size=idx.shape).astype(bool)
+    idx = np.where(neg, idx - np.array(shape[:k]), idx)
+    idx = idx.astype(random_index_dtype(rng))
+    upd = random_data(rng, (n,) + tuple(shape[k:]), data.dtype.str.lstrip("<|"))
+    args = ["scatter-nd", "--reduction", red]
+    if last:
+        args += ["--duplicates", "last"]
+    bad = None
+    if oob:
+        j = int(rng.integers(0, k))
+        bad = poke(rng, idx[..., j], shape[j])
+    want = None
+    if not oob and not dup:
+        want = data.copy()
+        where = tuple(np.moveaxis(idx.astype(np.intp), -1, 0))
+        if red == "none":
+            want[where] = upd
+        else:
+            UFUNCS[red].at(want, where, upd)
+    label = "scatter-nd[%s%s]" % (red, ",last" if last else "")
+    return label, args, data, idx, want, ("dup" if dup else bad), upd
+
+
 def poke(rng, idx_view, s):
     """Put one out-of-range value (for an axis of size s) into idx_view
     (a view of the indices); returns the value."""
@@ -187,13 +309,19 @@ def poke(rng, idx_view, s):
 # ---------------------------------------------------------------- running
 
 def run_case(cli, device, workdir, n, case):
-    label, args, data, idx, want, bad = case
+    label, args, data, idx, want, bad = case[:6]
+    upd = case[6] if len(case) > 6 else None
     d = os.path.join(workdir, "d%d.npy" % n)
     i = os.path.join(workdir, "i%d.npy" % n)
+    u = os.path.join(workdir, "u%d.npy" % n)
     o = os.path.join(workdir, "o%d.npy" % n)
     np.save(d, data)
     np.save(i, idx)
-    cmd = [cli] + args + [d, i, "-o", o]
+    cmd = [cli] + args + [d, i]
+    if upd is not None:
+        np.save(u, upd)
+        cmd.append(u)
+    cmd += ["-o", o]
     if device:
         cmd += ["--device", device]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
@@ -201,6 +329,12 @@ def run_case(cli, device, workdir, n, case):
         " ".join(args), data.dtype.str, list(data.shape), idx.dtype.str,
         list(idx.shape), label)
     try:
+        if bad == "dup":
+            if p.returncode != 1 or os.path.exists(o) or \
+                    "duplicate index" not in p.stderr:
+                return False, "%s: duplicates: exit %d, OUT %s: %s" % (
+                    desc, p.returncode, os.path.exists(o), p.stderr.strip())
+            return True, ""
         if bad is not None:
             if p.returncode != 1:
                 return False, "%s: OOB %d: exit %d, want 1: %s" % (
@@ -223,7 +357,7 @@ def run_case(cli, device, workdir, n, case):
             return False, "%s: output bytes differ from numpy" % desc
         return True, ""
     finally:
-        for f in (d, i, o):
+        for f in (d, i, u, o):
             if os.path.exists(f):
                 os.remove(f)
 
@@ -242,7 +376,8 @@ def main():
     ap.add_argument("--seed", type=int, default=20240611)
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--device", default=None, help="--device SPEC for the CLI")
-    ap.add_argument("--ops", default="gather,gather-elements,gather-nd",
+    ap.add_argument("--ops", default="gather,gather-elements,gather-nd,"
+                    "scatter-elements,scatter-nd",
                     help="comma-separated operators to test")
     opts = ap.parse_args()
     if not os.access(opts.cli, os.X_OK):
@@ -250,13 +385,17 @@ def main():
     n_oob = opts.oob if opts.oob is not None else max(1, opts.cases // 10)
 
     makers = {"gather": case_gather, "gather-elements": case_gather_elements,
-              "gather-nd": case_gather_nd}
+              "gather-nd": case_gather_nd,
+              "scatter-elements": case_scatter_elements,
+              "scatter-nd": case_scatter_nd}
     rng = np.random.default_rng(opts.seed)
     cases = []
     for op in opts.ops.split(","):
         make = makers[op]
         cases += [make(rng) for _ in range(opts.cases)]
         cases += [make(rng, oob=True) for _ in range(n_oob)]
+        if op.startswith("scatter"):
+            cases += [make(rng, dup=True) for _ in range(n_oob)]
 
     counts = {}
     failures = []
@@ -265,7 +404,8 @@ def main():
             futs = [pool.submit(run_case, opts.cli, opts.device, work, n, c)
                     for n, c in enumerate(cases)]
             for c, f in zip(cases, futs):
-                key = c[0] + (" out-of-bounds" if c[5] is not None else "")
+                key = c[0] + (" duplicates" if c[5] == "dup" else
+                              " out-of-bounds" if c[5] is not None else "")
                 ok, msg = f.result()
                 pf = counts.setdefault(key, [0, 0])
                 pf[0 if ok else 1] += 1

@@ -6,6 +6,8 @@
 
 #include "ops/op.h"
 
+#include <string.h>
+
 /* What makes one scatter operator: its geometry and the targets of its
  * entries (an entry is one index of ScatterElements, one index tuple of
  * ScatterND; a target is an output element, or a slice of `inner`
@@ -46,6 +48,20 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
 
 /* The output may be data's own storage. */
 bool clg__scatter_may_alias(int input);
+
+/* Index value i of an int32 (size 4) or int64 (size 8) array at any byte
+ * address: inlined in the targets' loops. */
+static inline int64_t clg__scatter_index(const void *values, size_t size,
+                                         size_t i) {
+  if (size == 8) {
+    int64_t v;
+    memcpy(&v, (const unsigned char *)values + 8 * i, 8);
+    return v;
+  }
+  int32_t v;
+  memcpy(&v, (const unsigned char *)values + 4 * i, 4);
+  return v;
+}
 
 /* The unravelled position of flat `pos` in `shape` (rank r), formatted
  * "[i, j, ...]" into buf. */

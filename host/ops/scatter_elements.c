@@ -108,7 +108,7 @@ static void se_targets(const clg_params *norm, const clg_tensor *data,
   for (int32_t d = 0; d < r; ++d)
     n *= (size_t)indices->shape[d];
   for (size_t e = 0; e < n; ++e) {
-    int64_t v = clg__index_at(values, index_size, e);
+    int64_t v = clg__scatter_index(values, index_size, e);
     if (v < 0)
       v += s;
     t[e] = base + v * stride[a];

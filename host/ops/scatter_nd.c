@@ -128,7 +128,7 @@ static void snd_targets(const clg_params *norm, const clg_tensor *data,
   for (size_t e = 0; e < n; ++e) {
     int64_t flat = 0;
     for (int32_t j = 0; j < k; ++j) {
-      int64_t v = clg__index_at(values, index_size, e * (size_t)k + (size_t)j);
+      int64_t v = clg__scatter_index(values, index_size, e * (size_t)k + (size_t)j);
       if (v < 0)
         v += data->shape[j];
       flat = flat * data->shape[j] + v;

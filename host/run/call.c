@@ -435,10 +435,11 @@ static void clg_launch_init(clg_launch *l, const clg_checked *c,
 }
 
 /* The operator's index_plan() on the index values in host memory (read
- * back from a cl_mem after the wait list); l->state receives its state. */
+ * back once from a cl_mem, after the wait list), checked against the
+ * bounds first when `check`; l->state receives its state. */
 static clg_status clg_index_plan(clg_context *ctx, const clg_checked *c,
                                  clg_launch *l, const clg_tensor *data,
-                                 const clg_tensor *indices) {
+                                 const clg_tensor *indices, bool check) {
   size_t count = c->xf.count;
   const void *values = indices->host;
   void *copy = NULL;
@@ -456,8 +457,12 @@ static clg_status clg_index_plan(clg_context *ctx, const clg_checked *c,
     }
     values = copy;
   }
-  st = c->impl->index_plan(ctx, &c->norm, &c->sc, data, indices, values, count,
-                           &l->state);
+  st = CLG_SUCCESS;
+  if (check && count > 0)
+    st = clg__check_host_index_values(c, data, indices, values);
+  if (st == CLG_SUCCESS)
+    st = c->impl->index_plan(ctx, &c->norm, &c->sc, data, indices, values,
+                             count, &l->state);
   free(copy);
   return st;
 }
@@ -490,6 +495,9 @@ clg_status clg__run(const clg_call *call) {
   if (deferred)
     st = clg__verdict_enqueue(ctx, &c, l.queue, call->data, call->indices,
                               call->num_events, call->wait_list, &v);
+  else if (c.impl->index_plan) /* the values are checked on the host */
+    st = clg_index_plan(ctx, &c, &l, call->data, call->indices,
+                        !call->values_checked);
   else if (!call->values_checked)
     st = clg__check_index_values(ctx, &c, l.queue, call->data, call->indices,
                                  call->num_events, call->wait_list);
@@ -500,10 +508,7 @@ clg_status clg__run(const clg_call *call) {
     l.num_events = 1;
     l.wait_list = &v.event;
   }
-  if (c.impl->index_plan &&
-      (st = clg_index_plan(ctx, &c, &l, call->data, call->indices)) !=
-          CLG_SUCCESS)
-    return st;
+
   clg_outcome *outcome = NULL;
   if (call->outcome)
     st = deferred ? clg__outcome_pending(ctx, &c, call->data, call->indices,

@@ -73,7 +73,7 @@ static bool clg_validate_on_device(const clg_context *ctx, size_t bytes,
 }
 
 /* Mode RAISE, host values: the first offender, reported by the operator. */
-static clg_status clg_check_host_values(const clg_checked *c,
+clg_status clg__check_host_index_values(const clg_checked *c,
                                         const clg_tensor *data,
                                         const clg_tensor *indices,
                                         const void *values) {
@@ -102,7 +102,7 @@ clg_check_read_back(const clg_checked *c, cl_command_queue queue,
                                    "reading back indices to check their "
                                    "bounds");
   if (st == CLG_SUCCESS)
-    st = clg_check_host_values(c, data, indices, owned);
+    st = clg__check_host_index_values(c, data, indices, owned);
   free(owned);
   return st;
 }
@@ -287,7 +287,7 @@ clg_status clg__check_index_values(clg_context *ctx, const clg_checked *c,
   if (c->norm.mode != CLG_MODE_RAISE || c->xf.count == 0)
     return CLG_SUCCESS;
   if (indices->storage == CLG_STORAGE_HOST)
-    return clg_check_host_values(c, data, indices, indices->host);
+    return clg__check_host_index_values(c, data, indices, indices->host);
   if (clg_validate_on_device(ctx, c->xf.bytes, c->xf.flags))
     return clg_check_on_device(ctx, c, queue, data, indices, num_events,
                                wait_list);

@@ -41,6 +41,14 @@ clg_status clg__verdict_kernel(clg_context *ctx, const clg_checked *c,
  * cl_mem indices with elements)? */
 bool clg__values_on_device(const clg_checked *c, const clg_tensor *indices);
 
+/* Mode RAISE: every one of the index values at `values` (host memory, the
+ * indices' count of them) against the operator's bounds; an offender is
+ * reported by the operator. */
+clg_status clg__check_host_index_values(const clg_checked *c,
+                                        const clg_tensor *data,
+                                        const clg_tensor *indices,
+                                        const void *values);
+
 /* index_pass.c: the operator's mode rule, then (mode RAISE) every index
  * value, in place for host indices, on the device or read back for cl_mem
  * indices; an offender is reported by the operator. */
