@@ -154,10 +154,17 @@ typedef uint uelem_t;
 #else
 typedef ulong uelem_t;
 #endif
+/* ... at least as wide as uint: narrower types would promote to int, whose
+ * overflow is undefined */
+#if CLG_KIND <= 10
+typedef uint wide_t;
+#else
+typedef ulong wide_t;
+#endif
 #if CLG_RED == 1
-#define RED(a, b) ((elem_t)((uelem_t)(a) + (uelem_t)(b)))
+#define RED(a, b) ((elem_t)(uelem_t)((wide_t)(uelem_t)(a) + (wide_t)(uelem_t)(b)))
 #elif CLG_RED == 2
-#define RED(a, b) ((elem_t)((uelem_t)(a) * (uelem_t)(b)))
+#define RED(a, b) ((elem_t)(uelem_t)((wide_t)(uelem_t)(a) * (wide_t)(uelem_t)(b)))
 #elif CLG_RED == 3
 #define RED(a, b) ((a) <= (b) ? (a) : (b))
 #else

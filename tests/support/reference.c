@@ -124,8 +124,10 @@ static uint16_t ref_float_to_bf16(float f) {
     T x, y;                                                                    \
     memcpy(&x, a, sizeof x);                                                   \
     memcpy(&y, b, sizeof y);                                                   \
-    T z = red == REF_RED_ADD   ? (T)((U)x + (U)y)                              \
-          : red == REF_RED_MUL ? (T)((U)x * (U)y)                              \
+    /* in unsigned long long: no promotion to int, no overflow */            \
+    unsigned long long ux = (U)x, uy = (U)y;                                   \
+    T z = red == REF_RED_ADD   ? (T)(U)(ux + uy)                               \
+          : red == REF_RED_MUL ? (T)(U)(ux * uy)                               \
                                : REF_MINMAX(T, red, x, y);                     \
     memcpy(a, &z, sizeof z);                                                   \
   } while (0)
