@@ -631,7 +631,9 @@ CLG_API clg_status clg_run(clg_context *ctx, const clg_params *params,
  * Storage, queue, wait list, event and blocking behaviour are those of
  * clg_run(); index values are always checked before anything is enqueued
  * (cl_mem indices are read back, blocking after the wait list). On any
- * error the output is untouched and no event is returned.
+ * error no event is returned and the output is untouched, except after an
+ * OpenCL failure once a first kernel was enqueued (the copy of data into a
+ * separate output, the ordering of the updates), as for clg_run().
  *
  * Errors: those of clg_run(), plus CLG_ERROR_NULL_ARGUMENT (params, updates),
  * CLG_ERROR_INVALID_ARGUMENT (not a scatter, an unknown reduction or

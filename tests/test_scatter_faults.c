@@ -1,0 +1,211 @@
+/*
+ * OpenCL and host-allocation failures injected at every call position of
+ * the scatters' paths (core/faults.h, test builds only), as
+ * tests/test_faults.c does for the gathers: for each setup a clean run
+ * counts the calls of each kind, then each call in turn fails and the test
+ * checks the status (CLG_ERROR_OPENCL, CLG_ERROR_BUILD_FAILED,
+ * CLG_ERROR_OUT_OF_HOST_MEMORY), that the message names the call, that no
+ * event is returned, that the output (data itself, in place) is unchanged
+ * unless a kernel had been enqueued before the failing call, and that the
+ * next call without a fault gives the reference's result.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/scatter_case.h"
+
+#define CLG_FAULTS_IMPL
+#include "core/faults.h"
+
+typedef struct fs_setup {
+  const char *name;
+  clg_op op;
+  clg_reduction red;
+  clg_storage data, indices, updates, output;
+  bool in_place, want_event;
+} fs_setup;
+
+#define H CLG_STORAGE_HOST
+#define B CLG_STORAGE_BUFFER
+static const fs_setup setups[] = {
+    {"ScatterND add, repeats (copy, permute, segments); all host", CLG_OP_SCATTER_ND,
+     CLG_REDUCTION_ADD, H, H, H, H, false, true},
+    {"ScatterND add, repeats; all cl_mem, in place", CLG_OP_SCATTER_ND,
+     CLG_REDUCTION_ADD, B, B, B, B, true, true},
+    {"ScatterElements none, distinct (direct); cl_mem indices read back; "
+     "host data in place",
+     CLG_OP_SCATTER_ELEMENTS, CLG_REDUCTION_NONE, H, B, H, H, true, false},
+    {"ScatterND none, duplicates last (segments); cl_mem data and output",
+     CLG_OP_SCATTER_ND, CLG_REDUCTION_NONE, B, H, H, B, false, true},
+};
+
+/* data f32 [6, 4]; ScatterND: indices [5, 1] with repeats; ScatterElements:
+ * indices [6, 3] distinct per row (axis 1). */
+typedef struct fs_env {
+  const fs_setup *s;
+  int64_t ds[2], is[2], us[2];
+  float data[24], upd[24], want[24];
+  int64_t idx[18];
+  tu_tensor td, tx, tu, to;
+} fs_env;
+
+static void fs_init(fs_env *e, const fs_setup *s) {
+  memset(e, 0, sizeof *e);
+  e->s = s;
+  e->ds[0] = 6;
+  e->ds[1] = 4;
+  for (int i = 0; i < 24; ++i) {
+    e->data[i] = (float)i;
+    e->upd[i] = 0.5f * (float)(i + 1);
+  }
+  if (s->op == CLG_OP_SCATTER_ND) {
+    e->is[0] = 5;
+    e->is[1] = 1;
+    e->us[0] = 5;
+    e->us[1] = 4;
+    const int64_t v[5] = {2, -1, 2, 0, 5};
+    memcpy(e->idx, v, sizeof v);
+  } else {
+    e->is[0] = e->us[0] = 6;
+    e->is[1] = e->us[1] = 3;
+    for (int r = 0; r < 6; ++r)
+      for (int j = 0; j < 3; ++j)
+        e->idx[r * 3 + j] = (r + j) % 4 - (j == 1 ? 4 : 0);
+  }
+  memcpy(e->want, e->data, sizeof e->want);
+  int64_t bad = -1, first = -1;
+  int rc = s->op == CLG_OP_SCATTER_ND
+               ? ref_scatter_nd(e->want, CLG_DTYPE_FLOAT, 2, e->ds, e->idx,
+                                REF_INDEX_I64, 2, e->is, e->upd,
+                                (ref_reduction)s->red, 1, &bad, &first)
+               : ref_scatter_elements(e->want, CLG_DTYPE_FLOAT, 2, e->ds,
+                                      e->idx, REF_INDEX_I64, e->is, e->upd, 1,
+                                      (ref_reduction)s->red, 0, &bad, &first);
+  cr_assert_eq(rc, REF_OK);
+}
+
+/* Fresh tensors (the output: data's bytes when in place, else sentinels). */
+static void fs_tensors(fs_env *e) {
+  tu_storage st[4] = {{e->s->data, 8, false, false},
+                      {e->s->indices, 16, false, false},
+                      {e->s->updates, 4, false, false},
+                      {e->s->output, 12, false, false}};
+  tu_tensor_init(&e->td, CLG_DTYPE_FLOAT, 2, e->ds, st[0], e->data);
+  tu_tensor_init(&e->tx, CLG_DTYPE_INT64, 2, e->is, st[1], e->idx);
+  tu_tensor_init(&e->tu, CLG_DTYPE_FLOAT, 2, e->us, st[2], e->upd);
+  if (!e->s->in_place)
+    tu_tensor_init(&e->to, CLG_DTYPE_FLOAT, 2, e->ds, st[3], NULL);
+}
+
+static void fs_free(fs_env *e) {
+  tu_tensor_free(&e->td);
+  tu_tensor_free(&e->tx);
+  tu_tensor_free(&e->tu);
+  if (!e->s->in_place)
+    tu_tensor_free(&e->to);
+}
+
+static const tu_tensor *fs_out(const fs_env *e) {
+  return e->s->in_place ? &e->td : &e->to;
+}
+
+static clg_status fs_call(fs_env *e, cl_event *ev) {
+  clg_params p = {e->s->op, e->s->op == CLG_OP_SCATTER_ND ? 0 : 1, 0,
+                  CLG_MODE_RAISE};
+  clg_scatter_params sp = {e->s->red, CLG_DUPLICATES_LAST};
+  return clg_scatter(tu_ctx(), &p, &sp, &e->td.desc, &e->tx.desc, &e->tu.desc,
+                     &fs_out(e)->desc, NULL, 0, NULL,
+                     e->s->want_event ? ev : NULL);
+}
+
+static void fs_finish(cl_event ev) {
+  if (ev) {
+    tu_cl_check(clWaitForEvents(1, &ev), "clWaitForEvents");
+    clReleaseEvent(ev);
+  }
+}
+
+static void fs_run(const fs_setup *s, unsigned *points) {
+  fs_env e;
+  fs_init(&e, s);
+  /* warm: programs built, so the counts are those of a call's own path */
+  fs_tensors(&e);
+  cl_event ev = NULL;
+  cr_assert_eq(fs_call(&e, &ev), CLG_SUCCESS, "%s: %s", s->name,
+               clg_last_error());
+  fs_finish(ev);
+  fs_free(&e);
+  clg_fault_reset();
+  fs_tensors(&e);
+  ev = NULL;
+  cr_assert_eq(fs_call(&e, &ev), CLG_SUCCESS, "%s: %s", s->name,
+               clg_last_error());
+  fs_finish(ev);
+  unsigned long counts[CLG_FAULT_COUNT];
+  for (int k = 0; k < CLG_FAULT_COUNT; ++k)
+    counts[k] = clg_fault_calls((clg_fault)k);
+  fs_free(&e);
+  for (int k = 0; k < CLG_FAULT_COUNT; ++k)
+    for (unsigned long pos = 0; pos < counts[k]; ++pos) {
+      char label[300];
+      snprintf(label, sizeof label, "%s: %s #%lu", s->name,
+               clg_fault_call_name((clg_fault)k), pos);
+      fs_tensors(&e);
+      unsigned char before[24 * 4];
+      tu_tensor_read(fs_out(&e), before);
+      clg_fault_reset();
+      clg_fault_inject((clg_fault)k, (unsigned)pos, 1, CL_OUT_OF_RESOURCES);
+      ev = NULL;
+      clg_status st = fs_call(&e, &ev);
+      unsigned long kernels = clg_fault_calls(CLG_FAULT_ENQUEUE_KERNEL);
+      bool after_kernel = kernels > (k == CLG_FAULT_ENQUEUE_KERNEL ? 1u : 0u);
+      clg_fault_reset();
+      clg_status want = k == CLG_FAULT_BUILD_PROGRAM  ? CLG_ERROR_BUILD_FAILED
+                        : k == CLG_FAULT_HOST_ALLOC ? CLG_ERROR_OUT_OF_HOST_MEMORY
+                                                    : CLG_ERROR_OPENCL;
+      cr_expect_eq(st, want, "%s: status %d (%s)", label, (int)st,
+                   clg_last_error());
+      if (k != CLG_FAULT_HOST_ALLOC)
+        cr_expect(strstr(clg_last_error(),
+                         clg_fault_call_name((clg_fault)k)) != NULL,
+                  "%s: message \"%s\"", label, clg_last_error());
+      cr_expect(ev == NULL, "%s: an event on error", label);
+      if (ev)
+        clReleaseEvent(ev);
+      /* a failure once a kernel was enqueued may leave it running: drain */
+      clFinish(clg_context_queue(tu_ctx()));
+      if (!after_kernel) {
+        unsigned char now[24 * 4];
+        tu_tensor_read(fs_out(&e), now);
+        cr_expect_eq(memcmp(now, before, sizeof now), 0,
+                     "%s: the output changed", label);
+      }
+      fs_free(&e);
+      /* nothing poisoned: the same call succeeds */
+      fs_tensors(&e);
+      ev = NULL;
+      cr_expect_eq(fs_call(&e, &ev), CLG_SUCCESS, "%s: retry: %s", label,
+                   clg_last_error());
+      fs_finish(ev);
+      float got[24];
+      tu_tensor_read(fs_out(&e), got);
+      cr_expect_eq(memcmp(got, e.want, sizeof got), 0,
+                   "%s: retry's output differs from the reference", label);
+      fs_free(&e);
+      ++*points;
+    }
+}
+
+Test(scatter_faults, every_injection_point, .timeout = 300) {
+  unsigned points = 0;
+  for (size_t i = 0; i < sizeof setups / sizeof setups[0]; ++i)
+    fs_run(&setups[i], &points);
+  cr_log_info("%u injection points", points);
+  cr_expect_gt(points, 20u, "too few injection points: %u", points);
+}
