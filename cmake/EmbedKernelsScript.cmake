@@ -1,9 +1,19 @@
 # Run with cmake -P: writes OUT, a C file holding each of SOURCES as a
-# NUL-terminated char array named clg_kernel_<basename>.
+# NUL-terminated char array named clg_kernel_<basename>. PRELUDE (a file)
+# is prepended to each of SOURCES (the operators' kernel files, which share
+# it), not to PLAIN (kernels of their own, e.g. validate.cl).
+cmake_minimum_required(VERSION 3.25)
 set(text "/* Generated from the kernel sources by cmake/EmbedKernelsScript.cmake. */\n")
-foreach(src IN LISTS SOURCES)
+set(prelude_hex "")
+if(PRELUDE)
+  file(READ ${PRELUDE} prelude_hex HEX)
+endif()
+foreach(src IN LISTS SOURCES PLAIN)
   get_filename_component(name ${src} NAME_WE)
   file(READ ${src} hex HEX)
+  if(src IN_LIST SOURCES)
+    set(hex "${prelude_hex}${hex}")
+  endif()
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
   string(REGEX REPLACE "((0x[0-9a-f][0-9a-f],){16})" "\\1\n  " bytes "${bytes}")
   string(APPEND text "extern const char clg_kernel_${name}[];\n"

@@ -31,9 +31,6 @@
 #ifndef CLG_ROWS_PER_ITEM
 #define CLG_ROWS_PER_ITEM 8
 #endif
-#define CLG_MODE_RAISE 0
-#define CLG_MODE_WRAP 1
-#define CLG_MODE_CLIP 2
 #ifndef CLG_MODE
 #define CLG_MODE CLG_MODE_RAISE
 #endif
@@ -60,13 +57,6 @@
 #define CLG_STREAM 0
 #endif
 
-/* A hint to bring one cache line of global memory closer. OpenCL's own
- * prefetch() is a no-op on POCL; clang-based compilers get the builtin. */
-#if defined(__clang__)
-#define CLG_PREFETCH_LINE(p) __builtin_prefetch((const global void *)(p), 0, 3)
-#else
-#define CLG_PREFETCH_LINE(p) prefetch((const global uchar *)(p), 64)
-#endif
 /* Stores of clg_gather_item: with CLG_STREAM, non-temporal where the
  * compiler has them (the line is written without being read first and
  * bypasses the cache: outputs larger than the cache), else plain. */
@@ -74,22 +64,6 @@
 #define CLG_STORE(p, v) __builtin_nontemporal_store((v), (p))
 #else
 #define CLG_STORE(p, v) (*(p) = (v))
-#endif
-
-typedef CLG_UNIT unit_t;
-typedef CLG_INDEX index_t;
-
-/* Asynchronous checked mode (-DCLG_GATED): one more argument, the verdict
- * of the validation kernel (kernels/validate.cl), read first; when it is set
- * the kernel writes nothing and the output stays as it was. */
-#ifdef CLG_GATED
-#define CLG_GATE_ARG , global const uint *restrict verdict
-#define CLG_GATE                                                               \
-  if (verdict[0] != 0)                                                         \
-    return;
-#else
-#define CLG_GATE_ARG
-#define CLG_GATE
 #endif
 
 /* The data row an index selects on an axis of size s (s > 0), or -1 if the

@@ -45,29 +45,8 @@
 #ifndef CLG_LAST
 #define CLG_LAST 0
 #endif
-#if defined(__clang__)
-#define CLG_PREFETCH_LINE(p) __builtin_prefetch((const global void *)(p), 0, 3)
-#else
-#define CLG_PREFETCH_LINE(p) prefetch((const global uchar *)(p), 64)
-#endif
 #ifndef CLG_ITEMS
 #define CLG_ITEMS 16
-#endif
-
-typedef CLG_UNIT unit_t;
-typedef CLG_INDEX index_t;
-
-/* Asynchronous checked mode (-DCLG_GATED): one more argument, the verdict
- * of the validation kernel (kernels/validate.cl), read first; when it is set
- * the kernel writes nothing and the output stays as it was. */
-#ifdef CLG_GATED
-#define CLG_GATE_ARG , global const uint *restrict verdict
-#define CLG_GATE                                                               \
-  if (verdict[0] != 0)                                                         \
-    return;
-#else
-#define CLG_GATE_ARG
-#define CLG_GATE
 #endif
 
 /* The data position an index selects on an axis of size s, or -1. */

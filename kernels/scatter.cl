@@ -29,7 +29,7 @@
 #define CLG_RED 0
 #endif
 #ifndef CLG_UNIT
-#define CLG_UNIT uchar
+#error "build with -DCLG_UNIT=<type>"
 #endif
 #ifndef CLG_LOOP
 #define CLG_LOOP 0
@@ -40,8 +40,6 @@
 #if CLG_KIND == 2 || CLG_KIND == 15
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
-
-typedef CLG_UNIT unit_t;
 
 /* ------------------------------------------------- element type, access */
 

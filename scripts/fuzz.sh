@@ -21,7 +21,7 @@ CC=clang cmake -S . -B "$build" -DCLGATHER_FUZZ=ON \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLGATHER_WERROR=ON >/dev/null
 
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(npy tensorproto gather family)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(npy tensorproto gather family scatter)
 targets=()
 for h in "${harnesses[@]}"; do targets+=("fuzz_$h"); done
 cmake --build "$build" -j"${FUZZ_JOBS:-2}" --target "${targets[@]}"

@@ -192,10 +192,12 @@ clg_status clg__scatter_plan(const clg_scatter_kind *kind,
     return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY, "planning a scatter");
   uint64_t ntargets = 0;
   kind->geometry(norm, data, indices, &s->entries, &s->inner, &ntargets);
-  if (s->entries == 0 || s->inner == 0) {
+  if (s->entries == 0) {
     *state = s; /* nothing to write */
     return CLG_SUCCESS;
   }
+  /* Empty targets (a slice of no elements) still make repeated indices an
+   * error: the rule is on the indices, as the reference's. */
   s->targets = CLG_MALLOC(s->entries * sizeof *s->targets);
   if (!s->targets) {
     clg__scatter_release(s);

@@ -165,6 +165,15 @@ static clg_status clg_check_inputs(clg_context *ctx, const clg_params *params,
   if ((st = clg__check_data_dtype("data", data->dtype)) != CLG_SUCCESS ||
       (st = clg__check_index_dtype(indices->dtype)) != CLG_SUCCESS)
     return st;
+  if (entry == CLG_ENTRY_SCATTER &&
+      (c->sc.reduction == CLG_REDUCTION_MIN ||
+       c->sc.reduction == CLG_REDUCTION_MAX) &&
+      (data->dtype == CLG_DTYPE_COMPLEX64 ||
+       data->dtype == CLG_DTYPE_COMPLEX128))
+    return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
+                     "reduction %s is not defined on complex numbers (%s)",
+                     c->sc.reduction == CLG_REDUCTION_MIN ? "min" : "max",
+                     clg_dtype_name(data->dtype));
   if (c->num_inputs > CLG_IN_UPDATES &&
       in[CLG_IN_UPDATES]->dtype != data->dtype)
     return clg__fail(CLG_ERROR_DTYPE_MISMATCH,
