@@ -194,9 +194,11 @@ static elem_t clg_cmul(elem_t a, elem_t b) {
 
 /* data -> output before the updates, when not in place: NDRange (units). */
 kernel void clg_scatter_copy(global const unit_t *restrict src, ulong src_off,
-                             global unit_t *restrict dst, ulong dst_off) {
+                             global unit_t *restrict dst, ulong dst_off,
+                             ulong count) {
   size_t i = get_global_id(0);
-  dst[dst_off + i] = src[src_off + i];
+  if (i < count)
+    dst[dst_off + i] = src[src_off + i];
 }
 
 /* The work-item's entry (or segment) and the target elements it owns: with

@@ -321,8 +321,7 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
                        "bytes (the %s element%s)",
                        names[i], st3[i]->offset, unit, clg_dtype_name(dtype),
                        per == 2 ? "'s component" : "");
-  bool in_place =
-      l->d->mem == l->o->mem && l->d->offset == l->o->offset;
+  bool in_place = l->d->mem == l->o->mem && l->d->offset == l->o->offset;
   char opts[160];
   clg_status st;
   (void)gated; /* never: a scatter's index values are checked first */
@@ -334,12 +333,16 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
     if ((st = clg__get_kernel(ctx, clg_kernel_scatter, opts,
                               "clg_scatter_copy", &k)) != CLG_SUCCESS)
       return st;
-    cl_ulong so = l->d->offset / cu, doff = l->o->offset / cu;
-    const void *vals[4] = {&l->d->mem, &so, &l->o->mem, &doff};
-    size_t sizes[4] = {sizeof(cl_mem), sizeof so, sizeof(cl_mem), sizeof doff};
-    size_t global[1] = {l->of.bytes / cu};
-    clg__call_set(&calls->call[calls->count++], k, 4, sizes, vals, 1, global,
-                  NULL);
+    cl_ulong so = l->d->offset / cu, doff = l->o->offset / cu,
+             n = l->of.bytes / cu;
+    const void *vals[5] = {&l->d->mem, &so, &l->o->mem, &doff, &n};
+    size_t sizes[5] = {sizeof(cl_mem), sizeof so, sizeof(cl_mem), sizeof doff,
+                       sizeof n};
+    bool small = ctx->max_work_group_size < CLG_SCATTER_LOCAL;
+    size_t global[1] = {small ? (size_t)n : clg_round_up(n)};
+    size_t local[1] = {small ? 1 : CLG_SCATTER_LOCAL};
+    clg__call_set(&calls->call[calls->count++], k, 5, sizes, vals, 1, global,
+                  local);
   }
   if (!s || s->entries == 0 || s->inner == 0)
     return CLG_SUCCESS; /* nothing to update */
