@@ -86,6 +86,14 @@ typedef struct clg_call {
   bool values_checked;   /* index values already checked (shards) */
 } clg_call;
 
+/* The names of the inputs in messages: "data", "indices", "updates". */
+extern const char *const clg__input_names[CLG_MAX_INPUTS];
+
+/* Is `out` exactly input `in`'s storage (the same bytes at the same place:
+ * the same host pointer, or the same cl_mem and offset)? */
+bool clg__same_storage(const clg_tensor *in, size_t in_bytes,
+                       const clg_tensor *out, size_t out_bytes);
+
 /* Every check clg_run() makes that reads no index value: inputs, params,
  * output, queue (resolved into *queue). */
 clg_status clg__check_call(const clg_call *call, clg_checked *c,
