@@ -200,9 +200,10 @@ clg_status clg__scatter_plan(const clg_scatter_kind *kind,
    * error: the rule is on the indices, as the reference's. */
   s->targets = CLG_MALLOC(s->entries * sizeof *s->targets);
   if (!s->targets) {
+    size_t entries = s->entries;
     clg__scatter_release(s);
     return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
-                     "computing %zu scatter targets", s->entries);
+                     "computing %zu scatter targets", entries);
   }
   kind->targets(norm, data, indices, values,
                 clg_dtype_size(indices->dtype), s->targets);
