@@ -559,6 +559,8 @@ CLG_API const clg_op_info *clg_operators(size_t *count);
  *    m = indices.shape[q-1] in [1, r - b]; output
  *    indices.shape[:q-1] + data.shape[b+m:]; needs data.shape[:b] ==
  *    indices.shape[:b].
+ *  - The scatters: data.shape, with indices checked as clg_scatter() says
+ *    (updates' shape is checked by clg_scatter()).
  * out_shape must hold CLG_MAX_RANK entries. Pure function.
  *
  * Errors: CLG_ERROR_NULL_ARGUMENT, CLG_ERROR_INVALID_ARGUMENT,
@@ -577,7 +579,9 @@ CLG_API clg_status clg_output_shape(const clg_params *params, int32_t data_rank,
  * value validated before any kernel is enqueued; on error the output is
  * untouched and no event is returned) are those of clg_gather(); so are the
  * errors, plus CLG_ERROR_INVALID_BATCH_DIMS and CLG_ERROR_INCOMPATIBLE_SHAPES.
- * params NULL means ONNX Gather on axis 0.
+ * params NULL means ONNX Gather on axis 0. A scatter's params are
+ * CLG_ERROR_INVALID_ARGUMENT here (it takes updates: clg_scatter()), and so
+ * in clg_run_async() and the plans.
  *
  * Index bounds per operator, in mode RAISE: Gather and GatherElements check
  * every index against [-s, s-1], s = data.shape[axis]; GatherND checks
@@ -663,6 +667,9 @@ CLG_API clg_status clg_scatter(clg_context *ctx, const clg_params *params,
  * cl_mem indices (read back, or checked by a validation kernel whose verdict
  * is read back: blocking, after the wait list, as in clg_run()); queue NULL
  * means clg_context_queue(ctx). Writes nothing the caller sees.
+ *
+ * For a scatter, the index values are checked against the bounds only:
+ * repeated targets depend on the reduction, which clg_scatter() takes.
  *
  * Errors: those of clg_run() that do not concern the output or the launch,
  * with the same messages; CLG_ERROR_NULL_ARGUMENT also for a NULL ctx with a
