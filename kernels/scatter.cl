@@ -11,6 +11,8 @@
  *             6 uchar, 7 short, 8 ushort, 9 int, 10 uint, 11 long, 12 ulong,
  *             13 bool (uchar 0/1), 14 complex64 (float2), 15 complex128
  *             (double2)
+ *   CLG_POS   targets' and entries' type: long (host index pass) or uint
+ *   CLG_GATED the gate of the asynchronous checked mode (kernels/prelude.cl)
  *   CLG_RED   reduction: 0 none, 1 add, 2 mul, 3 min, 4 max
  *   CLG_UNIT  the copy kernel's unit, and kind 0's element
  *   CLG_LOOP  1: a work-item per entry (CPUs); 0: per element (GPUs)
@@ -34,8 +36,16 @@
 #ifndef CLG_LOOP
 #define CLG_LOOP 0
 #endif
+/* The type of targets and entry numbers: long from the host's index pass,
+ * uint from the device's (kernels/scatter_index.cl). */
+#ifndef CLG_POS
+#define CLG_POS long
+#endif
+typedef CLG_POS pos_t;
 /* Elements of a target accumulated together (CLG_LOOP). */
 #define CLG_CHUNK 16
+/* Sorted positions a work-item prefetches ahead (CLG_LOOP). */
+#define CLG_AHEAD 16
 
 #if CLG_KIND == 2 || CLG_KIND == 15
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -78,10 +88,12 @@ typedef double2 elem_t;
  * need only the component's alignment. */
 typedef comp_t mem_t;
 #define LOAD(p, i) vload2((i), (p))
+#define CLG_MEM_PER 2
 #define STORE(p, i, v) vstore2((v), (i), (p))
 #else
 typedef elem_t mem_t;
 #define LOAD(p, i) ((p)[i])
+#define CLG_MEM_PER 1
 #define STORE(p, i, v) ((p)[i] = (v))
 #endif
 
@@ -195,8 +207,9 @@ static elem_t clg_cmul(elem_t a, elem_t b) {
 /* data -> output before the updates, when not in place: NDRange (units). */
 kernel void clg_scatter_copy(global const unit_t *restrict src, ulong src_off,
                              global unit_t *restrict dst, ulong dst_off,
-                             ulong count) {
+                             ulong count CLG_GATE_ARG) {
   size_t i = get_global_id(0);
+  CLG_GATE
   if (i < count)
     dst[dst_off + i] = src[src_off + i];
 }
@@ -219,11 +232,12 @@ kernel void clg_scatter_copy(global const unit_t *restrict src, ulong src_off,
 kernel void clg_scatter_direct(global mem_t *out, ulong out_off,
                                global const mem_t *restrict upd,
                                ulong upd_off,
-                               global const long *restrict targets,
-                               ulong inner, ulong count) {
+                               global const pos_t *restrict targets,
+                               ulong inner, ulong count CLG_GATE_ARG) {
   size_t e = CLG_ENTRY;
   if (e >= count) /* the NDRange is padded to whole work-groups */
     return;
+  CLG_GATE
   size_t ob = out_off + (size_t)targets[e] * inner, ub = upd_off + e * inner;
   CLG_FOR_ELEMENTS {
 #if CLG_RED == 0
@@ -305,6 +319,64 @@ kernel void clg_scatter_segments(global mem_t *out, ulong out_off,
     elem_t acc = LOAD(out, ob + j);
     for (long p = begin; p < end; ++p)
       acc = RED(acc, LOAD(tmp, (size_t)p * inner + j));
+    STORE(out, ob + j, acc);
+  }
+#endif
+}
+
+/* The device's index pass (kernels/scatter_index.cl) sorted the (target,
+ * entry) pairs by target, stably: position i starts a run of one target
+ * when its target differs from position i-1's, and its work-item applies
+ * the run's updates in the order of their entries (reduction none: the
+ * last one wins). The other work-items have nothing to do. */
+kernel void clg_scatter_sorted(global mem_t *out, ulong out_off,
+                               global const mem_t *restrict upd,
+                               ulong upd_off,
+                               global const uint *restrict keys,
+                               global const uint *restrict vals, ulong inner,
+                               ulong count CLG_GATE_ARG) {
+  size_t i = CLG_ENTRY;
+  if (i >= count)
+    return;
+  CLG_GATE
+#if CLG_LOOP
+  /* The runs' random rows, fetched ahead: the loop below stalls on each. */
+  if (i + CLG_AHEAD < count) {
+    CLG_PREFETCH_LINE(upd + (upd_off + (size_t)vals[i + CLG_AHEAD] * inner) *
+                                CLG_MEM_PER);
+    CLG_PREFETCH_LINE(out + (out_off + (size_t)keys[i + CLG_AHEAD] * inner) *
+                                CLG_MEM_PER);
+  }
+#endif
+  const uint t = keys[i];
+  if (i > 0 && keys[i - 1] == t)
+    return;
+  size_t end = i + 1;
+  while (end < count && keys[end] == t)
+    ++end;
+  size_t ob = out_off + (size_t)t * inner;
+#if CLG_RED == 0
+  size_t ub = upd_off + (size_t)vals[end - 1] * inner;
+  CLG_FOR_ELEMENTS { STORE(out, ob + j, LOAD(upd, ub + j)); }
+#elif CLG_LOOP
+  for (size_t j0 = 0; j0 < inner; j0 += CLG_CHUNK) {
+    size_t n = inner - j0 < CLG_CHUNK ? inner - j0 : CLG_CHUNK;
+    elem_t acc[CLG_CHUNK];
+    for (size_t jj = 0; jj < n; ++jj)
+      acc[jj] = LOAD(out, ob + j0 + jj);
+    for (size_t p = i; p < end; ++p) {
+      size_t ub = upd_off + (size_t)vals[p] * inner + j0;
+      for (size_t jj = 0; jj < n; ++jj)
+        acc[jj] = RED(acc[jj], LOAD(upd, ub + jj));
+    }
+    for (size_t jj = 0; jj < n; ++jj)
+      STORE(out, ob + j0 + jj, acc[jj]);
+  }
+#else
+  CLG_FOR_ELEMENTS {
+    elem_t acc = LOAD(out, ob + j);
+    for (size_t p = i; p < end; ++p)
+      acc = RED(acc, LOAD(upd, upd_off + (size_t)vals[p] * inner + j));
     STORE(out, ob + j, acc);
   }
 #endif

@@ -38,7 +38,9 @@ typedef struct clg_launch {
   clg_tensor_facts of;
   struct clg_staged *o;
   clg_scatter_params sc; /* the scatters' attributes (defaults otherwise) */
-  void *state;           /* what the operator's index_plan() made, or NULL */
+  void *state; /* what the operator's index_plan() or device_plan() made */
+  size_t verdict_extra; /* device_plan(): the 64-bit word of the verdict
+                         * where the operator's own words start */
   cl_command_queue queue;
   cl_uint num_events;
   const cl_event *wait_list;
@@ -47,11 +49,15 @@ typedef struct clg_launch {
 /* The kernel calls an operator's prepare() sets up, run in order on one
  * queue, each after the one before (e.g. a copy of data into the output,
  * then the updates in target order, then the scatter). */
-#define CLG_MAX_CALLS 3
+#define CLG_MAX_CALLS 20
 typedef struct clg_kernel_calls {
   int count;
   clg_kernel_call call[CLG_MAX_CALLS];
 } clg_kernel_calls;
+
+/* The operator's own 64-bit words in a device_plan() call's verdict: a
+ * repeat's flag, its entries and its target (kernels/scatter_index.cl). */
+#define CLG_VERDICT_EXTRA 4
 
 /* One operator of the family: the hooks its file (ops/FILE.c, registered
  * in ops/operators.def) supplies. Optional hooks may be NULL. */
@@ -126,6 +132,21 @@ typedef struct clg_op_impl {
                            const clg_tensor *data, const clg_tensor *indices,
                            const void *values, size_t count, void **state);
   void (*release_state)(void *state);
+  /* Optional, with index_plan: the same work left to the device, for
+   * cl_mem indices and a cl_mem output: a state for prepare() without
+   * reading any value (kernels that follow the validation kernel and read
+   * its verdict, with CLG_VERDICT_EXTRA words of their own). *state NULL:
+   * this call cannot (the host's index_plan() then runs). */
+  clg_status (*device_plan)(clg_context *ctx, const clg_params *norm,
+                            const clg_scatter_params *sc,
+                            const clg_tensor *data, const clg_tensor *indices,
+                            void **state);
+  /* With device_plan: the failure (CLG_ERROR_DUPLICATE_INDEX) for entries
+   * `first` < `later` sharing `target`, as index_plan() reports it. */
+  clg_status (*report_duplicate)(const clg_params *norm,
+                                 const clg_tensor *data,
+                                 const clg_tensor *indices, size_t first,
+                                 size_t later, int64_t target);
   /* Optional: may the output be input `input`'s own storage (the same host
    * pointer, or the same cl_mem at the same offset, with the same bytes)?
    * An operator that updates in place says yes for data; NULL: no input.

@@ -23,15 +23,6 @@ static size_t clg_round_up(uint64_t n) {
                   CLG_SCATTER_LOCAL);
 }
 
-typedef struct clg_scatter_state {
-  size_t entries;
-  uint64_t inner;
-  int64_t *targets; /* entries: direct (no target repeats) */
-  size_t segments;  /* > 0: order / seg_start / seg_target instead */
-  int64_t *order, *seg_start, *seg_target;
-  cl_mem mem[4]; /* their device copies and the permuted updates, made by
-                  * prepare() */
-} clg_scatter_state;
 
 void clg__scatter_release(void *state) {
   clg_scatter_state *s = state;
@@ -40,6 +31,9 @@ void clg__scatter_release(void *state) {
   for (int i = 0; i < 4; ++i)
     if (s->mem[i])
       clReleaseMemObject(s->mem[i]);
+  for (int i = 0; i < 6; ++i)
+    if (s->dmem[i])
+      clReleaseMemObject(s->dmem[i]);
   free(s->targets);
   free(s->order);
   free(s->seg_start);
@@ -285,6 +279,52 @@ static clg_status clg_upload(clg_context *ctx, const int64_t *v, size_t count,
   return CLG_SUCCESS;
 }
 
+/* The scatter after the device's index pass: each entry to its target
+ * (targets in entry order, none repeating), or each run of the sorted
+ * pairs to its target in order. */
+static clg_status clg_device_apply(clg_context *ctx,
+                                   const clg_scatter_state *s,
+                                   const clg_launch *l, const char *opts,
+                                   bool loop, size_t unit, size_t per,
+                                   size_t units_per_elem,
+                                   clg_kernel_calls *calls) {
+  bool sorted = s->sorted >= 0;
+  clg_kernel_entry *k = NULL;
+  clg_status st = clg__get_kernel(
+      ctx, clg_kernel_scatter, opts,
+      sorted ? "clg_scatter_sorted" : "clg_scatter_direct", &k);
+  if (st != CLG_SUCCESS)
+    return st;
+  cl_ulong oo = l->o->offset / unit / per, uo = l->u->offset / unit / per;
+  cl_ulong inner = s->inner * units_per_elem, items = s->entries;
+  bool small = ctx->max_work_group_size < CLG_SCATTER_LOCAL;
+  size_t padded = small ? (size_t)items : clg_round_up(items);
+  size_t grp = small ? 1 : CLG_SCATTER_LOCAL;
+  size_t global[2] = {loop ? padded : (size_t)inner, loop ? 1 : padded};
+  size_t local[2] = {loop ? grp : 1, loop ? 1 : grp};
+  int p = sorted ? s->sorted : 0;
+  const void *vals[8] = {&l->o->mem, &oo, &l->u->mem, &uo, &s->dmem[p],
+                         &s->dmem[p + 1], &inner, &items};
+  size_t sizes[8] = {sizeof(cl_mem), sizeof oo,      sizeof(cl_mem),
+                     sizeof uo,      sizeof(cl_mem), sizeof(cl_mem),
+                     sizeof inner,   sizeof items};
+  if (calls->count >= CLG_MAX_CALLS)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "internal: too many kernel calls for a scatter");
+  if (sorted)
+    clg__call_set(&calls->call[calls->count++], k, 8, sizes, vals, 2, global,
+                  local);
+  else { /* direct: no entries array */
+    const void *dv[7] = {vals[0], vals[1], vals[2], vals[3], vals[4],
+                         vals[6], vals[7]};
+    size_t ds[7] = {sizes[0], sizes[1], sizes[2], sizes[3], sizes[4],
+                    sizes[6], sizes[7]};
+    clg__call_set(&calls->call[calls->count++], k, 7, ds, dv, 2, global,
+                  local);
+  }
+  return CLG_SUCCESS;
+}
+
 clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
                                 const clg_launch *l, bool gated,
                                 clg_kernel_calls *calls) {
@@ -323,13 +363,17 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
                        names[i], st3[i]->offset, unit, clg_dtype_name(dtype),
                        per == 2 ? "'s component" : "");
   bool in_place = l->d->mem == l->o->mem && l->d->offset == l->o->offset;
-  char opts[160];
+  char opts[192];
+  const char *gate = gated ? " -DCLG_GATED" : "";
   clg_status st;
-  (void)gated; /* never: a scatter's index values are checked first */
+  /* The device's index pass first (its kernels read the verdict). */
+  if (s && s->device &&
+      (st = clg__scatter_device_calls(ctx, s, l, calls)) != CLG_SUCCESS)
+    return st;
   if (!in_place) {
     size_t cu = clg__copy_unit(l->of.bytes, l->d->align, l->o->align);
-    snprintf(opts, sizeof opts, "-DCLG_KIND=0 -DCLG_RED=0 -DCLG_UNIT=%s",
-             clg__unit_type(cu));
+    snprintf(opts, sizeof opts, "-DCLG_KIND=0 -DCLG_RED=0 -DCLG_UNIT=%s%s",
+             clg__unit_type(cu), gate);
     clg_kernel_entry *k = NULL;
     if ((st = clg__get_kernel(ctx, clg_kernel_scatter, opts,
                               "clg_scatter_copy", &k)) != CLG_SUCCESS)
@@ -350,8 +394,12 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
   size_t units_per_elem = kind == 0 ? esize / unit : 1;
   bool loop = (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
   snprintf(opts, sizeof opts,
-           "-DCLG_KIND=%d -DCLG_RED=%d -DCLG_UNIT=%s -DCLG_LOOP=%d", kind,
-           (int)red, clg__unit_type(unit), loop ? 1 : 0);
+           "-DCLG_KIND=%d -DCLG_RED=%d -DCLG_UNIT=%s -DCLG_LOOP=%d%s%s", kind,
+           (int)red, clg__unit_type(unit), loop ? 1 : 0,
+           s->device ? " -DCLG_POS=uint" : "", gate);
+  if (s->device)
+    return clg_device_apply(ctx, s, l, opts, loop, unit, per, units_per_elem,
+                            calls);
   bool seg = s->segments > 0, reduce = seg && red != CLG_REDUCTION_NONE;
   clg_kernel_entry *k = NULL;
   if ((st = clg__get_kernel(ctx, clg_kernel_scatter, opts,

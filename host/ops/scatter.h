@@ -8,6 +8,18 @@
 
 #include <string.h>
 
+/* How the device's index pass (kernels/scatter_index.cl) computes targets
+ * from index values. */
+typedef struct clg_scatter_keys {
+  bool elements;          /* ScatterElements; else ScatterND */
+  uint32_t rank;          /* ND: the tuple length m; SE: collapsed rank */
+  uint64_t dims[CLG_MAX_RANK];    /* ND: data.shape[:m]; SE: indices' shape,
+                                   * adjacent dimensions merged */
+  uint64_t strides[CLG_MAX_RANK]; /* SE: data's strides (elements) */
+  uint32_t axis;                  /* SE: the axis among the merged dims */
+  uint64_t abound;                /* SE: data.shape[axis] */
+} clg_scatter_keys;
+
 /* What makes one scatter operator: its geometry and the targets of its
  * entries (an entry is one index of ScatterElements, one index tuple of
  * ScatterND; a target is an output element, or a slice of `inner`
@@ -28,7 +40,45 @@ typedef struct clg_scatter_kind {
                                  const clg_tensor *data,
                                  const clg_tensor *indices, size_t first,
                                  size_t later, int64_t target);
+  /* The same targets as `targets`, described for the device. */
+  void (*keys)(const clg_params *norm, const clg_tensor *data,
+               const clg_tensor *indices, clg_scatter_keys *k);
 } clg_scatter_kind;
+
+/* A scatter's plan (index_plan() or device_plan()), prepare()'s input. */
+typedef struct clg_scatter_state {
+  size_t entries;
+  uint64_t inner;
+  int64_t *targets; /* entries: direct (no target repeats) */
+  size_t segments;  /* > 0: order / seg_start / seg_target instead */
+  int64_t *order, *seg_start, *seg_target;
+  cl_mem mem[4]; /* their device copies and the permuted updates, made by
+                  * prepare() */
+  /* The device's index pass instead (scatter_device.c): no host array. */
+  bool device;
+  uint64_t ntargets;
+  size_t index_size;
+  clg_scatter_keys keys;
+  cl_mem dmem[6]; /* keys, entries, their sorted copies, histogram, bitmap */
+  int sorted;     /* which pair of dmem holds the sorted pairs: 0 or 2;
+                   * -1: not sorted (direct) */
+} clg_scatter_state;
+
+/* The device_plan() of a scatter of `kind` (cl_mem indices, a cl_mem
+ * output): targets, repeats and order left to the device, after the
+ * validation kernel. *state NULL (and success): the device cannot take it
+ * (2^32 - 1 entries or more, more than 2^32 targets); the host pass does. */
+clg_status clg__scatter_device_plan(const clg_scatter_kind *kind,
+                                    const clg_params *norm,
+                                    const clg_scatter_params *sc,
+                                    const clg_tensor *data,
+                                    const clg_tensor *indices, void **state);
+/* The device's index pass as kernel calls appended to *calls (each takes
+ * the verdict, whose scatter words start at 64-bit word l->verdict_extra,
+ * last). */
+clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
+                                     const clg_launch *l,
+                                     clg_kernel_calls *calls);
 
 /* The index_plan() of a scatter of `kind`: targets, then (reduction none,
  * duplicates an error) the first repeated target as an error, or the

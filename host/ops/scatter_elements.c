@@ -167,8 +167,52 @@ static clg_status se_report_duplicate(const clg_params *norm,
                    first, p1, later, p2, shape, at, dshape, norm->axis);
 }
 
+/* se_targets for the device: indices' dimensions with data's strides,
+ * adjacent ones merged where indices spans data's whole dimension (and the
+ * axis kept apart), dimensions of 1 dropped. */
+static void se_keys(const clg_params *norm, const clg_tensor *data,
+                    const clg_tensor *indices, clg_scatter_keys *k) {
+  int32_t r = indices->rank, a = (int32_t)norm->axis;
+  uint64_t stride[CLG_MAX_RANK], acc = 1;
+  for (int32_t d = r - 1; d >= 0; --d) {
+    stride[d] = acc;
+    acc *= (uint64_t)data->shape[d];
+  }
+  k->elements = true;
+  k->rank = 0;
+  k->abound = (uint64_t)data->shape[a];
+  bool apart = true; /* nothing to merge into (yet, or across the axis or
+                     * a dimension left out) */
+  for (int32_t d = 0; d < r; ++d) {
+    uint64_t n = (uint64_t)indices->shape[d];
+    if (d == a) {
+      k->axis = k->rank;
+      k->dims[k->rank] = n;
+      k->strides[k->rank++] = stride[d];
+      apart = true;
+    } else if (n == 1) {
+      apart = apart || data->shape[d] != 1;
+    } else if (!apart && indices->shape[d] == data->shape[d]) {
+      k->dims[k->rank - 1] *= n;
+      k->strides[k->rank - 1] = stride[d];
+    } else {
+      k->dims[k->rank] = n;
+      k->strides[k->rank++] = stride[d];
+      apart = false;
+    }
+  }
+}
+
 static const clg_scatter_kind se_kind = {se_geometry, se_targets,
-                                         se_report_duplicate};
+                                         se_report_duplicate, se_keys};
+
+static clg_status se_device_plan(clg_context *ctx, const clg_params *norm,
+                                 const clg_scatter_params *sc,
+                                 const clg_tensor *data,
+                                 const clg_tensor *indices, void **state) {
+  (void)ctx;
+  return clg__scatter_device_plan(&se_kind, norm, sc, data, indices, state);
+}
 
 static clg_status se_index_plan(clg_context *ctx, const clg_params *norm,
                                 const clg_scatter_params *sc,
@@ -210,6 +254,8 @@ const clg_op_impl clg__op_scatter_elements = {
     .check_updates = se_check_updates,
     .index_plan = se_index_plan,
     .release_state = clg__scatter_release,
+    .device_plan = se_device_plan,
+    .report_duplicate = se_report_duplicate,
     .output_may_alias = clg__scatter_may_alias,
 };
 
@@ -237,5 +283,7 @@ const clg_op_impl clg__op_scatter = {
     .check_scatter = scatter9_check_scatter,
     .index_plan = se_index_plan,
     .release_state = clg__scatter_release,
+    .device_plan = se_device_plan,
+    .report_duplicate = se_report_duplicate,
     .output_may_alias = clg__scatter_may_alias,
 };

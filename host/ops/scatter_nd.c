@@ -156,8 +156,31 @@ static clg_status snd_report_duplicate(const clg_params *norm,
                    first, p1, later, p2, shape, at);
 }
 
+/* snd_targets for the device: the tuple's components, data's first m
+ * dimensions as the radix. */
+static void snd_keys(const clg_params *norm, const clg_tensor *data,
+                     const clg_tensor *indices, clg_scatter_keys *k) {
+  (void)norm;
+  k->elements = false;
+  k->rank = (uint32_t)indices->shape[indices->rank - 1];
+  for (uint32_t j = 0; j < k->rank; ++j) {
+    k->dims[j] = (uint64_t)data->shape[j];
+    k->strides[j] = 0;
+  }
+  k->axis = 0;
+  k->abound = 0;
+}
+
 static const clg_scatter_kind snd_kind = {snd_geometry, snd_targets,
-                                          snd_report_duplicate};
+                                          snd_report_duplicate, snd_keys};
+
+static clg_status snd_device_plan(clg_context *ctx, const clg_params *norm,
+                                  const clg_scatter_params *sc,
+                                  const clg_tensor *data,
+                                  const clg_tensor *indices, void **state) {
+  (void)ctx;
+  return clg__scatter_device_plan(&snd_kind, norm, sc, data, indices, state);
+}
 
 static clg_status snd_index_plan(clg_context *ctx, const clg_params *norm,
                                  const clg_scatter_params *sc,
@@ -201,5 +224,7 @@ const clg_op_impl clg__op_scatter_nd = {
     .check_updates = snd_check_updates,
     .index_plan = snd_index_plan,
     .release_state = clg__scatter_release,
+    .device_plan = snd_device_plan,
+    .report_duplicate = snd_report_duplicate,
     .output_may_alias = clg__scatter_may_alias,
 };

@@ -213,7 +213,25 @@ clg_status clg__run(const clg_call *call) {
                   !c.impl->index_plan &&
                   call->output->storage == CLG_STORAGE_BUFFER &&
                   clg__values_on_device(&c, call->indices);
-  clg_verdict v = {NULL, 0, NULL};
+  /* An operator with an index plan (the scatters) on cl_mem indices and a
+   * cl_mem output: the plan too is left to the device (device_plan()),
+   * asynchronously or, past the validation kernel's threshold, in a
+   * synchronous call, which then waits for the verdict at the end. */
+  bool device_plan =
+      c.impl->device_plan && !call->values_checked &&
+      call->output->storage == CLG_STORAGE_BUFFER &&
+      clg__values_on_device(&c, call->indices) &&
+      (call->outcome ||
+       clg__validate_on_device(ctx, c.xf.bytes, c.xf.flags));
+  if (device_plan) {
+    st = c.impl->device_plan(ctx, &c.norm, &c.sc, call->data, call->indices,
+                             &l.state);
+    if (st != CLG_SUCCESS)
+      return st;
+    device_plan = l.state != NULL; /* else the host's plan */
+    deferred = device_plan;
+  }
+  clg_verdict v = {NULL, 0, 0, NULL};
   if (deferred)
     st = clg__verdict_enqueue(ctx, &c, l.queue, call->data, call->indices,
                               call->num_events, call->wait_list, &v);
@@ -223,23 +241,51 @@ clg_status clg__run(const clg_call *call) {
   else if (!call->values_checked)
     st = clg__check_index_values(ctx, &c, l.queue, call->data, call->indices,
                                  call->num_events, call->wait_list);
-  if (st != CLG_SUCCESS)
+  if (st != CLG_SUCCESS) {
+    if (l.state)
+      c.impl->release_state(l.state);
     return st;
+  }
   if (deferred) {
     /* The kernels wait for the verdict, which waited for the wait list. */
     l.num_events = 1;
     l.wait_list = &v.event;
+    l.verdict_extra = 1 + 2 * v.groups;
   }
 
   clg_outcome *outcome = NULL;
-  if (call->outcome)
+  if (call->outcome && !device_plan)
     st = deferred ? clg__outcome_pending(ctx, &c, call->data, call->indices,
                                          l.queue, &v, &outcome)
                   : clg__outcome_decided(&outcome);
+  /* A device plan's verdict is complete only when its last kernel is: its
+   * event stands for the verdict's. */
+  cl_event last = NULL;
   if (st == CLG_SUCCESS)
     st = l.of.bytes == 0
-             ? clg_run_empty(l.queue, l.num_events, l.wait_list, call->event)
-             : clg_run_kernels(ctx, &c, &l, v.mem, call->event);
+             ? clg_run_empty(l.queue, l.num_events, l.wait_list,
+                             device_plan ? &last : call->event)
+             : clg_run_kernels(ctx, &c, &l, v.mem,
+                               device_plan ? &last : call->event);
+  if (st == CLG_SUCCESS && device_plan) {
+    clg_verdict dv = v;
+    dv.event = last;
+    if (call->outcome)
+      st = clg__outcome_pending(ctx, &c, call->data, call->indices, l.queue,
+                                &dv, &outcome);
+    else {
+      cl_ulong pos = 0, extra[CLG_VERDICT_EXTRA];
+      int64_t value = 0;
+      st = clg__verdict_read(&dv, l.queue, &pos, &value, extra);
+      if (st == CLG_SUCCESS)
+        st = clg__verdict_status(c.impl, &c.norm, call->data, call->indices,
+                                 pos, value, extra);
+    }
+    if (st == CLG_SUCCESS && call->event)
+      *call->event = last;
+    else
+      clReleaseEvent(last);
+  }
   clg__verdict_release(&v); /* the outcome holds its own references */
   if (l.state)
     c.impl->release_state(l.state);
@@ -309,6 +355,33 @@ clg_status clg_scatter(clg_context *ctx, const clg_params *params,
                    .num_events = num_events,
                    .wait_list = wait_list,
                    .event = event};
+  return clg__run(&call);
+}
+
+clg_status clg_scatter_async(clg_context *ctx, const clg_params *params,
+                             const clg_scatter_params *scatter,
+                             const clg_tensor *data, const clg_tensor *indices,
+                             const clg_tensor *updates,
+                             const clg_tensor *output, cl_command_queue queue,
+                             cl_uint num_events, const cl_event *wait_list,
+                             cl_event *event, clg_outcome **outcome) {
+  if (!params)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "params is NULL");
+  if (!outcome)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "outcome is NULL");
+  clg_call call = {.ctx = ctx,
+                   .params = params,
+                   .data = data,
+                   .indices = indices,
+                   .updates = updates,
+                   .output = output,
+                   .is_scatter = true,
+                   .scatter = scatter,
+                   .queue = queue,
+                   .num_events = num_events,
+                   .wait_list = wait_list,
+                   .event = event,
+                   .outcome = outcome};
   return clg__run(&call);
 }
 

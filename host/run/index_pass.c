@@ -8,7 +8,7 @@
 
 /* Mode RAISE reads every index value. Host indices are scanned in place
  * (clg__first_index_out_of_range). cl_mem indices are checked one of two
- * ways, chosen per call by clg_validate_on_device():
+ * ways, chosen per call by clg__validate_on_device():
  *  - read-back: the whole array is read (blocking, after the wait list)
  *    into host memory and scanned there;
  *  - device: the validation kernel (kernels/validate.cl) reduces the array
@@ -57,8 +57,8 @@
 #define CLG_VALIDATE_PER_ITEM 256
 #define CLG_VALIDATE_MAX_GROUPS 256
 
-static bool clg_validate_on_device(const clg_context *ctx, size_t bytes,
-                                   cl_mem_flags flags) {
+bool clg__validate_on_device(const clg_context *ctx, size_t bytes,
+                             cl_mem_flags flags) {
   /* Indices the host may not read (CL_MEM_HOST_NO_ACCESS, ..._WRITE_ONLY)
    * can only be checked on the device. */
   if (flags & (CL_MEM_HOST_NO_ACCESS | CL_MEM_HOST_WRITE_ONLY))
@@ -107,14 +107,17 @@ clg_check_read_back(const clg_checked *c, cl_command_queue queue,
   return st;
 }
 
-/* The verdict buffer: the flag word, then (position, value) per group. */
-static size_t clg_verdict_bytes(size_t groups) {
-  return (1 + 2 * groups) * sizeof(cl_ulong);
+/* The verdict buffer: the flag word, then (position, value) per group, then
+ * the operator's own words (device_plan()). */
+static size_t clg_verdict_bytes(size_t groups, size_t extra) {
+  return (1 + 2 * groups + extra) * sizeof(cl_ulong);
 }
 
 /* Zeros to initialise a verdict buffer from (CL_MEM_COPY_HOST_PTR): the flag
- * must start clear; the rest is written by the kernel. */
-static const cl_ulong clg_verdict_zeros[1 + 2 * CLG_VALIDATE_MAX_GROUPS];
+ * and the operator's words must start clear; the rest is written by the
+ * kernel. */
+static const cl_ulong
+    clg_verdict_zeros[1 + 2 * CLG_VALIDATE_MAX_GROUPS + CLG_VERDICT_EXTRA];
 
 /* The validation kernel's layout for these indices: its kernel, work-group
  * size, groups, indices per group and bounds. */
@@ -170,6 +173,7 @@ clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
   v->mem = NULL;
   v->event = NULL;
   v->groups = 0;
+  v->extra = c->impl->device_plan ? CLG_VERDICT_EXTRA : 0;
   clg_vlayout lay;
   clg_status st = clg_verdict_layout(ctx, c, data, indices, &lay);
   if (st != CLG_SUCCESS)
@@ -182,7 +186,7 @@ clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
   cl_int err = CL_SUCCESS;
   cl_mem res = clCreateBuffer(
       ctx->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-      clg_verdict_bytes(groups), (void *)clg_verdict_zeros, &err);
+      clg_verdict_bytes(groups, v->extra), (void *)clg_verdict_zeros, &err);
   if (!res)
     return clg__fail_cl(err, "clCreateBuffer",
                         "allocating the validation verdict of indices");
@@ -219,8 +223,8 @@ void clg__verdict_release(clg_verdict *v) {
 }
 
 clg_status clg__verdict_read(const clg_verdict *v, cl_command_queue queue,
-                             cl_ulong *pos, int64_t *value) {
-  cl_ulong host[1 + 2 * CLG_VALIDATE_MAX_GROUPS];
+                             cl_ulong *pos, int64_t *value, cl_ulong *extra) {
+  cl_ulong host[1 + 2 * CLG_VALIDATE_MAX_GROUPS + CLG_VERDICT_EXTRA];
   /* Waiting first turns a failed kernel (a failed event in the caller's
    * wait list) into an error: a blocking read that waits for a failed event
    * may never return (POCL). */
@@ -229,12 +233,15 @@ clg_status clg__verdict_read(const clg_verdict *v, cl_command_queue queue,
     return clg__fail_cl(err, "clWaitForEvents",
                         "waiting for the validation verdict of indices");
   err = clEnqueueReadBuffer(queue, v->mem, CL_TRUE, 0,
-                            clg_verdict_bytes(v->groups), host, 0, NULL, NULL);
+                            clg_verdict_bytes(v->groups, v->extra), host, 0,
+                            NULL, NULL);
   if (err != CL_SUCCESS)
     return clg__fail_cl(err, "clEnqueueReadBuffer",
                         "reading the validation verdict of indices");
   *pos = CLG_VERDICT_NONE;
   *value = 0;
+  for (size_t i = 0; extra && i < CLG_VERDICT_EXTRA; ++i)
+    extra[i] = i < v->extra ? host[1 + 2 * v->groups + i] : 0;
   for (size_t g = 0; g < v->groups; ++g)
     if (host[1 + 2 * g] != CLG_VERDICT_NONE) {
       *pos = host[1 + 2 * g];
@@ -259,7 +266,7 @@ static clg_status clg_check_on_device(clg_context *ctx, const clg_checked *c,
     return st;
   cl_ulong pos = 0;
   int64_t value = 0;
-  st = clg__verdict_read(&v, queue, &pos, &value);
+  st = clg__verdict_read(&v, queue, &pos, &value, NULL);
   clg__verdict_release(&v);
   if (st != CLG_SUCCESS || pos == CLG_VERDICT_NONE)
     return st;
@@ -288,8 +295,24 @@ clg_status clg__check_index_values(clg_context *ctx, const clg_checked *c,
     return CLG_SUCCESS;
   if (indices->storage == CLG_STORAGE_HOST)
     return clg__check_host_index_values(c, data, indices, indices->host);
-  if (clg_validate_on_device(ctx, c->xf.bytes, c->xf.flags))
+  if (clg__validate_on_device(ctx, c->xf.bytes, c->xf.flags))
     return clg_check_on_device(ctx, c, queue, data, indices, num_events,
                                wait_list);
   return clg_check_read_back(c, queue, data, indices, num_events, wait_list);
+}
+
+clg_status clg__verdict_status(const clg_op_impl *impl, const clg_params *norm,
+                               const clg_tensor *data,
+                               const clg_tensor *indices, cl_ulong pos,
+                               int64_t value, const cl_ulong *extra) {
+  if (pos != CLG_VERDICT_NONE)
+    return impl->report(norm, data, indices, (size_t)pos, value);
+  /* The repeat's words, 32-bit each in the low half of a 64-bit word (a
+   * little-endian device, as every OpenCL device clgather runs on). */
+  if (extra && (uint32_t)extra[0] != 0 && impl->report_duplicate)
+    return impl->report_duplicate(norm, data, indices,
+                                  (size_t)(uint32_t)extra[2],
+                                  (size_t)(uint32_t)~(uint32_t)extra[1],
+                                  (int64_t)extra[3]);
+  return CLG_SUCCESS;
 }

@@ -3,6 +3,7 @@
 #include "run/run.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct clg_outcome {
   pthread_mutex_t lock;
@@ -10,6 +11,7 @@ struct clg_outcome {
   clg_status status; /* CLG_SUCCESS, or the failure to report (with pos) */
   cl_ulong pos;      /* first offending flat position, or CLG_VERDICT_NONE */
   int64_t value;     /* its value */
+  cl_ulong extra[CLG_VERDICT_EXTRA]; /* the operator's words: a repeat */
   /* Pending only (decided == false until the first successful wait): */
   clg_context *ctx;       /* whose verdict queue reads the verdict */
   cl_command_queue queue; /* the call's queue (retained): flushed */
@@ -96,24 +98,28 @@ clg_status clg_outcome_wait(clg_outcome *outcome) {
       pthread_mutex_unlock(&o->lock);
       return CLG_ERROR_OPENCL; /* message set by clg__verdict_queue() */
     }
-    clg_status st = clg__verdict_read(&o->verdict, own, &o->pos, &o->value);
+    clg_status st =
+        clg__verdict_read(&o->verdict, own, &o->pos, &o->value, o->extra);
     if (st != CLG_SUCCESS) {
       pthread_mutex_unlock(&o->lock);
       return st; /* may be tried again */
     }
     o->decided = true;
-    o->status = o->pos == CLG_VERDICT_NONE ? CLG_SUCCESS
-                                           : CLG_ERROR_INDEX_OUT_OF_BOUNDS;
+    o->status = o->pos != CLG_VERDICT_NONE ? CLG_ERROR_INDEX_OUT_OF_BOUNDS
+                : (uint32_t)o->extra[0] != 0 ? CLG_ERROR_DUPLICATE_INDEX
+                                             : CLG_SUCCESS;
     clg_outcome_drop(o);
   }
   clg_status status = o->status;
-  cl_ulong pos = o->pos;
+  cl_ulong pos = o->pos, extra[CLG_VERDICT_EXTRA];
   int64_t value = o->value;
+  memcpy(extra, o->extra, sizeof extra);
   pthread_mutex_unlock(&o->lock);
   if (status == CLG_SUCCESS)
     return clg__ok();
   /* The same message as the synchronous path: the operator's own report. */
-  return o->impl->report(&o->norm, &o->data, &o->indices, (size_t)pos, value);
+  return clg__verdict_status(o->impl, &o->norm, &o->data, &o->indices, pos,
+                             value, extra);
 }
 
 void clg_outcome_release(clg_outcome *outcome) {

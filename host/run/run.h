@@ -12,6 +12,8 @@
 typedef struct clg_verdict {
   cl_mem mem;
   size_t groups;
+  size_t extra; /* the operator's own 64-bit words after the groups' (its
+                 * device_plan(): CLG_VERDICT_EXTRA), zeros at first */
   cl_event event;
 } clg_verdict;
 
@@ -24,12 +26,22 @@ clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
                                 cl_command_queue queue, const clg_tensor *data,
                                 const clg_tensor *indices, cl_uint num_events,
                                 const cl_event *wait_list, clg_verdict *v);
-/* Read a verdict (blocking, on `queue`, once its kernel has completed; a
+/* Read a verdict (blocking, on `queue`, once its event has completed; a
  * kernel that failed, e.g. for a failed wait-list event, is an error): *pos
  * is the first offending flat position or CLG_VERDICT_NONE, *value its
- * value. */
+ * value; extra (NULL: not read) the operator's CLG_VERDICT_EXTRA words. */
 clg_status clg__verdict_read(const clg_verdict *v, cl_command_queue queue,
-                             cl_ulong *pos, int64_t *value);
+                             cl_ulong *pos, int64_t *value, cl_ulong *extra);
+/* What a read verdict says: CLG_SUCCESS, or the operator's report of the
+ * first out-of-bounds index, or (device_plan() words) of a repeat. */
+clg_status clg__verdict_status(const clg_op_impl *impl, const clg_params *norm,
+                               const clg_tensor *data,
+                               const clg_tensor *indices, cl_ulong pos,
+                               int64_t value, const cl_ulong *extra);
+/* Are cl_mem indices of `bytes` (buffer `flags`) checked by the validation
+ * kernel rather than read back? */
+bool clg__validate_on_device(const clg_context *ctx, size_t bytes,
+                             cl_mem_flags flags);
 void clg__verdict_release(clg_verdict *v);
 /* Get (building on first use) the validation kernel a verdict on these
  * indices uses: for plans baking. */

@@ -633,11 +633,21 @@ CLG_API clg_status clg_run(clg_context *ctx, const clg_params *params,
  * element's size (of a component, for the complex types).
  *
  * Storage, queue, wait list, event and blocking behaviour are those of
- * clg_run(); index values are always checked before anything is enqueued
- * (cl_mem indices are read back, blocking after the wait list). On any
- * error no event is returned and the output is untouched, except after an
- * OpenCL failure once a first kernel was enqueued (the copy of data into a
- * separate output, the ordering of the updates), as for clg_run().
+ * clg_run(). Where the index values are checked:
+ *  - host indices, or a host output: on the host, before anything is
+ *    enqueued (cl_mem indices are read back, blocking after the wait list);
+ *  - cl_mem indices and a cl_mem output (from 32 KiB of indices; always in
+ *    clg_scatter_async()): on the device. The validation kernel checks the
+ *    bounds, kernels compute the targets, look for repeats and sort the
+ *    updates by target, and every kernel that writes the output is gated on
+ *    their verdict: when a check fails it writes nothing. clg_scatter()
+ *    then waits for the call's commands, reads the verdict and returns the
+ *    error with the same message as the host's check; the output is
+ *    untouched (in place included).
+ * On any error no event is returned and the output is untouched, except
+ * after an OpenCL failure once a first kernel was enqueued (the copy of
+ * data into a separate output, the ordering of the updates), as for
+ * clg_run().
  *
  * Errors: those of clg_run(), plus CLG_ERROR_NULL_ARGUMENT (params, updates),
  * CLG_ERROR_INVALID_ARGUMENT (not a scatter, an unknown reduction or
@@ -776,6 +786,34 @@ CLG_API clg_status clg_outcome_wait(clg_outcome *outcome);
 /** Release an outcome, whether or not it was waited for; NULL is a no-op.
  * Does not block: the commands of the call run to completion regardless. */
 CLG_API void clg_outcome_release(clg_outcome *outcome);
+
+/**
+ * clg_scatter() in the asynchronous checked mode (as clg_run_async() for the
+ * gathers): with cl_mem indices and a cl_mem output the call waits for
+ * nothing. The validation kernel, the targets, the search for repeats and
+ * the ordering run on the device after the wait list; the kernels that
+ * write the output are gated on their verdict and write nothing when a
+ * check fails. The event completes either way; clg_outcome_wait(*outcome)
+ * gives CLG_SUCCESS, CLG_ERROR_INDEX_OUT_OF_BOUNDS or
+ * CLG_ERROR_DUPLICATE_INDEX with clg_scatter()'s message, and the output
+ * holds the result only when the event completed and the outcome is
+ * success; otherwise it is byte for byte what it was. Host indices or a
+ * host output: checked by the call itself (which then blocks, as
+ * clg_scatter()), and *outcome is an outcome already decided (success).
+ *
+ * outcome: receives a new outcome (release with clg_outcome_release());
+ * untouched on error. Everything else as clg_scatter().
+ *
+ * Errors: those of clg_scatter() that need no index value (and, for host
+ * indices or a host output, all of them), plus CLG_ERROR_NULL_ARGUMENT for
+ * a NULL outcome.
+ */
+CLG_API clg_status clg_scatter_async(
+    clg_context *ctx, const clg_params *params,
+    const clg_scatter_params *scatter, const clg_tensor *data,
+    const clg_tensor *indices, const clg_tensor *updates,
+    const clg_tensor *output, cl_command_queue queue, cl_uint num_events,
+    const cl_event *wait_list, cl_event *event, clg_outcome **outcome);
 
 /* ------------------------------------------------------------------ plans */
 

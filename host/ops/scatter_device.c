@@ -1,0 +1,220 @@
+/* The scatters' index pass on the device, for cl_mem indices and a cl_mem
+ * output: after the validation kernel has checked the bounds, kernels
+ * (kernels/scatter_index.cl) compute each entry's target, look for repeated
+ * targets (reduction none, duplicates an error: a bitmap claimed with
+ * atomics) and sort the (target, entry) pairs by target, stably, when
+ * updates must apply in order (reductions, duplicates = last) or when a
+ * repeat needs its message (the sort then runs only if one was found). No
+ * index value crosses to the host, every kernel reads the verdict first,
+ * and the scatter itself (scatter.c) is gated on it: the output stays as it
+ * was when a check fails, in place included. */
+#include "ops/scatter.h"
+#include "ops/gather_plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Pairs per sorting chunk (one work-item each) and the most chunks. */
+#define CLG_SORT_CHUNK_CPU 4096
+#define CLG_SORT_CHUNK_GPU 256
+#define CLG_SORT_MAX_CHUNKS 4096
+
+clg_status clg__scatter_device_plan(const clg_scatter_kind *kind,
+                                    const clg_params *norm,
+                                    const clg_scatter_params *sc,
+                                    const clg_tensor *data,
+                                    const clg_tensor *indices, void **state) {
+  (void)sc;
+  *state = NULL;
+  size_t entries = 0;
+  uint64_t inner = 0, ntargets = 0;
+  kind->geometry(norm, data, indices, &entries, &inner, &ntargets);
+  if (entries == 0 || (uint64_t)entries >= UINT32_MAX ||
+      ntargets > ((uint64_t)1 << 32))
+    return CLG_SUCCESS;
+  clg_scatter_state *s = CLG_CALLOC(1, sizeof *s);
+  if (!s)
+    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY, "planning a scatter");
+  s->device = true;
+  s->entries = entries;
+  s->inner = inner;
+  s->ntargets = ntargets;
+  s->index_size = clg_dtype_size(indices->dtype);
+  s->sorted = -1;
+  kind->keys(norm, data, indices, &s->keys);
+  *state = s;
+  return CLG_SUCCESS;
+}
+
+/* A scratch buffer of `bytes` for the device's index pass. */
+static clg_status clg_scratch(clg_context *ctx, size_t bytes, const char *what,
+                              cl_mem *out) {
+  cl_int err = CL_SUCCESS;
+  *out = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes ? bytes : 4,
+                        NULL, &err);
+  if (!*out)
+    return clg__fail_cl(err, "clCreateBuffer", what);
+  return CLG_SUCCESS;
+}
+
+/* One more call: kernel `name` of scatter_index.cl, one work-item per
+ * `items`; `one`: work-groups of one (each item owns a chunk of the sort,
+ * so the device's threads take chunks). */
+static clg_status clg_add(clg_context *ctx, clg_kernel_calls *calls,
+                          const char *opts, const char *name, cl_uint nargs,
+                          const size_t *sizes, const void *const *vals,
+                          size_t items, bool one) {
+  if (calls->count >= CLG_MAX_CALLS)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "internal: too many kernel calls for a scatter");
+  clg_kernel_entry *k = NULL;
+  clg_status st = clg__get_kernel(ctx, clg_kernel_scatter_index, opts, name, &k);
+  if (st != CLG_SUCCESS)
+    return st;
+  /* Per-entry kernels: whole work-groups of 64 (the kernels ignore the
+   * padding; a driver left to choose may pick groups of one). */
+  size_t grp = one || ctx->max_work_group_size < 64 ? 1 : 64;
+  size_t global[1] = {((items ? items : 1) + grp - 1) / grp * grp};
+  size_t local[1] = {grp};
+  clg__call_set(&calls->call[calls->count++], k, nargs, sizes, vals, 1, global,
+                local);
+  return CLG_SUCCESS;
+}
+
+/* The radix sort of dmem[0..1] by target, gate 0 (always, unless a check
+ * failed) or 1 (only once a repeat was found); s->sorted says where the
+ * sorted pairs end. */
+static clg_status clg_sort(clg_context *ctx, clg_scatter_state *s,
+                           const char *opts, cl_uint gate, cl_ulong vx,
+                           clg_kernel_calls *calls) {
+  bool cpu = (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
+  size_t n = s->entries;
+  size_t per = cpu ? CLG_SORT_CHUNK_CPU : CLG_SORT_CHUNK_GPU;
+  size_t chunks = n / per + (n % per != 0);
+  if (chunks > CLG_SORT_MAX_CHUNKS)
+    chunks = CLG_SORT_MAX_CHUNKS;
+  size_t chunk = n / chunks + (n % chunks != 0);
+  chunks = n / chunk + (n % chunk != 0);
+  clg_status st;
+  if (!s->dmem[2] &&
+      ((st = clg_scratch(ctx, n * 4, "the sorted scatter targets",
+                         &s->dmem[2])) != CLG_SUCCESS ||
+       (st = clg_scratch(ctx, n * 4, "the sorted scatter entries",
+                         &s->dmem[3])) != CLG_SUCCESS ||
+       (st = clg_scratch(ctx, chunks * 256 * 4, "the scatter sort's counts",
+                         &s->dmem[4])) != CLG_SUCCESS))
+    return st;
+  int bits = 1; /* the targets' width: targets < ntargets */
+  while (bits < 32 && ((uint64_t)1 << bits) < s->ntargets)
+    ++bits;
+  int passes = (bits + 7) / 8;
+  cl_ulong nn = n, ch = chunk;
+  cl_uint C = (cl_uint)chunks, total = (cl_uint)(chunks * 256);
+  int src = 0;
+  for (int p = 0; p < passes; ++p) {
+    cl_uint shift = (cl_uint)(8 * p);
+    int dst = 2 - src;
+    const void *hv[9] = {&s->dmem[src], &nn, &ch, &shift, &s->dmem[4],
+                         &C, &gate, &vx};
+    size_t hs[8] = {sizeof(cl_mem), 8, 8, 4, sizeof(cl_mem), 4, 4, 8};
+    if ((st = clg_add(ctx, calls, opts, "clg_si_hist", 8, hs, hv, chunks,
+                      true)) != CLG_SUCCESS)
+      return st;
+    const void *sv[4] = {&s->dmem[4], &total, &gate, &vx};
+    size_t ss[4] = {sizeof(cl_mem), 4, 4, 8};
+    if ((st = clg_add(ctx, calls, opts, "clg_si_scan", 4, ss, sv, 1, true)) !=
+        CLG_SUCCESS)
+      return st;
+    cl_uint iota = p == 0;
+    const void *pv[12] = {&s->dmem[src], &s->dmem[src + 1], &s->dmem[dst],
+                          &s->dmem[dst + 1], &nn, &ch, &shift, &s->dmem[4],
+                          &C, &iota, &gate, &vx};
+    size_t ps[12] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
+                     sizeof(cl_mem), 8, 8, 4, sizeof(cl_mem), 4, 4, 4, 8};
+    if ((st = clg_add(ctx, calls, opts, "clg_si_place", 12, ps, pv, chunks,
+                      true)) != CLG_SUCCESS)
+      return st;
+    src = dst;
+  }
+  s->sorted = src;
+  return CLG_SUCCESS;
+}
+
+clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
+                                     const clg_launch *l,
+                                     clg_kernel_calls *calls) {
+  clg_status st;
+  size_t n = s->entries;
+  char opts[64];
+  snprintf(opts, sizeof opts, "-DCLG_INDEX=%s",
+           s->index_size == 4 ? "int" : "long");
+  cl_ulong vx = l->verdict_extra, nn = n;
+  if (!s->dmem[0] &&
+      ((st = clg_scratch(ctx, n * 4, "the scatter targets", &s->dmem[0])) !=
+           CLG_SUCCESS ||
+       (st = clg_scratch(ctx, n * 4, "the scatter entries", &s->dmem[1])) !=
+           CLG_SUCCESS))
+    return st;
+  cl_ulong x_off = l->x->offset / s->index_size;
+  const clg_scatter_keys *k = &s->keys;
+  cl_ulong16 dims, strides;
+  for (int j = 0; j < 16; ++j) {
+    dims.s[j] = j < (int)k->rank ? k->dims[j] : 1;
+    strides.s[j] = j < (int)k->rank ? k->strides[j] : 0;
+  }
+  cl_uint r = k->rank, a = k->axis;
+  cl_ulong abound = k->abound;
+  if (k->elements) {
+    /* NDRange (the innermost merged dimension, the rest) */
+    cl_ulong n0 = k->dims[k->rank - 1], rows = n / n0;
+    size_t grp = ctx->max_work_group_size < 64 ? 1 : 64;
+    size_t global[2] = {(size_t)(n0 + grp - 1) / grp * grp, (size_t)rows};
+    size_t local[2] = {grp, 1};
+    const void *v[12] = {&l->x->mem, &x_off, &n0, &rows, &r, &dims,
+                         &strides,   &a,     &abound, &s->dmem[0], &vx};
+    size_t z[11] = {sizeof(cl_mem), 8, 8, 8, 4, sizeof dims, sizeof strides,
+                    4, 8, sizeof(cl_mem), 8};
+    clg_kernel_entry *ke = NULL;
+    if ((st = clg__get_kernel(ctx, clg_kernel_scatter_index, opts,
+                              "clg_si_keys_elements", &ke)) != CLG_SUCCESS)
+      return st;
+    clg__call_set(&calls->call[calls->count++], ke, 11, z, v, 2, global,
+                  local);
+  } else {
+    const void *v[7] = {&l->x->mem, &x_off, &nn, &r, &dims, &s->dmem[0], &vx};
+    size_t z[7] = {sizeof(cl_mem), 8, 8, 4, sizeof dims, sizeof(cl_mem), 8};
+    st = clg_add(ctx, calls, opts, "clg_si_keys_nd", 7, z, v, n, false);
+  }
+  if (st != CLG_SUCCESS)
+    return st;
+  bool detect = l->sc.reduction == CLG_REDUCTION_NONE &&
+                l->sc.duplicates == CLG_DUPLICATES_ERROR;
+  if (!detect) /* the updates apply in target order */
+    return clg_sort(ctx, s, opts, 0, vx, calls);
+
+  /* Repeats: a bit per target, claimed; then, only if one was found, the
+   * sort and the exact first repeat in the C order of entries. */
+  cl_ulong words = s->ntargets / 32 + 1;
+  if (!s->dmem[5] &&
+      (st = clg_scratch(ctx, (size_t)words * 4, "the scatter targets' bitmap",
+                        &s->dmem[5])) != CLG_SUCCESS)
+    return st;
+  const void *zv[3] = {&s->dmem[5], &words, &vx};
+  size_t zs[3] = {sizeof(cl_mem), 8, 8};
+  const void *cv[4] = {&s->dmem[0], &nn, &s->dmem[5], &vx};
+  size_t cs[4] = {sizeof(cl_mem), 8, sizeof(cl_mem), 8};
+  if ((st = clg_add(ctx, calls, opts, "clg_si_zero", 3, zs, zv, (size_t)words,
+                    false)) != CLG_SUCCESS ||
+      (st = clg_add(ctx, calls, opts, "clg_si_claim", 4, cs, cv, n, false)) !=
+          CLG_SUCCESS ||
+      (st = clg_sort(ctx, s, opts, 1, vx, calls)) != CLG_SUCCESS)
+    return st;
+  int p = s->sorted;
+  s->sorted = -1; /* the scatter reads the targets in entry order */
+  const void *mv[4] = {&s->dmem[p], &s->dmem[p + 1], &nn, &vx};
+  size_t ms[4] = {sizeof(cl_mem), sizeof(cl_mem), 8, 8};
+  if ((st = clg_add(ctx, calls, opts, "clg_si_later", 4, ms, mv, n, false)) !=
+      CLG_SUCCESS)
+    return st;
+  return clg_add(ctx, calls, opts, "clg_si_first", 4, ms, mv, n, false);
+}

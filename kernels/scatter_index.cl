@@ -1,0 +1,213 @@
+/* The scatters' index pass on the device, for cl_mem indices (host/ops/
+ * scatter_device.c): targets, repeated targets and the order updates apply
+ * in, computed where the indices are, after the validation kernel
+ * (kernels/validate.cl) has checked their bounds.
+ *
+ * Every kernel takes the verdict buffer last (the validation kernel's, with
+ * four more 64-bit words at word `vx`):
+ *   verdict[0]             (uint) set: some check failed, write nothing
+ *   ((uint*)verdict)[2vx]  set: two entries share a target (reduction none)
+ *   ((uint*)verdict)[2vx+2] ~ the smallest entry whose target an earlier
+ *                          entry has (0: none yet; atomic_max of the
+ *                          complement, so the buffer starts as zeros)
+ *   ((uint*)verdict)[2vx+4] the earliest entry with that target
+ *   ((ulong*)verdict)[vx+3] that target
+ * `gate` 0: run only while verdict[0] is clear; 1: run only once a repeat
+ * was found (the exact search for the message).
+ *
+ * Targets and entries are uint: the host takes this path only for fewer
+ * than 2^32 - 1 entries and at most 2^32 targets.
+ *
+ * The sort is a least-significant-digit radix sort by target, 8 bits a
+ * pass, of (target, entry) pairs: work-item g of C owns the g-th chunk of
+ * the pairs and walks it in order, so equal targets keep the order of
+ * their entries (stable), and the result is the same on every device and
+ * every run. */
+
+#ifndef CLG_INDEX
+#error "build with -DCLG_INDEX=int|long"
+#endif
+
+#define CLG_SI_DUP(v, vx) ((v)[2 * (vx)])
+#define CLG_SI_GATE(v, vx, gate)                                               \
+  if ((gate) == 0 ? (v)[0] != 0 : CLG_SI_DUP(v, vx) == 0)                      \
+    return;
+
+/* ScatterND: entry e is the tuple x[e*m .. e*m+m-1]; its target, the
+ * slice's index over data.shape[:m], is dims-mixed-radix. */
+kernel void clg_si_keys_nd(global const index_t *restrict x, ulong x_off,
+                           ulong n, uint m, ulong16 dims,
+                           global uint *restrict keys, ulong vx,
+                           global uint *verdict) {
+  const size_t e = get_global_id(0);
+  if (e >= n)
+    return;
+  CLG_SI_GATE(verdict, vx, 0)
+  if (m == 1) {
+    const long v = (long)x[x_off + e];
+    keys[e] = (uint)(v < 0 ? v + (long)dims.s0 : v);
+    return;
+  }
+  ulong d[16];
+  vstore16(dims, 0, d);
+  ulong t = 0;
+  for (uint j = 0; j < m; ++j) {
+    long v = (long)x[x_off + e * m + j];
+    if (v < 0)
+      v += (long)d[j];
+    t = t * d[j] + (ulong)v;
+  }
+  keys[e] = (uint)t;
+}
+
+/* ScatterElements: entry e is x[e]; its coordinates in indices' (merged)
+ * shape `dims` (rank r), with the one on the axis `a` replaced by the index
+ * value, weighted by data's `strides`, give its target element. NDRange
+ * (dims[r-1], the rest): no division for the innermost dimension, and none
+ * at all up to rank 2. */
+kernel void clg_si_keys_elements(global const index_t *restrict x, ulong x_off,
+                                 ulong n0, ulong rows, uint r, ulong16 dims,
+                                 ulong16 strides, uint a, ulong abound,
+                                 global uint *restrict keys, ulong vx,
+                                 global uint *verdict) {
+  const size_t j = get_global_id(0), row = get_global_id(1);
+  if (j >= n0 || row >= rows)
+    return;
+  CLG_SI_GATE(verdict, vx, 0)
+  const size_t e = row * n0 + j;
+  const long v = (long)x[x_off + e];
+  const ulong value = (ulong)(v < 0 ? v + (long)abound : v);
+  ulong t;
+  if (r == 1)
+    t = value * strides.s0;
+  else if (r == 2)
+    t = (a == 0 ? value : (ulong)row) * strides.s0 +
+        (a == 1 ? value : (ulong)j) * strides.s1;
+  else {
+    ulong d[16], s[16];
+    vstore16(dims, 0, d);
+    vstore16(strides, 0, s);
+    ulong rest = row;
+    t = (a == r - 1 ? value : (ulong)j) * s[r - 1];
+    for (int i = (int)r - 2; i >= 0; --i) {
+      ulong c = rest % d[i];
+      rest /= d[i];
+      t += ((uint)i == a ? value : c) * s[i];
+    }
+  }
+  keys[e] = (uint)t;
+}
+
+/* A bitmap of `words` words, cleared. */
+kernel void clg_si_zero(global uint *restrict bits, ulong words, ulong vx,
+                        global uint *verdict) {
+  const size_t i = get_global_id(0);
+  if (i >= words)
+    return;
+  CLG_SI_GATE(verdict, vx, 0)
+  bits[i] = 0;
+}
+
+/* Reduction none, duplicates an error: each entry claims its target's bit;
+ * finding it set means a repeat (which entry finds it depends on the
+ * schedule; the message comes from the sorted search below). */
+kernel void clg_si_claim(global const uint *restrict keys, ulong n,
+                         global uint *bits, ulong vx, global uint *verdict) {
+  const size_t e = get_global_id(0);
+  if (e >= n)
+    return;
+  CLG_SI_GATE(verdict, vx, 0)
+  const uint t = keys[e], bit = 1u << (t & 31u);
+  if (atomic_or(&bits[t >> 5], bit) & bit) {
+    atomic_xchg(&CLG_SI_DUP(verdict, vx), 1u);
+    atomic_xchg(&verdict[0], 1u);
+  }
+}
+
+/* Radix pass, 1: the count of each digit in each chunk, hist[d * C + g]. */
+kernel void clg_si_hist(global const uint *restrict keys, ulong n, ulong chunk,
+                        uint shift, global uint *restrict hist, uint C,
+                        uint gate, ulong vx, global uint *verdict) {
+  const uint g = (uint)get_global_id(0);
+  if (g >= C)
+    return;
+  CLG_SI_GATE(verdict, vx, gate)
+  uint count[256];
+  for (uint d = 0; d < 256; ++d)
+    count[d] = 0;
+  ulong end = (g + 1) * chunk < n ? (g + 1) * chunk : n;
+  for (ulong i = g * chunk; i < end; ++i)
+    ++count[(keys[i] >> shift) & 255u];
+  for (uint d = 0; d < 256; ++d)
+    hist[d * C + g] = count[d];
+}
+
+/* Radix pass, 2: the counts in (digit, chunk) order, exclusively summed:
+ * where each chunk's pairs of each digit go. One work-item. */
+kernel void clg_si_scan(global uint *restrict hist, uint total, uint gate,
+                        ulong vx, global uint *verdict) {
+  if (get_global_id(0) != 0)
+    return;
+  CLG_SI_GATE(verdict, vx, gate)
+  uint sum = 0;
+  for (uint i = 0; i < total; ++i) {
+    const uint c = hist[i];
+    hist[i] = sum;
+    sum += c;
+  }
+}
+
+/* Radix pass, 3: each chunk's pairs to their places, in order (stable).
+ * `iota`: the first pass, whose entries are the positions themselves. */
+kernel void clg_si_place(global const uint *restrict keys,
+                         global const uint *restrict vals,
+                         global uint *restrict keys2,
+                         global uint *restrict vals2, ulong n, ulong chunk,
+                         uint shift, global const uint *restrict hist, uint C,
+                         uint iota, uint gate, ulong vx,
+                         global uint *verdict) {
+  const uint g = (uint)get_global_id(0);
+  if (g >= C)
+    return;
+  CLG_SI_GATE(verdict, vx, gate)
+  uint next[256];
+  for (uint d = 0; d < 256; ++d)
+    next[d] = hist[d * C + g];
+  ulong end = (g + 1) * chunk < n ? (g + 1) * chunk : n;
+  for (ulong i = g * chunk; i < end; ++i) {
+    const uint k = keys[i], p = next[(k >> shift) & 255u]++;
+    keys2[p] = k;
+    vals2[p] = iota ? (uint)i : vals[i]; /* the first pass: entries */
+  }
+}
+
+/* The message of a repeat, 1: sorted pairs i-1, i with one target make
+ * entry vals[i] a later one; the smallest such entry. */
+kernel void clg_si_later(global const uint *restrict keys,
+                         global const uint *restrict vals, ulong n, ulong vx,
+                         global uint *verdict) {
+  const size_t i = get_global_id(0);
+  if (i == 0 || i >= n)
+    return;
+  CLG_SI_GATE(verdict, vx, 1)
+  if (keys[i] == keys[i - 1])
+    atomic_max(&verdict[2 * vx + 2], ~vals[i]);
+}
+
+/* The message of a repeat, 2: the earliest entry with the later one's
+ * target (the head of its run in the sorted pairs), and the target. */
+kernel void clg_si_first(global const uint *restrict keys,
+                         global const uint *restrict vals, ulong n, ulong vx,
+                         global uint *verdict) {
+  const size_t i = get_global_id(0);
+  if (i >= n)
+    return;
+  CLG_SI_GATE(verdict, vx, 1)
+  if (vals[i] != ~verdict[2 * vx + 2])
+    return;
+  size_t h = i;
+  while (h > 0 && keys[h - 1] == keys[i])
+    --h;
+  verdict[2 * vx + 4] = vals[h];
+  ((global ulong *)verdict)[vx + 3] = keys[i];
+}
