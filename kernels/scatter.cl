@@ -11,6 +11,7 @@
  *             6 uchar, 7 short, 8 ushort, 9 int, 10 uint, 11 long, 12 ulong,
  *             13 bool (uchar 0/1), 14 complex64 (float2), 15 complex128
  *             (double2)
+ *   CLG_VEC   with CLG_VECT float|double: elements per vector (add, mul)
  *   CLG_POS   targets' and entries' type: long (host index pass) or uint
  *   CLG_GATED the gate of the asynchronous checked mode (kernels/prelude.cl)
  *   CLG_RED   reduction: 0 none, 1 add, 2 mul, 3 min, 4 max
@@ -53,7 +54,14 @@ typedef CLG_POS pos_t;
 
 /* ------------------------------------------------- element type, access */
 
-#if CLG_KIND == 0
+#define CLG_CAT2(a, b) a##b
+#define CLG_CAT(a, b) CLG_CAT2(a, b)
+#if defined(CLG_VEC) && (CLG_KIND == 1 || CLG_KIND == 2)
+/* float / double add or mul, CLG_VEC elements a vector (the host passes
+ * offsets and inner in vectors): the same operation lane by lane, so the
+ * same rounding as one element at a time. */
+typedef CLG_CAT(CLG_VECT, CLG_VEC) elem_t;
+#elif CLG_KIND == 0
 typedef CLG_UNIT elem_t;
 #elif CLG_KIND == 1
 typedef float elem_t;

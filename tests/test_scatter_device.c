@@ -36,6 +36,7 @@ typedef struct sd_case {
   int32_t r, q;
   int64_t ds[4], is[4];
   bool in_place;
+  size_t offset; /* bytes into every buffer, plus 16 */
 } sd_case;
 
 static int32_t sd_updates_shape(const sd_case *c, int64_t *us) {
@@ -72,7 +73,7 @@ static void sd_call(const sd_case *c, const float *data, const void *idx,
   int64_t us[8];
   int32_t ur = sd_updates_shape(c, us);
   size_t dn = (size_t)tu_numel(c->r, c->ds);
-  tu_storage buf = {CLG_STORAGE_BUFFER, 16, false, false};
+  tu_storage buf = {CLG_STORAGE_BUFFER, 16 + c->offset, false, false};
   tu_storage host = {CLG_STORAGE_HOST, 0, false, false};
   tu_tensor td, tx, tu, to;
   tu_tensor_init(&td, CLG_DTYPE_FLOAT, c->r, c->ds, buf, data);
@@ -271,6 +272,46 @@ Test(scatter_device, three_pass_sort) {
     cr_expect_eq(dev.st, CLG_SUCCESS, "%s", dev.msg);
     cr_expect_eq(tu_first_diff(dev.out, want, dn * sizeof *want), -1,
                  "reduction %d", red);
+    free(dev.out);
+    free(want);
+    free(data);
+    free(idx);
+    free(upd);
+  }
+}
+
+/* float add and mul on whole vectors of a target (32-byte aligned
+ * offsets, targets of a multiple of 8 floats) and not. */
+Test(scatter_device, vector_lanes) {
+  setenv("CLGATHER_TEST_DEVICE_VALIDATION", "always", 1);
+  tu_rng rng = tu_rng_make(15);
+  for (int k = 0; k < 8; ++k) {
+    sd_case c;
+    memset(&c, 0, sizeof c);
+    c.op = CLG_OP_SCATTER_ND;
+    c.sp.reduction = k % 2 ? CLG_REDUCTION_MUL : CLG_REDUCTION_ADD;
+    c.idt = CLG_DTYPE_INT64;
+    c.r = 2;
+    c.ds[0] = 50;
+    c.ds[1] = k < 6 ? 8 * (k + 1) : 12;
+    c.q = 2;
+    c.is[0] = 400;
+    c.is[1] = 1;
+    c.in_place = k % 3 != 0;
+    c.offset = k % 4 == 3 ? 0 : 16; /* 16 + 16: 32-byte aligned */
+    float *data, *upd;
+    void *idx;
+    sd_inputs(&c, &rng, &data, &idx, &upd);
+    size_t dn = (size_t)tu_numel(c.r, c.ds);
+    float *want = malloc(dn * sizeof *want);
+    cr_assert(want);
+    memcpy(want, data, dn * sizeof *want);
+    cr_assert_eq(sd_reference(&c, want, idx, upd), REF_OK);
+    sd_run dev;
+    sd_call(&c, data, idx, upd, true, false, &dev);
+    cr_expect_eq(dev.st, CLG_SUCCESS, "%s", dev.msg);
+    cr_expect_eq(tu_first_diff(dev.out, want, dn * sizeof *want), -1,
+                 "case %d", k);
     free(dev.out);
     free(want);
     free(data);

@@ -286,7 +286,7 @@ static clg_status clg_device_apply(clg_context *ctx,
                                    const clg_scatter_state *s,
                                    const clg_launch *l, const char *opts,
                                    bool loop, size_t unit, size_t per,
-                                   size_t units_per_elem,
+                                   size_t units_per_elem, size_t vec,
                                    clg_kernel_calls *calls) {
   bool sorted = s->sorted >= 0;
   clg_kernel_entry *k = NULL;
@@ -295,8 +295,9 @@ static clg_status clg_device_apply(clg_context *ctx,
       sorted ? "clg_scatter_sorted" : "clg_scatter_direct", &k);
   if (st != CLG_SUCCESS)
     return st;
-  cl_ulong oo = l->o->offset / unit / per, uo = l->u->offset / unit / per;
-  cl_ulong inner = s->inner * units_per_elem, items = s->entries;
+  cl_ulong oo = l->o->offset / unit / per / vec,
+           uo = l->u->offset / unit / per / vec;
+  cl_ulong inner = s->inner * units_per_elem / vec, items = s->entries;
   bool small = ctx->max_work_group_size < CLG_SCATTER_LOCAL;
   size_t padded = small ? (size_t)items : clg_round_up(items);
   size_t grp = small ? 1 : CLG_SCATTER_LOCAL;
@@ -397,9 +398,23 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
            "-DCLG_KIND=%d -DCLG_RED=%d -DCLG_UNIT=%s -DCLG_LOOP=%d%s%s", kind,
            (int)red, clg__unit_type(unit), loop ? 1 : 0,
            s->device ? " -DCLG_POS=uint" : "", gate);
-  if (s->device)
+  if (s->device) {
+    /* float / double add and mul on a CPU: CLG_VEC elements at a time
+     * along a target (32 bytes), where inner and the offsets allow. */
+    size_t vec = 32 / esize, vb = 32;
+    bool vectors = loop && (kind == 1 || kind == 2) &&
+                   (red == CLG_REDUCTION_ADD || red == CLG_REDUCTION_MUL) &&
+                   s->inner % vec == 0 && l->o->offset % vb == 0 &&
+                   l->o->align % vb == 0 && l->u->offset % vb == 0 &&
+                   l->u->align % vb == 0;
+    if (vectors) {
+      size_t len = strlen(opts);
+      snprintf(opts + len, sizeof opts - len, " -DCLG_VEC=%zu -DCLG_VECT=%s",
+               vec, kind == 1 ? "float" : "double");
+    }
     return clg_device_apply(ctx, s, l, opts, loop, unit, per, units_per_elem,
-                            calls);
+                            vectors ? vec : 1, calls);
+  }
   bool seg = s->segments > 0, reduce = seg && red != CLG_REDUCTION_NONE;
   clg_kernel_entry *k = NULL;
   if ((st = clg__get_kernel(ctx, clg_kernel_scatter, opts,
