@@ -182,32 +182,42 @@ kernel void clg_si_place(global const uint *restrict keys,
 }
 
 /* The message of a repeat, 1: sorted pairs i-1, i with one target make
- * entry vals[i] a later one; the smallest such entry. */
+ * entry vals[i] a later one; the smallest such entry. Work-item g looks at
+ * positions [g * chunk, (g + 1) * chunk). */
 kernel void clg_si_later(global const uint *restrict keys,
-                         global const uint *restrict vals, ulong n, ulong vx,
-                         global uint *verdict) {
-  const size_t i = get_global_id(0);
-  if (i == 0 || i >= n)
+                         global const uint *restrict vals, ulong n,
+                         ulong chunk, ulong vx, global uint *verdict) {
+  const ulong g = get_global_id(0), begin = g * chunk;
+  if (begin >= n)
     return;
   CLG_SI_GATE(verdict, vx, 1)
-  if (keys[i] == keys[i - 1])
-    atomic_max(&verdict[2 * vx + 2], ~vals[i]);
+  const ulong end = begin + chunk < n ? begin + chunk : n;
+  uint best = 0; /* the complement of the smallest later entry seen */
+  for (ulong i = begin > 0 ? begin : 1; i < end; ++i)
+    if (keys[i] == keys[i - 1] && ~vals[i] > best)
+      best = ~vals[i];
+  if (best)
+    atomic_max(&verdict[2 * vx + 2], best);
 }
 
 /* The message of a repeat, 2: the earliest entry with the later one's
  * target (the head of its run in the sorted pairs), and the target. */
 kernel void clg_si_first(global const uint *restrict keys,
-                         global const uint *restrict vals, ulong n, ulong vx,
-                         global uint *verdict) {
-  const size_t i = get_global_id(0);
-  if (i >= n)
+                         global const uint *restrict vals, ulong n,
+                         ulong chunk, ulong vx, global uint *verdict) {
+  const ulong g = get_global_id(0), begin = g * chunk;
+  if (begin >= n)
     return;
   CLG_SI_GATE(verdict, vx, 1)
-  if (vals[i] != ~verdict[2 * vx + 2])
-    return;
-  size_t h = i;
-  while (h > 0 && keys[h - 1] == keys[i])
-    --h;
-  verdict[2 * vx + 4] = vals[h];
-  ((global ulong *)verdict)[vx + 3] = keys[i];
+  const ulong end = begin + chunk < n ? begin + chunk : n;
+  const uint later = ~verdict[2 * vx + 2];
+  for (ulong i = begin; i < end; ++i) {
+    if (vals[i] != later)
+      continue;
+    ulong h = i;
+    while (h > 0 && keys[h - 1] == keys[i])
+      --h;
+    verdict[2 * vx + 4] = vals[h];
+    ((global ulong *)verdict)[vx + 3] = keys[i];
+  }
 }

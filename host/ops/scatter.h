@@ -62,6 +62,7 @@ typedef struct clg_scatter_state {
   cl_mem dmem[6]; /* keys, entries, their sorted copies, histogram, bitmap */
   int sorted;     /* which pair of dmem holds the sorted pairs: 0 or 2;
                    * -1: not sorted (direct) */
+  size_t chunk, chunks; /* the sort's: pairs per work-item, work-items */
 } clg_scatter_state;
 
 /* The device_plan() of a scatter of `kind` (cl_mem indices, a cl_mem

@@ -95,6 +95,8 @@ static clg_status clg_sort(clg_context *ctx, clg_scatter_state *s,
     chunks = CLG_SORT_MAX_CHUNKS;
   size_t chunk = n / chunks + (n % chunks != 0);
   chunks = n / chunk + (n % chunk != 0);
+  s->chunk = chunk;
+  s->chunks = chunks;
   clg_status st;
   if (!s->dmem[2] &&
       ((st = clg_scratch(ctx, n * 4, "the sorted scatter targets",
@@ -211,10 +213,12 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
     return st;
   int p = s->sorted;
   s->sorted = -1; /* the scatter reads the targets in entry order */
-  const void *mv[4] = {&s->dmem[p], &s->dmem[p + 1], &nn, &vx};
-  size_t ms[4] = {sizeof(cl_mem), sizeof(cl_mem), 8, 8};
-  if ((st = clg_add(ctx, calls, opts, "clg_si_later", 4, ms, mv, n, false)) !=
-      CLG_SUCCESS)
+  /* A chunk of sorted positions per work-item, as the sort's. */
+  cl_ulong ch = s->chunk;
+  const void *mv[5] = {&s->dmem[p], &s->dmem[p + 1], &nn, &ch, &vx};
+  size_t ms[5] = {sizeof(cl_mem), sizeof(cl_mem), 8, 8, 8};
+  if ((st = clg_add(ctx, calls, opts, "clg_si_later", 5, ms, mv, s->chunks,
+                    true)) != CLG_SUCCESS)
     return st;
-  return clg_add(ctx, calls, opts, "clg_si_first", 4, ms, mv, n, false);
+  return clg_add(ctx, calls, opts, "clg_si_first", 5, ms, mv, s->chunks, true);
 }
