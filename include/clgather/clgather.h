@@ -771,13 +771,16 @@ CLG_API clg_status clg_run_async(clg_context *ctx, const clg_params *params,
  * them), on a queue of the context's that holds nothing else, so it never
  * waits for commands enqueued after the call; the caller's queue is only
  * flushed. It does not wait for the gather kernel: wait for the call's event
- * for that. The outcome refers to the call's clg_context, which must not be
+ * for that. For clg_scatter_async() the verdict also holds the repeated
+ * targets (CLG_ERROR_DUPLICATE_INDEX, with clg_scatter()'s message), and is
+ * complete when the call's last command is: it waits for that. The outcome
+ * refers to the call's clg_context, which must not be
  * destroyed before the outcome is released.
  * May be called any number of times, from any thread; each call returns the
  * same status and sets the same message.
  *
  * Errors: CLG_ERROR_NULL_ARGUMENT (outcome), CLG_ERROR_INDEX_OUT_OF_BOUNDS,
- * CLG_ERROR_OPENCL (waiting for or reading the verdict failed, e.g. because
+ * CLG_ERROR_DUPLICATE_INDEX (clg_scatter_async()), CLG_ERROR_OPENCL (waiting for or reading the verdict failed, e.g. because
  * an event of the call's wait list failed: the output's state is then
  * unknown; a later wait tries again).
  */
