@@ -335,40 +335,15 @@ clg_status clg_run_async(clg_context *ctx, const clg_params *params,
   return clg__run(&call);
 }
 
-clg_status clg_scatter(clg_context *ctx, const clg_params *params,
-                       const clg_scatter_params *scatter,
-                       const clg_tensor *data, const clg_tensor *indices,
-                       const clg_tensor *updates, const clg_tensor *output,
-                       cl_command_queue queue, cl_uint num_events,
-                       const cl_event *wait_list, cl_event *event) {
+/* clg_scatter() and clg_scatter_async() (outcome not NULL). */
+static clg_status clg_scatter_call(
+    clg_context *ctx, const clg_params *params,
+    const clg_scatter_params *scatter, const clg_tensor *data,
+    const clg_tensor *indices, const clg_tensor *updates,
+    const clg_tensor *output, cl_command_queue queue, cl_uint num_events,
+    const cl_event *wait_list, cl_event *event, clg_outcome **outcome) {
   if (!params)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "params is NULL");
-  clg_call call = {.ctx = ctx,
-                   .params = params,
-                   .data = data,
-                   .indices = indices,
-                   .updates = updates,
-                   .output = output,
-                   .is_scatter = true,
-                   .scatter = scatter,
-                   .queue = queue,
-                   .num_events = num_events,
-                   .wait_list = wait_list,
-                   .event = event};
-  return clg__run(&call);
-}
-
-clg_status clg_scatter_async(clg_context *ctx, const clg_params *params,
-                             const clg_scatter_params *scatter,
-                             const clg_tensor *data, const clg_tensor *indices,
-                             const clg_tensor *updates,
-                             const clg_tensor *output, cl_command_queue queue,
-                             cl_uint num_events, const cl_event *wait_list,
-                             cl_event *event, clg_outcome **outcome) {
-  if (!params)
-    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "params is NULL");
-  if (!outcome)
-    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "outcome is NULL");
   clg_call call = {.ctx = ctx,
                    .params = params,
                    .data = data,
@@ -383,6 +358,30 @@ clg_status clg_scatter_async(clg_context *ctx, const clg_params *params,
                    .event = event,
                    .outcome = outcome};
   return clg__run(&call);
+}
+
+clg_status clg_scatter(clg_context *ctx, const clg_params *params,
+                       const clg_scatter_params *scatter,
+                       const clg_tensor *data, const clg_tensor *indices,
+                       const clg_tensor *updates, const clg_tensor *output,
+                       cl_command_queue queue, cl_uint num_events,
+                       const cl_event *wait_list, cl_event *event) {
+  return clg_scatter_call(ctx, params, scatter, data, indices, updates,
+                          output, queue, num_events, wait_list, event, NULL);
+}
+
+clg_status clg_scatter_async(clg_context *ctx, const clg_params *params,
+                             const clg_scatter_params *scatter,
+                             const clg_tensor *data, const clg_tensor *indices,
+                             const clg_tensor *updates,
+                             const clg_tensor *output, cl_command_queue queue,
+                             cl_uint num_events, const cl_event *wait_list,
+                             cl_event *event, clg_outcome **outcome) {
+  if (params && !outcome)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "outcome is NULL");
+  return clg_scatter_call(ctx, params, scatter, data, indices, updates,
+                          output, queue, num_events, wait_list, event,
+                          outcome);
 }
 
 clg_status clg__bake(clg_context *ctx, const clg_checked *c,
