@@ -44,6 +44,8 @@ typedef struct clg_launch {
   cl_command_queue queue;
   cl_uint num_events;
   const cl_event *wait_list;
+  bool baking; /* a plan being baked (clg__bake): prepare() builds its
+                * kernels and allocates, uploads and launches nothing */
 } clg_launch;
 
 /* The kernel calls an operator's prepare() sets up, run in order on one

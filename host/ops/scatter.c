@@ -334,6 +334,17 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
   calls->count = 0;
   clg_dtype dtype = l->data->dtype;
   clg_reduction red = l->sc.reduction;
+  /* A plan being baked with no device plan: the host's plan is made of
+   * index values, so its kernels are built for a stand-in (one entry; in
+   * target order when the updates must apply in order). */
+  clg_scatter_state stand_in;
+  if (!s && l->baking) {
+    bool ordered =
+        red != CLG_REDUCTION_NONE || l->sc.duplicates == CLG_DUPLICATES_LAST;
+    stand_in = (clg_scatter_state){
+        .entries = 1, .inner = 1, .segments = ordered ? 1 : 0, .sorted = -1};
+    s = &stand_in;
+  }
   int kind = clg_kind(dtype, red);
   if (kind < 0)
     return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
@@ -363,7 +374,8 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
                        "bytes (the %s element%s)",
                        names[i], st3[i]->offset, unit, clg_dtype_name(dtype),
                        per == 2 ? "'s component" : "");
-  bool in_place = l->d->mem == l->o->mem && l->d->offset == l->o->offset;
+  bool in_place = l->d == l->o || (!l->baking && l->d->mem == l->o->mem &&
+                                    l->d->offset == l->o->offset);
   char opts[192];
   const char *gate = gated ? " -DCLG_GATED" : "";
   clg_status st;
@@ -428,7 +440,7 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
   cl_ulong inner = s->inner * units_per_elem;
   size_t row_bytes = (size_t)s->inner * esize;
   size_t pu = clg__copy_unit_max(row_bytes, l->u->align, 0, 64);
-  if (l->d->mem && !s->mem[0]) { /* NULL mems: a plan being baked */
+  if (!l->baking && !s->mem[0]) {
     cl_int err = CL_SUCCESS;
     if (!seg)
       st = clg_upload(ctx, s->targets, s->entries, "the scatter targets",

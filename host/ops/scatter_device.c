@@ -46,10 +46,13 @@ clg_status clg__scatter_device_plan(const clg_scatter_kind *kind,
   return CLG_SUCCESS;
 }
 
-/* A scratch buffer of `bytes` for the device's index pass. */
-static clg_status clg_scratch(clg_context *ctx, size_t bytes, const char *what,
-                              cl_mem *out) {
+/* A scratch buffer of `bytes` for the device's index pass (none for a plan
+ * being baked: its calls are never launched). */
+static clg_status clg_scratch(clg_context *ctx, const clg_launch *l,
+                              size_t bytes, const char *what, cl_mem *out) {
   cl_int err = CL_SUCCESS;
+  if (l->baking)
+    return CLG_SUCCESS;
   *out = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes ? bytes : 4,
                         NULL, &err);
   if (!*out)
@@ -84,7 +87,8 @@ static clg_status clg_add(clg_context *ctx, clg_kernel_calls *calls,
 /* The radix sort of dmem[0..1] by target, gate 0 (always, unless a check
  * failed) or 1 (only once a repeat was found); s->sorted says where the
  * sorted pairs end. */
-static clg_status clg_sort(clg_context *ctx, clg_scatter_state *s,
+static clg_status clg_sort(clg_context *ctx, const clg_launch *l,
+                           clg_scatter_state *s,
                            const char *opts, cl_uint gate, cl_ulong vx,
                            clg_kernel_calls *calls) {
   bool cpu = (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
@@ -99,11 +103,11 @@ static clg_status clg_sort(clg_context *ctx, clg_scatter_state *s,
   s->chunks = chunks;
   clg_status st;
   if (!s->dmem[2] &&
-      ((st = clg_scratch(ctx, n * 4, "the sorted scatter targets",
+      ((st = clg_scratch(ctx, l, n * 4, "the sorted scatter targets",
                          &s->dmem[2])) != CLG_SUCCESS ||
-       (st = clg_scratch(ctx, n * 4, "the sorted scatter entries",
+       (st = clg_scratch(ctx, l, n * 4, "the sorted scatter entries",
                          &s->dmem[3])) != CLG_SUCCESS ||
-       (st = clg_scratch(ctx, chunks * 256 * 4, "the scatter sort's counts",
+       (st = clg_scratch(ctx, l, chunks * 256 * 4, "the scatter sort's counts",
                          &s->dmem[4])) != CLG_SUCCESS))
     return st;
   int bits = 1; /* the targets' width: targets < ntargets */
@@ -152,9 +156,9 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
            s->index_size == 4 ? "int" : "long");
   cl_ulong vx = l->verdict_extra, nn = n;
   if (!s->dmem[0] &&
-      ((st = clg_scratch(ctx, n * 4, "the scatter targets", &s->dmem[0])) !=
+      ((st = clg_scratch(ctx, l, n * 4, "the scatter targets", &s->dmem[0])) !=
            CLG_SUCCESS ||
-       (st = clg_scratch(ctx, n * 4, "the scatter entries", &s->dmem[1])) !=
+       (st = clg_scratch(ctx, l, n * 4, "the scatter entries", &s->dmem[1])) !=
            CLG_SUCCESS))
     return st;
   cl_ulong x_off = l->x->offset / s->index_size;
@@ -192,13 +196,13 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
   bool detect = l->sc.reduction == CLG_REDUCTION_NONE &&
                 l->sc.duplicates == CLG_DUPLICATES_ERROR;
   if (!detect) /* the updates apply in target order */
-    return clg_sort(ctx, s, opts, 0, vx, calls);
+    return clg_sort(ctx, l, s, opts, 0, vx, calls);
 
   /* Repeats: a bit per target, claimed; then, only if one was found, the
    * sort and the exact first repeat in the C order of entries. */
   cl_ulong words = s->ntargets / 32 + 1;
   if (!s->dmem[5] &&
-      (st = clg_scratch(ctx, (size_t)words * 4, "the scatter targets' bitmap",
+      (st = clg_scratch(ctx, l, (size_t)words * 4, "the scatter targets' bitmap",
                         &s->dmem[5])) != CLG_SUCCESS)
     return st;
   const void *zv[3] = {&s->dmem[5], &words, &vx};
@@ -209,7 +213,7 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
                     false)) != CLG_SUCCESS ||
       (st = clg_add(ctx, calls, opts, "clg_si_claim", 4, cs, cv, n, false)) !=
           CLG_SUCCESS ||
-      (st = clg_sort(ctx, s, opts, 1, vx, calls)) != CLG_SUCCESS)
+      (st = clg_sort(ctx, l, s, opts, 1, vx, calls)) != CLG_SUCCESS)
     return st;
   int p = s->sorted;
   s->sorted = -1; /* the scatter reads the targets in entry order */

@@ -394,24 +394,46 @@ clg_status clg__bake(clg_context *ctx, const clg_checked *c,
     return st;
   if (of->bytes == 0)
     return CLG_SUCCESS;
-  /* The kernels for the templates' offsets (host memory: aligned). */
+  /* The kernels for the templates' offsets (host memory: aligned). Nothing
+   * is allocated and nothing launched (l.baking). */
   clg_launch l;
   clg_launch_init(&l, c, in, output);
   l.of = *of;
+  l.baking = true;
   clg_staged staged[CLG_MAX_INPUTS], o;
-  for (int k = 0; k < c->num_inputs; ++k) {
-    size_t off = in[k]->storage == CLG_STORAGE_BUFFER ? in[k]->offset : 0;
-    staged[k] = (clg_staged){NULL, off, k == CLG_IN_INDICES ? 0 : off, false,
-                             false};
-    l.ins[k] = &staged[k];
-  }
   size_t off = output->storage == CLG_STORAGE_BUFFER ? output->offset : 0;
   o = (clg_staged){NULL, off, off, false, false};
   l.o = &o;
-  clg_kernel_calls calls;
+  for (int k = 0; k < c->num_inputs; ++k) {
+    off = in[k]->storage == CLG_STORAGE_BUFFER ? in[k]->offset : 0;
+    staged[k] = (clg_staged){NULL, off, k == CLG_IN_INDICES ? 0 : off, false,
+                             false};
+    l.ins[k] = &staged[k];
+    /* In place when the templates already say so (storage they share). */
+    bool known = in[k]->storage == CLG_STORAGE_BUFFER ? in[k]->buffer != NULL
+                                                      : in[k]->host != NULL;
+    if (known && c->impl->output_may_alias && c->impl->output_may_alias(k) &&
+        clg__same_storage(in[k], c->inf[k].bytes, output, of->bytes))
+      l.ins[k] = &o;
+  }
   /* Gated as clg__run() gates: a cl_mem output and values on the device. */
-  return c->impl->prepare(ctx, &c->norm, &l,
-                          gated && output->storage == CLG_STORAGE_BUFFER &&
-                              clg__values_on_device(c, indices),
-                          &calls);
+  gated = gated && output->storage == CLG_STORAGE_BUFFER &&
+          clg__values_on_device(c, indices);
+  /* A scatter: the device's index pass where clg__run() would take it
+   * (then always gated), else the host's kernels (prepare() with no state
+   * while baking). */
+  if (c->impl->device_plan && output->storage == CLG_STORAGE_BUFFER &&
+      clg__values_on_device(c, indices) &&
+      (gated || clg__validate_on_device(ctx, c->xf.bytes, c->xf.flags))) {
+    if ((st = c->impl->device_plan(ctx, &c->norm, &c->sc, data, indices,
+                                   &l.state)) != CLG_SUCCESS)
+      return st;
+    gated = l.state != NULL;
+  } else if (c->impl->index_plan)
+    gated = false; /* the host's checks come first: nothing to gate on */
+  clg_kernel_calls calls;
+  st = c->impl->prepare(ctx, &c->norm, &l, gated, &calls);
+  if (l.state)
+    c->impl->release_state(l.state);
+  return st;
 }

@@ -308,6 +308,7 @@ static void clg_template(const clg_tensor *t, clg_tensor *out) {
 }
 
 clg_status clg__check_templates(clg_context *ctx, const clg_params *params,
+                                const clg_scatter_params *sc, bool scatter,
                                 const clg_tensor *const *in,
                                 const clg_tensor *output, clg_checked *c,
                                 clg_tensor_facts *of) {
@@ -328,7 +329,9 @@ clg_status clg__check_templates(clg_context *ctx, const clg_params *params,
     }
   clg_template(output, &o);
   clg_status st =
-      clg_check_inputs(ctx, params, NULL, CLG_ENTRY_GATHER, tin, 0, NULL, c);
+      clg_check_inputs(ctx, params, sc,
+                       scatter ? CLG_ENTRY_SCATTER : CLG_ENTRY_GATHER, tin, 0,
+                       NULL, c);
   if (st == CLG_SUCCESS)
     st = clg_check_output(ctx, c, tin, &o, true, of);
   if (st != CLG_SUCCESS)

@@ -1,7 +1,8 @@
 /* Plans: one operator call fixed in everything but its memory, checked once
  * (clg_plan_create), its kernels built up front (clg_plan_bake), enqueued
- * many times (clg_plan_enqueue) through the one-shot calls' own path
- * (op.c: clg__run). Kernel planning itself is plan.c. */
+ * many times (clg_plan_enqueue, clg_plan_enqueue_scatter) through the
+ * one-shot calls' own path (call.c: clg__run). Kernel planning itself is
+ * ops/gather_plan.c. */
 #include "run/run.h"
 
 #include <stdlib.h>
@@ -9,18 +10,23 @@
 struct clg_plan {
   clg_context *ctx;
   clg_params params;
+  bool scatter; /* made by clg_plan_create_scatter() */
+  clg_scatter_params sc;
   unsigned flags;
-  clg_tensor data, indices, output; /* the templates */
+  clg_tensor in[CLG_MAX_INPUTS], output; /* the templates (no updates: a
+                                          * gather) */
   clg_checked checked;
   clg_tensor_facts of;
   pthread_mutex_t lock; /* guards baked */
   bool baked;
 };
 
-clg_status clg_plan_create(clg_context *ctx, const clg_params *params,
-                           const clg_tensor *data, const clg_tensor *indices,
-                           const clg_tensor *output, unsigned flags,
-                           clg_plan **out) {
+/* clg_plan_create() and clg_plan_create_scatter() (updates not NULL). */
+static clg_status clg_plan_make(clg_context *ctx, const clg_params *params,
+                                const clg_scatter_params *scatter,
+                                bool is_scatter, const clg_tensor *const *in,
+                                const clg_tensor *output, unsigned flags,
+                                clg_plan **out) {
   if (out)
     *out = NULL;
   if (!out)
@@ -34,8 +40,8 @@ clg_status clg_plan_create(clg_context *ctx, const clg_params *params,
     params = &clg__default_params;
   clg_checked c;
   clg_tensor_facts of;
-  const clg_tensor *in[CLG_MAX_INPUTS] = {data, indices, NULL};
-  clg_status st = clg__check_templates(ctx, params, in, output, &c, &of);
+  clg_status st = clg__check_templates(ctx, params, scatter, is_scatter, in,
+                                       output, &c, &of);
   if (st != CLG_SUCCESS)
     return st;
   clg_plan *p = CLG_CALLOC(1, sizeof *p);
@@ -49,14 +55,41 @@ clg_status clg_plan_create(clg_context *ctx, const clg_params *params,
   }
   p->ctx = ctx;
   p->params = *params;
+  p->scatter = is_scatter;
+  p->sc = c.sc; /* checked, defaults filled in */
   p->flags = flags;
-  p->data = *data;
-  p->indices = *indices;
+  for (int k = 0; k < CLG_MAX_INPUTS; ++k)
+    if (in[k])
+      p->in[k] = *in[k];
   p->output = *output;
   p->checked = c;
   p->of = of;
   *out = p;
   return clg__ok();
+}
+
+clg_status clg_plan_create(clg_context *ctx, const clg_params *params,
+                           const clg_tensor *data, const clg_tensor *indices,
+                           const clg_tensor *output, unsigned flags,
+                           clg_plan **out) {
+  const clg_tensor *in[CLG_MAX_INPUTS] = {data, indices, NULL};
+  return clg_plan_make(ctx, params, NULL, false, in, output, flags, out);
+}
+
+clg_status clg_plan_create_scatter(clg_context *ctx, const clg_params *params,
+                                   const clg_scatter_params *scatter,
+                                   const clg_tensor *data,
+                                   const clg_tensor *indices,
+                                   const clg_tensor *updates,
+                                   const clg_tensor *output, unsigned flags,
+                                   clg_plan **out) {
+  if (out)
+    *out = NULL;
+  if (!params)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT,
+                     "params is NULL (a scatter names its operator)");
+  const clg_tensor *in[CLG_MAX_INPUTS] = {data, indices, updates};
+  return clg_plan_make(ctx, params, scatter, true, in, output, flags, out);
 }
 
 clg_status clg_plan_bake(clg_plan *plan) {
@@ -65,7 +98,8 @@ clg_status clg_plan_bake(clg_plan *plan) {
   pthread_mutex_lock(&plan->lock);
   clg_status st = CLG_SUCCESS;
   if (!plan->baked) {
-    const clg_tensor *in[CLG_MAX_INPUTS] = {&plan->data, &plan->indices, NULL};
+    const clg_tensor *in[CLG_MAX_INPUTS] = {
+        &plan->in[0], &plan->in[1], plan->scatter ? &plan->in[2] : NULL};
     st = clg__bake(plan->ctx, &plan->checked, in, &plan->output, &plan->of,
                    (plan->flags & CLG_PLAN_ASYNC_CHECK) != 0);
     plan->baked = st == CLG_SUCCESS;
@@ -105,13 +139,21 @@ static clg_status clg_plan_match(const char *name, const clg_tensor *t,
   return CLG_SUCCESS;
 }
 
-clg_status clg_plan_enqueue(clg_plan *plan, const clg_tensor *data,
-                            const clg_tensor *indices, const clg_tensor *output,
-                            cl_command_queue queue, cl_uint num_events,
-                            const cl_event *wait_list, cl_event *event,
-                            clg_outcome **outcome) {
+/* clg_plan_enqueue() and clg_plan_enqueue_scatter() (in[2]: updates). */
+static clg_status clg_plan_run(clg_plan *plan, bool is_scatter,
+                               const clg_tensor *const *in,
+                               const clg_tensor *output, cl_command_queue queue,
+                               cl_uint num_events, const cl_event *wait_list,
+                               cl_event *event, clg_outcome **outcome) {
   if (!plan)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "plan is NULL");
+  if (plan->scatter != is_scatter)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     plan->scatter
+                         ? "the plan is a scatter's: enqueue it with "
+                           "clg_plan_enqueue_scatter()"
+                         : "the plan is a gather's: enqueue it with "
+                           "clg_plan_enqueue()");
   bool async = (plan->flags & CLG_PLAN_ASYNC_CHECK) != 0;
   if (async && !outcome)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT,
@@ -122,22 +164,49 @@ clg_status clg_plan_enqueue(clg_plan *plan, const clg_tensor *data,
                      "outcome is not NULL, but the plan was made without "
                      "CLG_PLAN_ASYNC_CHECK");
   clg_status st;
-  if ((st = clg_plan_match("data", data, &plan->data)) != CLG_SUCCESS ||
-      (st = clg_plan_match("indices", indices, &plan->indices)) !=
-          CLG_SUCCESS ||
-      (st = clg_plan_match("output", output, &plan->output)) != CLG_SUCCESS)
+  int n = is_scatter ? 3 : 2;
+  for (int k = 0; k < n; ++k)
+    if ((st = clg_plan_match(clg__input_names[k], in[k], &plan->in[k])) !=
+        CLG_SUCCESS)
+      return st;
+  if ((st = clg_plan_match("output", output, &plan->output)) != CLG_SUCCESS)
     return st;
   clg_call call = {.ctx = plan->ctx,
                    .params = &plan->params,
-                   .data = data,
-                   .indices = indices,
+                   .data = in[0],
+                   .indices = in[1],
+                   .updates = is_scatter ? in[2] : NULL,
                    .output = output,
+                   .is_scatter = is_scatter,
+                   .scatter = &plan->sc,
                    .queue = queue,
                    .num_events = num_events,
                    .wait_list = wait_list,
                    .event = event,
                    .outcome = outcome};
   return clg__run(&call);
+}
+
+clg_status clg_plan_enqueue(clg_plan *plan, const clg_tensor *data,
+                            const clg_tensor *indices, const clg_tensor *output,
+                            cl_command_queue queue, cl_uint num_events,
+                            const cl_event *wait_list, cl_event *event,
+                            clg_outcome **outcome) {
+  const clg_tensor *in[CLG_MAX_INPUTS] = {data, indices, NULL};
+  return clg_plan_run(plan, false, in, output, queue, num_events, wait_list,
+                      event, outcome);
+}
+
+clg_status clg_plan_enqueue_scatter(clg_plan *plan, const clg_tensor *data,
+                                    const clg_tensor *indices,
+                                    const clg_tensor *updates,
+                                    const clg_tensor *output,
+                                    cl_command_queue queue, cl_uint num_events,
+                                    const cl_event *wait_list, cl_event *event,
+                                    clg_outcome **outcome) {
+  const clg_tensor *in[CLG_MAX_INPUTS] = {data, indices, updates};
+  return clg_plan_run(plan, true, in, output, queue, num_events, wait_list,
+                      event, outcome);
 }
 
 void clg_plan_destroy(clg_plan *plan) {

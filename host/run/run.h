@@ -115,15 +115,20 @@ clg_status clg__check_call(const clg_call *call, clg_checked *c,
 clg_status clg__run(const clg_call *call);
 
 /* The checks of clg__check_call() that need no memory, on plan templates
- * (plans.c): shapes, types, params, sizes, the indices offset's alignment.
- * No queue, no wait list, no buffer is looked at. */
+ * (plans.c): shapes, types, params (and, `scatter`: the scatter's
+ * attributes and updates), sizes, the indices offset's alignment. No queue,
+ * no wait list, no buffer is looked at. */
 clg_status clg__check_templates(clg_context *ctx, const clg_params *params,
+                                const clg_scatter_params *sc, bool scatter,
                                 const clg_tensor *const *in,
                                 const clg_tensor *output, clg_checked *c,
                                 clg_tensor_facts *of);
 
-/* Build every kernel a call with these checked tensors would need (gather,
- * gated or not, at the tensors' offsets; validation in mode RAISE). */
+/* Build every kernel a call with these checked tensors would need at the
+ * tensors' offsets: validation in mode RAISE; the operator's kernels, gated
+ * or not (`gated`: the asynchronous checked mode); for a scatter the
+ * device's index pass where a call would take it, the copy of data unless
+ * the templates already share storage, and the scatter's kernel. */
 clg_status clg__bake(clg_context *ctx, const clg_checked *c,
                      const clg_tensor *const *in, const clg_tensor *output,
                      const clg_tensor_facts *of, bool gated);

@@ -850,7 +850,8 @@ enum {
  *
  * Errors: CLG_ERROR_NULL_ARGUMENT (ctx, data, indices, output, out),
  * CLG_ERROR_INVALID_ARGUMENT (an unknown flag, bad storage kind, params as
- * for clg_run()), and the shape and type errors of clg_run():
+ * for clg_run(), a scatter: see clg_plan_create_scatter()), and the shape
+ * and type errors of clg_run():
  * CLG_ERROR_INVALID_RANK, CLG_ERROR_INVALID_SHAPE, CLG_ERROR_INVALID_AXIS,
  * CLG_ERROR_INVALID_BATCH_DIMS, CLG_ERROR_INCOMPATIBLE_SHAPES,
  * CLG_ERROR_UNSUPPORTED_DTYPE, CLG_ERROR_INVALID_INDICES_DTYPE,
@@ -867,7 +868,9 @@ CLG_API clg_status clg_plan_create(clg_context *ctx, const clg_params *params,
 /**
  * Build (or load from the disk cache) every program the plan's enqueues
  * need at the template offsets: the gather kernel and, for mode RAISE, the
- * validation kernel. Blocking (a compile costs tens to hundreds of
+ * validation kernel; for a scatter, the copy of data and the scatter's
+ * kernels, and for cl_mem indices and output the device's index pass
+ * where its enqueues take it (see clg_scatter()). Blocking (a compile costs tens to hundreds of
  * milliseconds); later calls return at once. Optional: an unbaked plan
  * builds on its first enqueue. Programs live in ctx's cache, shared with
  * every call and plan on ctx.
@@ -886,8 +889,9 @@ CLG_API clg_status clg_plan_bake(clg_plan *plan);
  * CLG_PLAN_ASYNC_CHECK; outcome must be NULL) or clg_run_async() (plans with
  * it; outcome must not be NULL), with the same errors, blocking behaviour
  * and contract. Offsets whose alignment differs from the template's may
- * need another program, built on first use. Safe to call from several
- * threads at once.
+ * need another program, built on first use. A scatter's plan is refused
+ * (CLG_ERROR_INVALID_ARGUMENT: see clg_plan_enqueue_scatter()). Safe to
+ * call from several threads at once.
  */
 CLG_API clg_status clg_plan_enqueue(clg_plan *plan, const clg_tensor *data,
                                     const clg_tensor *indices,
@@ -895,6 +899,57 @@ CLG_API clg_status clg_plan_enqueue(clg_plan *plan, const clg_tensor *data,
                                     cl_command_queue queue, cl_uint num_events,
                                     const cl_event *wait_list, cl_event *event,
                                     clg_outcome **outcome);
+
+/**
+ * Create a plan for a scatter (ONNX ScatterElements 11-18, ScatterND 11-18,
+ * Scatter 9; see clg_scatter()): clg_plan_create() with the scatter's
+ * attributes and an updates template. params names the operator (NULL is
+ * an error: there is no default scatter); scatter NULL means reduction none
+ * and duplicates an error. data, indices, updates and output are templates
+ * as for clg_plan_create(): dtype, rank, shape and storage kind fixed, byte
+ * offsets the ones the kernels are built for, host pointers and buffers
+ * unused and possibly NULL. In place (output = data's own storage) is
+ * decided at each enqueue, from the tensors given then; clg_plan_bake()
+ * builds the copy of data into the output too, unless the data and output
+ * templates already name the same storage. Every check that needs no
+ * buffer and no index value is made here, including the scatter's
+ * attributes and updates' type and shape. Nothing is built and nothing is
+ * enqueued. The plan keeps a reference to nothing but ctx, which must
+ * outlive it. Enqueue it with clg_plan_enqueue_scatter() (clg_plan_enqueue()
+ * refuses it); clg_plan_bake() and clg_plan_destroy() take it as any plan.
+ *
+ * flags: 0 (each enqueue as clg_scatter()) or CLG_PLAN_ASYNC_CHECK (as
+ * clg_scatter_async()).
+ *
+ * Errors: those of clg_plan_create(), plus CLG_ERROR_NULL_ARGUMENT (params,
+ * updates), CLG_ERROR_INVALID_ARGUMENT (not a scatter, an unknown reduction
+ * or duplicates rule), CLG_ERROR_DTYPE_MISMATCH and
+ * CLG_ERROR_INCOMPATIBLE_SHAPES (updates), CLG_ERROR_UNSUPPORTED_DTYPE (min
+ * or max on complex types). *out is NULL on failure.
+ */
+CLG_API clg_status clg_plan_create_scatter(
+    clg_context *ctx, const clg_params *params,
+    const clg_scatter_params *scatter, const clg_tensor *data,
+    const clg_tensor *indices, const clg_tensor *updates,
+    const clg_tensor *output, unsigned flags, clg_plan **out);
+
+/**
+ * Enqueue a scatter plan (clg_plan_create_scatter()) on new tensors: data,
+ * indices, updates and output must have the templates' dtype, rank, shape
+ * and storage kind (else CLG_ERROR_DTYPE_MISMATCH, CLG_ERROR_SHAPE_MISMATCH
+ * or CLG_ERROR_INVALID_ARGUMENT); everything else goes as in clg_scatter()
+ * (plans without CLG_PLAN_ASYNC_CHECK; outcome must be NULL) or
+ * clg_scatter_async() (plans with it; outcome must not be NULL), with the
+ * same errors, blocking behaviour, in-place rule and contract: the index
+ * values are checked at every enqueue, before anything is written. A gather's
+ * plan is refused (CLG_ERROR_INVALID_ARGUMENT). Safe to call from several
+ * threads at once.
+ */
+CLG_API clg_status clg_plan_enqueue_scatter(
+    clg_plan *plan, const clg_tensor *data, const clg_tensor *indices,
+    const clg_tensor *updates, const clg_tensor *output,
+    cl_command_queue queue, cl_uint num_events, const cl_event *wait_list,
+    cl_event *event, clg_outcome **outcome);
 
 /** Destroy a plan; NULL is a no-op. Commands already enqueued and outcomes
  * already returned are unaffected. Programs stay in the context's cache. */
