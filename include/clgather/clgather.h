@@ -328,7 +328,10 @@ CLG_API const char *clg_context_last_variant(clg_context *ctx, clg_choice *how);
  *
  * data_shape has data_rank entries (>= 1), indices_shape has indices_rank
  * entries (>= 0; may be NULL when 0). On success writes *out_rank and
- * out_shape[0 .. *out_rank-1]; out_shape must hold CLG_MAX_RANK entries.
+ * out_shape[0 .. *out_rank-1]. out_shape must point to CLG_MAX_RANK
+ * writable entries (`int64_t out_shape[CLG_MAX_RANK]`), whatever the ranks:
+ * the output rank is known only after the call and up to CLG_MAX_RANK
+ * entries are written. On error neither *out_rank nor out_shape is written.
  * Pure function: no device, no context.
  *
  * Errors: CLG_ERROR_NULL_ARGUMENT, CLG_ERROR_INVALID_RANK (data_rank < 1,
@@ -561,7 +564,11 @@ CLG_API const clg_op_info *clg_operators(size_t *count);
  *    indices.shape[:b].
  *  - The scatters: data.shape, with indices checked as clg_scatter() says
  *    (updates' shape is checked by clg_scatter()).
- * out_shape must hold CLG_MAX_RANK entries. Pure function.
+ * Writes *out_rank and out_shape[0 .. *out_rank-1]. out_shape must point to
+ * CLG_MAX_RANK writable entries (`int64_t out_shape[CLG_MAX_RANK]`), whatever
+ * the ranks: the output rank is known only after the call and up to
+ * CLG_MAX_RANK entries are written. On error neither *out_rank nor out_shape
+ * is written. Pure function: no device, no context.
  *
  * Errors: CLG_ERROR_NULL_ARGUMENT, CLG_ERROR_INVALID_ARGUMENT,
  * CLG_ERROR_INVALID_RANK, CLG_ERROR_INVALID_SHAPE, CLG_ERROR_INVALID_AXIS,

@@ -20,15 +20,24 @@ run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/consumer)
 run(${WORK_DIR}/build/consumer_static)
 
-# 2. pkg-config.
+run(${WORK_DIR}/build/consumer_cl)
+
+# 2. pkg-config: nothing but `pkg-config --cflags --libs clgather` (plus an
+# rpath to find the scratch prefix at run time). consumer_cl.c calls OpenCL
+# itself, so the link fails unless the .pc file requires OpenCL publicly.
 file(GLOB pcdir LIST_DIRECTORIES true ${prefix}/lib*/pkgconfig)
 set(ENV{PKG_CONFIG_PATH} "${pcdir}")
 run(pkg-config --cflags --libs clgather)
 string(STRIP "${last_output}" flags)
+if(NOT flags MATCHES "(^| )-lOpenCL( |$)")
+  message(FATAL_ERROR "pkg-config --libs clgather lacks -lOpenCL: ${flags}")
+endif()
 separate_arguments(flags UNIX_COMMAND "${flags}")
 file(GLOB libdir LIST_DIRECTORIES true ${prefix}/lib*)
 list(GET libdir 0 libdir)
-run(${C_COMPILER} -std=c11 ${SOURCE_DIR}/consumer.c ${flags}
-    -Wl,-rpath,${libdir} -o ${WORK_DIR}/consumer_pc)
-run(${WORK_DIR}/consumer_pc)
+foreach(src consumer consumer_cl)
+  run(${C_COMPILER} -std=c11 ${SOURCE_DIR}/${src}.c ${flags}
+      -Wl,-rpath,${libdir} -o ${WORK_DIR}/${src}_pc)
+  run(${WORK_DIR}/${src}_pc)
+endforeach()
 message("pkg-config consumer OK")
