@@ -78,6 +78,7 @@ static void usage(FILE *f) {
           "[--only LIST] [--reps N]\n"
           "                      [--budget SECONDS] [--sweep-mib N] "
           "[--list]\n"
+          "       clgather-bench -h|--help | -V|--version\n"
           "  --device SPEC   P:D or a device-name substring (default: "
           "CLGATHER_DEVICE,\n"
           "                  else the first GPU, else the first device)\n"
@@ -145,6 +146,9 @@ int main(int argc, char **argv) {
       child = 1;
     } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       usage(stdout);
+      return 0;
+    } else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+      printf("clgather-bench %s\n", clg_version_string());
       return 0;
     } else if (!strcmp(a, "--device") && v) {
       cfg.device = v;

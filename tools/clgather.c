@@ -1,12 +1,15 @@
 /*
  * clgather — command-line front end of the clgather library.
  *
- *   clgather devices
+ *   clgather devices [--json]
  *   clgather gather [--axis A] [--batch-dims B] [--mode M] [--device SPEC]
  *                   DATA INDICES -o OUT
  *   clgather gather-elements [--axis A] [--device SPEC] DATA INDICES -o OUT
  *   clgather gather-nd [--batch-dims B] [--device SPEC] DATA INDICES -o OUT
+ *   clgather scatter-elements | scatter-nd | scatter [options]
+ *                   DATA INDICES UPDATES -o OUT
  *   clgather onnx-test [--device SPEC] [DIR ...]
+ *   clgather COMMAND --help, clgather help [COMMAND], clgather -V|--version
  *
  * Exit status: 0 success, 1 invalid input, 2 usage error, 3 device/OpenCL
  * error. A client of the public API only.
@@ -70,13 +73,22 @@ static const char *device_type_name(cl_device_type t) {
   return "OTHER";
 }
 
+/* `clgather devices [--json]`: the text listing, or the same as a JSON
+ * array of platforms, each with its devices. */
 static int cmd_devices(int argc, char **argv) {
+  bool json = false;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-      cli_print_usage(0);
+      const cli_option opts[] = {{"--json", NULL, NULL}};
+      cli_print_command_help("devices", opts, 1);
       return CLI_EXIT_OK;
     }
-    return cli_usage_error("devices takes no argument: '%s'", argv[i]);
+    if (strcmp(argv[i], "--json") == 0) {
+      json = true;
+      continue;
+    }
+    return cli_usage_error("devices takes no argument but --json: '%s'",
+                           argv[i]);
   }
   cl_uint np = 0;
   cl_int rc = clGetPlatformIDs(0, NULL, &np);
@@ -86,6 +98,8 @@ static int cmd_devices(int argc, char **argv) {
     else
       fprintf(stderr, PROG ": clGetPlatformIDs failed with OpenCL error %d\n",
               (int)rc);
+    if (json)
+      printf("[]\n");
     return CLI_EXIT_DEVICE;
   }
   cl_platform_id *plats = calloc(np, sizeof *plats);
@@ -98,42 +112,74 @@ static int cmd_devices(int argc, char **argv) {
     fprintf(stderr, PROG ": clGetPlatformIDs failed with OpenCL error %d\n",
             (int)rc);
     free(plats);
+    if (json)
+      printf("[]\n");
     return CLI_EXIT_DEVICE;
   }
   size_t total = 0;
+  if (json)
+    printf("[");
   for (cl_uint p = 0; p < np; ++p) {
     char *pname = platform_info(plats[p], CL_PLATFORM_NAME);
     char *pver = platform_info(plats[p], CL_PLATFORM_VERSION);
-    printf("platform %u: %s (%s)\n", (unsigned)p, pname ? pname : "?",
-           pver ? pver : "?");
+    if (json) {
+      printf("%s\n  {\"index\": %u, \"name\": ", p ? "," : "", (unsigned)p);
+      cli_json_string(stdout, pname);
+      printf(", \"version\": ");
+      cli_json_string(stdout, pver);
+      printf(", \"devices\": [");
+    } else {
+      printf("platform %u: %s (%s)\n", (unsigned)p, pname ? pname : "?",
+             pver ? pver : "?");
+    }
     free(pname);
     free(pver);
     cl_uint nd = 0;
     rc = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
-    if (rc != CL_SUCCESS || nd == 0) {
-      printf("  (no devices)\n");
-      continue;
-    }
-    cl_device_id *devs = calloc(nd, sizeof *devs);
-    if (devs == NULL || clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, devs,
-                                       NULL) != CL_SUCCESS) {
-      printf("  (cannot list devices)\n");
-      free(devs);
-      continue;
+    cl_device_id *devs = NULL;
+    if (rc == CL_SUCCESS && nd > 0) {
+      devs = calloc(nd, sizeof *devs);
+      if (devs == NULL || clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd,
+                                         devs, NULL) != CL_SUCCESS) {
+        if (!json)
+          printf("  (cannot list devices)\n");
+        free(devs);
+        devs = NULL;
+        nd = 0;
+      }
+    } else {
+      if (!json)
+        printf("  (no devices)\n");
+      nd = 0;
     }
     for (cl_uint d = 0; d < nd; ++d) {
       char *name = device_info(devs[d], CL_DEVICE_NAME);
       char *ver = device_info(devs[d], CL_DEVICE_VERSION);
       cl_device_type type = 0;
       clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof type, &type, NULL);
-      printf("  --device %u:%u  %-11s %s (%s)\n", (unsigned)p, (unsigned)d,
-             device_type_name(type), name ? name : "?", ver ? ver : "?");
+      if (json) {
+        printf("%s\n    {\"spec\": \"%u:%u\", \"platform\": %u, \"index\": %u, "
+               "\"type\": \"%s\", \"name\": ",
+               d ? "," : "", (unsigned)p, (unsigned)d, (unsigned)p,
+               (unsigned)d, device_type_name(type));
+        cli_json_string(stdout, name);
+        printf(", \"version\": ");
+        cli_json_string(stdout, ver);
+        printf("}");
+      } else {
+        printf("  --device %u:%u  %-11s %s (%s)\n", (unsigned)p, (unsigned)d,
+               device_type_name(type), name ? name : "?", ver ? ver : "?");
+      }
       free(name);
       free(ver);
       ++total;
     }
+    if (json)
+      printf("%s]}", nd ? "\n  " : "");
     free(devs);
   }
+  if (json)
+    printf("\n]\n");
   free(plats);
   if (total == 0) {
     fprintf(stderr, PROG ": no OpenCL device found\n");
@@ -166,7 +212,9 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
   if (cmd->params & CLG_PARAM_MODE)
     opts[n_opts++] = (cli_option){"--mode", "-m", &mode_s};
   if (scatter) {
-    opts[n_opts++] = (cli_option){"--reduction", "-r", &red_s};
+    /* ONNX Scatter (opsets 9, 10) has no reduction. */
+    if (cmd->op != CLG_OP_SCATTER)
+      opts[n_opts++] = (cli_option){"--reduction", "-r", &red_s};
     opts[n_opts++] = (cli_option){"--duplicates", "-D", &dup_s};
   }
   opts[n_opts++] = (cli_option){"--device", "-d", &device};
@@ -297,12 +345,23 @@ int main(int argc, char **argv) {
     return CLI_EXIT_USAGE;
   }
   const char *cmd = argv[1];
-  if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 ||
-      strcmp(cmd, "help") == 0) {
+  char *help_argv[4];
+  if (strcmp(cmd, "help") == 0 && argc > 2) {
+    /* `clgather help COMMAND` is `clgather COMMAND --help`. */
+    help_argv[0] = argv[0];
+    help_argv[1] = argv[2];
+    help_argv[2] = (char *)"--help";
+    help_argv[3] = NULL;
+    argv = help_argv;
+    argc = 3;
+    cmd = argv[1];
+  } else if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 ||
+             strcmp(cmd, "help") == 0) {
     cli_print_usage(0);
     return CLI_EXIT_OK;
   }
-  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0 ||
+      strcmp(cmd, "version") == 0) {
     printf("clgather %s\n", clg_version_string());
     return CLI_EXIT_OK;
   }

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <clgather/clgather.h>
 
@@ -52,7 +53,8 @@ typedef struct cli_option {
 
 /**
  * Parse the arguments of a command (argv[0] is the command's name): "-h" and
- * "--help" (usage on stdout), "--" (only positionals after it), the options
+ * "--help" (the command's own help on stdout, cli_print_command_help() with
+ * these options), "--" (only positionals after it), the options
  * of opts[0 .. n_opts-1] in the forms cli_match_option() accepts, and up to
  * max_pos positionals stored in pos[] (*npos of them; `pos_desc` names them
  * in the error for one too many, e.g. "DATA and INDICES").
@@ -86,6 +88,22 @@ int cli_parse_mode(const char *s, clg_index_mode *mode);
 
 /** Print the usage text to stderr (usage error) or stdout (help). */
 void cli_print_usage(int to_stderr);
+
+/**
+ * `clgather COMMAND --help`, on stdout: the command's usage line, what it
+ * does, its operands, the options it takes (opts[0 .. n_opts-1], the table
+ * it parses with, so the help lists exactly what the command accepts; an
+ * option whose `value` is NULL is a flag without a value), -h and the exit
+ * statuses. Returns 0, or -1 for a command it has no text for (nothing is
+ * printed).
+ */
+int cli_print_command_help(const char *command, const cli_option *opts,
+                           size_t n_opts);
+
+/** Write s to f as a JSON string (quoted; `"`, `\\` and control characters
+ * escaped; valid UTF-8 copied; every byte that is not part of valid UTF-8
+ * written as \\ufffd, so the result always parses), or `null` for NULL. */
+void cli_json_string(FILE *f, const char *s);
 
 #ifdef __cplusplus
 }

@@ -1,16 +1,20 @@
 /*
- * `clgather onnx-test`: runs ONNX backend node test folders
- * (model.onnx, test_data_set_N folders of input_N.pb and output_N.pb) through the
- * library and compares the outputs byte for byte.
+ * `clgather onnx-test`: runs ONNX test folders (model.onnx, test_data_set_N
+ * folders of input_N.pb and output_N.pb) through the library and compares
+ * the outputs byte for byte: ONNX's backend node tests and models such as
+ * PyTorch's exports, whose data (an nn.Embedding's weight) is an
+ * initializer.
  *
  * Operators are the library's (clg_operators(), by ONNX op_type), run by
- * clg_run with the ONNX attributes of the clg_params fields each takes; any
- * other op is reported as SKIP.
+ * clg_run / clg_scatter with the ONNX attributes of the clg_params fields
+ * each takes. A graph runs when it has one node of the family and any
+ * number of Constant nodes; its values come from the data set's inputs,
+ * initializers and Constant outputs (onnx_model.c). Any other graph is
+ * reported as SKIP with the op type that stops it.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <dirent.h>
-#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +24,7 @@
 #include <clgather/clgather.h>
 
 #include "cli.h"
+#include "onnx_model.h"
 #include "onnx_pb.h"
 #include "onnx_test.h"
 #include "tensor_file.h"
@@ -30,25 +35,18 @@
 
 /* ------------------------------------------------------------- operators */
 
-/* An operator of the family, run through clg_run: the library's registry
- * entry (clg_operators(), found by ONNX op_type) and the ONNX attributes
- * that fill the clg_params fields it takes. */
-typedef struct op_entry {
-  const clg_op_info *info;
-  size_t n_inputs;
-  size_t n_outputs;
-} op_entry;
-
 static clg_status lib_fail(clg_status st, char *err, size_t errlen) {
   cli_fail(err, errlen, "%s", cli_library_message(st));
   return st;
 }
 
-/* Runs one node of `op`: in[0] is data, in[1] indices; allocates and fills
- * out[0]. Returns CLG_SUCCESS, or a status with the message in err. */
-static clg_status run_op(const op_entry *op, clg_context *ctx,
-                         const Onnx__NodeProto *node, const cli_tensor *in,
-                         cli_tensor *out, char *err, size_t errlen) {
+/* Runs one node of `op`: *in[0] is data, *in[1] indices (*in[2] updates of
+ * a scatter); allocates and fills out[0]. Returns CLG_SUCCESS, or a status
+ * with the message in err. */
+static clg_status run_op(const onnx_op *op, clg_context *ctx,
+                         const Onnx__NodeProto *node,
+                         const cli_tensor *const *in, cli_tensor *out,
+                         char *err, size_t errlen) {
   clg_params params = {op->info->op, 0, 0, CLG_MODE_RAISE};
   if ((op->info->params & CLG_PARAM_AXIS) &&
       onnx_node_int_attr(node, "axis", 0, &params.axis, err, errlen) != 0)
@@ -59,17 +57,18 @@ static clg_status run_op(const op_entry *op, clg_context *ctx,
     return CLG_ERROR_INVALID_ARGUMENT;
   int32_t out_rank = 0;
   int64_t out_shape[CLG_MAX_RANK] = {0};
-  clg_status st = clg_output_shape(&params, in[0].rank, in[0].shape, in[1].rank,
-                                   in[1].shape, &out_rank, out_shape);
+  clg_status st =
+      clg_output_shape(&params, in[0]->rank, in[0]->shape, in[1]->rank,
+                       in[1]->shape, &out_rank, out_shape);
   if (st != CLG_SUCCESS)
     return lib_fail(st, err, errlen);
-  if (cli_tensor_alloc(&out[0], in[0].dtype, out_rank, out_shape, err,
+  if (cli_tensor_alloc(&out[0], in[0]->dtype, out_rank, out_shape, err,
                        errlen) != 0)
     return CLG_ERROR_INVALID_ARGUMENT;
   clg_tensor td =
-      clg_tensor_host(in[0].dtype, in[0].rank, in[0].shape, in[0].data);
+      clg_tensor_host(in[0]->dtype, in[0]->rank, in[0]->shape, in[0]->data);
   clg_tensor ti =
-      clg_tensor_host(in[1].dtype, in[1].rank, in[1].shape, in[1].data);
+      clg_tensor_host(in[1]->dtype, in[1]->rank, in[1]->shape, in[1]->data);
   clg_tensor to =
       clg_tensor_host(out[0].dtype, out[0].rank, out[0].shape, out[0].data);
   if (op->info->params & CLG_PARAM_SCATTER) {
@@ -90,7 +89,7 @@ static clg_status run_op(const op_entry *op, clg_context *ctx,
     }
     sp.reduction = (clg_reduction)k;
     clg_tensor tu =
-        clg_tensor_host(in[2].dtype, in[2].rank, in[2].shape, in[2].data);
+        clg_tensor_host(in[2]->dtype, in[2]->rank, in[2]->shape, in[2]->data);
     st = clg_scatter(ctx, &params, &sp, &td, &ti, &tu, &to, NULL, 0, NULL,
                      NULL);
   } else
@@ -98,21 +97,6 @@ static clg_status run_op(const op_entry *op, clg_context *ctx,
   if (st != CLG_SUCCESS)
     return lib_fail(st, err, errlen);
   return CLG_SUCCESS;
-}
-
-/* The registry entry of `op_type` into *e; false if the library has none.
- * The gathers take data and indices, the scatters also updates; each gives
- * one output. */
-static bool find_op(const char *op_type, op_entry *e) {
-  size_t n = 0;
-  const clg_op_info *ops = clg_operators(&n);
-  for (size_t i = 0; i < n; ++i)
-    if (strcmp(ops[i].name, op_type) == 0) {
-      *e = (op_entry){&ops[i], (ops[i].params & CLG_PARAM_SCATTER) ? 3 : 2,
-                      1};
-      return true;
-    }
-  return false;
 }
 
 /* ----------------------------------------------------------------- helpers */
@@ -190,17 +174,21 @@ static int list_dirs(const char *dir, const char *prefix, char ***out,
   return 0;
 }
 
-/* Read PREFIX_0.pb, PREFIX_1.pb, ... from `dir` until one is missing. */
+/* Read PREFIX_0.pb, PREFIX_1.pb, ... from `dir` until one is missing; with
+ * `names`, also each TensorProto's name (malloc'ed). */
 static int read_numbered(const char *dir, const char *prefix,
-                         cli_tensor *tensors, size_t *count, char *err,
-                         size_t errlen) {
+                         cli_tensor *tensors, char **names, size_t *count,
+                         char *err, size_t errlen) {
   *count = 0;
   for (size_t k = 0; k < MAX_TENSORS; ++k) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s_%zu.pb", dir, prefix, k);
     if (!is_file(path))
       return 0;
-    if (onnx_tensor_read(path, &tensors[k], err, errlen) != 0)
+    if (names != NULL
+            ? onnx_tensor_read_named(path, &tensors[k], &names[k], err,
+                                     errlen) != 0
+            : onnx_tensor_read(path, &tensors[k], err, errlen) != 0)
       return -1;
     *count = k + 1;
   }
@@ -269,51 +257,152 @@ static const char *base_name(const char *path, char *buf, size_t buflen) {
   return buf;
 }
 
+/* The folder being run: its graph, the node of the family and the graph's
+ * own values (initializers, Constant outputs). */
+typedef struct folder {
+  const Onnx__GraphProto *g;
+  const Onnx__NodeProto *node;
+  onnx_op op;
+  onnx_values own;
+} folder;
+
+/* The value `name` has in a data set: an input file's, else the graph's. */
+static const cli_tensor *lookup(const onnx_values *bound,
+                                const onnx_values *own, const char *name) {
+  const cli_tensor *t = onnx_values_find(bound, name);
+  return t != NULL ? t : onnx_values_find(own, name);
+}
+
+/* Compare the graph's outputs (the node's, or with a graph that names
+ * none, hand-written node tests, the node's one output) with want[]. */
+static int check_outputs(const folder *f, const onnx_values *bound,
+                         const cli_tensor *got, const cli_tensor *want,
+                         size_t n_want, char *err, size_t errlen) {
+  const Onnx__GraphProto *g = f->g;
+  if (g->n_output == 0) {
+    if (n_want != f->op.n_outputs)
+      return cli_fail(err, errlen, "%s has %zu outputs, found %zu expected",
+                      f->op.info->name, f->op.n_outputs, n_want);
+    return compare_tensor(got, &want[0], 0, err, errlen);
+  }
+  if (n_want != g->n_output)
+    return cli_fail(err, errlen, "the graph has %zu outputs, found %zu "
+                    "expected", g->n_output, n_want);
+  for (size_t k = 0; k < n_want; ++k) {
+    const char *name = g->output[k] != NULL && g->output[k]->name != NULL
+                           ? g->output[k]->name
+                           : "";
+    const cli_tensor *t =
+        f->node->n_output > 0 && strcmp(name, f->node->output[0]) == 0
+            ? got
+            : lookup(bound, &f->own, name);
+    if (t == NULL)
+      return cli_fail(err, errlen, "graph output '%s' has no value", name);
+    if (compare_tensor(t, &want[k], k, err, errlen) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* Run one data set folder: 0 when the outputs match, else -1 with the
+ * reason in err and, when the library failed, its status in *st. */
+static int run_set(const folder *f, clg_context *ctx, const char *set_dir,
+                   clg_status *st, char *err, size_t errlen) {
+  cli_tensor in[MAX_TENSORS], want[MAX_TENSORS], got[1];
+  char *names[MAX_TENSORS];
+  memset(in, 0, sizeof in);
+  memset(want, 0, sizeof want);
+  memset(got, 0, sizeof got);
+  memset(names, 0, sizeof names);
+  onnx_values bound;
+  memset(&bound, 0, sizeof bound);
+  size_t n_in = 0, n_want = 0;
+  const onnx_op *op = &f->op;
+  const cli_tensor *operand[3] = {NULL, NULL, NULL};
+  int rc = -1;
+  *st = CLG_SUCCESS;
+  if (read_numbered(set_dir, "input", in, names, &n_in, err, errlen) != 0 ||
+      read_numbered(set_dir, "output", want, NULL, &n_want, err, errlen) != 0)
+    goto done;
+  if (f->g->n_input == 0 && n_in > 0) {
+    /* A graph naming no inputs (hand-written node tests): the files are
+     * the node's inputs, in order. */
+    if (n_in != op->n_inputs) {
+      cli_fail(err, errlen, "%s takes %zu inputs, found %zu", op->info->name,
+               op->n_inputs, n_in);
+      goto done;
+    }
+    for (size_t k = 0; k < op->n_inputs; ++k)
+      operand[k] = &in[k];
+  } else {
+    if (onnx_bind_inputs(f->g, &f->own, in, names, n_in, &bound, err,
+                         errlen) != 0)
+      goto done;
+    if (f->node->n_input != op->n_inputs) {
+      cli_fail(err, errlen, "the %s node has %zu inputs, expected %zu",
+               op->info->name, f->node->n_input, op->n_inputs);
+      goto done;
+    }
+    for (size_t k = 0; k < op->n_inputs; ++k) {
+      operand[k] = lookup(&bound, &f->own, f->node->input[k]);
+      if (operand[k] == NULL) {
+        cli_fail(err, errlen, "input '%s' of %s has no value: no graph "
+                 "input, initializer or Constant has that name",
+                 f->node->input[k], op->info->name);
+        goto done;
+      }
+    }
+  }
+  if ((*st = run_op(op, ctx, f->node, operand, got, err, errlen)) ==
+      CLG_SUCCESS)
+    rc = check_outputs(f, &bound, &got[0], want, n_want, err, errlen);
+done:
+  free_tensors(in, n_in);
+  free_tensors(want, n_want);
+  free_tensors(got, 1);
+  for (size_t k = 0; k < MAX_TENSORS; ++k)
+    free(names[k]);
+  onnx_values_free(&bound);
+  return rc;
+}
+
 /* Run one test folder; prints its PASS/FAIL/SKIP line. Returns -1 only when
  * no device can be had at all (the caller stops). */
 static int run_folder(runner *r, const char *dir) {
   char name[256], err[1024], path[4096];
   base_name(dir, name, sizeof name);
   Onnx__ModelProto *model = NULL;
+  folder f;
+  memset(&f, 0, sizeof f);
   char **sets = NULL;
   size_t n_sets = 0;
-  int result = 0;
+  int result = 0, skip = 0;
 
   snprintf(path, sizeof path, "%s/model.onnx", dir);
-  if (onnx_model_read(path, &model, err, sizeof err) != 0) {
-    printf("FAIL %s: %s\n", name, err);
-    r->failed++;
-    goto done;
+  if (onnx_model_read(path, &model, err, sizeof err) != 0)
+    goto fail;
+  f.g = model->graph;
+  if (f.g == NULL || f.g->n_node == 0) {
+    cli_fail(err, sizeof err, "model has no node");
+    goto fail;
   }
-  if (model->graph == NULL || model->graph->n_node == 0 ||
-      model->graph->node[0] == NULL || model->graph->node[0]->op_type == NULL) {
-    printf("FAIL %s: model has no node\n", name);
-    r->failed++;
-    goto done;
+  for (size_t i = 0; i < f.g->n_node; ++i)
+    if (f.g->node[i] == NULL || f.g->node[i]->op_type == NULL) {
+      cli_fail(err, sizeof err, "node %zu of the model has no op_type", i);
+      goto fail;
+    }
+  size_t at = 0;
+  if (!onnx_pick_node(f.g, &at, &f.op, err, sizeof err)) {
+    skip = 1;
+    goto fail;
   }
-  const Onnx__NodeProto *node = model->graph->node[0];
-  op_entry entry;
-  const op_entry *op = find_op(node->op_type, &entry) ? &entry : NULL;
-  if (op == NULL) {
-    printf("SKIP %s: unsupported op %s\n", name, node->op_type);
-    r->skipped++;
-    goto done;
-  }
-  if (model->graph->n_node > 1) {
-    printf("SKIP %s: graph has %zu nodes; only single-node tests are "
-           "supported\n", name, model->graph->n_node);
-    r->skipped++;
-    goto done;
-  }
-  if (list_dirs(dir, "test_data_set_", &sets, &n_sets, err, sizeof err) != 0) {
-    printf("FAIL %s: %s\n", name, err);
-    r->failed++;
-    goto done;
-  }
+  f.node = f.g->node[at];
+  if (onnx_graph_values(f.g, dir, &f.own, err, sizeof err) != 0 ||
+      list_dirs(dir, "test_data_set_", &sets, &n_sets, err, sizeof err) != 0)
+    goto fail;
   if (n_sets == 0) {
-    printf("FAIL %s: no test_data_set_* folder\n", name);
-    r->failed++;
-    goto done;
+    cli_fail(err, sizeof err, "no test_data_set_* folder");
+    goto fail;
   }
   clg_context *ctx = runner_context(r, err, sizeof err);
   if (ctx == NULL) {
@@ -322,50 +411,107 @@ static int run_folder(runner *r, const char *dir) {
     goto done;
   }
   for (size_t s = 0; s < n_sets; ++s) {
-    cli_tensor in[MAX_TENSORS], want[MAX_TENSORS], got[MAX_TENSORS];
-    size_t n_in = 0, n_want = 0;
-    memset(in, 0, sizeof in);
-    memset(want, 0, sizeof want);
-    memset(got, 0, sizeof got);
-    char set_name[256];
-    base_name(sets[s], set_name, sizeof set_name);
-    int ok = 0;
-    clg_status st = CLG_SUCCESS;
-    if (read_numbered(sets[s], "input", in, &n_in, err, sizeof err) != 0 ||
-        read_numbered(sets[s], "output", want, &n_want, err,
-                      sizeof err) != 0) {
-      /* err is set */
-    } else if (n_in != op->n_inputs) {
-      cli_fail(err, sizeof err, "%s takes %zu inputs, found %zu", op->info->name,
-               op->n_inputs, n_in);
-    } else if (n_want != op->n_outputs) {
-      cli_fail(err, sizeof err, "%s has %zu outputs, found %zu expected",
-               op->info->name, op->n_outputs, n_want);
-    } else if ((st = run_op(op, ctx, node, in, got, err, sizeof err)) !=
-               CLG_SUCCESS) {
-      if (cli_exit_for_status(st) == CLI_EXIT_DEVICE)
+    char set_name[128], why[768];
+    clg_status st;
+    if (run_set(&f, ctx, sets[s], &st, why, sizeof why) != 0) {
+      if (st != CLG_SUCCESS && cli_exit_for_status(st) == CLI_EXIT_DEVICE)
         r->device_error = 1;
-    } else {
-      ok = 1;
-      for (size_t k = 0; k < n_want && ok; ++k)
-        ok = compare_tensor(&got[k], &want[k], k, err, sizeof err) == 0;
-    }
-    free_tensors(in, n_in);
-    free_tensors(want, n_want);
-    free_tensors(got, MAX_TENSORS);
-    if (!ok) {
-      printf("FAIL %s: %s: %s\n", name, set_name, err);
-      r->failed++;
-      goto done;
+      snprintf(err, sizeof err, "%s: %s",
+               base_name(sets[s], set_name, sizeof set_name), why);
+      goto fail;
     }
   }
   printf("PASS %s\n", name);
   r->passed++;
+  goto done;
+fail:
+  printf("%s %s: %s\n", skip ? "SKIP" : "FAIL", name, err);
+  if (skip)
+    r->skipped++;
+  else
+    r->failed++;
 done:
   fflush(stdout);
   free_names(sets, n_sets);
+  onnx_values_free(&f.own);
   onnx_model_free(model);
   return result;
+}
+
+/* 1 when dir/model.onnx reads and has a node of the family. */
+static int has_family_node(const char *dir) {
+  char path[4096], err[256];
+  snprintf(path, sizeof path, "%s/model.onnx", dir);
+  Onnx__ModelProto *model = NULL;
+  if (onnx_model_read(path, &model, err, sizeof err) != 0)
+    return 0;
+  int found = 0;
+  const Onnx__GraphProto *g = model->graph;
+  for (size_t i = 0; g != NULL && i < g->n_node && !found; ++i) {
+    onnx_op e;
+    found = g->node[i] != NULL && g->node[i]->op_type != NULL &&
+            onnx_find_op(g->node[i], &e);
+  }
+  onnx_model_free(model);
+  return found;
+}
+
+/* Run the folders under `root` whose names start with `prefix` (with
+ * `by_model`, only those whose model has a node of the family). Returns
+ * how many were run, or -1 when the caller must stop (*aborted) or the
+ * folder cannot be listed. */
+static long run_under(runner *r, const char *root, const char *prefix,
+                      int by_model, int *aborted) {
+  char **found = NULL;
+  size_t n_found = 0;
+  char err[1024];
+  if (list_dirs(root, prefix, &found, &n_found, err, sizeof err) != 0) {
+    fprintf(stderr, PROG ": ONNX test data: %s (set CLGATHER_ONNX_TESTDATA "
+            "or pass folders)\n", err);
+    return -1;
+  }
+  long ran = 0;
+  for (size_t i = 0; i < n_found && !*aborted; ++i) {
+    if (by_model && !has_family_node(found[i]))
+      continue;
+    ++ran;
+    *aborted = run_folder(r, found[i]) != 0;
+  }
+  free_names(found, n_found);
+  return ran;
+}
+
+/* The default run: ONNX's node tests test_gather* and test_scatter* under
+ * the node folder, then the folders of pytorch-converted and
+ * pytorch-operator beside it (real exported models) that hold a node of the
+ * family. `root` is the node folder, or the data folder holding node/. */
+static void run_installed(runner *r, const char *root, int *aborted) {
+  char node_dir[4096], data_dir[4096];
+  snprintf(node_dir, sizeof node_dir, "%s/node", root);
+  if (is_dir(node_dir)) {
+    snprintf(data_dir, sizeof data_dir, "%s", root);
+  } else {
+    snprintf(node_dir, sizeof node_dir, "%s", root);
+    snprintf(data_dir, sizeof data_dir, "%s/..", root);
+  }
+  static const char *const prefixes[] = {"test_gather", "test_scatter"};
+  long total = 0;
+  for (size_t k = 0; k < 2 && !*aborted; ++k) {
+    long ran = run_under(r, node_dir, prefixes[k], 0, aborted);
+    if (ran < 0)
+      return;
+    total += ran;
+  }
+  if (total == 0)
+    fprintf(stderr, PROG ": no test_gather* or test_scatter* folder under "
+            "'%s'\n", node_dir);
+  static const char *const real[] = {"pytorch-converted", "pytorch-operator"};
+  for (size_t k = 0; k < 2 && !*aborted; ++k) {
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/%s", data_dir, real[k]);
+    if (is_dir(dir))
+      run_under(r, dir, "test_", 1, aborted);
+  }
 }
 
 /* -------------------------------------------------------------- command */
@@ -396,27 +542,7 @@ int cli_cmd_onnx_test(int argc, char **argv) {
     const char *root = getenv("CLGATHER_ONNX_TESTDATA");
     if (root == NULL || root[0] == '\0')
       root = DEFAULT_TESTDATA;
-    /* The family's folders: test_gather* and test_scatter*. */
-    static const char *const prefixes[] = {"test_gather", "test_scatter"};
-    size_t total = 0;
-    for (size_t k = 0; k < 2 && !aborted; ++k) {
-      char **found = NULL;
-      size_t n_found = 0;
-      char err[1024];
-      if (list_dirs(root, prefixes[k], &found, &n_found, err, sizeof err) !=
-          0) {
-        fprintf(stderr, PROG ": ONNX test data: %s (set "
-                "CLGATHER_ONNX_TESTDATA or pass folders)\n", err);
-        break;
-      }
-      total += n_found;
-      for (size_t i = 0; i < n_found && !aborted; ++i)
-        aborted = run_folder(&r, found[i]) != 0;
-      free_names(found, n_found);
-    }
-    if (total == 0)
-      fprintf(stderr, PROG ": no test_gather* or test_scatter* folder under "
-              "'%s'\n", root);
+    run_installed(&r, root, &aborted);
   }
   free(dirs);
   clg_context_destroy(r.ctx);

@@ -4,8 +4,9 @@
  *
  * Dependency order of the tool's command modules (each calls only those
  * before it): cli_args.c (cli.h) <- onnx_test.c (onnx_test.h) <- clgather.c
- * (main). onnx_test.c uses cli.h, onnx_pb.h and tensor_file.h; only
- * clgather.c includes this header.
+ * (main). onnx_test.c uses cli.h, onnx_model.h (graphs: the node to run,
+ * initializers, Constant nodes, external data, input binding), onnx_pb.h
+ * and tensor_file.h; only clgather.c includes this header.
  */
 #ifndef CLGATHER_TOOLS_ONNX_TEST_H
 #define CLGATHER_TOOLS_ONNX_TEST_H
