@@ -2,7 +2,8 @@
 # Installs what clgather needs to build and test, from Debian's packages.
 # Run as root (or with sudo available). Skips apt when everything is present.
 # `install-deps.sh hardening` also installs clang and its sanitizer/libFuzzer
-# runtimes (for scripts/sanitize.sh and scripts/fuzz.sh).
+# runtimes (for scripts/sanitize.sh and scripts/fuzz.sh); `install-deps.sh
+# packaging` the Debian packaging tools (for scripts/test-packages.sh).
 set -euo pipefail
 
 packages=(
@@ -11,9 +12,18 @@ packages=(
   libcriterion-dev                                    # unit tests
   libprotobuf-c-dev protobuf-c-compiler libonnx-dev   # ONNX .pb / model reading
   libonnx-testdata                                    # ONNX conformance data
+  help2man                                            # clgather.1 man page
+  python3-numpy python3-pyopencl python3-pytest       # Python package tests
+  gnuplot-nox                                         # scripts/plot_bench.sh
+  libclblast-dev                   # examples/clblast_pipeline.c (not the library)
 )
 if [ "${1:-}" = "hardening" ]; then
   packages+=(clang libclang-rt-dev)
+fi
+# `install-deps.sh packaging`: what scripts/test-packages.sh needs to build
+# the Debian packages (debian/) and check them.
+if [ "${1:-}" = "packaging" ]; then
+  packages+=(debhelper dh-python dpkg-dev fakeroot lintian man-db)
 fi
 
 missing=()

@@ -1,0 +1,36 @@
+"""clgather: the ONNX gather and scatter families on any OpenCL device,
+with every index checked before anything is written.
+
+numpy's names where numpy has the operation, ONNX's for the rest:
+
+- ``take(a, indices, axis=None, mode="raise", out=None, batch_dims=0)``:
+  ONNX Gather (``numpy.take``; batch_dims as ``tf.gather``)
+- ``take_along_axis(arr, indices, axis)``: ONNX GatherElements
+- ``gather_nd(data, indices, batch_dims=0)``: ONNX GatherND
+- ``scatter_elements(data, indices, updates, axis=0, reduction="none",
+  duplicates="error", out=None)``: ONNX ScatterElements
+- ``scatter_nd(data, indices, updates, reduction="none",
+  duplicates="error", out=None)``: ONNX ScatterND
+
+numpy arrays in give numpy arrays out; pyopencl arrays in give pyopencl
+arrays out, on the caller's queue, chained by events. Errors are numpy's:
+IndexError for an out-of-bounds index (with the position, the value and the
+valid range), numpy's AxisError, ValueError, TypeError; RuntimeError for
+OpenCL failures; MemoryError. A ``Context`` chooses the device.
+
+The shared library is found through the environment variable
+``CLGATHER_LIBRARY`` (a path), else beside the installed package, else the
+system's (``libclgather.so.0``); ``clgather.library_path`` says which.
+"""
+
+from ._lib import AxisError, library_path, version as __version__
+from ._context import (Context, Outcome, default_context,
+                       set_default_context)
+from ._gather import gather_nd, take, take_along_axis
+from ._scatter import scatter_elements, scatter_nd
+
+__all__ = [
+    "take", "take_along_axis", "gather_nd", "scatter_elements",
+    "scatter_nd", "Context", "Outcome", "default_context",
+    "set_default_context", "AxisError", "library_path", "__version__",
+]

@@ -1,0 +1,50 @@
+"""Docstring parts every operator shares (numpy's docstring format)."""
+
+KEYWORDS = """\
+context : clgather.Context, optional
+    The device to run on. Default: for numpy operands the module's default
+    context (``default_context()``); for pyopencl operands a context on
+    their queue's ``cl_context`` and device, kept for the process.
+queue : pyopencl.CommandQueue, optional
+    The command queue (on `context`'s context and device). Default: the
+    first pyopencl operand's queue, else the context's own queue.
+wait_for : list of pyopencl.Event, optional
+    Events every command of the call waits for, besides the pyopencl
+    operands' own ``events``.
+outcome : clgather.Outcome, optional
+    The asynchronous checked mode (``clg_run_async`` /
+    ``clg_scatter_async``): with pyopencl indices and output, the index
+    check runs on the device and the call waits for nothing; errors that
+    need the index values are raised by ``outcome.wait()`` instead of the
+    call."""
+
+OPERANDS = """\
+Operands and results: numpy arrays (or anything ``numpy.asarray`` takes)
+are host tensors, copied to C order first when they are not contiguous; the
+call returns when the result is written (blocking). pyopencl ``Array``\\ s
+must be C-contiguous; their ``base_data`` and ``offset`` are used as they
+are (slices work). With a pyopencl operand the result is a pyopencl
+``Array`` on the same queue: the call enqueues its commands after the
+operands' ``events`` and adds the library's event to the result
+(``add_event``); it never waits for the kernels it enqueues. In the default
+(synchronous) check, the host waits only for the verdict on the index
+values (the indices' producers, then a small validation kernel or a read of
+the indices), so the error can be raised by the call.
+
+Element types: bool, int8-64, uint8-64, float16, float32, float64,
+complex64, complex128 (any other: TypeError). Indices: int32 or int64 (any
+other: TypeError; Python lists become int64)."""
+
+ERRORS_COMMON = """\
+TypeError
+    An unsupported element type, indices that are not int32 or int64, or
+    an `out` of another dtype.
+RuntimeError
+    No OpenCL device, an OpenCL call failed (also: a failed event in the
+    wait list), a kernel failed to build.
+MemoryError
+    A host allocation of the library failed.
+
+Each exception raised for a library status has ``.status`` (the
+``clg_status`` number) and ``.status_name``. On any error, `out` (or the
+data, in place) is untouched."""

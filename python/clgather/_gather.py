@@ -1,0 +1,243 @@
+"""The gathers: take (ONNX Gather), take_along_axis (GatherElements),
+gather_nd (GatherND)."""
+
+import operator
+
+import numpy as np
+
+from . import _lib
+from ._call import Call, choose, normalize_axis, operand, output_shape
+from ._docs import ERRORS_COMMON, KEYWORDS, OPERANDS
+
+
+def take(a, indices, axis=None, mode="raise", out=None, batch_dims=0, *,
+         context=None, queue=None, wait_for=None, outcome=None):
+    params = _lib.Params(_lib.OP_GATHER, 0, operator.index(batch_dims),
+                         choose(mode, _lib.MODES, "mode"))
+    call = Call((a, indices), out, context, queue, wait_for)
+    data = call.add(operand(a, "a"))
+    idx = call.add(operand(indices, "indices", index=True))
+    if axis is None:
+        if params.batch_dims != 0:
+            raise ValueError("clgather: batch_dims needs an axis "
+                             "(axis=None flattens a)")
+        data = data.reshape((int(np.prod(data.shape, dtype=np.int64)),))
+        axis = 0
+    params.axis = normalize_axis(axis, data.ndim)
+    output = call.output(output_shape(params, data, idx), data.dtype)
+    result = call.run(_lib.clg_run, params, [data, idx], output,
+                      outcome=outcome)
+    if out is None and isinstance(result, np.ndarray) and result.ndim == 0:
+        return result[()]  # numpy's take returns a scalar here
+    return result
+
+
+take.__doc__ = """\
+Take elements from an array along an axis: ``numpy.take``, run as ONNX
+``Gather`` (opsets 1, 11, 13) on an OpenCL device.
+
+Every index is checked before any kernel writes: an index outside
+``[-s, s-1]`` (``s = a.shape[axis]``) in mode ``"raise"`` is an IndexError
+naming its position, value and the valid range, and `out` is untouched.
+
+Parameters
+----------
+a : array_like or pyopencl.array.Array, shape (Ni..., M, Nk...)
+    The source array (ONNX: data).
+indices : array_like or pyopencl.array.Array of int32 or int64, shape (Nj...)
+    The indices of the values to take; a negative index counts from the
+    back. Rank 0 gives numpy's shapes (the axis is dropped).
+axis : int, optional
+    The axis to take along, negative counting from the back. None (the
+    default, as numpy) takes from the flattened `a`.
+mode : {{'raise', 'wrap', 'clip'}}, optional
+    What an index outside ``[-s, s-1]`` means: 'raise' an IndexError
+    (numpy's default, ONNX's rule), 'wrap' Python's ``k mod s``, 'clip' the
+    nearest of 0 and ``s-1`` (negative indices clip to 0, as numpy). In
+    every mode an index into an axis of size 0 is an IndexError.
+out : ndarray or pyopencl.array.Array, optional, shape (Ni..., Nj..., Nk...)
+    Where to write the result; same dtype as `a`. Returned.
+batch_dims : int, optional
+    TensorFlow's ``tf.gather`` batch_dims (not in numpy or ONNX): the first
+    `batch_dims` dimensions of `a` and `indices` must be equal and are
+    looped over together; ``batch_dims <= axis``; negative counts from
+    ``indices.ndim``. Needs an `axis`. Default 0.
+{keywords}
+
+Returns
+-------
+out : ndarray or pyopencl.array.Array, shape (Ni..., Nj..., Nk...)
+    ``a.shape[:axis] + indices.shape[batch_dims:] + a.shape[axis+1:]``,
+    dtype of `a`. As numpy, a result of rank 0 without `out` is a numpy
+    scalar.
+
+Raises
+------
+IndexError
+    An index out of bounds (mode 'raise'), or any index into an axis of
+    size 0; the message names the position in `indices`, the value, the
+    axis and its valid range.
+numpy.exceptions.AxisError
+    `axis` outside ``[-a.ndim, a.ndim-1]``.
+ValueError
+    An unknown `mode`; `batch_dims` out of range or without `axis`; batch
+    dimensions that differ; `out` of the wrong shape or read-only; a result
+    rank above 16.
+{errors}
+
+Notes
+-----
+{operands}
+""".format(keywords=KEYWORDS, errors=ERRORS_COMMON, operands=OPERANDS)
+
+
+def _broadcast(op, shape, role):
+    if op.shape == shape:
+        return op
+    if op.host is None:
+        raise ValueError("clgather: take_along_axis: a pyopencl %s of shape "
+                         "%s would need broadcasting to %s; pass it "
+                         "broadcast" % (role, op.shape, shape))
+    return operand(np.broadcast_to(op.host, shape), role,
+                   index=role == "indices")
+
+
+def take_along_axis(arr, indices, axis, *, context=None, queue=None,
+                    wait_for=None, outcome=None):
+    call = Call((arr, indices), None, context, queue, wait_for)
+    data = operand(arr, "arr")
+    idx = operand(indices, "indices", index=True)
+    if axis is None:
+        if idx.ndim != 1:
+            raise ValueError("when axis=None, `indices` must have a single "
+                             "dimension.")
+        data = data.reshape((int(np.prod(data.shape, dtype=np.int64)),))
+        axis = 0
+    axis = normalize_axis(axis, data.ndim)
+    if idx.ndim != data.ndim:
+        raise ValueError("`indices` and `arr` must have the same number of "
+                         "dimensions")
+    off = [1 if d == axis else None for d in range(data.ndim)]
+    try:
+        common = np.broadcast_shapes(
+            tuple(o or s for o, s in zip(off, data.shape)),
+            tuple(o or s for o, s in zip(off, idx.shape)))
+    except ValueError:
+        raise ValueError(
+            "clgather: take_along_axis: arr of shape %s and indices of shape "
+            "%s do not broadcast off axis %d" % (data.shape, idx.shape, axis)
+        ) from None
+
+    def along(n):
+        return common[:axis] + (n,) + common[axis + 1:]
+    data = call.add(_broadcast(data, along(data.shape[axis]), "arr"))
+    idx = call.add(_broadcast(idx, along(idx.shape[axis]), "indices"))
+    params = _lib.Params(_lib.OP_GATHER_ELEMENTS, axis, 0, 0)
+    output = call.output(output_shape(params, data, idx), data.dtype)
+    return call.run(_lib.clg_run, params, [data, idx], output,
+                    outcome=outcome)
+
+
+take_along_axis.__doc__ = """\
+Take values from the input array by matching 1-d index and data slices:
+``numpy.take_along_axis``, run as ONNX ``GatherElements`` (opsets 11, 13)
+on an OpenCL device.
+
+``out[i..., j, k...] = arr[i..., indices[i..., j, k...], k...]`` along
+`axis`. Every index is checked before any kernel writes; an index outside
+``[-M, M-1]`` is an IndexError naming its position, value and range.
+
+Parameters
+----------
+arr : array_like or pyopencl.array.Array, shape (Ni..., M, Nk...)
+    The source array (ONNX: data).
+indices : array_like or pyopencl.array.Array of int32 or int64, shape (Ni..., J, Nk...)
+    Same rank as `arr`. Off `axis` its dimensions broadcast against
+    `arr`'s, as numpy's (ONNX's rule, indices dimensions smaller than
+    data's, is not numpy's: slice `arr` first for it). Broadcasting a
+    pyopencl operand is not done: pass it at the broadcast shape.
+axis : int or None
+    The axis, negative counting from the back; None takes along the
+    flattened `arr` (then `indices` must be 1-d).
+{keywords}
+
+Returns
+-------
+out : ndarray or pyopencl.array.Array, shape (Ni..., J, Nk...)
+    The broadcast shape, with `indices`' length along `axis`; dtype of
+    `arr`.
+
+Raises
+------
+IndexError
+    An index out of ``[-M, M-1]`` (or into an axis of size 0), named with
+    its position, value and valid range.
+numpy.exceptions.AxisError
+    `axis` outside ``[-arr.ndim, arr.ndim-1]``.
+ValueError
+    `indices` of another rank (or not 1-d with axis=None); shapes that do
+    not broadcast; a rank above 16.
+{errors}
+
+Notes
+-----
+{operands}
+""".format(keywords=KEYWORDS, errors=ERRORS_COMMON, operands=OPERANDS)
+
+
+def gather_nd(data, indices, batch_dims=0, *, context=None, queue=None,
+              wait_for=None, outcome=None):
+    call = Call((data, indices), None, context, queue, wait_for)
+    d = call.add(operand(data, "data"))
+    idx = call.add(operand(indices, "indices", index=True))
+    params = _lib.Params(_lib.OP_GATHER_ND, 0, operator.index(batch_dims), 0)
+    output = call.output(output_shape(params, d, idx), d.dtype)
+    return call.run(_lib.clg_run, params, [d, idx], output, outcome=outcome)
+
+
+gather_nd.__doc__ = """\
+Gather slices of `data` addressed by tuples of indices: ONNX ``GatherND``
+(opsets 11, 12, 13, with batch_dims; TensorFlow's ``tf.gather_nd``) on an
+OpenCL device. numpy has no such function: ``data[tuple(indices.T)]`` for
+``batch_dims=0``.
+
+With ``b = batch_dims``, ``m = indices.shape[-1]``: for every batch
+position and every tuple ``t = indices[..., :]``,
+``out[..] = data[batch..., t[0], ..., t[m-1], ...]``, a slice of shape
+``data.shape[b+m:]``. Component j of each tuple is checked against
+``[-d, d-1]``, ``d = data.shape[b+j]``, before any kernel writes.
+
+Parameters
+----------
+data : array_like or pyopencl.array.Array, shape (B..., D..., S...)
+    Rank r >= 1.
+indices : array_like or pyopencl.array.Array of int32 or int64, shape (B..., N..., m)
+    Rank q >= 1; ``1 <= m <= r - b``; the first b dimensions equal
+    `data`'s.
+batch_dims : int, optional
+    ONNX's batch_dims, ``0 <= b <= min(r, q) - 1``. Default 0.
+{keywords}
+
+Returns
+-------
+out : ndarray or pyopencl.array.Array, shape (B..., N..., S...)
+    ``indices.shape[:-1] + data.shape[b+m:]``, dtype of `data` (rank 0 is
+    a 0-d array).
+
+Raises
+------
+IndexError
+    A tuple component out of bounds, named with its position, value, the
+    data axis and its valid range.
+ValueError
+    `data` of rank 0, `indices` of rank 0, m out of ``[1, r-b]``,
+    `batch_dims` out of range, batch dimensions that differ, a rank above
+    16.
+{errors}
+
+Notes
+-----
+{operands}
+""".format(keywords=KEYWORDS, errors=ERRORS_COMMON, operands=OPERANDS)
+
+__all__ = ["take", "take_along_axis", "gather_nd"]

@@ -1,0 +1,20 @@
+"""Run by the python_install test (run_installed.cmake): the package and the
+library it loads both come from the scratch install prefix (argv[1]),
+found without CLGATHER_LIBRARY, and a gather gives numpy's bytes."""
+import os
+import sys
+
+import numpy as np
+
+prefix = os.path.realpath(sys.argv[1])
+assert "CLGATHER_LIBRARY" not in os.environ
+import clgather  # noqa: E402
+
+pkg = os.path.realpath(os.path.dirname(clgather.__file__))
+lib = os.path.realpath(clgather.library_path)
+assert pkg.startswith(prefix + os.sep), "package from %s" % pkg
+assert lib.startswith(prefix + os.sep), "library from %s" % lib
+a = np.arange(10, dtype=np.float32)
+r = clgather.take(a, [3, -1])
+assert r.tobytes() == np.take(a, [3, -1]).tobytes(), r
+print("installed clgather OK", clgather.__version__, lib)
