@@ -15,8 +15,8 @@
 #     clgather is faster.
 #
 # Usage: scripts/plot_bench.sh [options] (--json FILE | --bench BINARY)
-# See --help. Needs gnuplot (Debian: gnuplot-nox; `bash scripts/install-deps.sh
-# plots`) and /usr/bin/python3 (its json module only) to read the JSON.
+# See --help. Needs gnuplot (Debian: gnuplot-nox; `bash scripts/install-deps.sh`
+# installs it) and /usr/bin/python3 (its json module only) to read the JSON.
 # Exit status: 0 pictures written; 1 invalid input (unreadable or invalid
 # JSON, no sweep row, a log without clgather's or any peer's results); 2
 # usage; 3 a missing tool, the benchmark or gnuplot failed. Errors go to
@@ -92,7 +92,7 @@ if [ -z "$bench" ] && { [ $quick = 1 ] || [ -n "$device" ] || [ -n "$save_json" 
 fi
 
 command -v "$GNUPLOT" >/dev/null 2>&1 ||
-  die 3 "gnuplot not found ('$GNUPLOT'): install it with 'bash scripts/install-deps.sh plots' (Debian: gnuplot-nox)"
+  die 3 "gnuplot not found ('$GNUPLOT'): install it with 'bash scripts/install-deps.sh' (Debian: gnuplot-nox)"
 [ -x "$PY" ] || die 3 "$PY not found (Debian: python3)"
 for f in "${peers[@]}"; do
   [ -r "$f" ] && [ -f "$f" ] || die 1 "cannot read peers log '$f'"
