@@ -14,6 +14,23 @@
  * final name, so readers never see a partial file and concurrent writers of
  * one key are harmless.
  *
+ * Trust. A program binary is native code on most drivers (POCL: a shared
+ * object run in the process), so the cache loads only what the effective
+ * user wrote:
+ *  - the directory is used only if, once opened (symlinks in its path are
+ *    followed), it is owned by the effective user and not writable by group
+ *    or others; otherwise the cache is off for the context and
+ *    clg_context_cache_info() says why. Everything after that goes through
+ *    the open directory (openat, renameat), so renaming or replacing a
+ *    component of its path later changes nothing;
+ *  - a file is read only if it is opened without following a symlink
+ *    (O_NOFOLLOW) and is a regular file owned by the effective user with
+ *    mode 0600; anything else is skipped (counted in ctx->disk_refused);
+ *  - files are written to a new temporary file of that directory (O_CREAT |
+ *    O_EXCL | O_NOFOLLOW, mode 0600) renamed over the final name: rename
+ *    replaces a planted symlink, it never follows it.
+ * The checksum only detects damage: anyone can compute it.
+ *
  * The cache never changes a call's outcome: anything that does not work
  * (no directory, unreadable or invalid file, a binary the driver refuses,
  * a full disk, ...) is skipped silently and the program is built from
@@ -109,14 +126,20 @@ static bool clg_mkdirs(char *path) {
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The cache directory (malloc'ed), or NULL when the cache is off or no
- * directory can be determined or created. */
-static char *clg_cache_dir(void) {
+#define CLG_WHY(ctx, ...) \
+  snprintf((ctx)->cache_why, sizeof (ctx)->cache_why, __VA_ARGS__)
+
+/* The cache directory (malloc'ed), created when missing and opened into
+ * *dirfd once it passes the trust rules; NULL with ctx->cache_why set when
+ * the cache is off or the directory cannot be used. */
+static char *clg_cache_dir(clg_context *ctx, int *dirfd) {
   const char *env = getenv("CLGATHER_CACHE_DIR");
   const char *base = NULL, *suffix = "";
   if (env) {
-    if (!*env || strcmp(env, "0") == 0 || strcmp(env, "off") == 0)
+    if (!*env || strcmp(env, "0") == 0 || strcmp(env, "off") == 0) {
+      CLG_WHY(ctx, "turned off: CLGATHER_CACHE_DIR is '%s'", env);
       return NULL;
+    }
     base = env;
   } else if ((env = getenv("XDG_CACHE_HOME")) != NULL && env[0] == '/') {
     base = env;
@@ -125,21 +148,47 @@ static char *clg_cache_dir(void) {
     base = env;
     suffix = "/.cache/clgather";
   } else {
+    CLG_WHY(ctx, "no directory: neither CLGATHER_CACHE_DIR, "
+                 "XDG_CACHE_HOME (absolute) nor HOME is set");
     return NULL;
   }
   size_t n = strlen(base) + strlen(suffix) + 1;
   char *dir = CLG_MALLOC(n);
-  if (!dir)
+  if (!dir) {
+    CLG_WHY(ctx, "out of host memory");
     return NULL;
+  }
   snprintf(dir, n, "%s%s", base, suffix);
   /* Trailing slashes would only make "dir//key.bin". */
   for (size_t len = strlen(dir); len > 1 && dir[len - 1] == '/'; --len)
     dir[len - 1] = '\0';
   if (!clg_mkdirs(dir)) {
+    CLG_WHY(ctx, "cannot create the directory %s: %s", dir, strerror(errno));
     free(dir);
     return NULL;
   }
-  return dir;
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    CLG_WHY(ctx, "cannot open the directory %s: %s", dir, strerror(errno));
+  } else if (st.st_uid != geteuid()) {
+    CLG_WHY(ctx,
+            "the directory %s is owned by uid %lu, not by the effective "
+            "user (uid %lu): another user could plant programs in it",
+            dir, (unsigned long)st.st_uid, (unsigned long)geteuid());
+  } else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    CLG_WHY(ctx,
+            "the directory %s is writable by group or others (mode %04o): "
+            "another user could plant programs in it",
+            dir, (unsigned)(st.st_mode & 07777));
+  } else {
+    *dirfd = fd;
+    return dir;
+  }
+  if (fd >= 0)
+    close(fd);
+  free(dir);
+  return NULL;
 }
 
 /* Hash a string device or platform property; false if it cannot be read. */
@@ -167,7 +216,8 @@ static bool clg_cache_ready(clg_context *ctx) {
   if (ctx->cache_state != 0)
     return ctx->cache_state > 0;
   ctx->cache_state = -1;
-  char *dir = clg_cache_dir();
+  int dirfd = -1;
+  char *dir = clg_cache_dir(ctx, &dirfd);
   if (!dir)
     return false;
   clg_hash128 h;
@@ -184,10 +234,14 @@ static bool clg_cache_ready(clg_context *ctx) {
             clg_hash_platform_str(&h, plat, CL_PLATFORM_NAME) &&
             clg_hash_platform_str(&h, plat, CL_PLATFORM_VERSION);
   if (!ok) {
+    CLG_WHY(ctx, "the device's or platform's name or version cannot be read "
+                 "for the cache key");
+    close(dirfd);
     free(dir);
     return false;
   }
   ctx->cache_dir = dir;
+  ctx->cache_dirfd = dirfd;
   ctx->cache_seed = h;
   ctx->cache_state = 1;
   return true;
@@ -205,9 +259,24 @@ bool clg__cache_key(clg_context *ctx, const char *source, const char *options,
 }
 
 void clg__cache_release(clg_context *ctx) {
+  if (ctx->cache_state > 0)
+    close(ctx->cache_dirfd);
   free(ctx->cache_dir);
   ctx->cache_dir = NULL;
   ctx->cache_state = 0;
+}
+
+int clg_context_cache_info(clg_context *ctx, const char **detail) {
+  if (detail)
+    *detail = NULL;
+  if (!ctx)
+    return -1;
+  pthread_mutex_lock(&ctx->lock);
+  bool on = clg_cache_ready(ctx);
+  if (detail)
+    *detail = on ? ctx->cache_dir : ctx->cache_why;
+  pthread_mutex_unlock(&ctx->lock);
+  return on ? 1 : 0;
 }
 
 /* -------------------------------------------------------- file format */
@@ -260,28 +329,34 @@ static bool clg_file_valid(const unsigned char *file, size_t size,
   return clg_get64(file + 40) == c.a && clg_get64(file + 48) == c.b;
 }
 
-/* "<dir>/<32 hex digits><suffix>" (malloc'ed) or NULL. */
-static char *clg_entry_path(const clg_context *ctx, const clg_hash128 *key,
-                            const char *suffix) {
-  size_t n = strlen(ctx->cache_dir) + 1 + 32 + strlen(suffix) + 1;
-  char *path = CLG_MALLOC(n);
-  if (path)
-    snprintf(path, n, "%s/%016llx%016llx%s", ctx->cache_dir,
-             (unsigned long long)key->a, (unsigned long long)key->b, suffix);
-  return path;
+/* The file name "<32 hex digits><suffix>" in the cache directory. */
+#define CLG_NAME_MAX 64
+static void clg_entry_name(char *name, const clg_hash128 *key,
+                           const char *suffix) {
+  snprintf(name, CLG_NAME_MAX, "%016llx%016llx%s", (unsigned long long)key->a,
+           (unsigned long long)key->b, suffix);
 }
 
-/* Read a whole regular file (at most `max` bytes) into a malloc'ed buffer. */
-static unsigned char *clg_read_file(const char *path, size_t max,
-                                    size_t *size) {
-  int fd = open(path, O_RDONLY);
-  if (fd < 0)
+/* Read a whole file of the cache directory (at most `max` bytes) into a
+ * malloc'ed buffer, if it passes the trust rules (see the top of this
+ * file): not a symlink, a regular file, owned by the effective user, mode
+ * 0600. O_NONBLOCK: a planted FIFO must not block the open. */
+static unsigned char *clg_read_file(clg_context *ctx, const char *name,
+                                    size_t max, size_t *size) {
+  int fd = openat(ctx->cache_dirfd, name,
+                  O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    if (errno == ELOOP) /* a symlink */
+      ctx->disk_refused++;
     return NULL;
+  }
   struct stat st;
   unsigned char *buf = NULL;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-      (uint64_t)st.st_size <= max &&
-      (buf = CLG_MALLOC((size_t)st.st_size)) != NULL) {
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      st.st_uid != geteuid() || (st.st_mode & 07777) != 0600) {
+    ctx->disk_refused++;
+  } else if (st.st_size > 0 && (uint64_t)st.st_size <= max &&
+             (buf = CLG_MALLOC((size_t)st.st_size)) != NULL) {
     size_t want = (size_t)st.st_size, got = 0;
     while (got < want) {
       ssize_t r = read(fd, buf + got, want - got);
@@ -318,13 +393,11 @@ static bool clg_write_all(int fd, const unsigned char *p, size_t n) {
 
 bool clg__cache_load(clg_context *ctx, const clg_hash128 *key,
                      const char *options, cl_program *out) {
-  char *path = clg_entry_path(ctx, key, ".bin");
-  if (!path)
-    return false;
+  char name[CLG_NAME_MAX];
+  clg_entry_name(name, key, ".bin");
   size_t size = 0;
   unsigned char *file = clg_read_file(
-      path, (size_t)CLG_CACHE_MAX_BINARY + CLG_CACHE_HEADER, &size);
-  free(path);
+      ctx, name, (size_t)CLG_CACHE_MAX_BINARY + CLG_CACHE_HEADER, &size);
   if (!file)
     return false;
   if (!clg_file_valid(file, size, key)) {
@@ -409,13 +482,11 @@ bool clg__cache_store(clg_context *ctx, const clg_hash128 *key,
 
 bool clg__cache_get_record(clg_context *ctx, const clg_hash128 *key,
                            const char *suffix, char *buf, size_t cap) {
-  char *path = clg_entry_path(ctx, key, suffix);
-  if (!path)
-    return false;
+  char name[CLG_NAME_MAX];
+  clg_entry_name(name, key, suffix);
   size_t size = 0;
-  unsigned char *file =
-      clg_read_file(path, (size_t)CLG_RECORD_MAX + CLG_CACHE_HEADER, &size);
-  free(path);
+  unsigned char *file = clg_read_file(
+      ctx, name, (size_t)CLG_RECORD_MAX + CLG_CACHE_HEADER, &size);
   if (!file)
     return false;
   bool ok = clg_file_valid(file, size, key) && size - CLG_CACHE_HEADER < cap;
@@ -427,26 +498,35 @@ bool clg__cache_get_record(clg_context *ctx, const clg_hash128 *key,
   return ok;
 }
 
-/* Write header + `len` bytes under key + suffix: a temporary file of the
- * same directory renamed over the final name. */
+/* Write header + `len` bytes under key + suffix: a new temporary file of
+ * the cache directory (never an existing one, never through a symlink;
+ * mode 0600 whatever the umask) renamed over the final name. */
 static bool clg_store_bytes(clg_context *ctx, const clg_hash128 *key,
                             const char *suffix, const unsigned char *bin,
                             size_t len) {
-  char *path = clg_entry_path(ctx, key, suffix);
-  char *tmp = clg_entry_path(ctx, key, ".tmp.XXXXXX");
-  bool ok = false;
+  char name[CLG_NAME_MAX], tmp[CLG_NAME_MAX + 32];
+  clg_entry_name(name, key, suffix);
+  static atomic_uint serial;
   int fd = -1;
-  if (path && tmp && (fd = mkstemp(tmp)) >= 0) {
-    unsigned char hdr[CLG_CACHE_HEADER];
-    clg_header_write(hdr, key, bin, len);
-    ok = clg_write_all(fd, hdr, sizeof hdr) && clg_write_all(fd, bin, len);
-    ok = close(fd) == 0 && ok;
-    ok = ok && rename(tmp, path) == 0;
-    if (!ok)
-      unlink(tmp);
+  for (int tries = 0; fd < 0 && tries < 16; ++tries) {
+    unsigned k = atomic_fetch_add(&serial, 1u);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u.%d", name, (long)getpid(), k,
+             tries);
+    fd = openat(ctx->cache_dirfd, tmp,
+                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST)
+      return false;
   }
-  free(path);
-  free(tmp);
+  if (fd < 0)
+    return false;
+  unsigned char hdr[CLG_CACHE_HEADER];
+  clg_header_write(hdr, key, bin, len);
+  bool ok = fchmod(fd, 0600) == 0 && clg_write_all(fd, hdr, sizeof hdr) &&
+            clg_write_all(fd, bin, len);
+  ok = close(fd) == 0 && ok;
+  ok = ok && renameat(ctx->cache_dirfd, tmp, ctx->cache_dirfd, name) == 0;
+  if (!ok)
+    unlinkat(ctx->cache_dirfd, tmp, 0);
   return ok;
 }
 

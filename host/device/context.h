@@ -39,10 +39,16 @@ struct clg_context {
                          * disk cache (for tests) */
   unsigned disk_loads;  /* ... of which loaded from the disk cache */
   unsigned disk_stores; /* binaries written to the disk cache */
+  unsigned disk_refused; /* cache files not read: not a regular file owned
+                          * by the effective user with mode 0600, or a
+                          * symlink (cache.c's trust rules; for tests) */
   /* The on-disk program cache (cache.c), looked at on the first program
-   * miss: 0 not yet, 1 on (cache_dir, cache_seed set), -1 off. */
+   * miss: 0 not yet, 1 on (cache_dir, cache_dirfd, cache_seed set), -1 off
+   * (cache_why says why). */
   int cache_state;
   char *cache_dir;
+  int cache_dirfd;        /* the checked directory, open (state 1 only) */
+  char cache_why[320];    /* why the cache is off (state -1) */
   clg_hash128 cache_seed; /* hash of the key fields every program shares */
   /* cl_mem index arrays validated on the device (the validation kernel
    * enqueued successfully) rather than read back: for tests. Zeroed by the

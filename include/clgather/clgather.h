@@ -320,6 +320,38 @@ typedef enum clg_choice {
  */
 CLG_API const char *clg_context_last_variant(clg_context *ctx, clg_choice *how);
 
+/**
+ * Whether ctx keeps compiled programs (and measured kernel choices) in the
+ * on-disk program cache, and where, or why not. Returns 1 when the cache is
+ * on (*detail: its directory), 0 when it is off (*detail: why, e.g.
+ * "the directory /tmp/c is writable by group or others (mode 0777):
+ * another user could plant programs in it"), -1 for a NULL ctx (*detail
+ * NULL). detail may be NULL; the string is ctx's, valid until
+ * clg_context_destroy(ctx). Decides now if no program has been built on ctx
+ * yet (creating the directory, mode 0700, when missing); does not block
+ * otherwise.
+ *
+ * Location: CLGATHER_CACHE_DIR if set ("", "0" or "off" turn the cache
+ * off), else $XDG_CACHE_HOME/clgather, else $HOME/.cache/clgather.
+ * Program binaries are native code on most drivers, so the cache trusts
+ * only what the effective user wrote:
+ *  - the directory is used only if it is owned by the effective user and
+ *    not writable by group or others (symlinks in its path are followed;
+ *    the directory they lead to is what is checked, and it is used through
+ *    a descriptor opened once, so a path component replaced later changes
+ *    nothing); otherwise the cache is off, silently, and this function says
+ *    why;
+ *  - a file is loaded only if it is a regular file owned by the effective
+ *    user with mode 0600, opened without following a symlink; any other
+ *    file is ignored (never read) and the program is built from source;
+ *  - files are written to a new temporary file (exclusive create, mode
+ *    0600) in that directory and renamed over their name, which replaces
+ *    a planted symlink instead of following it.
+ * The cache never changes a call's result, only how long a first build
+ * takes; deleting the directory is always safe.
+ */
+CLG_API int clg_context_cache_info(clg_context *ctx, const char **detail);
+
 /* ----------------------------------------------------------------- Gather */
 
 /**
