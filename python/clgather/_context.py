@@ -177,7 +177,8 @@ def context_for_queue(queue):
 class Outcome:
     """The verdict of a call made with ``outcome=``: the asynchronous checked
     mode (``clg_run_async`` / ``clg_scatter_async``), where cl_mem indices
-    are checked on the device and the call waits for nothing.
+    are checked on the device and a call whose operands are all pyopencl
+    arrays waits for nothing (a numpy operand makes it blocking).
 
     Pass a fresh ``Outcome()`` as ``outcome=``; the call fills it. Then
     ``wait()`` blocks until the verdict is known and raises what the

@@ -14,9 +14,10 @@ wait_for : list of pyopencl.Event, optional
 outcome : clgather.Outcome, optional
     The asynchronous checked mode (``clg_run_async`` /
     ``clg_scatter_async``): with pyopencl indices and output, the index
-    check runs on the device and the call waits for nothing; errors that
-    need the index values are raised by ``outcome.wait()`` instead of the
-    call."""
+    check runs on the device; errors that need the index values are raised
+    by ``outcome.wait()`` instead of the call. With every operand a
+    pyopencl array the call waits for nothing; a numpy operand still makes
+    it blocking."""
 
 OPERANDS = """\
 Operands and results: numpy arrays (or anything ``numpy.asarray`` takes)
@@ -25,11 +26,16 @@ call returns when the result is written (blocking). pyopencl ``Array``\\ s
 must be C-contiguous; their ``base_data`` and ``offset`` are used as they
 are (slices work). With a pyopencl operand the result is a pyopencl
 ``Array`` on the same queue: the call enqueues its commands after the
-operands' ``events`` and adds the library's event to the result
-(``add_event``); it never waits for the kernels it enqueues. In the default
-(synchronous) check, the host waits only for the verdict on the index
-values (the indices' producers, then a small validation kernel or a read of
-the indices), so the error can be raised by the call.
+operands' ``events`` (and `wait_for`) and adds the library's event to the
+result (``add_event``). When every operand (and `out`) is a pyopencl array
+the call does not wait for the kernels that write the result; in the
+default (synchronous) check the host does wait for the verdict on the index
+values, so that the error can be raised by the call: the indices are read
+back, or checked by a small validation kernel whose verdict is read back,
+after the whole wait list (the events of every operand, not only of the
+indices, and `wait_for`). A numpy operand among pyopencl ones makes the
+call blocking: it returns when the result has been written. With
+``outcome=`` and every operand a pyopencl array nothing waits.
 
 Element types: bool, int8-64, uint8-64, float16, float32, float64,
 complex64, complex128 (any other: TypeError). Indices: int32 or int64 (any

@@ -11,8 +11,10 @@ from ._docs import ERRORS_COMMON, KEYWORDS, OPERANDS
 
 
 def _updates(updates, dtype):
-    """updates as an Operand of data's dtype: host values are cast as
-    numpy's ufunc.at casts them ('same_kind'); pyopencl ones must match."""
+    """updates as an Operand of data's dtype: host values are cast to it
+    under numpy's 'same_kind' rule (a ufunc's rule for out=; numpy 1.24's
+    ufunc.at itself casts unsafely, computing in the promoted type);
+    pyopencl ones must match."""
     if is_cl(updates):
         return operand(updates, "updates")
     arr = np.asarray(updates)
@@ -62,8 +64,10 @@ reduction : {'none', 'add', 'mul', 'min', 'max'}, optional
     computed and rounded in the element type (as numpy's ``ufunc.at``;
     float16 through float32, rounded each step; integers wrap; bool: add
     and max are or, mul and min are and; min and max propagate NaN as
-    ``numpy.minimum`` / ``numpy.maximum``; complex types have no min or
-    max): the result is bit for bit the same on every device and run.
+    ``numpy.minimum`` / ``numpy.maximum`` and, between equal values (+0
+    and -0), keep the element already there, where numpy may keep either;
+    complex types have no min or max): the result is bit for bit the same
+    on every device and run.
 duplicates : {'error', 'last'}, optional
     Under reduction 'none', what two entries with one target mean: 'error'
     (the default; ONNX says indices must not repeat) raises ValueError
