@@ -228,3 +228,14 @@ int clg__fi_device_validation(void) {
     return 0;
   return -1;
 }
+
+cl_ulong clg__fi_max_alloc(cl_ulong real) {
+  const char *e = getenv("CLGATHER_TEST_MAX_ALLOC");
+  if (!e || !*e)
+    return real;
+  char *end = NULL;
+  unsigned long long v = strtoull(e, &end, 10);
+  if (*end != '\0' || v == 0)
+    return real;
+  return real && (cl_ulong)v > real ? real : (cl_ulong)v;
+}

@@ -103,6 +103,10 @@ void *clg__fi_calloc(size_t, size_t);
  * the device (1) or by a read-back (0) whatever their size; -1 when unset
  * (the measured choice, see host/op.c). */
 int clg__fi_device_validation(void);
+/* CLGATHER_TEST_MAX_ALLOC=BYTES: the device's largest buffer as the
+ * library sees it, instead of `real` when smaller (so the suites run the
+ * split paths of run/split.c on small tensors). */
+cl_ulong clg__fi_max_alloc(cl_ulong real);
 #endif
 
 #if defined(CLGATHER_TESTING) && !defined(CLG_FAULTS_IMPL)

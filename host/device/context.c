@@ -27,6 +27,12 @@ static clg_status clg_context_init(cl_context cl_ctx, cl_device_id device,
   if (err == CL_SUCCESS)
     err = clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS,
                           sizeof ctx->compute_units, &ctx->compute_units, NULL);
+  if (err == CL_SUCCESS)
+    err = clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+                          sizeof ctx->max_alloc, &ctx->max_alloc, NULL);
+#if defined(CLGATHER_TESTING)
+  ctx->max_alloc = clg__fi_max_alloc(ctx->max_alloc);
+#endif
   cl_bool unified = CL_FALSE;
   if (err == CL_SUCCESS)
     err = clGetDeviceInfo(device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified,

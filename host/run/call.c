@@ -197,6 +197,9 @@ clg_status clg__run(const clg_call *call) {
   clg_status st = clg__check_call(call, &c, &of, &queue);
   if (st != CLG_SUCCESS)
     return st;
+  /* Host tensors larger than the device's largest buffer: in parts. */
+  if (clg__split_needed(call->ctx, &c, call, &of))
+    return clg__run_split(call, &c, &of, queue);
   clg_launch_init(&l, &c, call->in, call->output);
   l.of = of;
   l.queue = queue;

@@ -98,6 +98,15 @@ typedef struct clg_call {
   bool values_checked;   /* index values already checked (shards) */
 } clg_call;
 
+/* split.c: tables larger than one device allocation. Is a host tensor of
+ * the checked call larger than the device's largest buffer? */
+bool clg__split_needed(const clg_context *ctx, const clg_checked *c,
+                       const clg_call *call, const clg_tensor_facts *of);
+/* Run the checked call in parts that fit (index values checked once
+ * first), or fail naming the sizes and the limit. Blocking. */
+clg_status clg__run_split(const clg_call *call, const clg_checked *c,
+                          const clg_tensor_facts *of, cl_command_queue queue);
+
 /* The names of the inputs in messages: "data", "indices", "updates". */
 extern const char *const clg__input_names[CLG_MAX_INPUTS];
 
