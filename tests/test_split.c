@@ -7,10 +7,13 @@
  * host and cl_mem operands. Every result is compared byte for byte with the
  * plain-C reference (tests/support/reference.c); a bad index is an error
  * before any part runs, with the output unchanged; what cannot be split is
- * an error that names the sizes and the limit. */
+ * an error that names the sizes and the limit. GatherElements, GatherND
+ * and the scatters (every reduction, duplicates last, in place or not)
+ * split through their slices (the slices() hook of each operator file). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "internal.h"
+#include "support/ref_scatter.h"
 #include "support/reference.h"
 
 #include <criterion/criterion.h>
@@ -240,24 +243,147 @@ Test(split, unsplittable_errors_name_sizes) {
   cr_expect(strstr(m, "one slice") != NULL, "%s", m);
   for (size_t i = 0; i < sizeof out; ++i)
     cr_assert_eq(((unsigned char *)out)[i], 0x11);
-  /* Another operator with host data over the limit. */
-  float ge[20][20], geo[20][20];
-  int64_t gi[20][20];
-  memset(ge, 0, sizeof ge);
-  memset(gi, 0, sizeof gi);
-  memset(geo, 0x22, sizeof geo);
-  int64_t gs[2] = {20, 20};
-  clg_params p = {.op = CLG_OP_GATHER_ELEMENTS, .axis = 1};
-  clg_tensor gd = clg_tensor_host(F, 2, gs, ge);
-  clg_tensor gx = clg_tensor_host(I64, 2, gs, gi);
-  clg_tensor go = clg_tensor_host(F, 2, gs, geo);
-  cr_assert_eq(clg_run(ctx, &p, &gd, &gx, &go, NULL, 0, NULL, NULL),
-               CLG_ERROR_OPENCL);
-  m = clg_last_error();
-  cr_expect(strstr(m, "GatherElements's host data is 1600 bytes") != NULL, "%s",
-            m);
-  cr_expect(strstr(m, "only Gather splits") != NULL, "%s", m);
-  for (size_t i = 0; i < sizeof geo; ++i)
-    cr_assert_eq(((unsigned char *)geo)[i], 0x22);
+  clg_context_destroy(ctx);
+}
+
+/* GatherElements and GatherND over host data larger than the limit. */
+Test(split, gather_elements_and_nd) {
+  clg_context *ctx = context_with_limit("2048");
+  enum { R = 40, C = 30 };
+  float data[R][C];
+  fill((unsigned char *)data, sizeof data, 3);
+  for (int axis = 0; axis < 2; ++axis) {
+    int64_t is[2] = {axis ? R : 25, axis ? 17 : C};
+    int64_t n = is[0] * is[1];
+    int64_t *idx = malloc((size_t)n * 8);
+    for (int64_t i = 0; i < n; ++i)
+      idx[i] = (i * 7919 + 13) % (2 * (axis ? C : R)) - (axis ? C : R);
+    float *want = malloc((size_t)n * 4), *got = malloc((size_t)n * 4);
+    int64_t ds[2] = {R, C};
+    cr_assert_eq(ref_gather_elements(data, 4, 2, ds, idx, REF_INDEX_I64, 2, is,
+                                     axis, want),
+                 0);
+    memset(got, 0x3c, (size_t)n * 4);
+    clg_tensor d = clg_tensor_host(F, 2, ds, data);
+    clg_tensor x = clg_tensor_host(I64, 2, is, idx);
+    clg_tensor o = clg_tensor_host(F, 2, is, got);
+    cr_assert_eq(clg_gather_elements(ctx, &d, &x, axis, &o, NULL, 0, NULL,
+                                     NULL),
+                 CLG_SUCCESS, "%s", clg_last_error());
+    cr_expect_eq(memcmp(got, want, (size_t)n * 4), 0, "GatherElements axis %d",
+                 axis);
+    free(idx);
+    free(want);
+    free(got);
+  }
+  /* GatherND, batch_dims 1: data [4, 20, 10, 3] f32, tuples of 2. */
+  int64_t ds[4] = {4, 20, 10, 3}, is[3] = {4, 33, 2};
+  float *nd = malloc(4 * 20 * 10 * 3 * 4);
+  fill((unsigned char *)nd, 4 * 20 * 10 * 3 * 4, 4);
+  int32_t tuples[4 * 33 * 2];
+  for (int i = 0; i < 4 * 33; ++i) {
+    tuples[2 * i] = (i * 37) % 40 - 20;
+    tuples[2 * i + 1] = (i * 11) % 20 - 10;
+  }
+  float want[4 * 33 * 3], got[4 * 33 * 3];
+  cr_assert_eq(ref_gather_nd(nd, 4, 4, ds, tuples, REF_INDEX_I32, 3, is, 1,
+                             want),
+               0);
+  memset(got, 0x3c, sizeof got);
+  int64_t os[3] = {4, 33, 3};
+  clg_tensor d = clg_tensor_host(F, 4, ds, nd);
+  clg_tensor x = clg_tensor_host(I32, 3, is, tuples);
+  clg_tensor o = clg_tensor_host(F, 3, os, got);
+  cr_assert_eq(clg_gather_nd(ctx, &d, &x, 1, &o, NULL, 0, NULL, NULL),
+               CLG_SUCCESS, "%s", clg_last_error());
+  cr_expect_eq(memcmp(got, want, sizeof got), 0, "GatherND");
+  free(nd);
+  clg_context_destroy(ctx);
+}
+
+/* The scatters over a host table larger than the limit: every reduction,
+ * repeated targets applied in entry order, in place and not. */
+Test(split, scatters_every_reduction) {
+  clg_context *ctx = context_with_limit("2048");
+  enum { ROWS = 300, W = 6, N = 500 };
+  int64_t ds[2] = {ROWS, W};
+  float *data = malloc(ROWS * W * 4), *got = malloc(ROWS * W * 4),
+        *want = malloc(ROWS * W * 4), *upd = malloc(N * W * 4);
+  int64_t idx[N];
+  for (int i = 0; i < N; ++i)
+    idx[i] = (i * 131) % (2 * ROWS) - ROWS; /* repeats, negatives */
+  for (int red = 0; red <= 4; ++red)
+    for (int inplace = 0; inplace < 2; ++inplace) {
+      fill((unsigned char *)data, ROWS * W * 4, 7 + (unsigned)red);
+      fill((unsigned char *)upd, N * W * 4, 8 + (unsigned)red);
+      for (int i = 0; i < ROWS * W; ++i) /* finite values */
+        data[i] = (float)((i % 97) - 40) / 8.0f;
+      for (int i = 0; i < N * W; ++i)
+        upd[i] = (float)((i * 31) % 61 - 30) / 16.0f;
+      memcpy(want, data, ROWS * W * 4);
+      int64_t bad = 0, first = 0, is[2] = {N, 1}, us[2] = {N, W};
+      cr_assert_eq(ref_scatter_nd(want, F, 2, ds, idx, REF_INDEX_I64, 2, is,
+                                  upd, (ref_reduction)red, 1, &bad, &first),
+                   REF_OK);
+      clg_scatter_params sc = {.reduction = (clg_reduction)red,
+                               .duplicates = CLG_DUPLICATES_LAST};
+      clg_params p = {.op = CLG_OP_SCATTER_ND};
+      float *out = inplace ? data : got;
+      if (!inplace)
+        memset(got, 0x5a, ROWS * W * 4);
+      clg_tensor d = clg_tensor_host(F, 2, ds, data);
+      clg_tensor x = clg_tensor_host(I64, 2, is, idx);
+      clg_tensor u = clg_tensor_host(F, 2, us, upd);
+      clg_tensor o = clg_tensor_host(F, 2, ds, out);
+      cr_assert_eq(clg_scatter(ctx, &p, &sc, &d, &x, &u, &o, NULL, 0, NULL,
+                               NULL),
+                   CLG_SUCCESS, "%s", clg_last_error());
+      cr_expect_eq(memcmp(out, want, ROWS * W * 4), 0,
+                   "ScatterND reduction %d, in place %d", red, inplace);
+    }
+  /* ScatterElements add on axis 1 of the same table. */
+  fill((unsigned char *)data, ROWS * W * 4, 21);
+  for (int i = 0; i < ROWS * W; ++i)
+    data[i] = (float)(i % 13);
+  int64_t is[2] = {ROWS, 4};
+  int32_t ei[ROWS * 4];
+  float eu[ROWS * 4];
+  for (int i = 0; i < ROWS * 4; ++i) {
+    ei[i] = (i * 5) % (2 * W) - W;
+    eu[i] = (float)(i % 7) - 3.0f;
+  }
+  memcpy(want, data, ROWS * W * 4);
+  int64_t bad = 0, first = 0;
+  cr_assert_eq(ref_scatter_elements(want, F, 2, ds, ei, REF_INDEX_I32, is, eu,
+                                    1, REF_RED_ADD, 0, &bad, &first),
+               REF_OK);
+  clg_scatter_params sc = {.reduction = CLG_REDUCTION_ADD};
+  clg_params p = {.op = CLG_OP_SCATTER_ELEMENTS, .axis = 1};
+  memset(got, 0x5a, ROWS * W * 4);
+  clg_tensor d = clg_tensor_host(F, 2, ds, data);
+  clg_tensor x = clg_tensor_host(I32, 2, is, ei);
+  clg_tensor u = clg_tensor_host(F, 2, is, eu);
+  clg_tensor o = clg_tensor_host(F, 2, ds, got);
+  cr_assert_eq(clg_scatter(ctx, &p, &sc, &d, &x, &u, &o, NULL, 0, NULL, NULL),
+               CLG_SUCCESS, "%s", clg_last_error());
+  cr_expect_eq(memcmp(got, want, ROWS * W * 4), 0, "ScatterElements add");
+  /* A repeated target under reduction none: the error, output unchanged. */
+  clg_scatter_params none = {0};
+  clg_params pn = {.op = CLG_OP_SCATTER_ND};
+  int64_t nis[2] = {N, 1}, nus[2] = {N, W};
+  memset(got, 0x5a, ROWS * W * 4);
+  clg_tensor nd = clg_tensor_host(F, 2, ds, data);
+  clg_tensor nx = clg_tensor_host(I64, 2, nis, idx);
+  clg_tensor nu = clg_tensor_host(F, 2, nus, upd);
+  clg_tensor no = clg_tensor_host(F, 2, ds, got);
+  cr_assert_eq(clg_scatter(ctx, &pn, &none, &nd, &nx, &nu, &no, NULL, 0, NULL,
+                           NULL),
+               CLG_ERROR_DUPLICATE_INDEX);
+  for (size_t i = 0; i < ROWS * W * 4; ++i)
+    cr_assert_eq(((unsigned char *)got)[i], 0x5a, "output byte %zu", i);
+  free(data);
+  free(got);
+  free(want);
+  free(upd);
   clg_context_destroy(ctx);
 }

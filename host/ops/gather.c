@@ -249,6 +249,45 @@ static bool gather_split(const clg_params *p, const clg_tensor *indices,
   return true;
 }
 
+/* Slices (op.h): data [R, s, inner] (R the rows before the axis), output
+ * [R, n, inner]; output slice r * n + j comes from data slice r * s + k,
+ * k = indices[batch row of r, j] as the mode maps it. */
+static void gather_slices(const clg_params *norm, const clg_tensor *data,
+                          const clg_tensor *indices, const void *values,
+                          size_t index_size, size_t *entries, uint64_t *inner,
+                          int64_t *pos) {
+  int64_t batch = 1, outer = 1, in = 1, n = 1;
+  int32_t a = (int32_t)norm->axis, b = (int32_t)norm->batch_dims;
+  for (int32_t i = 0; i < b; ++i)
+    batch *= data->shape[i];
+  for (int32_t i = b; i < a; ++i)
+    outer *= data->shape[i];
+  for (int32_t i = a + 1; i < data->rank; ++i)
+    in *= data->shape[i];
+  for (int32_t i = b; i < indices->rank; ++i)
+    n *= indices->shape[i];
+  int64_t s = data->shape[a];
+  *entries = (size_t)(batch * outer * n);
+  *inner = (uint64_t)in;
+  if (!pos)
+    return;
+  for (int64_t r = 0; r < batch * outer; ++r) {
+    size_t first = (size_t)((r / outer) * n);
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t k = clg__index_value(values, index_size, first + (size_t)j);
+      if (norm->mode == CLG_MODE_WRAP) {
+        k %= s;
+        k += k < 0 ? s : 0;
+      } else if (norm->mode == CLG_MODE_CLIP) {
+        k = k < 0 ? 0 : k >= s ? s - 1 : k;
+      } else if (k < 0) {
+        k += s;
+      }
+      pos[r * n + j] = r * s + k;
+    }
+  }
+}
+
 const clg_op_impl clg__op_gather = {
     .check_params = NULL,
     .supported = gather_supported,
@@ -259,6 +298,7 @@ const clg_op_impl clg__op_gather = {
     .prepare = gather_prepare,
     .describe = gather_describe,
     .split = gather_split,
+    .slices = gather_slices,
 };
 
 clg_status clg_gather_output_shape(int32_t data_rank, const int64_t *data_shape,

@@ -334,6 +334,23 @@ static bool gather_elements_split(const clg_params *p,
   return true;
 }
 
+/* Slices (op.h): single elements; entry e reads data element
+ * clg__elements_positions()[e]. */
+static void gather_elements_slices(const clg_params *norm,
+                                   const clg_tensor *data,
+                                   const clg_tensor *indices,
+                                   const void *values, size_t index_size,
+                                   size_t *entries, uint64_t *inner,
+                                   int64_t *pos) {
+  size_t n = 1;
+  for (int32_t d = 0; d < indices->rank; ++d)
+    n *= (size_t)indices->shape[d];
+  *entries = n;
+  *inner = 1;
+  if (pos && n)
+    clg__elements_positions(norm, data, indices, values, index_size, pos);
+}
+
 const clg_op_impl clg__op_gather_elements = {
     .check_params = NULL,
     .supported = gather_elements_supported,
@@ -344,6 +361,7 @@ const clg_op_impl clg__op_gather_elements = {
     .prepare = gather_elements_prepare,
     .describe = gather_elements_describe,
     .split = gather_elements_split,
+    .slices = gather_elements_slices,
 };
 
 clg_status clg_gather_elements(clg_context *ctx, const clg_tensor *data,

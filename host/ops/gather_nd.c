@@ -272,6 +272,41 @@ static bool gather_nd_split(const clg_params *p, const clg_tensor *indices,
   return true;
 }
 
+/* Slices (op.h): data [B * S, inner] (S = the product of the m indexed
+ * dimensions); tuple e of batch row beta reads slice beta * S + its flat
+ * position among those dimensions. */
+static void gather_nd_slices(const clg_params *norm, const clg_tensor *data,
+                             const clg_tensor *indices, const void *values,
+                             size_t index_size, size_t *entries,
+                             uint64_t *inner, int64_t *pos) {
+  int32_t b = (int32_t)norm->batch_dims, q = indices->rank;
+  int32_t m = (int32_t)indices->shape[q - 1];
+  int64_t batch = 1, span = 1, in = 1, tuples = 1;
+  for (int32_t i = 0; i < b; ++i)
+    batch *= data->shape[i];
+  for (int32_t i = b; i < b + m; ++i)
+    span *= data->shape[i];
+  for (int32_t i = b + m; i < data->rank; ++i)
+    in *= data->shape[i];
+  for (int32_t i = 0; i < q - 1; ++i)
+    tuples *= indices->shape[i];
+  *entries = (size_t)tuples;
+  *inner = (uint64_t)in;
+  if (!pos || tuples == 0)
+    return;
+  int64_t per_batch = tuples / batch;
+  for (int64_t e = 0; e < tuples; ++e) {
+    int64_t flat = 0;
+    for (int32_t j = 0; j < m; ++j) {
+      int64_t v = clg__index_value(values, index_size,
+                                   (size_t)(e * m + j));
+      int64_t d = data->shape[b + j];
+      flat = flat * d + (v < 0 ? v + d : v);
+    }
+    pos[e] = (e / per_batch) * span + flat;
+  }
+}
+
 const clg_op_impl clg__op_gather_nd = {
     .check_params = NULL,
     .supported = gather_nd_supported,
@@ -282,6 +317,7 @@ const clg_op_impl clg__op_gather_nd = {
     .prepare = gather_nd_prepare,
     .describe = gather_nd_describe,
     .split = gather_nd_split,
+    .slices = gather_nd_slices,
 };
 
 clg_status clg_gather_nd(clg_context *ctx, const clg_tensor *data,

@@ -6,6 +6,8 @@
 #include "check/check.h"
 #include "device/enqueue.h"
 
+#include <string.h>
+
 /* A call's inputs, in the ONNX operator's order: data, indices, then (the
  * scatters) updates. Every operand list below is indexed by these. */
 #define CLG_MAX_INPUTS 3
@@ -149,6 +151,17 @@ typedef struct clg_op_impl {
                                  const clg_tensor *data,
                                  const clg_tensor *indices, size_t first,
                                  size_t later, int64_t target);
+  /* Optional: the call as slices, for host tensors larger than one device
+   * buffer (run/split.c). Entry e moves one slice of *inner elements:
+   * gathers read output slice e from data slice pos[e]; scatters write
+   * update slice e onto output slice pos[e]; data and output are viewed as
+   * [units, inner]. With pos NULL only *entries and *inner are written;
+   * else `values` (host memory, index_size 4 or 8, already checked) give
+   * pos[0 .. entries-1]. NULL: the call cannot be split. */
+  void (*slices)(const clg_params *norm, const clg_tensor *data,
+                 const clg_tensor *indices, const void *values,
+                 size_t index_size, size_t *entries, uint64_t *inner,
+                 int64_t *pos);
   /* Optional: may the output be input `input`'s own storage (the same host
    * pointer, or the same cl_mem at the same offset, with the same bytes)?
    * An operator that updates in place says yes for data; NULL: no input.
@@ -173,6 +186,29 @@ typedef struct clg_checked {
   int64_t out_shape[CLG_MAX_RANK];
 } clg_checked;
 
+
+/* Index value i of an int32 (size 4) or int64 (size 8) array at any byte
+ * address. */
+static inline int64_t clg__index_value(const void *values, size_t size,
+                                       size_t i) {
+  if (size == 8) {
+    int64_t v;
+    memcpy(&v, (const unsigned char *)values + 8 * i, 8);
+    return v;
+  }
+  int32_t v;
+  memcpy(&v, (const unsigned char *)values + 4 * i, 4);
+  return v;
+}
+
+/* The flat element of data that entry e of a GatherElements or
+ * ScatterElements reads or writes, for every entry (C order over indices'
+ * shape): e's position with its axis coordinate replaced by its index value
+ * (values in host memory, index_size 4 or 8, checked against the bounds).
+ * Defined in scatter_elements.c. */
+void clg__elements_positions(const clg_params *norm, const clg_tensor *data,
+                             const clg_tensor *indices, const void *values,
+                             size_t index_size, int64_t *t);
 
 /* The registry (registry.c, from operators.def). */
 #define CLG_OPERATOR(ENUM, impl, file, kernel, name, command, params)       \

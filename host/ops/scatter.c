@@ -513,3 +513,13 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
   }
   return CLG_SUCCESS;
 }
+
+void clg__scatter_slices(const clg_scatter_kind *kind, const clg_params *norm,
+                         const clg_tensor *data, const clg_tensor *indices,
+                         const void *values, size_t index_size,
+                         size_t *entries, uint64_t *inner, int64_t *pos) {
+  uint64_t targets = 0;
+  kind->geometry(norm, data, indices, entries, inner, &targets);
+  if (pos && *entries)
+    kind->targets(norm, data, indices, values, index_size, pos);
+}

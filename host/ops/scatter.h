@@ -97,6 +97,13 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
                                 const clg_launch *l, bool gated,
                                 clg_kernel_calls *calls);
 
+/* The slices() hook of every scatter (op.h): entries and their targets as
+ * `kind` computes them. */
+void clg__scatter_slices(const clg_scatter_kind *kind, const clg_params *norm,
+                         const clg_tensor *data, const clg_tensor *indices,
+                         const void *values, size_t index_size,
+                         size_t *entries, uint64_t *inner, int64_t *pos);
+
 /* The output may be data's own storage. */
 bool clg__scatter_may_alias(int input);
 
@@ -104,14 +111,7 @@ bool clg__scatter_may_alias(int input);
  * address: inlined in the targets' loops. */
 static inline int64_t clg__scatter_index(const void *values, size_t size,
                                          size_t i) {
-  if (size == 8) {
-    int64_t v;
-    memcpy(&v, (const unsigned char *)values + 8 * i, 8);
-    return v;
-  }
-  int32_t v;
-  memcpy(&v, (const unsigned char *)values + 4 * i, 4);
-  return v;
+  return clg__index_value(values, size, i);
 }
 
 /* The unravelled position of flat `pos` in `shape` (rank r), formatted

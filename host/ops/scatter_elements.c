@@ -111,9 +111,9 @@ static void se_geometry(const clg_params *norm, const clg_tensor *data,
 /* Entry idx (C order over indices' shape) writes data element idx with
  * idx[axis] replaced by its index value: an odometer over the outer
  * dimensions (no division), a tight loop along the innermost one. */
-static void se_targets(const clg_params *norm, const clg_tensor *data,
-                       const clg_tensor *indices, const void *values,
-                       size_t index_size, int64_t *t) {
+void clg__elements_positions(const clg_params *norm, const clg_tensor *data,
+                             const clg_tensor *indices, const void *values,
+                             size_t index_size, int64_t *t) {
   int32_t r = indices->rank, a = (int32_t)norm->axis, last = r - 1;
   int64_t stride[CLG_MAX_RANK] = {0}, coord[CLG_MAX_RANK] = {0};
   int64_t acc = 1;
@@ -167,7 +167,7 @@ static clg_status se_report_duplicate(const clg_params *norm,
                    first, p1, later, p2, shape, at, dshape, norm->axis);
 }
 
-/* se_targets for the device: indices' dimensions with data's strides,
+/* The same targets for the device: indices' dimensions with data's strides,
  * adjacent ones merged where indices spans data's whole dimension (and the
  * axis kept apart), dimensions of 1 dropped. */
 static void se_keys(const clg_params *norm, const clg_tensor *data,
@@ -203,7 +203,7 @@ static void se_keys(const clg_params *norm, const clg_tensor *data,
   }
 }
 
-static const clg_scatter_kind se_kind = {se_geometry, se_targets,
+static const clg_scatter_kind se_kind = {se_geometry, clg__elements_positions,
                                          se_report_duplicate, se_keys};
 
 static clg_status se_device_plan(clg_context *ctx, const clg_params *norm,
@@ -222,6 +222,14 @@ static clg_status se_index_plan(clg_context *ctx, const clg_params *norm,
   (void)ctx;
   return clg__scatter_plan(&se_kind, norm, sc, data, indices, values, count,
                            state);
+}
+
+static void se_slices(const clg_params *norm, const clg_tensor *data,
+                      const clg_tensor *indices, const void *values,
+                      size_t index_size, size_t *entries, uint64_t *inner,
+                      int64_t *pos) {
+  clg__scatter_slices(&se_kind, norm, data, indices, values, index_size,
+                      entries, inner, pos);
 }
 
 static bool se_supported(int32_t data_rank, int32_t indices_rank) {
@@ -256,6 +264,7 @@ const clg_op_impl clg__op_scatter_elements = {
     .release_state = clg__scatter_release,
     .device_plan = se_device_plan,
     .report_duplicate = se_report_duplicate,
+    .slices = se_slices,
     .output_may_alias = clg__scatter_may_alias,
 };
 
@@ -285,5 +294,6 @@ const clg_op_impl clg__op_scatter = {
     .release_state = clg__scatter_release,
     .device_plan = se_device_plan,
     .report_duplicate = se_report_duplicate,
+    .slices = se_slices,
     .output_may_alias = clg__scatter_may_alias,
 };

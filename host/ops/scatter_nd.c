@@ -192,6 +192,14 @@ static clg_status snd_index_plan(clg_context *ctx, const clg_params *norm,
                            state);
 }
 
+static void snd_slices(const clg_params *norm, const clg_tensor *data,
+                       const clg_tensor *indices, const void *values,
+                       size_t index_size, size_t *entries, uint64_t *inner,
+                       int64_t *pos) {
+  clg__scatter_slices(&snd_kind, norm, data, indices, values, index_size,
+                      entries, inner, pos);
+}
+
 static bool snd_supported(int32_t data_rank, int32_t indices_rank) {
   (void)data_rank;
   return indices_rank >= 1;
@@ -226,5 +234,6 @@ const clg_op_impl clg__op_scatter_nd = {
     .release_state = clg__scatter_release,
     .device_plan = snd_device_plan,
     .report_duplicate = snd_report_duplicate,
+    .slices = snd_slices,
     .output_may_alias = clg__scatter_may_alias,
 };

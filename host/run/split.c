@@ -1,25 +1,32 @@
-/* Tables larger than one device allocation: a call whose host data or host
- * output is larger than the device's largest buffer
+/* Tables larger than one device allocation: a call whose host data,
+ * indices, updates or output is larger than the device's largest buffer
  * (CL_DEVICE_MAX_MEM_ALLOC_SIZE, ctx->max_alloc) runs as several ordinary
  * calls (clg__run with the index values already checked), each on parts
- * that fit. The whole call's index values are checked once first, before
- * anything runs; the result is byte for byte the one-buffer result.
+ * that fit. The whole call's index values are checked once first (bounds,
+ * and a scatter's repeats), before anything runs; the result is byte for
+ * byte the one-buffer result.
  *
- * Gather, viewed as data [R, s, inner] and output [R, n, inner] (R: the
- * rows before the axis, batch rows included; n: the indices of one batch
- * row; a slice is inner elements):
- *  - while one data row (s slices) fits, groups of whole rows run as one
- *    Gather each (data rows [r0, r1), output rows [r0, r1), the indices of
- *    their batch row; a group never spans two batch rows); an output row
- *    too large on its own is cut into runs of indices;
- *  - when one data row does not fit (an embedding table: R = 1), the axis
- *    is cut into parts of at most max_alloc bytes; for each part, the
- *    indices that select a slice in it (as their mode maps them) are
- *    gathered from that part into a scratch output that fits, and its
- *    slices are copied to their places in the output.
- * A single slice larger than the limit cannot be split: that is an error
- * naming the sizes and the limit. Other operators with a host tensor over
- * the limit get the same error (the split is Gather's only, so far).
+ * Gather whose data rows before the axis fit, viewed as data [R, s, inner]
+ * and output [R, n, inner] (R: the rows before the axis, batch rows
+ * included; n: the indices of one batch row): groups of whole rows run as
+ * one Gather each (data rows [r0, r1), output rows [r0, r1), the indices of
+ * their batch row; a group never spans two batch rows); an output row or a
+ * batch row's indices too large on their own are cut into runs of indices.
+ * No index value is read here.
+ *
+ * Every other case goes through the operator's slices() hook (ops/op.h):
+ * entry e moves one slice between data (or the output) viewed as [units,
+ * inner] and its own place. The units are cut into parts that fit; for each
+ * part, the entries whose slice lies in it, at most a buffer's worth at a
+ * time and in entry order, run as
+ *  - gathers: a Gather of those slices from the part into a scratch output,
+ *    whose slices are copied to their places in the output;
+ *  - scatters: after the output starts as data, a ScatterND in place on the
+ *    part with those entries' update slices, in entry order, with the
+ *    call's reduction and duplicates rule (so repeated targets combine in
+ *    the same order as in one call).
+ * A slice larger than the limit cannot be split: that is an error naming
+ * the sizes and the limit, as it is for an operator without slices().
  *
  * The split call is synchronous (its host tensors make it so anyway): it
  * waits for the wait list first, and the event it returns is a marker
@@ -105,18 +112,6 @@ static clg_status clg_run_part(const clg_call *call, cl_command_queue queue,
                   .queue = queue,
                   .values_checked = true};
   return clg__run(&sub);
-}
-
-/* The slice index value k selects on an axis of size s under `mode` (the
- * value is known valid). */
-static int64_t clg_source(int64_t k, int64_t s, clg_index_mode mode) {
-  if (mode == CLG_MODE_WRAP) {
-    k %= s;
-    return k < 0 ? k + s : k;
-  }
-  if (mode == CLG_MODE_CLIP)
-    return k < 0 ? 0 : k >= s ? s - 1 : k;
-  return k < 0 ? k + s : k;
 }
 
 /* Gather's geometry (see the top of the file). */
@@ -208,75 +203,214 @@ static clg_status clg_put(const clg_tensor *out, cl_command_queue queue,
   return CLG_SUCCESS;
 }
 
-/* Data rows that do not fit: parts of the axis, the indices that fall in
- * each gathered into a scratch output and copied to their places. */
-static clg_status clg_split_axis(const clg_call *call, const clg_checked *c,
-                                 cl_command_queue queue,
-                                 const clg_gather_view *g, cl_ulong limit,
-                                 const void *values) {
-  const clg_tensor *data = call->data, *out = call->output;
-  int64_t span = (int64_t)(limit / g->slice); /* slices per part, >= 1 */
-  /* Indices gathered at a time: the scratch output and the local indices
-   * are staged too, so both must fit. */
-  int64_t cap = span;
-  if ((cl_ulong)cap > limit / sizeof(int64_t))
-    cap = (int64_t)(limit / sizeof(int64_t));
-  if (cap > g->n)
-    cap = g->n;
-  if (cap < 1)
-    cap = 1;
-  int64_t *local = CLG_MALLOC((size_t)(cap ? cap : 1) * sizeof *local);
-  int64_t *where = CLG_MALLOC((size_t)(cap ? cap : 1) * sizeof *where);
-  unsigned char *scratch = CLG_MALLOC(cap ? (size_t)cap * g->slice : 1);
-  clg_status st = CLG_SUCCESS;
-  if (!local || !where || !scratch)
-    st = clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
-                   "splitting a gather from a table larger than the "
-                   "device's largest buffer");
-  clg_params p = {.op = CLG_OP_GATHER, .axis = 1, .mode = CLG_MODE_RAISE};
-  bool wide = c->xf.elem_size == 8;
-  size_t row = (size_t)g->s * g->slice, orow = (size_t)g->n * g->slice;
-  int64_t rows = g->batch * g->outer;
-  for (int64_t r = 0; st == CLG_SUCCESS && r < rows; ++r) {
-    int64_t beta = r / g->outer;
-    for (int64_t lo = 0; st == CLG_SUCCESS && lo < g->s; lo += span) {
-      int64_t hi = g->s - lo < span ? g->s : lo + span;
-      int64_t m = 0, j = 0;
-      while (st == CLG_SUCCESS && (j < g->n || m > 0)) {
-        /* Collect up to cap indices of this part, then gather them. */
-        for (; j < g->n && m < cap; ++j) {
-          size_t at = (size_t)(beta * g->n + j);
-          int64_t v = wide ? ((const int64_t *)values)[at]
-                           : ((const int32_t *)values)[at];
-          int64_t k = clg_source(v, g->s, c->norm.mode);
-          if (k >= lo && k < hi) {
-            local[m] = k - lo;
-            where[m++] = j;
-          }
-        }
-        if (m == 0)
-          break;
-        const int64_t sshape[3] = {1, m, g->inner};
-        clg_tensor ix = clg_tensor_host(CLG_DTYPE_INT64, 1, &m, local);
-        clg_tensor sc = clg_tensor_host(data->dtype, 3, sshape, scratch);
-        clg_part part = {
-            .data = clg_view(data, data->dtype,
-                             (size_t)r * row + (size_t)lo * g->slice, 3, 1,
-                             hi - lo, g->inner),
-            .indices = ix,
-            .output = sc};
-        st = clg_run_part(call, queue, &p, &part);
-        for (int64_t t = 0; st == CLG_SUCCESS && t < m; ++t)
-          st = clg_put(out, queue,
-                       (size_t)r * orow + (size_t)where[t] * g->slice,
-                       scratch + (size_t)t * g->slice, g->slice);
-        m = 0;
-      }
+/* The slices engine's parts: units [lo, lo + span) of data (gathers) or
+ * of the output (scatters), viewed as [units, inner]; for each, the entries
+ * whose slice lies in it, at most `cap` at a time, in entry order. */
+typedef struct clg_slices {
+  const int64_t *pos; /* entries' slices */
+  size_t entries;
+  int64_t units, span, cap;
+  size_t slice; /* bytes */
+  int64_t *local, *where; /* cap each */
+  unsigned char *scratch; /* cap slices */
+} clg_slices;
+
+static clg_status clg_slices_alloc(clg_slices *w, cl_ulong limit) {
+  w->span = (int64_t)(limit / w->slice); /* >= 1: the slice fits */
+  /* The scratch slices and the local indices are staged too. */
+  w->cap = w->span;
+  if ((cl_ulong)w->cap > limit / sizeof(int64_t))
+    w->cap = (int64_t)(limit / sizeof(int64_t));
+  if ((size_t)w->cap > w->entries)
+    w->cap = (int64_t)w->entries;
+  if (w->cap < 1)
+    w->cap = 1;
+  w->local = CLG_MALLOC((size_t)w->cap * sizeof *w->local);
+  w->where = CLG_MALLOC((size_t)w->cap * sizeof *w->where);
+  w->scratch = CLG_MALLOC((size_t)w->cap * w->slice);
+  if (!w->local || !w->where || !w->scratch)
+    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
+                     "splitting a call over tensors larger than the "
+                     "device's largest buffer");
+  return CLG_SUCCESS;
+}
+
+static void clg_slices_free(clg_slices *w) {
+  free(w->local);
+  free(w->where);
+  free(w->scratch);
+}
+
+/* The next batch of entries in units [lo, hi), from entry *e on: their
+ * local slices and entry numbers; returns how many. */
+static int64_t clg_slices_next(clg_slices *w, int64_t lo, int64_t hi,
+                               size_t *e) {
+  int64_t m = 0;
+  for (; *e < w->entries && m < w->cap; ++*e) {
+    int64_t p = w->pos[*e];
+    if (p >= lo && p < hi) {
+      w->local[m] = p - lo;
+      w->where[m++] = (int64_t)*e;
     }
   }
-  free(local);
-  free(where);
-  free(scratch);
+  return m;
+}
+
+/* Gathers: each part gathers its entries from data into the scratch, whose
+ * slices are then copied to their output slices. */
+static clg_status clg_split_gather(const clg_call *call, const clg_checked *c,
+                                   cl_command_queue queue, clg_slices *w,
+                                   uint64_t inner) {
+  const clg_tensor *data = call->data, *out = call->output;
+  clg_params p = {.op = CLG_OP_GATHER, .axis = 1, .mode = CLG_MODE_RAISE};
+  (void)c;
+  clg_status st = CLG_SUCCESS;
+  for (int64_t lo = 0; st == CLG_SUCCESS && lo < w->units; lo += w->span) {
+    int64_t hi = w->units - lo < w->span ? w->units : lo + w->span;
+    size_t e = 0;
+    for (int64_t m; st == CLG_SUCCESS && (m = clg_slices_next(w, lo, hi, &e));) {
+      const int64_t sshape[3] = {1, m, (int64_t)inner};
+      clg_part part = {
+          .data = clg_view(data, data->dtype, (size_t)lo * w->slice, 3, 1,
+                           hi - lo, (int64_t)inner),
+          .indices = clg_tensor_host(CLG_DTYPE_INT64, 1, &m, w->local),
+          .output = clg_tensor_host(data->dtype, 3, sshape, w->scratch)};
+      st = clg_run_part(call, queue, &p, &part);
+      for (int64_t t = 0; st == CLG_SUCCESS && t < m; ++t)
+        st = clg_put(out, queue, (size_t)w->where[t] * w->slice,
+                     w->scratch + (size_t)t * w->slice, w->slice);
+    }
+  }
+  return st;
+}
+
+/* Copy `bytes` of `from` to `to` (either storage). */
+static clg_status clg_copy_tensor(cl_command_queue queue, const clg_tensor *from,
+                                  const clg_tensor *to, size_t bytes) {
+  cl_int err = CL_SUCCESS;
+  const char *what = "clEnqueueCopyBuffer";
+  if (bytes == 0)
+    return CLG_SUCCESS;
+  if (from->storage == CLG_STORAGE_HOST && to->storage == CLG_STORAGE_HOST) {
+    memmove(to->host, from->host, bytes);
+    return CLG_SUCCESS;
+  }
+  if (from->storage == CLG_STORAGE_HOST) {
+    what = "clEnqueueWriteBuffer";
+    err = clEnqueueWriteBuffer(queue, to->buffer, CL_TRUE, to->offset, bytes,
+                               from->host, 0, NULL, NULL);
+  } else if (to->storage == CLG_STORAGE_HOST) {
+    what = "clEnqueueReadBuffer";
+    err = clEnqueueReadBuffer(queue, from->buffer, CL_TRUE, from->offset,
+                              bytes, to->host, 0, NULL, NULL);
+  } else {
+    err = clEnqueueCopyBuffer(queue, from->buffer, to->buffer, from->offset,
+                              to->offset, bytes, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+      err = clFinish(queue);
+  }
+  if (err != CL_SUCCESS)
+    return clg__fail_cl(err, what, "copying data into a split scatter's output");
+  return CLG_SUCCESS;
+}
+
+/* Scatters: the output starts as data; each part applies its entries, in
+ * entry order, as a ScatterND in place on its slices, with the updates'
+ * slices gathered into the scratch. */
+static clg_status clg_split_scatter(const clg_call *call, const clg_checked *c,
+                                    const clg_tensor_facts *of,
+                                    cl_command_queue queue, clg_slices *w,
+                                    uint64_t inner, const unsigned char *upd) {
+  const clg_tensor *out = call->output;
+  clg_status st = CLG_SUCCESS;
+  if (!clg__same_storage(call->data, c->df.bytes, out, of->bytes))
+    st = clg_copy_tensor(queue, call->data, out, of->bytes);
+  clg_params p = {.op = CLG_OP_SCATTER_ND};
+  for (int64_t lo = 0; st == CLG_SUCCESS && lo < w->units; lo += w->span) {
+    int64_t hi = w->units - lo < w->span ? w->units : lo + w->span;
+    size_t e = 0;
+    for (int64_t m; st == CLG_SUCCESS && (m = clg_slices_next(w, lo, hi, &e));) {
+      for (int64_t t = 0; t < m; ++t)
+        memcpy(w->scratch + (size_t)t * w->slice,
+               upd + (size_t)w->where[t] * w->slice, w->slice);
+      const int64_t ishape[2] = {m, 1}, ushape[2] = {m, (int64_t)inner};
+      clg_tensor part = clg_view(out, out->dtype, (size_t)lo * w->slice, 2,
+                                 hi - lo, (int64_t)inner, 0);
+      clg_tensor ix = clg_tensor_host(CLG_DTYPE_INT64, 2, ishape, w->local);
+      clg_tensor up = clg_tensor_host(out->dtype, 2, ushape, w->scratch);
+      clg_call sub = {.ctx = call->ctx,
+                      .params = &p,
+                      .data = &part,
+                      .indices = &ix,
+                      .updates = &up,
+                      .output = &part,
+                      .is_scatter = true,
+                      .scatter = &c->sc,
+                      .queue = queue,
+                      .values_checked = true};
+      st = clg__run(&sub);
+    }
+  }
+  return st;
+}
+
+/* Index values in host memory: the caller's, or read back (*copy). */
+static clg_status clg_host_values(const clg_tensor *t, size_t bytes,
+                                  cl_command_queue queue, const char *what,
+                                  const void **values, void **copy) {
+  *copy = NULL;
+  *values = t->host;
+  if (t->storage == CLG_STORAGE_HOST || bytes == 0)
+    return CLG_SUCCESS;
+  *copy = CLG_MALLOC(bytes);
+  if (!*copy)
+    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY, "reading back %zu bytes of %s",
+                     bytes, what);
+  *values = *copy;
+  char msg[64];
+  snprintf(msg, sizeof msg, "reading back the %s", what);
+  return clg__read_buffer(queue, t, bytes, *copy, 0, NULL, msg);
+}
+
+/* Every call the row path does not take: the operator's slices. */
+static clg_status clg_split_slices(const clg_call *call, const clg_checked *c,
+                                   const clg_tensor_facts *of,
+                                   cl_command_queue queue, cl_ulong limit,
+                                   const void *values) {
+  clg_slices w = {0};
+  uint64_t inner = 0;
+  size_t isize = c->xf.elem_size;
+  c->impl->slices(&c->norm, call->data, call->indices, values, isize,
+                  &w.entries, &inner, NULL);
+  w.slice = (size_t)inner * c->df.elem_size;
+  w.units = inner ? (int64_t)(c->df.count / inner) : 0;
+  if (w.entries == 0 || w.slice == 0)
+    return c->num_inputs == 3 && !clg__same_storage(call->data, c->df.bytes,
+                                                    call->output, of->bytes)
+               ? clg_copy_tensor(queue, call->data, call->output, of->bytes)
+               : CLG_SUCCESS;
+  int64_t *pos = CLG_MALLOC(w.entries * sizeof *pos);
+  clg_status st = pos ? clg_slices_alloc(&w, limit)
+                      : clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
+                                  "splitting a call over tensors larger than "
+                                  "the device's largest buffer");
+  void *ucopy = NULL;
+  const void *upd = NULL;
+  if (st == CLG_SUCCESS) {
+    c->impl->slices(&c->norm, call->data, call->indices, values, isize,
+                    &w.entries, &inner, pos);
+    w.pos = pos;
+    if (c->num_inputs == 3)
+      st = clg_host_values(call->updates, c->uf.bytes, queue, "updates", &upd,
+                           &ucopy);
+  }
+  if (st == CLG_SUCCESS)
+    st = c->num_inputs == 3 ? clg_split_scatter(call, c, of, queue, &w, inner,
+                                                upd)
+                            : clg_split_gather(call, c, queue, &w, inner);
+  free(ucopy);
+  free(pos);
+  clg_slices_free(&w);
   return st;
 }
 
@@ -297,51 +431,74 @@ clg_status clg__run_split(const clg_call *call, const clg_checked *c,
       big = k;
   char what[48];
   snprintf(what, sizeof what, "%s's host %s", c->info->name, names[big]);
-  if (c->info->op != CLG_OP_GATHER)
+  if (!c->impl->slices)
     return clg_too_large(ctx, what, bytes[big],
-                         "only Gather splits its host tensors over several "
-                         "buffers so far");
-  clg_gather_view g;
-  clg_view_of(c, call->data, &g);
-  if ((cl_ulong)g.slice > limit)
+                         "this operator cannot be split over several buffers");
+  /* The slice each entry moves must fit one buffer. */
+  size_t entries = 0;
+  uint64_t inner = 0;
+  c->impl->slices(&c->norm, call->data, call->indices, NULL,
+                  c->xf.elem_size, &entries, &inner, NULL);
+  if ((cl_ulong)inner * c->df.elem_size > limit)
     return clg_too_large(ctx, what, bytes[big],
-                         "one slice of it (the dimensions after the axis) "
-                         "is larger than that buffer: it cannot be split");
+                         "one slice it moves (data's dimensions after the "
+                         "indexed ones) is larger than that buffer: it "
+                         "cannot be split");
+
+  /* Gather whose data rows before the axis fit: whole rows per part, no
+   * index value read here. */
+  bool gather = c->info->op == CLG_OP_GATHER;
+  clg_gather_view g = {0};
+  if (gather)
+    clg_view_of(c, call->data, &g);
+  bool rows = gather && (call->data->storage != CLG_STORAGE_HOST ||
+                         (cl_ulong)g.s * g.slice <= limit);
 
   /* The whole call's index values, once, before any part runs. */
   clg_status st = CLG_SUCCESS;
-  if (!call->values_checked)
-    st = clg__check_index_values(ctx, c, queue, call->data, call->indices,
-                                 call->num_events, call->wait_list);
-  if (st == CLG_SUCCESS && call->num_events) {
-    cl_int err = clWaitForEvents(call->num_events, call->wait_list);
-    if (err != CL_SUCCESS)
-      st = clg__fail_cl(err, "clWaitForEvents", "waiting for the wait list");
-  }
-  bool axis_split = call->data->storage == CLG_STORAGE_HOST &&
-                    (cl_ulong)g.s * g.slice > limit;
-  void *copy = NULL;
   const void *values = call->indices->host;
-  if (st == CLG_SUCCESS && axis_split &&
-      call->indices->storage == CLG_STORAGE_BUFFER && c->xf.bytes) {
-    copy = CLG_MALLOC(c->xf.bytes);
-    if (!copy)
-      st = clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
-                     "reading back %zu bytes of indices", c->xf.bytes);
-    else
-      st = clg__read_buffer(queue, call->indices, c->xf.bytes, copy, 0, NULL,
-                            "reading back the indices");
-    values = copy;
+  void *copy = NULL;
+  if (c->num_inputs == 2) {
+    if (!call->values_checked)
+      st = clg__check_index_values(ctx, c, queue, call->data, call->indices,
+                                   call->num_events, call->wait_list);
+    if (st == CLG_SUCCESS && call->num_events) {
+      cl_int err = clWaitForEvents(call->num_events, call->wait_list);
+      if (err != CL_SUCCESS)
+        st = clg__fail_cl(err, "clWaitForEvents", "waiting for the wait list");
+    }
+    if (st == CLG_SUCCESS && !rows)
+      st = clg_host_values(call->indices, c->xf.bytes, queue, "indices",
+                           &values, &copy);
+  } else {
+    /* A scatter: bounds, then repeats (the operator's index plan). */
+    if (call->num_events) {
+      cl_int err = clWaitForEvents(call->num_events, call->wait_list);
+      if (err != CL_SUCCESS)
+        st = clg__fail_cl(err, "clWaitForEvents", "waiting for the wait list");
+    }
+    if (st == CLG_SUCCESS)
+      st = clg_host_values(call->indices, c->xf.bytes, queue, "indices",
+                           &values, &copy);
+    void *state = NULL;
+    if (st == CLG_SUCCESS && !call->values_checked && c->xf.count)
+      st = clg__check_host_index_values(c, call->data, call->indices, values);
+    if (st == CLG_SUCCESS && c->impl->index_plan)
+      st = c->impl->index_plan(ctx, &c->norm, &c->sc, call->data,
+                               call->indices, values, c->xf.count, &state);
+    if (state)
+      c->impl->release_state(state);
   }
-  if (st == CLG_SUCCESS && of->bytes)
-    st = axis_split ? clg_split_axis(call, c, queue, &g, limit, values)
-                    : clg_split_rows(call, c, queue, &g, limit);
+  if (st == CLG_SUCCESS && rows && of->bytes)
+    st = clg_split_rows(call, c, queue, &g, limit);
+  else if (st == CLG_SUCCESS)
+    st = clg_split_slices(call, c, of, queue, limit, values);
   free(copy);
   if (st == CLG_SUCCESS && call->event) {
     cl_int err = clEnqueueMarkerWithWaitList(queue, 0, NULL, call->event);
     if (err != CL_SUCCESS)
       st = clg__fail_cl(err, "clEnqueueMarkerWithWaitList",
-                        "completing a split gather");
+                        "completing a split call");
   }
   if (st == CLG_SUCCESS && call->outcome)
     st = clg__outcome_decided(call->outcome);

@@ -632,20 +632,21 @@ CLG_API clg_status clg_output_shape(const clg_params *params, int32_t data_rank,
  *
  * Tensors larger than one device buffer: a host tensor (data, indices or
  * output) larger than the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE cannot be
- * one buffer. Gather then runs in parts that fit, with the same result
- * byte for byte: whole rows of data before the axis per part, output rows
- * cut into runs of indices, and, when one row before the axis is too large
- * (an embedding table [rows, width] larger than one buffer), the axis cut
- * into parts, each part gathering only the indices that select a slice in
- * it into a scratch output copied to its places. Every index value is
- * checked once before any part runs (on error nothing is written); the
- * call is then blocking (it waits for the wait list first) and the event
- * is a marker after the parts. A slice (data's dimensions after the axis)
- * larger than the limit, or another operator with a host tensor over the
- * limit, is CLG_ERROR_OPENCL with a message naming the tensor's size and
- * the device's limit. An OpenCL failure in a later part leaves earlier
- * parts' output rows written. cl_mem tensors are the caller's buffers and
- * are used as they are.
+ * one buffer. Every operator (and clg_scatter(), with updates) then runs
+ * in parts that fit, with the same result byte for byte: Gather takes whole
+ * rows of data before the axis per part, output rows cut into runs of
+ * indices; otherwise (an embedding table [rows, width] larger than one
+ * buffer; GatherElements, GatherND, the scatters) data (a scatter's output)
+ * is cut into parts and each part moves only the slices its entries select
+ * there, through a scratch buffer, in the order of the entries. Every index
+ * value is checked once before any part runs (on error nothing is
+ * written); the call is then blocking (it waits for the wait list first)
+ * and the event is a marker after the parts. A slice the operator moves
+ * (data's dimensions after the indexed ones) larger than the limit is
+ * CLG_ERROR_OPENCL with a message naming the tensor's size and the
+ * device's limit. An OpenCL failure in a later part leaves earlier parts'
+ * output written. cl_mem tensors are the caller's buffers and are used as
+ * they are.
  */
 CLG_API clg_status clg_run(clg_context *ctx, const clg_params *params,
                            const clg_tensor *data, const clg_tensor *indices,
