@@ -115,10 +115,10 @@ typedef elem_t mem_t;
 #define RED(a, b) ((a) + (b))
 #elif CLG_RED == 2
 #define RED(a, b) ((a) * (b))
-#elif CLG_RED == 3
-#define RED(a, b) (((a) <= (b) || isnan(a)) ? (a) : (b))
+#elif CLG_RED == 3 /* numpy: NaN propagates; between equals (+0, -0) */
+#define RED(a, b) (((a) < (b) || isnan(a)) ? (a) : (b)) /* the update */
 #else
-#define RED(a, b) (((a) >= (b) || isnan(a)) ? (a) : (b))
+#define RED(a, b) (((a) > (b) || isnan(a)) ? (a) : (b))
 #endif
 
 #elif CLG_KIND == 3 || CLG_KIND == 4

@@ -492,11 +492,14 @@ typedef enum clg_reduction {
   CLG_REDUCTION_ADD = 1,
   /** output *= update (bool: and; integers wrap). */
   CLG_REDUCTION_MUL = 2,
-  /** output = min(output, update); NaN propagates (numpy.minimum); bool:
-   * and; complex types: CLG_ERROR_UNSUPPORTED_DTYPE. */
+  /** output = min(output, update); NaN propagates (numpy.minimum); between
+   * +0 and -0, float and double take the update, float16 and bfloat16 keep
+   * the element (numpy 1.24 on x86-64); bool: and; complex types:
+   * CLG_ERROR_UNSUPPORTED_DTYPE. */
   CLG_REDUCTION_MIN = 3,
-  /** output = max(output, update); NaN propagates (numpy.maximum); bool:
-   * or; complex types: CLG_ERROR_UNSUPPORTED_DTYPE. */
+  /** output = max(output, update); NaN propagates (numpy.maximum); +0 and
+   * -0 as for CLG_REDUCTION_MIN; bool: or; complex types:
+   * CLG_ERROR_UNSUPPORTED_DTYPE. */
   CLG_REDUCTION_MAX = 4,
 } clg_reduction;
 

@@ -64,8 +64,9 @@ reduction : {'none', 'add', 'mul', 'min', 'max'}, optional
     computed and rounded in the element type (as numpy's ``ufunc.at``;
     float16 through float32, rounded each step; integers wrap; bool: add
     and max are or, mul and min are and; min and max propagate NaN as
-    ``numpy.minimum`` / ``numpy.maximum`` and, between equal values (+0
-    and -0), keep the element already there, where numpy may keep either;
+    ``numpy.minimum`` / ``numpy.maximum`` and, between +0 and -0, take the
+    update for float32 / float64 and keep the element for float16, as
+    numpy 1.24 does on x86-64;
     complex types have no min or max): the result is bit for bit the same
     on every device and run.
 duplicates : {'error', 'last'}, optional

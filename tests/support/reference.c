@@ -114,8 +114,14 @@ static uint16_t ref_float_to_bf16(float f) {
   ((red) == REF_RED_MIN ? (((a) <= (b)) ? (a) : (b))                           \
                         : (((a) >= (b)) ? (a) : (b)))
 
-/* numpy.minimum / maximum on floats: (a <= b || isnan(a)) ? a : b. */
+/* numpy.minimum / maximum (numpy 1.24, x86-64): NaN propagates, and
+ * between equal values (+0 and -0) float32 and float64 take the update
+ * (1: keep a), float16 keeps the element (its own loop: a <= b); bfloat16
+ * as float16. */
 #define REF_FMINMAX(red, a, b)                                                 \
+  ((red) == REF_RED_MIN ? (((a) < (b) || isnan(a)) ? 1 : 0)                    \
+                        : (((a) > (b) || isnan(a)) ? 1 : 0))
+#define REF_HMINMAX(red, a, b)                                                 \
   ((red) == REF_RED_MIN ? (((a) <= (b) || isnan(a)) ? 1 : 0)                   \
                         : (((a) >= (b) || isnan(a)) ? 1 : 0))
 
@@ -178,7 +184,7 @@ int ref_scatter_apply(clg_dtype dtype, ref_reduction red, void *a,
       float z = red == REF_RED_ADD ? x + y : x * y;
       hz = h ? ref_float_to_half(z) : ref_float_to_bf16(z);
     } else
-      hz = REF_FMINMAX(red, x, y) ? hx : hy;
+      hz = REF_HMINMAX(red, x, y) ? hx : hy;
     memcpy(a, &hz, 2);
     return REF_OK;
   }
