@@ -9,7 +9,16 @@ install(TARGETS clgather clgather_static
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY include/clgather DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY include/clgather DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  PATTERN clgather_mpi.h EXCLUDE)
+if(CLGATHER_BUILD_MPI)
+  # The distributed library and its header (only with MPI).
+  install(TARGETS clgather_mpi
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(FILES include/clgather/clgather_mpi.h
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/clgather)
+endif()
 
 set(CLGATHER_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/clgather)
 install(EXPORT clgatherTargets NAMESPACE clgather::

@@ -1,0 +1,148 @@
+/*
+ * clgather_mpi — row-sharded tables over MPI: a checked, deterministic
+ * distributed gather and scatter, on any OpenCL device of each rank.
+ *
+ * Library `clgather_mpi` (CMake target clgather::clgather_mpi, pkg-config
+ * clgather-mpi); the core library `clgather` does not depend on MPI.
+ *
+ * A table of `rows` rows (any element type; a row is the table's
+ * dimensions after the first, `row_bytes` bytes) is split by rows over the
+ * ranks of an MPI communicator: rank r holds rows [lo_r, hi_r), contiguous
+ * and in rank order (lo_0 = 0, lo_{r+1} = hi_r, hi_{P-1} = rows; empty
+ * shards allowed), as a clg_tensor on its own device (clg_context): host
+ * memory or a cl_mem. Indices are global row ids, int32 or int64;
+ * negative ids count from the back (id + rows), as ONNX Gather's do.
+ *
+ * Every function here is collective: each rank of the communicator calls
+ * it with the same table geometry, its own indices (and updates), and gets
+ * the same status. MPI itself must be initialised (MPI_Init) by the caller;
+ * MPI_THREAD_SINGLE suffices when one thread calls. Blocking: each call
+ * returns when its own outputs are written and its shard is updated.
+ * No MPI implementation knows OpenCL buffers: rows cross ranks through host
+ * memory (the shard's rows are gathered on its device, then read back).
+ *
+ * Errors: a clg_status, with every rank agreeing, and the message in
+ * clg_mpi_last_error() (the calling thread's; the core library's message is
+ * copied there when a local clgather call fails). An index outside
+ * [-rows, rows-1] on any rank is CLG_ERROR_INDEX_OUT_OF_BOUNDS on every
+ * rank, checked before any row moves; the message names the first
+ * offending rank (lowest rank, then lowest position), the position, the
+ * value and the valid range, and no output or shard is written on any
+ * rank. MPI's own failures abort the job under MPI's default error handler
+ * (MPI_ERRORS_ARE_FATAL); with MPI_ERRORS_RETURN set on comm, an MPI call
+ * that fails makes the function return CLG_ERROR_OPENCL (the status of a
+ * failure in the platform below the library) with MPI's error string, on
+ * the ranks that saw it.
+ */
+#ifndef CLGATHER_CLGATHER_MPI_H
+#define CLGATHER_CLGATHER_MPI_H
+
+#include <clgather/clgather.h>
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define CLG_MPI_API __attribute__((visibility("default")))
+#else
+#define CLG_MPI_API
+#endif
+
+/**
+ * One rank's view of a row-sharded table.
+ *
+ * comm: the communicator whose ranks hold the shards (borrowed).
+ * ctx: this rank's clgather context (its device; borrowed).
+ * rows: the table's global row count (the same on every rank).
+ * lo, hi: this rank's rows [lo, hi) (0 <= lo <= hi <= rows).
+ * shard: this rank's rows: rank >= 1, shape [hi - lo, row dims...] (the row
+ *   dims the same on every rank), host memory or a cl_mem on ctx's
+ *   context; the element type the same on every rank.
+ * queue: the command queue for this rank's device work (NULL: ctx's own).
+ */
+typedef struct clg_mpi_table {
+  MPI_Comm comm;
+  clg_context *ctx;
+  int64_t rows;
+  int64_t lo, hi;
+  clg_tensor shard;
+  cl_command_queue queue;
+} clg_mpi_table;
+
+/**
+ * Distributed Gather on axis 0 (ONNX Gather, opset 13, of the whole table):
+ * each rank's output[i, ...] = table[indices[i], ...] for its own indices.
+ *
+ * indices: this rank's global row ids, host memory, int32 or int64, any
+ *   rank q >= 0 (may be empty on some ranks).
+ * output: host memory, the table's element type, shape indices.shape +
+ *   row dims (rank q + shard.rank - 1 <= CLG_MAX_RANK).
+ *
+ * Algorithm: every id checked (collectively) first; then per rank the ids
+ * are deduplicated and bucketed by owner; MPI_Alltoall of the counts,
+ * MPI_Alltoallv of the ids; each owner gathers the requested rows from its
+ * shard with clg_gather() on its device; MPI_Alltoallv of the rows back;
+ * each rank places them in indices' order. Results are byte for byte the
+ * single-process gather of the whole table.
+ *
+ * Errors (the same on every rank): CLG_ERROR_NULL_ARGUMENT,
+ * CLG_ERROR_INVALID_ARGUMENT (a shard geometry that does not tile
+ * [0, rows) in rank order, differing element types or row shapes, cl_mem
+ * indices or output), CLG_ERROR_INVALID_INDICES_DTYPE,
+ * CLG_ERROR_SHAPE_MISMATCH (output shape), CLG_ERROR_INDEX_OUT_OF_BOUNDS,
+ * CLG_ERROR_OUT_OF_HOST_MEMORY, CLG_ERROR_OPENCL, and the core library's
+ * errors of the local gather.
+ */
+CLG_MPI_API clg_status clg_mpi_gather(const clg_mpi_table *table, const clg_tensor *indices,
+                   const clg_tensor *output);
+
+/**
+ * Distributed scatter of rows into the table (ONNX ScatterND, opset 18,
+ * with indices [N, 1] over the whole table): each rank's (index, update
+ * row) pairs go to the rows' owners, which apply them to their shards in
+ * place. With reduction add this is the backward pass of a distributed
+ * embedding lookup.
+ *
+ * indices: this rank's global row ids, host memory, int32 or int64, shape
+ *   [N] or [N, 1] (N may be 0).
+ * updates: host memory, the table's element type, shape [N, row dims...].
+ * scatter: reduction and duplicates rule as clg_scatter() takes them (NULL:
+ *   reduction none, duplicates an error).
+ *
+ * Order: the updates apply in the global order of the entries — rank 0's in
+ * their order, then rank 1's, and so on — each step in the element type,
+ * so the result is bit for bit the single-process ScatterND of all ranks'
+ * entries concatenated in rank order, whatever the number of ranks.
+ * Under reduction none, a row targeted twice anywhere is
+ * CLG_ERROR_DUPLICATE_INDEX on every rank (naming the two entries as
+ * (rank, position) pairs), unless duplicates is CLG_DUPLICATES_LAST (the
+ * later entry in the global order wins). Bounds and duplicates are checked
+ * collectively before any shard is written.
+ *
+ * Errors: as clg_mpi_gather(), plus CLG_ERROR_DUPLICATE_INDEX and
+ * CLG_ERROR_UNSUPPORTED_DTYPE (min/max on complex types).
+ */
+CLG_MPI_API clg_status clg_mpi_scatter(const clg_mpi_table *table, const clg_tensor *indices,
+                    const clg_tensor *updates,
+                    const clg_scatter_params *scatter);
+
+/** The calling thread's message for the last failed clg_mpi_* call ("" if
+ * none); valid until its next clg_mpi_* call. */
+CLG_MPI_API const char *clg_mpi_last_error(void);
+
+/**
+ * The even split of `rows` rows over `size` ranks that the CLI uses: every
+ * rank holds rows / size rows, the first rows % size ranks one more, in
+ * rank order (lo = rank * (rows / size) + min(rank, rows % size)); writes
+ * *lo and *hi. Ranks past the rows get empty shards. Pure function.
+ */
+CLG_MPI_API void clg_mpi_even_rows(int64_t rows, int size, int rank, int64_t *lo,
+                       int64_t *hi);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLGATHER_CLGATHER_MPI_H */

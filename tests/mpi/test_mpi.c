@@ -1,0 +1,370 @@
+/* clgather_mpi (host/mpi/) under mpirun: run with 1, 2, 3 and 4 ranks by
+ * ctest. Every rank builds the whole (small) table and every rank's
+ * indices and updates from fixed seeds, so each can compute the
+ * single-process result with the plain-C references (tests/support) and
+ * compare its own part byte for byte: gathers with heavy duplicates,
+ * negative ids, int32 and int64, even, uneven and empty shards, a rank
+ * without indices, host and cl_mem shards; scatters with every reduction
+ * applied in the global order of the entries (rank 0's first), duplicates
+ * last; and every error path on every rank: the same status and message
+ * everywhere, outputs and shards untouched. A plain C program (MPI and
+ * Criterion's fork-per-test do not mix); exits 1 on any failure. */
+#include <clgather/clgather_mpi.h>
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/ref_scatter.h"
+#include "support/reference.h"
+
+static int g_rank, g_size, g_failures;
+static clg_context *g_ctx;
+
+static void fail(int line, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "rank %d: test_mpi.c:%d: ", g_rank, line);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  ++g_failures;
+}
+#define CHECK(cond, ...)                                                       \
+  do {                                                                         \
+    if (!(cond))                                                               \
+      fail(__LINE__, __VA_ARGS__);                                             \
+  } while (0)
+
+static uint32_t mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  return (uint32_t)(x ^ (x >> 33));
+}
+
+/* The table: rows x width floats, small distinct values (exact sums). */
+static float *make_table(int64_t rows, int64_t width, unsigned seed) {
+  float *t = malloc((size_t)(rows * width) * 4 + 4);
+  for (int64_t i = 0; i < rows * width; ++i)
+    t[i] = (float)((int)(mix((uint64_t)i * 31 + seed) % 2001) - 1000) / 64.0f;
+  return t;
+}
+
+/* Rank r's indices: n of them, from `distinct` ids (heavy duplicates when
+ * small), some negative. */
+static int64_t *make_ids(int r, int64_t n, int64_t rows, int64_t distinct,
+                         unsigned seed) {
+  int64_t *v = malloc((size_t)(n ? n : 1) * 8);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t id = (int64_t)(mix((uint64_t)r * 1000003 + (uint64_t)i * 7 + seed) %
+                           (uint64_t)distinct) % rows;
+    v[i] = (mix((uint64_t)i + seed * 13u) & 1) ? id - rows : id;
+  }
+  return v;
+}
+
+/* This rank's shard bounds under `layout`: 0 even, 1 uneven (rank r
+ * weighs r + 1), 2 everything on the last rank. */
+static void bounds(int64_t rows, int layout, int r, int64_t *lo, int64_t *hi) {
+  if (layout == 0) {
+    clg_mpi_even_rows(rows, g_size, r, lo, hi);
+    return;
+  }
+  if (layout == 2) {
+    *lo = r == g_size - 1 ? 0 : 0;
+    *hi = r == g_size - 1 ? rows : 0;
+    return;
+  }
+  int64_t total = (int64_t)g_size * (g_size + 1) / 2, acc = 0;
+  for (int k = 0; k < r; ++k)
+    acc += k + 1;
+  *lo = rows * acc / total;
+  *hi = rows * (acc + r + 1) / total;
+}
+
+typedef struct table_set {
+  clg_mpi_table t;
+  float *all, *shard;
+  cl_mem mem;
+} table_set;
+
+static void table_open(table_set *s, int64_t rows, int64_t width, int layout,
+                       bool on_device, unsigned seed) {
+  memset(s, 0, sizeof *s);
+  s->all = make_table(rows, width, seed);
+  int64_t lo, hi;
+  bounds(rows, layout, g_rank, &lo, &hi);
+  size_t bytes = (size_t)((hi - lo) * width) * 4;
+  s->shard = malloc(bytes + 4);
+  memcpy(s->shard, s->all + lo * width, bytes);
+  int64_t shape[2] = {hi - lo, width};
+  s->t = (clg_mpi_table){.comm = MPI_COMM_WORLD,
+                         .ctx = g_ctx,
+                         .rows = rows,
+                         .lo = lo,
+                         .hi = hi};
+  if (on_device) {
+    cl_int err;
+    s->mem = clCreateBuffer(clg_context_cl_context(g_ctx),
+                            CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                            bytes ? bytes : 4, s->shard, &err);
+    CHECK(s->mem != NULL, "clCreateBuffer %d", err);
+    s->t.shard = clg_tensor_buffer(CLG_DTYPE_FLOAT, 2, shape, s->mem, 0);
+  } else {
+    s->t.shard = clg_tensor_host(CLG_DTYPE_FLOAT, 2, shape, s->shard);
+  }
+}
+
+/* The shard's current bytes (read back from the device if there). */
+static const float *table_rows(table_set *s) {
+  size_t bytes = (size_t)((s->t.hi - s->t.lo) * s->t.shard.shape[1]) * 4;
+  if (s->mem && bytes)
+    clEnqueueReadBuffer(clg_context_queue(g_ctx), s->mem, CL_TRUE, 0, bytes,
+                        s->shard, 0, NULL, NULL);
+  return s->shard;
+}
+
+static void table_close(table_set *s) {
+  if (s->mem)
+    clReleaseMemObject(s->mem);
+  free(s->all);
+  free(s->shard);
+}
+
+/* Every rank got `st` and the same message as rank 0. */
+static void expect_everywhere(clg_status st, clg_status want,
+                              const char *needle, const char *what) {
+  CHECK(st == want, "%s: status %d, expected %d (%s)", what, (int)st,
+        (int)want, clg_mpi_last_error());
+  char mine[1024], root[1024];
+  snprintf(mine, sizeof mine, "%s", clg_mpi_last_error());
+  memcpy(root, mine, sizeof root);
+  MPI_Bcast(root, sizeof root, MPI_CHAR, 0, MPI_COMM_WORLD);
+  CHECK(strcmp(mine, root) == 0, "%s: message differs from rank 0's: '%s' vs '%s'",
+        what, mine, root);
+  if (needle)
+    CHECK(strstr(mine, needle) != NULL, "%s: '%s' not in '%s'", what, needle,
+          mine);
+}
+
+/* ------------------------------------------------------------- gathers */
+
+static void check_gather(int64_t rows, int64_t width, int layout,
+                         bool on_device, int64_t per_rank, int64_t distinct,
+                         clg_dtype itype, unsigned seed) {
+  table_set s;
+  table_open(&s, rows, width, layout, on_device, seed);
+  /* Rank 0 has no indices in every other case. */
+  int64_t n = (seed % 2 && g_rank == 0) ? 0 : per_rank + g_rank;
+  int64_t *ids = make_ids(g_rank, n, rows, distinct, seed);
+  int32_t *ids32 = malloc((size_t)(n ? n : 1) * 4);
+  for (int64_t i = 0; i < n; ++i)
+    ids32[i] = (int32_t)ids[i];
+  float *out = malloc((size_t)(n * width) * 4 + 4),
+        *want = malloc((size_t)(n * width) * 4 + 4);
+  int64_t ds[2] = {rows, width}, is[1] = {n};
+  CHECK(ref_gather(s.all, 4, 2, ds, ids, REF_INDEX_I64, 1, is, 0, want) == 0,
+        "reference gather");
+  memset(out, 0xab, (size_t)(n * width) * 4);
+  int64_t os[2] = {n, width};
+  clg_tensor x = itype == CLG_DTYPE_INT64
+                     ? clg_tensor_host(CLG_DTYPE_INT64, 1, is, ids)
+                     : clg_tensor_host(CLG_DTYPE_INT32, 1, is, ids32);
+  clg_tensor o = clg_tensor_host(CLG_DTYPE_FLOAT, 2, os, out);
+  clg_status st = clg_mpi_gather(&s.t, &x, &o);
+  CHECK(st == CLG_SUCCESS, "gather rows %ld layout %d: %s", (long)rows, layout,
+        clg_mpi_last_error());
+  CHECK(memcmp(out, want, (size_t)(n * width) * 4) == 0,
+        "gather rows %ld width %ld layout %d device %d seed %u: wrong rows",
+        (long)rows, (long)width, layout, on_device, seed);
+  free(ids);
+  free(ids32);
+  free(out);
+  free(want);
+  table_close(&s);
+}
+
+/* ------------------------------------------------------------ scatters */
+
+/* Every rank's entries, concatenated in rank order (the global order). */
+typedef struct entries {
+  int64_t n_all, first_mine, n_mine;
+  int64_t *ids; /* n_all */
+  float *upd;   /* n_all x width */
+} entries;
+
+static void make_entries(entries *e, int64_t rows, int64_t width,
+                         int64_t per_rank, int64_t distinct, unsigned seed) {
+  e->n_all = e->first_mine = e->n_mine = 0;
+  for (int r = 0; r < g_size; ++r)
+    e->n_all += per_rank + r;
+  e->ids = malloc((size_t)(e->n_all ? e->n_all : 1) * 8);
+  e->upd = malloc((size_t)(e->n_all * width) * 4 + 4);
+  int64_t at = 0;
+  for (int r = 0; r < g_size; ++r) {
+    int64_t n = per_rank + r;
+    int64_t *v = make_ids(r, n, rows, distinct, seed);
+    if (r == g_rank) {
+      e->first_mine = at;
+      e->n_mine = n;
+    }
+    memcpy(e->ids + at, v, (size_t)n * 8);
+    free(v);
+    at += n;
+  }
+  for (int64_t i = 0; i < e->n_all * width; ++i)
+    e->upd[i] = (float)((int)(mix((uint64_t)i * 5 + seed) % 301) - 150) / 32.0f;
+}
+
+static void check_scatter(int64_t rows, int64_t width, int layout,
+                          bool on_device, int64_t per_rank, int64_t distinct,
+                          clg_reduction red, unsigned seed) {
+  table_set s;
+  table_open(&s, rows, width, layout, on_device, seed);
+  entries e;
+  make_entries(&e, rows, width, per_rank, distinct, seed);
+  /* The single-process result: all entries in the global order. */
+  int64_t ds[2] = {rows, width}, is[2] = {e.n_all, 1}, bad = 0, first = 0;
+  int rc = ref_scatter_nd(s.all, CLG_DTYPE_FLOAT, 2, ds, e.ids, REF_INDEX_I64,
+                          2, is, e.upd, (ref_reduction)red, 1, &bad, &first);
+  CHECK(rc == REF_OK, "reference scatter %d", rc);
+  int64_t mis[2] = {e.n_mine, 1}, mus[2] = {e.n_mine, width};
+  clg_tensor x = clg_tensor_host(CLG_DTYPE_INT64, 2, mis, e.ids + e.first_mine);
+  clg_tensor u =
+      clg_tensor_host(CLG_DTYPE_FLOAT, 2, mus, e.upd + e.first_mine * width);
+  clg_scatter_params sc = {.reduction = red, .duplicates = CLG_DUPLICATES_LAST};
+  clg_status st = clg_mpi_scatter(&s.t, &x, &u, &sc);
+  CHECK(st == CLG_SUCCESS, "scatter reduction %d: %s", (int)red,
+        clg_mpi_last_error());
+  const float *got = table_rows(&s);
+  size_t bytes = (size_t)((s.t.hi - s.t.lo) * width) * 4;
+  CHECK(memcmp(got, s.all + s.t.lo * width, bytes) == 0,
+        "scatter reduction %d rows %ld layout %d device %d: shard differs from "
+        "the single-process result",
+        (int)red, (long)rows, layout, on_device);
+  free(e.ids);
+  free(e.upd);
+  table_close(&s);
+}
+
+/* --------------------------------------------------------------- errors */
+
+static void check_errors(void) {
+  const int64_t rows = 10, width = 3;
+  table_set s;
+  table_open(&s, rows, width, 0, false, 99);
+  size_t sbytes = (size_t)((s.t.hi - s.t.lo) * width) * 4;
+  float *before = malloc(sbytes + 4);
+  memcpy(before, s.shard, sbytes);
+
+  /* An out-of-bounds id on the last rank: every rank fails, output
+   * untouched everywhere. */
+  int64_t ids[4] = {1, -10, 9, 0};
+  if (g_rank == g_size - 1)
+    ids[2] = 10;
+  float out[4 * 3];
+  memset(out, 0x77, sizeof out);
+  int64_t is[1] = {4}, os[2] = {4, width};
+  clg_tensor x = clg_tensor_host(CLG_DTYPE_INT64, 1, is, ids);
+  clg_tensor o = clg_tensor_host(CLG_DTYPE_FLOAT, 2, os, out);
+  char needle[96];
+  snprintf(needle, sizeof needle, "rank %d's indices[2] = 10", g_size - 1);
+  expect_everywhere(clg_mpi_gather(&s.t, &x, &o), CLG_ERROR_INDEX_OUT_OF_BOUNDS,
+                    needle, "gather out of bounds");
+  for (size_t i = 0; i < sizeof out; ++i)
+    CHECK(((unsigned char *)out)[i] == 0x77, "gather output byte %zu written",
+          i);
+
+  /* The same through the scatter: the shard untouched everywhere. */
+  int64_t sis[2] = {4, 1}, sus[2] = {4, width};
+  float upd[4 * 3] = {0};
+  clg_tensor sx = clg_tensor_host(CLG_DTYPE_INT64, 2, sis, ids);
+  clg_tensor su = clg_tensor_host(CLG_DTYPE_FLOAT, 2, sus, upd);
+  clg_scatter_params add = {.reduction = CLG_REDUCTION_ADD};
+  expect_everywhere(clg_mpi_scatter(&s.t, &sx, &su, &add),
+                    CLG_ERROR_INDEX_OUT_OF_BOUNDS, needle,
+                    "scatter out of bounds");
+  CHECK(memcmp(s.shard, before, sbytes) == 0, "shard written (out of bounds)");
+
+  /* Duplicates under reduction none: rows targeted by two ranks (or one
+   * rank twice on a single rank). */
+  int64_t dup[2] = {3, g_size == 1 ? 3 : 5 + g_rank};
+  int64_t dis[2] = {2, 1}, dus[2] = {2, width};
+  float dupd[2 * 3] = {1, 2, 3, 4, 5, 6};
+  clg_tensor dx = clg_tensor_host(CLG_DTYPE_INT64, 2, dis, dup);
+  clg_tensor du = clg_tensor_host(CLG_DTYPE_FLOAT, 2, dus, dupd);
+  expect_everywhere(clg_mpi_scatter(&s.t, &dx, &du, NULL),
+                    CLG_ERROR_DUPLICATE_INDEX,
+                    g_size == 1 ? "rank 0's indices[1] and rank 0's indices[0] "
+                                  "both target row 3"
+                                : "rank 1's indices[0] and rank 0's indices[0] "
+                                  "both target row 3",
+                    "scatter duplicates");
+  CHECK(memcmp(s.shard, before, sbytes) == 0, "shard written (duplicates)");
+
+  /* A bad argument on one rank only (float indices on the last rank). */
+  float fids[4] = {0};
+  clg_tensor fx = g_rank == g_size - 1
+                      ? clg_tensor_host(CLG_DTYPE_FLOAT, 1, is, fids)
+                      : clg_tensor_host(CLG_DTYPE_INT64, 1, is, ids);
+  memset(out, 0x77, sizeof out);
+  expect_everywhere(clg_mpi_gather(&s.t, &fx, &o),
+                    CLG_ERROR_INVALID_INDICES_DTYPE, "int32 or int64",
+                    "float indices on one rank");
+  for (size_t i = 0; i < sizeof out; ++i)
+    CHECK(((unsigned char *)out)[i] == 0x77, "output written (bad dtype)");
+
+  /* Shards that do not tile the table (the last rank claims one row
+   * less). */
+  if (g_size > 1) {
+    table_set b;
+    table_open(&b, rows, width, 0, false, 5);
+    if (g_rank == g_size - 1) {
+      b.t.hi -= 1;
+      b.t.shard.shape[0] -= 1;
+    }
+    int64_t ok[4] = {0, 1, 2, 3};
+    clg_tensor ox = clg_tensor_host(CLG_DTYPE_INT64, 1, is, ok);
+    expect_everywhere(clg_mpi_gather(&b.t, &ox, &o), CLG_ERROR_INVALID_ARGUMENT,
+                      "do not tile", "bad geometry");
+    table_close(&b);
+  }
+  /* min on complex is refused before anything moves. */
+  free(before);
+  table_close(&s);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  if (clg_context_create_default(NULL, &g_ctx) != CLG_SUCCESS) {
+    fprintf(stderr, "rank %d: no OpenCL device: %s\n", g_rank,
+            clg_last_error());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  unsigned seed = 1;
+  for (int layout = 0; layout < 3; ++layout)
+    for (int dev = 0; dev < 2; ++dev) {
+      /* Heavy duplicates (8 distinct ids), many distinct, few rows. */
+      check_gather(97, 5, layout, dev, 40, 8, CLG_DTYPE_INT64, seed++);
+      check_gather(97, 5, layout, dev, 25, 1000, CLG_DTYPE_INT32, seed++);
+      check_gather(3, 4, layout, dev, 6, 3, CLG_DTYPE_INT64, seed++);
+      check_gather(1, 2, layout, dev, 2, 1, CLG_DTYPE_INT32, seed++);
+      for (int red = 0; red <= 4; ++red)
+        check_scatter(61, 4, layout, dev, 30, 7, (clg_reduction)red, seed++);
+      check_scatter(3, 2, layout, dev, 5, 3, CLG_REDUCTION_ADD, seed++);
+    }
+  check_errors();
+  int total = 0;
+  MPI_Allreduce(&g_failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (g_rank == 0)
+    printf("test_mpi: %d ranks, %d failures\n", g_size, total);
+  clg_context_destroy(g_ctx);
+  MPI_Finalize();
+  return total ? 1 : 0;
+}
