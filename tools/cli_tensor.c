@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -116,7 +117,10 @@ int cli_tensor_alloc(cli_tensor *t, clg_dtype dtype, int32_t rank,
 void cli_tensor_free(cli_tensor *t) {
   if (t == NULL)
     return;
-  free(t->data);
+  if (t->mapping != NULL)
+    munmap(t->mapping, t->mapping_len);
+  else
+    free(t->data);
   memset(t, 0, sizeof *t);
 }
 
@@ -180,23 +184,36 @@ static int temp_template_for(const char *path, char **tmpl, char *err,
   return 0;
 }
 
-int cli_write_file_atomic(const char *path, const void *buf, size_t len,
-                          char *err, size_t errlen) {
-  char *tmp = NULL;
-  if (temp_template_for(path, &tmp, err, errlen) != 0)
+int cli_temp_create(const char *path, char **tmp, int *fd, char *err,
+                    size_t errlen) {
+  *tmp = NULL;
+  *fd = -1;
+  char *t = NULL;
+  if (temp_template_for(path, &t, err, errlen) != 0)
     return -1;
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
+  int f = mkstemp(t);
+  if (f < 0) {
     int e = errno;
     cli_fail(err, errlen, "cannot create a temporary file next to '%s': %s",
              path, strerror(e));
-    free(tmp);
+    free(t);
     return -1;
   }
   /* mkstemp creates 0600; give the output the usual 0666 & ~umask. */
   mode_t mask = umask(0);
   umask(mask);
-  (void)fchmod(fd, (mode_t)(0666 & ~mask));
+  (void)fchmod(f, (mode_t)(0666 & ~mask));
+  *tmp = t;
+  *fd = f;
+  return 0;
+}
+
+int cli_write_file_atomic(const char *path, const void *buf, size_t len,
+                          char *err, size_t errlen) {
+  char *tmp = NULL;
+  int fd = -1;
+  if (cli_temp_create(path, &tmp, &fd, err, errlen) != 0)
+    return -1;
 
   const unsigned char *p = buf;
   size_t left = len;

@@ -25,14 +25,18 @@ extern "C" {
 #endif
 
 /** A tensor owned by the CLI: `data` holds `nbytes` bytes, C order, densely
- * packed (malloc'ed; never NULL after a successful read, even when empty).
- * Release with cli_tensor_free(). */
+ * packed (never NULL after a successful read, even when empty). `data` is
+ * malloc'ed when `mapping` is NULL; otherwise it points into `mapping`, a
+ * read-only mmap of a file (`mapping_len` bytes from the file's start;
+ * npy_map()), and must not be written. Release with cli_tensor_free(). */
 typedef struct cli_tensor {
   clg_dtype dtype;
   int32_t rank;
   int64_t shape[CLG_MAX_RANK];
   void *data;
   size_t nbytes;
+  void *mapping;
+  size_t mapping_len;
 } cli_tensor;
 
 /** Element count and byte size of a shape of `elem_size`-byte elements.
@@ -49,7 +53,7 @@ void cli_shape_string(int32_t rank, const int64_t *shape, char *buf,
 int cli_tensor_alloc(cli_tensor *t, clg_dtype dtype, int32_t rank,
                      const int64_t *shape, char *err, size_t errlen);
 
-/** Free t->data and reset *t. NULL-tolerant. */
+/** Free t->data (or unmap t->mapping) and reset *t. NULL-tolerant. */
 void cli_tensor_free(cli_tensor *t);
 
 /* ----- helpers shared by the format modules (npy.c, onnx_pb.c) ----- */
@@ -58,6 +62,12 @@ void cli_tensor_free(cli_tensor *t);
  * byte is allocated, so *buf is never NULL on success). */
 int cli_read_whole_file(const char *path, unsigned char **buf, size_t *len,
                         char *err, size_t errlen);
+
+/** Create a temporary file next to `path` (same directory, named
+ * ".BASE.tmp.XXXXXX", mode 0666 & ~umask), open read-write: *tmp is its
+ * malloc'ed name, *fd the descriptor. The caller unlinks or renames it. */
+int cli_temp_create(const char *path, char **tmp, int *fd, char *err,
+                    size_t errlen);
 
 /** Write `len` bytes to `path` atomically (temporary file + rename). */
 int cli_write_file_atomic(const char *path, const void *buf, size_t len,

@@ -4,10 +4,13 @@
 #include "npy.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
@@ -294,152 +297,174 @@ static uint32_t read_le(const unsigned char *p, int n) {
   return v;
 }
 
-int npy_read(const char *path, cli_tensor *t, char *err, size_t errlen) {
-  memset(t, 0, sizeof *t);
-  FILE *f = fopen(path, "rb");
-  if (f == NULL)
-    return cli_fail(err, errlen, "cannot open '%s': %s", path,
-                    strerror(errno));
-  char *header = NULL;
-  void *data = NULL;
-  int rc = -1;
+/* Read up to `n` bytes at `off`; returns the count read (short only at the
+ * end of the file) or -1 on an error. */
+static ssize_t pread_full(int fd, void *buf, size_t n, uint64_t off) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = pread(fd, (unsigned char *)buf + got, n - got,
+                      (off_t)(off + got));
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r < 0)
+      return -1;
+    if (r == 0)
+      break;
+    got += (size_t)r;
+  }
+  return (ssize_t)got;
+}
+
+/* The checks of npy_open() on an open descriptor. */
+static int npy_check_fd(int fd, const char *path, npy_info *info, char *err,
+                        size_t errlen) {
   struct stat st;
-  if (fstat(fileno(f), &st) != 0) {
-    cli_fail(err, errlen, "cannot stat '%s': %s", path, strerror(errno));
-    goto done;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    cli_fail(err, errlen, "'%s' is not a regular file", path);
-    goto done;
-  }
+  if (fstat(fd, &st) != 0)
+    return cli_fail(err, errlen, "cannot stat '%s': %s", path,
+                    strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    return cli_fail(err, errlen, "'%s' is not a regular file", path);
   uint64_t file_size = (uint64_t)st.st_size;
   unsigned char pre[12];
   size_t want = file_size < sizeof pre ? (size_t)file_size : sizeof pre;
-  if (fread(pre, 1, want, f) != want) {
-    cli_fail(err, errlen, "cannot read '%s'", path);
-    goto done;
-  }
+  if (pread_full(fd, pre, want, 0) != (ssize_t)want)
+    return cli_fail(err, errlen, "cannot read '%s'", path);
   size_t cmp = want < sizeof npy_magic ? want : sizeof npy_magic;
-  if (memcmp(pre, npy_magic, cmp) != 0) {
-    cli_fail(err, errlen, "'%s' is not a .npy file (wrong magic; expected "
-             "\\x93NUMPY)", path);
-    goto done;
-  }
-  if (want < 8) {
-    cli_fail(err, errlen, "'%s' is truncated: %llu bytes, too short for a "
-             ".npy preamble", path, (unsigned long long)file_size);
-    goto done;
-  }
+  if (memcmp(pre, npy_magic, cmp) != 0)
+    return cli_fail(err, errlen, "'%s' is not a .npy file (wrong magic; "
+                    "expected \\x93NUMPY)", path);
+  if (want < 8)
+    return cli_fail(err, errlen, "'%s' is truncated: %llu bytes, too short "
+                    "for a .npy preamble", path,
+                    (unsigned long long)file_size);
   unsigned major = pre[6], minor = pre[7];
-  if ((major != 1 && major != 2 && major != 3) || minor != 0) {
-    cli_fail(err, errlen, "'%s': unsupported .npy format version %u.%u "
-             "(supported: 1.0, 2.0, 3.0)", path, major, minor);
-    goto done;
-  }
+  if ((major != 1 && major != 2 && major != 3) || minor != 0)
+    return cli_fail(err, errlen, "'%s': unsupported .npy format version "
+                    "%u.%u (supported: 1.0, 2.0, 3.0)", path, major, minor);
   size_t prefix = major == 1 ? 10 : 12;
-  if (want < prefix) {
-    cli_fail(err, errlen, "'%s' is truncated: %llu bytes, too short for a "
-             ".npy %u.0 preamble", path, (unsigned long long)file_size, major);
-    goto done;
-  }
+  if (want < prefix)
+    return cli_fail(err, errlen, "'%s' is truncated: %llu bytes, too short "
+                    "for a .npy %u.0 preamble", path,
+                    (unsigned long long)file_size, major);
   uint32_t hlen = read_le(pre + 8, major == 1 ? 2 : 4);
-  if ((uint64_t)hlen > file_size - prefix) {
-    cli_fail(err, errlen, "'%s' is truncated: header claims %lu bytes but "
-             "only %llu follow the preamble", path, (unsigned long)hlen,
-             (unsigned long long)(file_size - prefix));
-    goto done;
-  }
-  if (hlen > NPY_MAX_HEADER_BYTES) {
-    cli_fail(err, errlen, "'%s': .npy header of %lu bytes is larger than "
-             "the %u-byte limit", path, (unsigned long)hlen,
-             (unsigned)NPY_MAX_HEADER_BYTES);
-    goto done;
-  }
-  header = malloc((size_t)hlen + 1);
-  if (header == NULL) {
-    cli_fail(err, errlen, "out of memory");
-    goto done;
-  }
-  if (fseek(f, (long)prefix, SEEK_SET) != 0 ||
-      fread(header, 1, hlen, f) != hlen) {
-    cli_fail(err, errlen, "cannot read the header of '%s'", path);
-    goto done;
+  if ((uint64_t)hlen > file_size - prefix)
+    return cli_fail(err, errlen, "'%s' is truncated: header claims %lu bytes "
+                    "but only %llu follow the preamble", path,
+                    (unsigned long)hlen,
+                    (unsigned long long)(file_size - prefix));
+  if (hlen > NPY_MAX_HEADER_BYTES)
+    return cli_fail(err, errlen, "'%s': .npy header of %lu bytes is larger "
+                    "than the %u-byte limit", path, (unsigned long)hlen,
+                    (unsigned)NPY_MAX_HEADER_BYTES);
+  char *header = malloc((size_t)hlen + 1);
+  if (header == NULL)
+    return cli_fail(err, errlen, "out of memory");
+  if (pread_full(fd, header, hlen, prefix) != (ssize_t)hlen) {
+    free(header);
+    return cli_fail(err, errlen, "cannot read the header of '%s'", path);
   }
   header[hlen] = '\0';
   npy_header h;
   memset(&h, 0, sizeof h);
   char why[256];
-  if (parse_header_dict(header, hlen, &h, why, sizeof why) != 0) {
-    cli_fail(err, errlen, "'%s': %s", path, why);
-    goto done;
-  }
+  int rc = parse_header_dict(header, hlen, &h, why, sizeof why);
+  free(header);
+  if (rc != 0)
+    return cli_fail(err, errlen, "'%s': %s", path, why);
   size_t nbytes;
   if (cli_shape_size(h.rank, h.shape, clg_dtype_size(h.dtype), NULL, &nbytes,
-                     why, sizeof why) != 0) {
-    cli_fail(err, errlen, "'%s': %s", path, why);
-    goto done;
-  }
+                     why, sizeof why) != 0)
+    return cli_fail(err, errlen, "'%s': %s", path, why);
   uint64_t avail = file_size - prefix - hlen;
   if ((uint64_t)nbytes != avail) {
     char s[CLG_MAX_RANK * 24 + 4];
     cli_shape_string(h.rank, h.shape, s, sizeof s);
-    cli_fail(err, errlen, "'%s': %s of shape %s needs %zu data bytes but the "
-             "file holds %llu%s", path, npy_descr_of(h.dtype), s, nbytes,
-             (unsigned long long)avail,
-             (uint64_t)nbytes > avail ? " (truncated)" : " (trailing data)");
-    goto done;
+    return cli_fail(err, errlen, "'%s': %s of shape %s needs %zu data bytes "
+                    "but the file holds %llu%s", path, npy_descr_of(h.dtype),
+                    s, nbytes, (unsigned long long)avail,
+                    (uint64_t)nbytes > avail ? " (truncated)"
+                                             : " (trailing data)");
   }
-  data = malloc(nbytes ? nbytes : 1);
-  if (data == NULL) {
-    cli_fail(err, errlen, "out of memory allocating %zu bytes", nbytes);
-    goto done;
+  info->dtype = h.dtype;
+  info->rank = h.rank;
+  memcpy(info->shape, h.shape, sizeof h.shape);
+  info->data_offset = prefix + hlen;
+  info->nbytes = nbytes;
+  return 0;
+}
+
+int npy_open(const char *path, int *fd, npy_info *info, char *err,
+             size_t errlen) {
+  *fd = -1;
+  memset(info, 0, sizeof *info);
+  int f = open(path, O_RDONLY | O_CLOEXEC);
+  if (f < 0)
+    return cli_fail(err, errlen, "cannot open '%s': %s", path,
+                    strerror(errno));
+  if (npy_check_fd(f, path, info, err, errlen) != 0) {
+    close(f);
+    memset(info, 0, sizeof *info);
+    return -1;
   }
-  if (nbytes > 0 && fread(data, 1, nbytes, f) != nbytes) {
-    cli_fail(err, errlen, "cannot read the data of '%s'", path);
-    goto done;
+  *fd = f;
+  return 0;
+}
+
+int npy_read_data(int fd, const char *path, const npy_info *info,
+                  cli_tensor *t, char *err, size_t errlen) {
+  memset(t, 0, sizeof *t);
+  size_t nbytes = info->nbytes;
+  void *data = malloc(nbytes ? nbytes : 1);
+  if (data == NULL)
+    return cli_fail(err, errlen, "out of memory allocating %zu bytes", nbytes);
+  if (nbytes > 0 &&
+      pread_full(fd, data, nbytes, info->data_offset) != (ssize_t)nbytes) {
+    free(data);
+    return cli_fail(err, errlen, "cannot read the data of '%s'", path);
   }
-  t->dtype = h.dtype;
-  t->rank = h.rank;
-  memcpy(t->shape, h.shape, sizeof h.shape);
+  t->dtype = info->dtype;
+  t->rank = info->rank;
+  memcpy(t->shape, info->shape, sizeof t->shape);
   t->data = data;
   t->nbytes = nbytes;
-  data = NULL;
-  rc = 0;
-done:
-  free(header);
-  free(data);
-  fclose(f);
+  return 0;
+}
+
+int npy_read(const char *path, cli_tensor *t, char *err, size_t errlen) {
+  memset(t, 0, sizeof *t);
+  int fd;
+  npy_info info;
+  if (npy_open(path, &fd, &info, err, errlen) != 0)
+    return -1;
+  int rc = npy_read_data(fd, path, &info, t, err, errlen);
+  close(fd);
   return rc;
 }
 
 /* ------------------------------------------------------------------ write */
 
-int npy_encode(const cli_tensor *t, int version, unsigned char **out,
-               size_t *out_len, char *err, size_t errlen) {
-  *out = NULL;
-  *out_len = 0;
-  const char *descr = npy_descr_of(t->dtype);
+int npy_header_encode(clg_dtype dtype, int32_t rank, const int64_t *shape,
+                      int version, unsigned char *buf, size_t cap,
+                      size_t *len, char *err, size_t errlen) {
+  *len = 0;
+  const char *descr = npy_descr_of(dtype);
   if (descr == NULL)
     return cli_fail(err, errlen, "NumPy has no %s dtype: cannot write it to "
-                    ".npy (use .pb)", clg_dtype_name(t->dtype));
-  size_t nbytes;
-  if (cli_shape_size(t->rank, t->shape, clg_dtype_size(t->dtype), NULL,
-                     &nbytes, err, errlen) != 0)
+                    ".npy (use .pb)", clg_dtype_name(dtype));
+  if (cli_shape_size(rank, shape, clg_dtype_size(dtype), NULL, NULL, err,
+                     errlen) != 0)
     return -1;
-  if (nbytes != t->nbytes)
-    return cli_fail(err, errlen, "tensor holds %zu bytes but its shape needs "
-                    "%zu", t->nbytes, nbytes);
   if (version < 0 || version > 3)
     return cli_fail(err, errlen, "unknown .npy version %d", version);
 
   char dict[64 + CLG_MAX_RANK * 24];
   int n = snprintf(dict, sizeof dict,
                    "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
-  for (int32_t i = 0; i < t->rank; ++i)
+  for (int32_t i = 0; i < rank; ++i)
     n += snprintf(dict + n, sizeof dict - (size_t)n, "%s%lld",
-                  i ? ", " : "", (long long)t->shape[i]);
+                  i ? ", " : "", (long long)shape[i]);
   n += snprintf(dict + n, sizeof dict - (size_t)n, "%s), }",
-                t->rank == 1 ? "," : "");
+                rank == 1 ? "," : "");
   size_t dict_len = (size_t)n;
 
   if (version == 0)
@@ -450,12 +475,9 @@ int npy_encode(const cli_tensor *t, int version, unsigned char **out,
   size_t hlen = padded - prefix;
   if (version == 1 && hlen > 65535)
     return cli_fail(err, errlen, "header too long for .npy version 1.0");
-  if (nbytes > SIZE_MAX - padded)
-    return cli_fail(err, errlen, "tensor too large");
-  unsigned char *buf = malloc(padded + nbytes);
-  if (buf == NULL)
-    return cli_fail(err, errlen, "out of memory allocating %zu bytes",
-                    padded + nbytes);
+  if (padded > cap)
+    return cli_fail(err, errlen, ".npy header of %zu bytes does not fit in "
+                    "%zu", padded, cap);
   memcpy(buf, npy_magic, sizeof npy_magic);
   buf[6] = (unsigned char)version;
   buf[7] = 0;
@@ -464,6 +486,36 @@ int npy_encode(const cli_tensor *t, int version, unsigned char **out,
   memcpy(buf + prefix, dict, dict_len);
   memset(buf + prefix + dict_len, ' ', hlen - dict_len - 1);
   buf[padded - 1] = '\n';
+  *len = padded;
+  return 0;
+}
+
+int npy_encode(const cli_tensor *t, int version, unsigned char **out,
+               size_t *out_len, char *err, size_t errlen) {
+  *out = NULL;
+  *out_len = 0;
+  if (npy_descr_of(t->dtype) == NULL)
+    return cli_fail(err, errlen, "NumPy has no %s dtype: cannot write it to "
+                    ".npy (use .pb)", clg_dtype_name(t->dtype));
+  size_t nbytes;
+  if (cli_shape_size(t->rank, t->shape, clg_dtype_size(t->dtype), NULL,
+                     &nbytes, err, errlen) != 0)
+    return -1;
+  if (nbytes != t->nbytes)
+    return cli_fail(err, errlen, "tensor holds %zu bytes but its shape needs "
+                    "%zu", t->nbytes, nbytes);
+  unsigned char header[NPY_WRITE_HEADER_MAX];
+  size_t padded;
+  if (npy_header_encode(t->dtype, t->rank, t->shape, version, header,
+                        sizeof header, &padded, err, errlen) != 0)
+    return -1;
+  if (nbytes > SIZE_MAX - padded)
+    return cli_fail(err, errlen, "tensor too large");
+  unsigned char *buf = malloc(padded + nbytes);
+  if (buf == NULL)
+    return cli_fail(err, errlen, "out of memory allocating %zu bytes",
+                    padded + nbytes);
+  memcpy(buf, header, padded);
   if (nbytes > 0)
     memcpy(buf + padded, t->data, nbytes);
   *out = buf;

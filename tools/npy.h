@@ -14,6 +14,7 @@
 #define CLGATHER_TOOLS_NPY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cli_tensor.h"
 
@@ -33,8 +34,40 @@ const char *npy_descr_of(clg_dtype dtype);
 int npy_dtype_of_descr(const char *descr, clg_dtype *dtype, char *err,
                        size_t errlen);
 
-/** Read a .npy file. */
+/** Largest header npy_header_encode() writes (rank 16, 19-digit dims). */
+#define NPY_WRITE_HEADER_MAX 1024
+
+/** What a .npy file's header says, checked against the file's size. */
+typedef struct npy_info {
+  clg_dtype dtype;
+  int32_t rank;
+  int64_t shape[CLG_MAX_RANK];
+  uint64_t data_offset; /* bytes from the file's start to the first element */
+  size_t nbytes;        /* data bytes: exactly what follows the header */
+} npy_info;
+
+/** Open `path` read-only and check it: a regular file, the preamble, the
+ * header dict, and a size of exactly data_offset + nbytes (a truncated file
+ * or trailing bytes are errors). On success *fd is open (the caller closes
+ * it); on failure it is -1. Allocates nothing the header claims. */
+int npy_open(const char *path, int *fd, npy_info *info, char *err,
+             size_t errlen);
+
+/** Read the data of a file checked by npy_open() into a malloc'ed tensor. */
+int npy_read_data(int fd, const char *path, const npy_info *info,
+                  cli_tensor *t, char *err, size_t errlen);
+
+/** Read a .npy file (into malloc'ed memory). */
 int npy_read(const char *path, cli_tensor *t, char *err, size_t errlen);
+
+/** Map a .npy file read-only (PROT_READ, MAP_PRIVATE) instead of reading
+ * it: t->data points into t->mapping, after the header; nothing is copied
+ * and only the pages a caller touches are read. Checks as npy_read() first,
+ * with the same messages. Falls back to npy_read_data() (a copy) when the
+ * data offset is not a multiple of the element size, when the tensor is
+ * empty, or when mmap fails. The file must not shrink while mapped: an
+ * access past its new end raises SIGBUS. */
+int npy_map(const char *path, cli_tensor *t, char *err, size_t errlen);
 
 /** Serialize `t` as a .npy image in a malloc'ed buffer. `version` is 1, 2 or
  * 3, or 0 for the smallest that fits (1.0 unless the header is too long). */
@@ -44,6 +77,41 @@ int npy_encode(const cli_tensor *t, int version, unsigned char **out,
 /** Write `t` as .npy (version 0 = automatic) atomically to `path`. */
 int npy_write(const char *path, const cli_tensor *t, int version, char *err,
               size_t errlen);
+
+/** The .npy header (magic to '\n', padded so that the data starts at a
+ * multiple of 64 bytes) for a tensor of this dtype and shape, into
+ * buf[0 .. cap-1]; *len is its length. `version` as for npy_encode(). */
+int npy_header_encode(clg_dtype dtype, int32_t rank, const int64_t *shape,
+                      int version, unsigned char *buf, size_t cap,
+                      size_t *len, char *err, size_t errlen);
+
+/** A .npy output written in place: a temporary file next to the output,
+ * sized up front and mapped read-write (MAP_SHARED), renamed over the
+ * output by npy_out_commit(). */
+typedef struct npy_out {
+  char *tmp;          /* the temporary file's name; NULL when none */
+  int fd;             /* its descriptor; -1 when closed */
+  unsigned char *map; /* the whole file: header, then the data */
+  size_t map_len;
+} npy_out;
+
+/** Create the temporary file for `path`, write the header of a tensor of
+ * this dtype and shape, reserve the data's space (posix_fallocate, so that
+ * a full disk is an error here rather than a SIGBUS later) and map it;
+ * *data is where the nbytes of elements go (64-byte aligned). On failure
+ * nothing is left on disk and *o is reset. */
+int npy_out_open(const char *path, clg_dtype dtype, int32_t rank,
+                 const int64_t *shape, npy_out *o, void **data, char *err,
+                 size_t errlen);
+
+/** Unmap, close and rename the temporary file over `path`. On failure the
+ * temporary file is removed and `path` is neither created nor changed. *o
+ * is reset either way. */
+int npy_out_commit(npy_out *o, const char *path, char *err, size_t errlen);
+
+/** Unmap, close and remove the temporary file; *o is reset. NULL-tolerant
+ * and safe on a reset npy_out. */
+void npy_out_discard(npy_out *o);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,6 @@
 
 #include <string.h>
 
-#include "npy.h"
 #include "onnx_pb.h"
 
 static int ends_with_ci(const char *s, const char *suffix) {
@@ -49,6 +48,14 @@ int cli_tensor_read(const char *path, cli_tensor *t, char *err, size_t errlen) {
   }
 }
 
+int cli_tensor_open(const char *path, cli_tensor *t, char *err,
+                    size_t errlen) {
+  if (cli_format_of_path(path) == CLI_FORMAT_NPY &&
+      cli_host_is_little_endian())
+    return npy_map(path, t, err, errlen);
+  return cli_tensor_read(path, t, err, errlen);
+}
+
 int cli_tensor_check_writable(const char *path, const cli_tensor *t,
                               char *err, size_t errlen) {
   if (!cli_host_is_little_endian())
@@ -81,4 +88,57 @@ int cli_tensor_write(const char *path, const cli_tensor *t, char *err,
   if (cli_format_of_path(path) == CLI_FORMAT_NPY)
     return npy_write(path, t, 0, err, errlen);
   return onnx_tensor_write(path, t, err, errlen);
+}
+
+int cli_output_begin(cli_output *o, const char *path, clg_dtype dtype,
+                     int32_t rank, const int64_t *shape, char *err,
+                     size_t errlen) {
+  memset(o, 0, sizeof *o);
+  o->npy.fd = -1;
+  o->t.dtype = dtype;
+  if (cli_tensor_check_writable(path, &o->t, err, errlen) != 0)
+    return -1;
+  o->format = cli_format_of_path(path);
+  if (o->format != CLI_FORMAT_NPY)
+    return cli_tensor_alloc(&o->t, dtype, rank, shape, err, errlen);
+  void *data = NULL;
+  if (npy_out_open(path, dtype, rank, shape, &o->npy, &data, err, errlen) !=
+      0)
+    return -1;
+  o->t.rank = rank;
+  for (int32_t i = 0; i < rank; ++i)
+    o->t.shape[i] = shape[i];
+  o->t.data = data;
+  cli_shape_size(rank, shape, clg_dtype_size(dtype), NULL, &o->t.nbytes, NULL,
+                 0); /* checked by npy_out_open() */
+  return 0;
+}
+
+const char *cli_output_temp_path(const cli_output *o) {
+  return o->format == CLI_FORMAT_NPY ? o->npy.tmp : NULL;
+}
+
+int cli_output_commit(cli_output *o, const char *path, char *err,
+                      size_t errlen) {
+  int rc;
+  if (o->format == CLI_FORMAT_NPY) {
+    rc = npy_out_commit(&o->npy, path, err, errlen);
+    memset(&o->t, 0, sizeof o->t); /* it pointed into the mapping */
+  } else {
+    rc = cli_tensor_write(path, &o->t, err, errlen);
+  }
+  cli_output_discard(o);
+  return rc;
+}
+
+void cli_output_discard(cli_output *o) {
+  if (o == NULL)
+    return;
+  if (o->format == CLI_FORMAT_NPY) {
+    npy_out_discard(&o->npy);
+    memset(&o->t, 0, sizeof o->t);
+  } else {
+    cli_tensor_free(&o->t);
+  }
+  o->format = CLI_FORMAT_UNKNOWN;
 }
