@@ -14,10 +14,14 @@
  * Exit status: 0 success, 1 invalid input, 2 usage error, 3 device/OpenCL
  * error. A client of the public API only.
  */
+#define _POSIX_C_SOURCE 200809L
+
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <clgather/clgather.h>
 
@@ -188,6 +192,51 @@ static int cmd_devices(int argc, char **argv) {
   return CLI_EXIT_OK;
 }
 
+/* ------------------------------------------------------- mapped files */
+
+/* .npy inputs are mapped, and a .npy OUT is written through a mapping of a
+ * temporary file. A mapped input that shrinks while in use (another
+ * process truncates it) makes the next access past its new end raise
+ * SIGBUS, in whichever thread touches it (the device's worker threads on
+ * a CPU); so would a write to OUT's mapping on a full disk where its
+ * blocks could not be reserved up front. Nothing can resume after that,
+ * but the handler keeps the promise about OUT: it removes the temporary
+ * file (OUT itself is never touched before the final rename), says what
+ * happened and exits 1. Only async-signal-safe calls: unlink, write,
+ * _exit. */
+static char sigbus_temp[4096];
+static volatile sig_atomic_t sigbus_have_temp;
+
+static void on_sigbus(int sig) {
+  (void)sig;
+  if (sigbus_have_temp)
+    (void)unlink(sigbus_temp);
+  static const char msg[] =
+      PROG ": bus error (SIGBUS) on a mapped file: an input file was "
+           "truncated while clgather used it (or OUT's disk is full); OUT "
+           "was not written\n";
+  ssize_t w = write(2, msg, sizeof msg - 1);
+  (void)w;
+  _exit(CLI_EXIT_INPUT);
+}
+
+static void sigbus_install(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sigbus;
+  sigemptyset(&sa.sa_mask);
+  (void)sigaction(SIGBUS, &sa, NULL);
+}
+
+/* The temporary file the handler removes (NULL: none). */
+static void sigbus_set_temp(const char *path) {
+  sigbus_have_temp = 0;
+  if (path != NULL && strlen(path) < sizeof sigbus_temp) {
+    memcpy(sigbus_temp, path, strlen(path) + 1);
+    sigbus_have_temp = 1;
+  }
+}
+
 /* ------------------------------------------------------ the gather family */
 
 /* The family's commands are the library's operators (clg_operators(): the
@@ -264,13 +313,19 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
             out_path);
     return CLI_EXIT_INPUT;
   }
-  cli_tensor in[3], out;
+  cli_tensor in[3];
+  cli_output out;
   memset(in, 0, sizeof in);
   memset(&out, 0, sizeof out);
   clg_context *ctx = NULL;
   code = CLI_EXIT_INPUT;
+  /* .npy inputs are mapped, not read: the library reads them in place (a
+   * CPU device wraps them, a GPU copies from the page cache), so only the
+   * pages a gather touches are read. DATA is never written: a scatter's
+   * output is a separate tensor that the library fills with a copy. */
+  sigbus_install();
   for (int i = 0; i < want; ++i)
-    if (cli_tensor_read(pos[i], &in[i], err, sizeof err) != 0) {
+    if (cli_tensor_open(pos[i], &in[i], err, sizeof err) != 0) {
       fprintf(stderr, PROG ": %s\n", err);
       goto done;
     }
@@ -299,18 +354,22 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
     code = cli_exit_for_status(st);
     goto done;
   }
-  if (cli_tensor_alloc(&out, data->dtype, out_rank, out_shape, err,
-                       sizeof err) != 0) {
-    fprintf(stderr, PROG ": %s\n", err);
-    goto done;
-  }
   st = clg_context_create_default(device, &ctx);
   if (st != CLG_SUCCESS) {
     fprintf(stderr, PROG ": %s\n", cli_library_message(st));
     code = cli_exit_for_status(st);
     goto done;
   }
-  clg_tensor to = clg_tensor_host(out.dtype, out.rank, out.shape, out.data);
+  /* A .npy OUT: the library writes the result straight into a mapped
+   * temporary file next to OUT, renamed over OUT only after a success. */
+  if (cli_output_begin(&out, out_path, data->dtype, out_rank, out_shape, err,
+                       sizeof err) != 0) {
+    fprintf(stderr, PROG ": %s\n", err);
+    goto done;
+  }
+  sigbus_set_temp(cli_output_temp_path(&out));
+  clg_tensor to =
+      clg_tensor_host(out.t.dtype, out.t.rank, out.t.shape, out.t.data);
   if (scatter) {
     clg_tensor tu =
         clg_tensor_host(in[2].dtype, in[2].rank, in[2].shape, in[2].data);
@@ -323,14 +382,16 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
     code = cli_exit_for_status(st);
     goto done;
   }
-  if (cli_tensor_write(out_path, &out, err, sizeof err) != 0) {
+  sigbus_set_temp(NULL); /* renamed next: no longer ours to remove */
+  if (cli_output_commit(&out, out_path, err, sizeof err) != 0) {
     fprintf(stderr, PROG ": %s\n", err);
     goto done;
   }
   code = CLI_EXIT_OK;
 done:
+  sigbus_set_temp(NULL);
+  cli_output_discard(&out); /* removes the temporary file after an error */
   clg_context_destroy(ctx);
-  cli_tensor_free(&out);
   for (int i = 0; i < 3; ++i)
     cli_tensor_free(&in[i]);
   return code;
