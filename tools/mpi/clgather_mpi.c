@@ -1,0 +1,543 @@
+/*
+ * clgather-mpi — the distributed gather and scatter of clgather_mpi from
+ * the shell, under mpirun:
+ *
+ *   mpirun -np P clgather-mpi gather [--device SPEC] DATA INDICES -o OUT
+ *   mpirun -np P clgather-mpi scatter-nd [--reduction R] [--duplicates D]
+ *                       [--device SPEC] DATA INDICES UPDATES -o OUT
+ *   mpirun -np P clgather-mpi bench [--rows R] [--width W] [--lookups L]
+ *                       [--reps K] [--device SPEC]
+ *   clgather-mpi --help | -V | --version
+ *
+ * Each rank reads (pread) only its rows of DATA, split evenly
+ * (clg_mpi_even_rows), and its contiguous block of the flattened INDICES
+ * (and of UPDATES), split by the same rule over their count; rank 0
+ * collects the result and writes OUT (.npy) through a mapped temporary
+ * file renamed at the end. OUT is byte for byte what `clgather gather` /
+ * `clgather scatter-nd` write, whatever P.
+ *
+ * Exit status, the same on every rank: 0 success, 1 invalid input, 2 usage
+ * error (decided from the arguments alone, before MPI_Init), 3 device,
+ * OpenCL or MPI error. Every step that can fail on some ranks only ends
+ * with an agreement (mpi_cli_agree), so no rank waits in a collective the
+ * others have left; the message is printed once, by rank 0.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <clgather/clgather.h>
+#include <clgather/clgather_mpi.h>
+
+#include "cli.h"
+#include "mpi_cli.h"
+#include "npy.h"
+
+/* ------------------------------------------------------------ arguments */
+
+typedef struct mpi_args {
+  const char *pos[3];
+  int npos;
+  const char *out, *reduction, *duplicates, *device;
+  clg_scatter_params sp;
+} mpi_args;
+
+static int usage_error(int rank, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* The message and the usage on stderr (rank 0); CLI_EXIT_USAGE. */
+static int usage_error(int rank, const char *fmt, ...) {
+  if (rank == 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(MPI_CLI_PROG ": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs("\n", stderr);
+    va_end(ap);
+    mpi_cli_usage(1);
+  }
+  return CLI_EXIT_USAGE;
+}
+
+/* argv[0] is the command. Returns -1 to go on, else the exit status. Uses
+ * no MPI: every rank parses the same argv to the same verdict. */
+static int parse_args(int argc, char **argv, bool scatter, mpi_args *a,
+                      int rank) {
+  memset(a, 0, sizeof *a);
+  int want = scatter ? 3 : 2;
+  bool only_pos = false;
+  for (int i = 1; i < argc; ++i) {
+    const char *arg = argv[i], *v = NULL;
+    if (!only_pos && strcmp(arg, "--") == 0) {
+      only_pos = true;
+      continue;
+    }
+    if (!only_pos && (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0)) {
+      if (rank == 0)
+        mpi_cli_usage(0);
+      return CLI_EXIT_OK;
+    }
+    if (!only_pos && arg[0] == '-' && arg[1] != '\0') {
+      int m = cli_match_option(argc, argv, &i, "--output", "-o", &v);
+      if (m == 1) {
+        a->out = v;
+        continue;
+      }
+      if (m == 0 && scatter) {
+        if ((m = cli_match_option(argc, argv, &i, "--reduction", "-r", &v)) ==
+            1) {
+          a->reduction = v;
+          continue;
+        }
+        if (m == 0 && (m = cli_match_option(argc, argv, &i, "--duplicates",
+                                            "-D", &v)) == 1) {
+          a->duplicates = v;
+          continue;
+        }
+      }
+      if (m == 0 &&
+          (m = cli_match_option(argc, argv, &i, "--device", "-d", &v)) == 1) {
+        a->device = v;
+        continue;
+      }
+      if (m < 0)
+        return usage_error(rank, "option '%s' needs a value", arg);
+      return usage_error(rank, "%s: unknown option '%s'", argv[0], arg);
+    }
+    if (a->npos == want)
+      return usage_error(rank, "unexpected argument '%s' (%s)", arg,
+                         scatter ? "scatter-nd takes DATA, INDICES and UPDATES"
+                                 : "gather takes DATA and INDICES");
+    a->pos[a->npos++] = arg;
+  }
+  if (a->npos < want)
+    return usage_error(rank, "%s needs %s", argv[0],
+                       scatter ? "DATA, INDICES and UPDATES files"
+                               : "DATA and INDICES files");
+  if (a->out == NULL || a->out[0] == '\0')
+    return usage_error(rank, "%s needs an output file: -o OUT", argv[0]);
+  a->sp = (clg_scatter_params){CLG_REDUCTION_NONE, CLG_DUPLICATES_ERROR};
+  if (a->reduction != NULL &&
+      cli_parse_reduction(a->reduction, &a->sp.reduction) != 0)
+    return usage_error(rank,
+                       "invalid --reduction value '%s' (expected none, add, "
+                       "mul, min or max)",
+                       a->reduction);
+  if (a->duplicates != NULL &&
+      cli_parse_duplicates(a->duplicates, &a->sp.duplicates) != 0)
+    return usage_error(
+        rank, "invalid --duplicates value '%s' (expected error or last)",
+        a->duplicates);
+  return -1;
+}
+
+/* OUT must be .npy (the only format written in place by rank 0). Decided
+ * from the name alone, so every rank agrees without talking. */
+static bool is_npy_path(const char *path) {
+  size_t n = strlen(path);
+  return n >= 4 && (strcmp(path + n - 4, ".npy") == 0 ||
+                    strcmp(path + n - 4, ".NPY") == 0);
+}
+
+/* ------------------------------------------------------ OUT and SIGBUS */
+
+/* Rank 0 writes OUT through a mapping of a temporary file (npy_out), whose
+ * blocks are reserved up front; should a write still fault (a file system
+ * that cannot reserve, full), SIGBUS removes the temporary file and exits
+ * 1, as clgather does: OUT itself is only ever renamed over. */
+static char sigbus_temp[4096];
+static volatile sig_atomic_t sigbus_have_temp;
+
+static void on_sigbus(int sig) {
+  (void)sig;
+  if (sigbus_have_temp)
+    (void)unlink(sigbus_temp);
+  static const char msg[] = MPI_CLI_PROG
+      ": bus error (SIGBUS) writing OUT's temporary file (disk full?); OUT "
+      "was not written\n";
+  ssize_t w = write(2, msg, sizeof msg - 1);
+  (void)w;
+  _exit(CLI_EXIT_INPUT);
+}
+
+static void sigbus_set_temp(const char *path) {
+  sigbus_have_temp = 0;
+  if (path != NULL && strlen(path) < sizeof sigbus_temp) {
+    memcpy(sigbus_temp, path, strlen(path) + 1);
+    sigbus_have_temp = 1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigbus;
+    sigemptyset(&sa.sa_mask);
+    (void)sigaction(SIGBUS, &sa, NULL);
+  }
+}
+
+/* ---------------------------------------------------------- the inputs */
+
+typedef struct input {
+  const char *path;
+  int fd;
+  npy_info info;
+} input;
+
+static int open_input(input *in, const char *path, char *msg) {
+  in->path = path;
+  if (npy_open(path, &in->fd, &in->info, msg, MPI_CLI_MSG) != 0) {
+    in->fd = -1;
+    return CLI_EXIT_INPUT;
+  }
+  return 0;
+}
+
+/* Bytes of one row of a tensor (its dimensions after the first) and, into
+ * *count, its first dimension (1 for a scalar). */
+static size_t row_bytes_of(const npy_info *info) {
+  size_t b = clg_dtype_size(info->dtype);
+  for (int32_t i = 1; i < info->rank; ++i)
+    b *= (size_t)info->shape[i];
+  return b;
+}
+
+/* Read rows [lo, hi) of a file whose rows are `rb` bytes into buf. */
+static int read_rows(const input *in, size_t rb, int64_t lo, int64_t hi,
+                     void *buf, char *msg) {
+  return mpi_cli_pread(in->fd, in->path, buf, (size_t)(hi - lo) * rb,
+                       in->info.data_offset + (uint64_t)lo * rb, msg,
+                       MPI_CLI_MSG) == 0
+             ? 0
+             : CLI_EXIT_INPUT;
+}
+
+static const char *dtype_name(clg_dtype t) { return clg_dtype_name(t); }
+
+/* The shared state of one run of gather or scatter-nd. */
+typedef struct run {
+  int rank, size;
+  char msg[MPI_CLI_MSG];
+  input in[3];
+  npy_out out; /* rank 0 */
+  void *out_data;
+  clg_context *ctx;
+  void *shard, *idx, *upd, *res; /* malloc'ed, or NULL */
+} run;
+
+static void run_free(run *r) {
+  sigbus_set_temp(NULL);
+  npy_out_discard(&r->out); /* removes the temporary file after an error */
+  for (int i = 0; i < 3; ++i)
+    if (r->in[i].fd >= 0)
+      close(r->in[i].fd);
+  clg_context_destroy(r->ctx);
+  free(r->shard);
+  free(r->idx);
+  free(r->upd);
+  free(r->res);
+}
+
+static void *alloc_or_fail(size_t n, int *code, char *msg) {
+  void *p = malloc(n ? n : 1);
+  if (p == NULL && *code == 0) {
+    *code = CLI_EXIT_DEVICE;
+    snprintf(msg, MPI_CLI_MSG, "out of host memory (%zu bytes)", n);
+  }
+  return p;
+}
+
+/* Rank 0 creates OUT's temporary file of this shape; the other ranks do
+ * nothing. Returns an exit status (agreed by the caller). */
+static int begin_out(run *r, const char *path, clg_dtype dtype, int32_t rank,
+                     const int64_t *shape) {
+  if (r->rank != 0)
+    return 0;
+  if (npy_out_open(path, dtype, rank, shape, &r->out, &r->out_data, r->msg,
+                   MPI_CLI_MSG) != 0)
+    return CLI_EXIT_INPUT;
+  sigbus_set_temp(r->out.tmp);
+  return 0;
+}
+
+/* Rank 0 renames the temporary file over OUT; every rank learns whether
+ * that worked. */
+static int commit_out(run *r, const char *path) {
+  int code = 0;
+  if (r->rank == 0) {
+    sigbus_set_temp(NULL);
+    if (npy_out_commit(&r->out, path, r->msg, MPI_CLI_MSG) != 0)
+      code = CLI_EXIT_INPUT;
+  }
+  return mpi_cli_agree(r->rank, code, r->msg);
+}
+
+/* Every rank's own device. */
+static int open_device(run *r, const char *device) {
+  clg_status st = clg_context_create_default(device, &r->ctx);
+  if (st != CLG_SUCCESS) {
+    snprintf(r->msg, MPI_CLI_MSG, "%s", cli_library_message(st));
+    return cli_exit_for_status(st);
+  }
+  return 0;
+}
+
+/* A failed collective library call: the same status and message on every
+ * rank (the library agreed them); rank 0 prints it. */
+static int library_failure(run *r, clg_status st) {
+  const char *m = clg_mpi_last_error();
+  mpi_cli_error0(r->rank, "%s", m && m[0] ? m : clg_status_string(st));
+  return cli_exit_for_status(st);
+}
+
+/* ---------------------------------------------------------------- gather */
+
+static int cmd_gather(const mpi_args *a, run *r) {
+  input *data = &r->in[0], *indices = &r->in[1];
+  int code = open_input(data, a->pos[0], r->msg);
+  if (code == 0)
+    code = open_input(indices, a->pos[1], r->msg);
+  int32_t out_rank = 0;
+  int64_t out_shape[CLG_MAX_RANK] = {0};
+  if (code == 0) {
+    const npy_info *d = &data->info, *x = &indices->info;
+    clg_params params = {CLG_OP_GATHER, 0, 0, CLG_MODE_RAISE};
+    clg_status st = CLG_SUCCESS;
+    if (x->dtype != CLG_DTYPE_INT32 && x->dtype != CLG_DTYPE_INT64) {
+      code = CLI_EXIT_INPUT;
+      snprintf(r->msg, MPI_CLI_MSG,
+               "INDICES '%s' must be int32 or int64, not %s", indices->path,
+               dtype_name(x->dtype));
+    } else if ((st = clg_output_shape(&params, d->rank, d->shape, x->rank,
+                                      x->shape, &out_rank, out_shape)) !=
+               CLG_SUCCESS) {
+      code = cli_exit_for_status(st);
+      snprintf(r->msg, MPI_CLI_MSG, "%s", cli_library_message(st));
+    } else if (cli_shape_size(out_rank, out_shape, clg_dtype_size(d->dtype),
+                              NULL, NULL, r->msg, MPI_CLI_MSG) != 0) {
+      code = CLI_EXIT_INPUT;
+    }
+  }
+  if ((code = mpi_cli_agree(r->rank, code, r->msg)) != 0)
+    return code;
+
+  /* This rank's rows of DATA and block of the flattened INDICES. */
+  const npy_info *d = &data->info, *x = &indices->info;
+  size_t rb = row_bytes_of(d), isz = clg_dtype_size(x->dtype);
+  int64_t rows = d->shape[0], lo, hi, n = 1;
+  for (int32_t i = 0; i < x->rank; ++i)
+    n *= x->shape[i];
+  clg_mpi_even_rows(rows, r->size, r->rank, &lo, &hi);
+  int64_t (*blk)[2] = calloc((size_t)r->size, sizeof *blk);
+  if (blk == NULL) {
+    code = CLI_EXIT_DEVICE;
+    snprintf(r->msg, MPI_CLI_MSG, "out of host memory");
+  }
+  for (int k = 0; blk && k < r->size; ++k)
+    clg_mpi_even_rows(n, r->size, k, &blk[k][0], &blk[k][1]);
+  int64_t ilo = blk ? blk[r->rank][0] : 0, ihi = blk ? blk[r->rank][1] : 0;
+  if (code == 0)
+    code = begin_out(r, a->out, d->dtype, out_rank, out_shape);
+  if (code == 0) {
+    r->shard = alloc_or_fail((size_t)(hi - lo) * rb, &code, r->msg);
+    r->idx = alloc_or_fail((size_t)(ihi - ilo) * isz, &code, r->msg);
+    if (r->rank != 0)
+      r->res = alloc_or_fail((size_t)(ihi - ilo) * rb, &code, r->msg);
+  }
+  if (code == 0)
+    code = read_rows(data, rb, lo, hi, r->shard, r->msg);
+  if (code == 0)
+    code = read_rows(indices, isz, ilo, ihi, r->idx, r->msg);
+  if (code == 0)
+    code = open_device(r, a->device);
+  if ((code = mpi_cli_agree(r->rank, code, r->msg)) != 0) {
+    free(blk);
+    return code;
+  }
+
+  int64_t sshape[CLG_MAX_RANK], ishape[1] = {ihi - ilo}, oshape[CLG_MAX_RANK];
+  sshape[0] = hi - lo;
+  oshape[0] = ihi - ilo;
+  for (int32_t i = 1; i < d->rank; ++i)
+    sshape[i] = oshape[i] = d->shape[i];
+  /* Rank 0's block is the first: the library writes it in OUT's place. */
+  void *res = r->rank == 0 ? r->out_data : r->res;
+  clg_mpi_table table = {MPI_COMM_WORLD, r->ctx, rows, lo, hi,
+                         clg_tensor_host(d->dtype, d->rank, sshape, r->shard),
+                         NULL};
+  clg_tensor ti = clg_tensor_host(x->dtype, 1, ishape, r->idx);
+  clg_tensor to = clg_tensor_host(d->dtype, d->rank, oshape, res);
+  clg_status st = clg_mpi_gather(&table, &ti, &to);
+  if (st != CLG_SUCCESS) {
+    free(blk);
+    return library_failure(r, st);
+  }
+  /* Collect: rank k's block of output rows goes to its place in OUT. */
+  for (int k = 1; k < r->size; ++k)
+    mpi_cli_send_rows(
+        r->rank, k, 0,
+        r->rank == 0 ? (unsigned char *)r->out_data + (size_t)blk[k][0] * rb
+                     : r->res,
+        blk[k][1] - blk[k][0], rb);
+  free(blk);
+  return commit_out(r, a->out);
+}
+
+/* ------------------------------------------------------------ scatter-nd */
+
+static int cmd_scatter(const mpi_args *a, run *r) {
+  input *data = &r->in[0], *indices = &r->in[1], *updates = &r->in[2];
+  int code = 0;
+  for (int i = 0; code == 0 && i < 3; ++i)
+    code = open_input(&r->in[i], a->pos[i], r->msg);
+  if (code == 0) {
+    const npy_info *d = &data->info, *x = &indices->info, *u = &updates->info;
+    bool ushape = u->rank == d->rank && d->rank >= 1 &&
+                  (x->rank < 1 || u->shape[0] == x->shape[0]);
+    for (int32_t i = 1; ushape && i < d->rank; ++i)
+      ushape = u->shape[i] == d->shape[i];
+    char ds[256], xs[256], us[256];
+    cli_shape_string(d->rank, d->shape, ds, sizeof ds);
+    cli_shape_string(x->rank, x->shape, xs, sizeof xs);
+    cli_shape_string(u->rank, u->shape, us, sizeof us);
+    code = CLI_EXIT_INPUT;
+    if (d->rank < 1)
+      snprintf(r->msg, MPI_CLI_MSG, "DATA '%s' must have rank >= 1, not %s",
+               data->path, ds);
+    else if (x->dtype != CLG_DTYPE_INT32 && x->dtype != CLG_DTYPE_INT64)
+      snprintf(r->msg, MPI_CLI_MSG,
+               "INDICES '%s' must be int32 or int64, not %s", indices->path,
+               dtype_name(x->dtype));
+    else if (!(x->rank == 1 || (x->rank == 2 && x->shape[1] == 1)))
+      snprintf(r->msg, MPI_CLI_MSG,
+               "INDICES '%s' must have shape [N, 1] or [N] (row ids), not %s",
+               indices->path, xs);
+    else if (u->dtype != d->dtype)
+      snprintf(r->msg, MPI_CLI_MSG,
+               "UPDATES '%s' has element type %s, DATA has %s", updates->path,
+               dtype_name(u->dtype), dtype_name(d->dtype));
+    else if (!ushape)
+      snprintf(r->msg, MPI_CLI_MSG,
+               "UPDATES '%s' must have shape [N] + DATA.shape[1:] = [%" PRId64
+               "] + %s[1:], not %s",
+               updates->path, x->shape[0], ds, us);
+    else
+      code = 0;
+  }
+  if ((code = mpi_cli_agree(r->rank, code, r->msg)) != 0)
+    return code;
+
+  const npy_info *d = &data->info, *x = &indices->info;
+  size_t rb = row_bytes_of(d), isz = clg_dtype_size(x->dtype);
+  int64_t rows = d->shape[0], n = x->shape[0], lo, hi, nlo, nhi;
+  clg_mpi_even_rows(rows, r->size, r->rank, &lo, &hi);
+  clg_mpi_even_rows(n, r->size, r->rank, &nlo, &nhi);
+  code = begin_out(r, a->out, d->dtype, d->rank, d->shape);
+  if (code == 0) {
+    /* Rank 0's shard is the first rows: updated in OUT's place. */
+    r->shard = r->rank == 0
+                   ? NULL
+                   : alloc_or_fail((size_t)(hi - lo) * rb, &code, r->msg);
+    r->idx = alloc_or_fail((size_t)(nhi - nlo) * isz, &code, r->msg);
+    r->upd = alloc_or_fail((size_t)(nhi - nlo) * rb, &code, r->msg);
+  }
+  void *shard = r->rank == 0 ? r->out_data : r->shard;
+  if (code == 0)
+    code = read_rows(data, rb, lo, hi, shard, r->msg);
+  if (code == 0)
+    code = read_rows(indices, isz, nlo, nhi, r->idx, r->msg);
+  if (code == 0)
+    code = read_rows(updates, rb, nlo, nhi, r->upd, r->msg);
+  if (code == 0)
+    code = open_device(r, a->device);
+  if ((code = mpi_cli_agree(r->rank, code, r->msg)) != 0)
+    return code;
+
+  int64_t sshape[CLG_MAX_RANK], ishape[2] = {nhi - nlo, 1},
+                                ushape[CLG_MAX_RANK];
+  sshape[0] = hi - lo;
+  ushape[0] = nhi - nlo;
+  for (int32_t i = 1; i < d->rank; ++i)
+    sshape[i] = ushape[i] = d->shape[i];
+  clg_mpi_table table = {MPI_COMM_WORLD, r->ctx, rows, lo, hi,
+                         clg_tensor_host(d->dtype, d->rank, sshape, shard),
+                         NULL};
+  clg_tensor ti = clg_tensor_host(x->dtype, x->rank, ishape, r->idx);
+  clg_tensor tu = clg_tensor_host(d->dtype, d->rank, ushape, r->upd);
+  clg_status st = clg_mpi_scatter(&table, &ti, &tu, &a->sp);
+  if (st != CLG_SUCCESS)
+    return library_failure(r, st);
+  /* Collect: rank k's shard goes to its rows of OUT. */
+  for (int k = 1; k < r->size; ++k) {
+    int64_t klo, khi;
+    clg_mpi_even_rows(rows, r->size, k, &klo, &khi);
+    mpi_cli_send_rows(r->rank, k, 0,
+                      r->rank == 0
+                          ? (unsigned char *)r->out_data + (size_t)klo * rb
+                          : r->shard,
+                      khi - klo, rb);
+  }
+  return commit_out(r, a->out);
+}
+
+/* ------------------------------------------------------------------ main */
+
+int main(int argc, char **argv) {
+  int rank = mpi_cli_launcher_rank();
+  if (argc < 2) {
+    if (rank == 0) {
+      fputs(MPI_CLI_PROG ": missing command\n", stderr);
+      mpi_cli_usage(1);
+    }
+    return CLI_EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 ||
+      strcmp(cmd, "help") == 0) {
+    if (rank == 0)
+      mpi_cli_usage(0);
+    return CLI_EXIT_OK;
+  }
+  if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
+    if (rank == 0)
+      printf(MPI_CLI_PROG " %s\n", clg_version_string());
+    return CLI_EXIT_OK;
+  }
+  if (strcmp(cmd, "bench") == 0)
+    return mpi_cli_bench(argc - 1, argv + 1);
+  bool scatter = strcmp(cmd, "scatter-nd") == 0;
+  if (!scatter && strcmp(cmd, "gather") != 0)
+    return usage_error(rank, "unknown command '%s'", cmd);
+  mpi_args a;
+  int code = parse_args(argc - 1, argv + 1, scatter, &a, rank);
+  if (code >= 0)
+    return code;
+  if (!is_npy_path(a.out)) {
+    if (rank == 0)
+      fprintf(stderr,
+              MPI_CLI_PROG ": OUT '%s' must be a .npy file (the only format "
+                           "clgather-mpi writes)\n",
+              a.out);
+    return CLI_EXIT_INPUT;
+  }
+
+  MPI_Init(&argc, &argv);
+  run r;
+  memset(&r, 0, sizeof r);
+  for (int i = 0; i < 3; ++i)
+    r.in[i].fd = -1;
+  r.out.fd = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &r.size);
+  code = scatter ? cmd_scatter(&a, &r) : cmd_gather(&a, &r);
+  run_free(&r);
+  MPI_Finalize();
+  return code;
+}
