@@ -75,11 +75,26 @@ static clg_status clg_agree(MPI_Comm comm, int rank, clg_status st) {
 
 /* ------------------------------------------------------------- checks */
 
+
+/* The product of t's dimensions from `from` on; SIZE_MAX when it does not
+ * fit (dimensions already checked non-negative). */
 static size_t clg_numel(const clg_tensor *t, int32_t from) {
   size_t n = 1;
+  for (int32_t i = from; i < t->rank; ++i) {
+    size_t d = (size_t)t->shape[i];
+    if (d && n > SIZE_MAX / d)
+      return SIZE_MAX;
+    n *= d;
+  }
   for (int32_t i = from; i < t->rank; ++i)
-    n *= (size_t)t->shape[i];
+    if (t->shape[i] == 0)
+      return 0;
   return n;
+}
+
+/* n elements of `size` bytes fit a size_t (and a malloc). */
+static bool clg_fits(size_t n, size_t size) {
+  return n != SIZE_MAX && (size == 0 || n <= (SIZE_MAX / 2) / size);
 }
 
 /* This rank's own arguments (no communication). */
@@ -102,9 +117,45 @@ static clg_status clg_check_table(const clg_mpi_table *t) {
     if (s->shape[i] < 0)
       return clg__mpi_fail(CLG_ERROR_INVALID_SHAPE,
                            "the shard's dimension %d is negative", (int)i);
-  if (clg_dtype_size(s->dtype) == 0)
+  size_t es = clg_dtype_size(s->dtype);
+  if (es == 0)
     return clg__mpi_fail(CLG_ERROR_UNSUPPORTED_DTYPE,
                          "the shard's element type is not supported");
+  size_t n = clg_numel(s, 0);
+  if (!clg_fits(n, es))
+    return clg__mpi_fail(CLG_ERROR_SIZE_OVERFLOW,
+                         "the shard's size overflows size_t");
+  size_t bytes = n * es;
+  /* The shard's memory, checked here: a bad shard found later, inside
+   * the local call, would come after other ranks wrote theirs. */
+  if (s->storage == CLG_STORAGE_HOST) {
+    if (bytes && !s->host)
+      return clg__mpi_fail(CLG_ERROR_NULL_ARGUMENT, "table->shard.host is NULL");
+  } else if (s->storage == CLG_STORAGE_BUFFER) {
+    size_t size = 0;
+    cl_context owner = NULL;
+    if (!s->buffer)
+      return clg__mpi_fail(CLG_ERROR_NULL_ARGUMENT,
+                           "table->shard.buffer is NULL");
+    if (clGetMemObjectInfo(s->buffer, CL_MEM_SIZE, sizeof size, &size,
+                           NULL) != CL_SUCCESS ||
+        clGetMemObjectInfo(s->buffer, CL_MEM_CONTEXT, sizeof owner, &owner,
+                           NULL) != CL_SUCCESS)
+      return clg__mpi_fail(CLG_ERROR_INVALID_ARGUMENT,
+                           "table->shard.buffer is not a valid cl_mem");
+    if (owner != clg_context_cl_context(t->ctx))
+      return clg__mpi_fail(CLG_ERROR_INVALID_ARGUMENT,
+                           "table->shard.buffer belongs to another cl_context "
+                           "than table->ctx's");
+    if (s->offset > size || size - s->offset < bytes)
+      return clg__mpi_fail(CLG_ERROR_BUFFER_TOO_SMALL,
+                           "table->shard.buffer holds %zu bytes, too few for "
+                           "offset %zu + %zu bytes of rows",
+                           size, s->offset, bytes);
+  } else {
+    return clg__mpi_fail(CLG_ERROR_INVALID_ARGUMENT,
+                         "table->shard.storage is unknown");
+  }
   return CLG_SUCCESS;
 }
 
@@ -124,7 +175,12 @@ static clg_status clg_check_indices(const clg_tensor *x) {
     if (x->shape[i] < 0)
       return clg__mpi_fail(CLG_ERROR_INVALID_SHAPE,
                            "indices' dimension %d is negative", (int)i);
-  if (clg_numel(x, 0) && !x->host)
+  size_t n = clg_numel(x, 0);
+  /* Per index value: its id, a sorting pair, a slot (32 bytes). */
+  if (!clg_fits(n, 4 * sizeof(int64_t)))
+    return clg__mpi_fail(CLG_ERROR_SIZE_OVERFLOW,
+                         "indices' element count overflows");
+  if (n && !x->host)
     return clg__mpi_fail(CLG_ERROR_NULL_ARGUMENT, "indices->host is NULL");
   return CLG_SUCCESS;
 }
@@ -154,7 +210,10 @@ static clg_status clg_check_rows_tensor(const clg_mpi_table *table,
                          "%s must have shape (indices' leading dimensions) + "
                          "the table's row dimensions",
                          name);
-  if (clg_numel(t, 0) && !t->host)
+  size_t n = clg_numel(t, 0);
+  if (!clg_fits(n, clg_dtype_size(t->dtype)))
+    return clg__mpi_fail(CLG_ERROR_SIZE_OVERFLOW, "%s's size overflows", name);
+  if (n && !t->host)
     return clg__mpi_fail(CLG_ERROR_NULL_ARGUMENT, "%s->host is NULL", name);
   return CLG_SUCCESS;
 }
@@ -162,8 +221,10 @@ static clg_status clg_check_rows_tensor(const clg_mpi_table *table,
 /* Every rank's geometry (bounds, element type, row shape), agreed: the
  * shards must tile [0, rows) in rank order with one element type and row
  * shape. Collective; every rank returns the same status. */
-#define CLG_GEO_WORDS (5 + CLG_MAX_RANK)
-static clg_status clg_geometry(const clg_mpi_table *t, clg_mpi_geometry *g) {
+#define CLG_GEO_WORDS (7 + CLG_MAX_RANK)
+static clg_status clg_geometry(const clg_mpi_table *t,
+                               const clg_scatter_params *sc,
+                               clg_mpi_geometry *g) {
   MPI_Comm_rank(t->comm, &g->rank);
   MPI_Comm_size(t->comm, &g->size);
   g->bound = NULL;
@@ -173,6 +234,10 @@ static clg_status clg_geometry(const clg_mpi_table *t, clg_mpi_geometry *g) {
                                  t->shard.rank};
   for (int32_t i = 1; i < t->shard.rank; ++i)
     mine[5 + i] = t->shard.shape[i];
+  /* A scatter's options: every rank must run the same collectives and
+   * apply the same reduction. */
+  mine[5 + CLG_MAX_RANK] = sc ? (int64_t)sc->reduction : -1;
+  mine[6 + CLG_MAX_RANK] = sc ? (int64_t)sc->duplicates : -1;
   int64_t *all = malloc((size_t)g->size * sizeof mine);
   g->bound = malloc(((size_t)g->size + 1) * sizeof *g->bound);
   clg_status st = all && g->bound
@@ -191,12 +256,29 @@ static clg_status clg_geometry(const clg_mpi_table *t, clg_mpi_geometry *g) {
   for (int r = 0; st == CLG_SUCCESS && r < g->size; ++r) {
     const int64_t *w = all + (size_t)r * CLG_GEO_WORDS;
     int64_t expect_lo = r == 0 ? 0 : all[(size_t)(r - 1) * CLG_GEO_WORDS + 2];
-    if (w[0] != all[0] || w[3] != all[3] || w[4] != all[4] ||
-        memcmp(w + 5, all + 5, CLG_MAX_RANK * sizeof *w) != 0)
+    if (w[0] != all[0])
       st = clg__mpi_fail(CLG_ERROR_INVALID_ARGUMENT,
-                         "rank %d's table differs from rank 0's (rows, "
-                         "element type or row shape)",
+                         "rank %d's table has %" PRId64 " rows, rank 0's %"
+                         PRId64, r, w[0], all[0]);
+    else if (w[3] != all[3])
+      st = clg__mpi_fail(CLG_ERROR_DTYPE_MISMATCH,
+                         "rank %d's shard has element type %s, rank 0's %s",
+                         r, clg_dtype_name((clg_dtype)w[3]),
+                         clg_dtype_name((clg_dtype)all[3]));
+    else if (w[4] != all[4] ||
+             memcmp(w + 5, all + 5, CLG_MAX_RANK * sizeof *w) != 0)
+      st = clg__mpi_fail(CLG_ERROR_SHAPE_MISMATCH,
+                         "rank %d's rows have another shape than rank 0's "
+                         "(the shard's dimensions after the first)",
                          r);
+    else if (w[5 + CLG_MAX_RANK] != all[5 + CLG_MAX_RANK] ||
+             w[6 + CLG_MAX_RANK] != all[6 + CLG_MAX_RANK])
+      st = clg__mpi_fail(CLG_ERROR_INVALID_ARGUMENT,
+                         "rank %d's scatter options (reduction %" PRId64
+                         ", duplicates %" PRId64 ") differ from rank 0's (%"
+                         PRId64 ", %" PRId64 ")",
+                         r, w[5 + CLG_MAX_RANK], w[6 + CLG_MAX_RANK],
+                         all[5 + CLG_MAX_RANK], all[6 + CLG_MAX_RANK]);
     else if (w[1] != expect_lo || w[2] < w[1] ||
              (r == g->size - 1 && w[2] != all[0]))
       st = clg__mpi_fail(CLG_ERROR_INVALID_ARGUMENT,
@@ -234,9 +316,16 @@ static void clg_geometry_free(clg_mpi_geometry *g) {
     MPI_Type_free(&g->row_type);
 }
 
+/* Index value i at any address (a mapped file may leave it unaligned). */
 static int64_t clg_index(const clg_tensor *x, size_t i) {
-  return x->dtype == CLG_DTYPE_INT64 ? ((const int64_t *)x->host)[i]
-                                     : ((const int32_t *)x->host)[i];
+  if (x->dtype == CLG_DTYPE_INT64) {
+    int64_t v;
+    memcpy(&v, (const unsigned char *)x->host + 8 * i, 8);
+    return v;
+  }
+  int32_t v;
+  memcpy(&v, (const unsigned char *)x->host + 4 * i, 4);
+  return v;
 }
 
 /* Every rank's indices against [-rows, rows - 1], agreed: the first
@@ -270,6 +359,16 @@ static clg_status clg_check_bounds(const clg_mpi_table *t,
                        "] = %" PRId64 ", but the table has %" PRId64
                        " rows: valid range is [%" PRId64 ", %" PRId64 "]",
                        first, bad[0], bad[1], t->rows, -t->rows, t->rows - 1);
+}
+
+/* One more item for one rank in an exchange (MPI counts are ints). */
+static clg_status clg_count(int *count) {
+  if (*count == INT_MAX)
+    return clg__mpi_fail(CLG_ERROR_INVALID_ARGUMENT,
+                         "more than %d items for one rank exceed MPI's int "
+                         "counts", INT_MAX);
+  ++*count;
+  return CLG_SUCCESS;
 }
 
 /* ------------------------------------------------------------- gather */
@@ -316,7 +415,7 @@ clg_status clg_mpi_gather(const clg_mpi_table *table, const clg_tensor *indices,
   if ((st = clg_agree(table->comm, rank, st)) != CLG_SUCCESS)
     return st;
   clg_mpi_geometry g;
-  if ((st = clg_geometry(table, &g)) != CLG_SUCCESS) {
+  if ((st = clg_geometry(table, NULL, &g)) != CLG_SUCCESS) {
     clg_geometry_free(&g);
     return st;
   }
@@ -344,9 +443,10 @@ clg_status clg_mpi_gather(const clg_mpi_table *table, const clg_tensor *indices,
         uniq[u++] = pairs[i].id;
       slot[pairs[i].pos] = u - 1;
     }
-    for (size_t i = 0; i < u; ++i)
-      c.send[clg__mpi_owner(&g, uniq[i])]++;
-    st = clg__mpi_counts_exchange(table->comm, &c, g.size);
+    for (size_t i = 0; i < u && st == CLG_SUCCESS; ++i)
+      st = clg_count(&c.send[clg__mpi_owner(&g, uniq[i])]);
+    if ((st = clg_agree(table->comm, rank, st)) == CLG_SUCCESS)
+      st = clg__mpi_counts_exchange(table->comm, &c, g.size);
     st = clg_agree(table->comm, rank, st);
   }
   int64_t *req = NULL;
@@ -467,8 +567,8 @@ static clg_status clg_find_repeat(const clg_mpi_table *t,
                        "] both target row %" PRId64
                        ", and reduction none with duplicates an error "
                        "allows one update per row",
-                       best.later_rank, best.later_pos, best.first_rank,
-                       best.first_pos, best.row);
+                       best.first_rank, best.first_pos, best.later_rank,
+                       best.later_pos, best.row);
 }
 
 /* This rank's received entries applied to its shard, in place, in order. */
@@ -522,7 +622,7 @@ clg_status clg_mpi_scatter(const clg_mpi_table *table, const clg_tensor *indices
   if ((st = clg_agree(table->comm, rank, st)) != CLG_SUCCESS)
     return st;
   clg_mpi_geometry g;
-  if ((st = clg_geometry(table, &g)) != CLG_SUCCESS) {
+  if ((st = clg_geometry(table, &sc, &g)) != CLG_SUCCESS) {
     clg_geometry_free(&g);
     return st;
   }
@@ -540,10 +640,10 @@ clg_status clg_mpi_scatter(const clg_mpi_table *table, const clg_tensor *indices
     st = clg_check_bounds(table, &g, indices, n, ids);
   if (st == CLG_SUCCESS) {
     /* Stable bucketing by owner: entries keep their order per owner. */
-    for (size_t i = 0; i < n; ++i)
-      c.send[clg__mpi_owner(&g, ids[i])]++;
-    int *next = calloc((size_t)g.size, sizeof *next);
-    if (!next)
+    for (size_t i = 0; i < n && st == CLG_SUCCESS; ++i)
+      st = clg_count(&c.send[clg__mpi_owner(&g, ids[i])]);
+    int *next = st == CLG_SUCCESS ? calloc((size_t)g.size, sizeof *next) : NULL;
+    if (!next && st == CLG_SUCCESS)
       st = clg__mpi_fail(CLG_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     for (int r = 1; next && r < g.size; ++r)
       next[r] = next[r - 1] + c.send[r - 1];

@@ -60,8 +60,8 @@ clg_status clg__mpi_counts_exchange(MPI_Comm comm, clg_mpi_counts *c,
    * agrees on the status before the next collective. */
   if (s > INT_MAX || r > INT_MAX)
     return clg__mpi_fail(CLG_ERROR_INVALID_ARGUMENT,
-                         "an exchange of %zu items to or %zu items from one "
-                         "rank exceeds MPI's int counts",
+                         "an exchange sending %zu and receiving %zu items on "
+                         "one rank exceeds MPI's int displacements",
                          s, r);
   return CLG_SUCCESS;
 }

@@ -28,11 +28,14 @@
  * rank, checked before any row moves; the message names the first
  * offending rank (lowest rank, then lowest position), the position, the
  * value and the valid range, and no output or shard is written on any
- * rank. MPI's own failures abort the job under MPI's default error handler
- * (MPI_ERRORS_ARE_FATAL); with MPI_ERRORS_RETURN set on comm, an MPI call
- * that fails makes the function return CLG_ERROR_OPENCL (the status of a
- * failure in the platform below the library) with MPI's error string, on
- * the ranks that saw it.
+ * rank. A NULL table is CLG_ERROR_NULL_ARGUMENT on that rank alone, before
+ * any collective (the other ranks then wait in theirs: a caller's bug, as
+ * with any collective called by only some ranks). MPI's own failures abort
+ * the job under MPI's default error handler (MPI_ERRORS_ARE_FATAL); with
+ * MPI_ERRORS_RETURN set on comm, an MPI call that fails makes the function
+ * return CLG_ERROR_OPENCL (the status of a failure in the platform below the
+ * library) with MPI's error string on the ranks that saw it, and ranks that
+ * did not may wait in the next collective: keep the default handler.
  */
 #ifndef CLGATHER_CLGATHER_MPI_H
 #define CLGATHER_CLGATHER_MPI_H
@@ -89,9 +92,11 @@ typedef struct clg_mpi_table {
  *
  * Errors (the same on every rank): CLG_ERROR_NULL_ARGUMENT,
  * CLG_ERROR_INVALID_ARGUMENT (a shard geometry that does not tile
- * [0, rows) in rank order, differing element types or row shapes, cl_mem
- * indices or output), CLG_ERROR_INVALID_INDICES_DTYPE,
- * CLG_ERROR_SHAPE_MISMATCH (output shape), CLG_ERROR_INDEX_OUT_OF_BOUNDS,
+ * [0, rows) in rank order, a shard buffer of another context, cl_mem
+ * indices or output), CLG_ERROR_DTYPE_MISMATCH and CLG_ERROR_SHAPE_MISMATCH
+ * (element types or row shapes that differ between ranks, the output's
+ * shape), CLG_ERROR_BUFFER_TOO_SMALL (a shard buffer), CLG_ERROR_SIZE_OVERFLOW,
+ * CLG_ERROR_INVALID_INDICES_DTYPE, CLG_ERROR_INDEX_OUT_OF_BOUNDS,
  * CLG_ERROR_OUT_OF_HOST_MEMORY, CLG_ERROR_OPENCL, and the core library's
  * errors of the local gather.
  */
@@ -120,6 +125,9 @@ CLG_MPI_API clg_status clg_mpi_gather(const clg_mpi_table *table, const clg_tens
  * (rank, position) pairs), unless duplicates is CLG_DUPLICATES_LAST (the
  * later entry in the global order wins). Bounds and duplicates are checked
  * collectively before any shard is written.
+ *
+ * Every rank must pass the same reduction and duplicates rule
+ * (CLG_ERROR_INVALID_ARGUMENT otherwise, on every rank).
  *
  * Errors: as clg_mpi_gather(), plus CLG_ERROR_DUPLICATE_INDEX and
  * CLG_ERROR_UNSUPPORTED_DTYPE (min/max on complex types).

@@ -299,9 +299,9 @@ static void check_errors(void) {
   clg_tensor du = clg_tensor_host(CLG_DTYPE_FLOAT, 2, dus, dupd);
   expect_everywhere(clg_mpi_scatter(&s.t, &dx, &du, NULL),
                     CLG_ERROR_DUPLICATE_INDEX,
-                    g_size == 1 ? "rank 0's indices[1] and rank 0's indices[0] "
+                    g_size == 1 ? "rank 0's indices[0] and rank 0's indices[1] "
                                   "both target row 3"
-                                : "rank 1's indices[0] and rank 0's indices[0] "
+                                : "rank 0's indices[0] and rank 1's indices[0] "
                                   "both target row 3",
                     "scatter duplicates");
   CHECK(memcmp(s.shard, before, sbytes) == 0, "shard written (duplicates)");
@@ -333,7 +333,57 @@ static void check_errors(void) {
                       "do not tile", "bad geometry");
     table_close(&b);
   }
+  /* Scatter options that differ between ranks: refused everywhere (they
+   * would make ranks run different collectives). */
+  if (g_size > 1) {
+    int64_t one[1] = {g_rank % (int)rows};
+    int64_t ois[2] = {1, 1}, ous[2] = {1, width};
+    float oupd[3] = {1, 1, 1};
+    clg_tensor ox = clg_tensor_host(CLG_DTYPE_INT64, 2, ois, one);
+    clg_tensor ou = clg_tensor_host(CLG_DTYPE_FLOAT, 2, ous, oupd);
+    clg_scatter_params mixed = {.reduction = CLG_REDUCTION_NONE,
+                                .duplicates = g_rank == 1
+                                                  ? CLG_DUPLICATES_LAST
+                                                  : CLG_DUPLICATES_ERROR};
+    expect_everywhere(clg_mpi_scatter(&s.t, &ox, &ou, &mixed),
+                      CLG_ERROR_INVALID_ARGUMENT,
+                      "rank 1's scatter options", "options differ");
+    CHECK(memcmp(s.shard, before, sbytes) == 0, "shard written (options)");
+  }
+
+  /* A bad shard on the last rank (no memory): refused before any rank
+   * writes its shard. */
+  {
+    int64_t one[2] = {0, rows - 1};
+    int64_t ois[2] = {2, 1}, ous[2] = {2, width};
+    float oupd[6] = {1, 2, 3, 4, 5, 6};
+    clg_tensor ox = clg_tensor_host(CLG_DTYPE_INT64, 2, ois, one);
+    clg_tensor ou = clg_tensor_host(CLG_DTYPE_FLOAT, 2, ous, oupd);
+    clg_mpi_table bad = s.t;
+    if (g_rank == g_size - 1)
+      bad.shard.host = NULL;
+    expect_everywhere(clg_mpi_scatter(&bad, &ox, &ou, &add),
+                      CLG_ERROR_NULL_ARGUMENT, "table->shard.host is NULL",
+                      "NULL shard on one rank");
+    CHECK(memcmp(s.shard, before, sbytes) == 0, "shard written (bad shard)");
+  }
+
   /* min on complex is refused before anything moves. */
+  {
+    int64_t cshape[2] = {s.t.hi - s.t.lo, 1};
+    float cshard[2 * 10] = {0};
+    clg_mpi_table ct = s.t;
+    ct.shard = clg_tensor_host(CLG_DTYPE_COMPLEX64, 2, cshape, cshard);
+    int64_t one[1] = {0};
+    int64_t ois[1] = {1}, ous[2] = {1, 1};
+    float cupd[2] = {1, 1};
+    clg_tensor ox = clg_tensor_host(CLG_DTYPE_INT64, 1, ois, one);
+    clg_tensor ou = clg_tensor_host(CLG_DTYPE_COMPLEX64, 2, ous, cupd);
+    clg_scatter_params mn = {.reduction = CLG_REDUCTION_MIN};
+    expect_everywhere(clg_mpi_scatter(&ct, &ox, &ou, &mn),
+                      CLG_ERROR_UNSUPPORTED_DTYPE, "complex",
+                      "min on complex");
+  }
   free(before);
   table_close(&s);
 }
