@@ -304,11 +304,16 @@ Test(cache_trust, store_replaces_a_planted_symlink) {
   cr_expect_eq(count_files(g_dir, ".tmp", NULL, 0), 0);
 }
 
-/* Files are written 0600 whatever the umask, so they load next time. */
+/* The directory is made 0700 and files are written 0600 whatever the
+ * umask, so they load next time. */
 Test(cache_trust, files_are_0600_under_any_umask) {
   umask(0277);
   clg_context_destroy(gather_on_new_context());
   umask(0022);
+  struct stat ds;
+  cr_assert_eq(stat(g_dir, &ds), 0);
+  cr_expect_eq(ds.st_mode & 07777, 0700, "the directory was made %04o",
+               (unsigned)(ds.st_mode & 07777));
   char file[1024];
   cr_assert_geq(count_files(g_dir, ".bin", file, sizeof file), 1);
   struct stat st;
@@ -317,6 +322,27 @@ Test(cache_trust, files_are_0600_under_any_umask) {
   clg_context *ctx = gather_on_new_context();
   cr_expect_geq(ctx->disk_loads, 1);
   cr_expect_eq(ctx->disk_refused, 0);
+  clg_context_destroy(ctx);
+}
+
+/* A directory loosened after a context opened it: that context stops
+ * reading from it. */
+Test(cache_trust, directory_judged_again_before_each_read) {
+  clg_context_destroy(gather_on_new_context()); /* valid files in g_dir */
+  clg_context *ctx = NULL;
+  cr_assert_eq(clg_context_create_default(NULL, &ctx), CLG_SUCCESS);
+  cr_assert_eq(clg_context_cache_info(ctx, NULL), 1); /* opened, judged */
+  cr_assert_eq(chmod(g_dir, 0777), 0);
+  float data[4] = {1, 2, 3, 4}, out[2];
+  int64_t ds[1] = {4}, is[1] = {2}, idx[2] = {3, 0};
+  clg_tensor d = clg_tensor_host(CLG_DTYPE_FLOAT, 1, ds, data);
+  clg_tensor x = clg_tensor_host(CLG_DTYPE_INT64, 1, is, idx);
+  clg_tensor o = clg_tensor_host(CLG_DTYPE_FLOAT, 1, is, out);
+  cr_assert_eq(clg_gather(ctx, &d, &x, 0, &o, NULL, 0, NULL, NULL),
+               CLG_SUCCESS);
+  cr_expect(out[0] == 4 && out[1] == 1);
+  cr_expect_eq(ctx->disk_loads, 0, "read from a loosened directory");
+  cr_expect_geq(ctx->disk_refused, 1);
   clg_context_destroy(ctx);
 }
 

@@ -237,5 +237,7 @@ cl_ulong clg__fi_max_alloc(cl_ulong real) {
   unsigned long long v = strtoull(e, &end, 10);
   if (*end != '\0' || v == 0)
     return real;
+  if (v < 64) /* split.c's smallest workable limit */
+    v = 64;
   return real && (cl_ulong)v > real ? real : (cl_ulong)v;
 }

@@ -108,8 +108,10 @@ static clg_hash128 clg_hash_final(const clg_hash128 *h) {
 /* ------------------------------------------------------- the location */
 
 /* mkdir -p `path` (mode 0700 for what it creates); true when it is a
- * directory afterwards. `path` is modified and restored. */
-static bool clg_mkdirs(char *path) {
+ * directory afterwards, *created when its last component was made here.
+ * `path` is modified and restored. */
+static bool clg_mkdirs(char *path, bool *created) {
+  *created = false;
   for (char *p = path + 1; *p; ++p) {
     if (*p != '/')
       continue;
@@ -120,7 +122,9 @@ static bool clg_mkdirs(char *path) {
     if (r != 0 && e != EEXIST)
       return false;
   }
-  if (mkdir(path, 0700) != 0 && errno != EEXIST)
+  if (mkdir(path, 0700) == 0)
+    *created = true;
+  else if (errno != EEXIST)
     return false;
   struct stat st;
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
@@ -133,6 +137,12 @@ static bool clg_mkdirs(char *path) {
  * *dirfd once it passes the trust rules; NULL with ctx->cache_why set when
  * the cache is off or the directory cannot be used. */
 static char *clg_cache_dir(clg_context *ctx, int *dirfd) {
+  /* A setuid or setgid process must not let its caller's environment say
+   * which directory of the effective user's to trust. */
+  if (getuid() != geteuid() || getgid() != getegid()) {
+    CLG_WHY(ctx, "off in a setuid or setgid process");
+    return NULL;
+  }
   const char *env = getenv("CLGATHER_CACHE_DIR");
   const char *base = NULL, *suffix = "";
   if (env) {
@@ -162,13 +172,17 @@ static char *clg_cache_dir(clg_context *ctx, int *dirfd) {
   /* Trailing slashes would only make "dir//key.bin". */
   for (size_t len = strlen(dir); len > 1 && dir[len - 1] == '/'; --len)
     dir[len - 1] = '\0';
-  if (!clg_mkdirs(dir)) {
+  bool created = false;
+  if (!clg_mkdirs(dir, &created)) {
     CLG_WHY(ctx, "cannot create the directory %s: %s", dir, strerror(errno));
     free(dir);
     return NULL;
   }
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   struct stat st;
+  /* A directory made here is 0700 whatever the umask. */
+  if (fd >= 0 && created)
+    (void)fchmod(fd, 0700);
   if (fd < 0 || fstat(fd, &st) != 0) {
     CLG_WHY(ctx, "cannot open the directory %s: %s", dir, strerror(errno));
   } else if (st.st_uid != geteuid()) {
@@ -180,6 +194,11 @@ static char *clg_cache_dir(clg_context *ctx, int *dirfd) {
     CLG_WHY(ctx,
             "the directory %s is writable by group or others (mode %04o): "
             "another user could plant programs in it",
+            dir, (unsigned)(st.st_mode & 07777));
+  } else if ((st.st_mode & S_IRWXU) != S_IRWXU) {
+    CLG_WHY(ctx,
+            "the directory %s is not readable, writable and searchable by "
+            "its owner (mode %04o)",
             dir, (unsigned)(st.st_mode & 07777));
   } else {
     *dirfd = fd;
@@ -343,6 +362,13 @@ static void clg_entry_name(char *name, const clg_hash128 *key,
  * 0600. O_NONBLOCK: a planted FIFO must not block the open. */
 static unsigned char *clg_read_file(clg_context *ctx, const char *name,
                                     size_t max, size_t *size) {
+  /* The directory is judged again: its mode may have changed since. */
+  struct stat ds;
+  if (fstat(ctx->cache_dirfd, &ds) != 0 || ds.st_uid != geteuid() ||
+      (ds.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    ctx->disk_refused++;
+    return NULL;
+  }
   int fd = openat(ctx->cache_dirfd, name,
                   O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {

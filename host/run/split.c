@@ -35,6 +35,10 @@
  * check ran before the first part). */
 #include "run/run.h"
 
+/* The smallest limit split.c works with: the parts' 8-byte local indices
+ * and scratch slices must fit it (a lower one comes only from tests). */
+#define CLG_SPLIT_MIN_LIMIT 64
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +60,7 @@ bool clg__split_needed(const clg_context *ctx, const clg_checked *c,
   return clg_host_over(call->output, of->bytes, limit);
 }
 
-/* "2.46 GB (2641264640 bytes)"-style sizes for messages. */
+/* "2.46 GiB (2641264640 bytes)"-style sizes for messages. */
 static void clg_size_text(char *buf, size_t cap, uint64_t bytes) {
   if (bytes >= ((uint64_t)1 << 30))
     snprintf(buf, cap, "%.2f GiB (%" PRIu64 " bytes)",
@@ -276,9 +280,15 @@ static clg_status clg_split_gather(const clg_call *call, const clg_checked *c,
           .indices = clg_tensor_host(CLG_DTYPE_INT64, 1, &m, w->local),
           .output = clg_tensor_host(data->dtype, 3, sshape, w->scratch)};
       st = clg_run_part(call, queue, &p, &part);
-      for (int64_t t = 0; st == CLG_SUCCESS && t < m; ++t)
+      /* Runs of consecutive entries are consecutive output slices: one
+       * copy (one write to a cl_mem output) per run. */
+      for (int64_t t = 0, run; st == CLG_SUCCESS && t < m; t += run) {
+        for (run = 1; t + run < m && w->where[t + run] == w->where[t] + run;)
+          ++run;
         st = clg_put(out, queue, (size_t)w->where[t] * w->slice,
-                     w->scratch + (size_t)t * w->slice, w->slice);
+                     w->scratch + (size_t)t * w->slice,
+                     (size_t)run * w->slice);
+      }
     }
   }
   return st;
@@ -429,6 +439,11 @@ clg_status clg__run_split(const clg_call *call, const clg_checked *c,
     if ((k == CLG_MAX_INPUTS || k < c->num_inputs) &&
         clg_host_over(t[k], bytes[k], limit))
       big = k;
+  if (big < 0 || limit < CLG_SPLIT_MIN_LIMIT)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "internal: a split call with no tensor over the limit, "
+                     "or a limit of %" PRIu64 " bytes",
+                     (uint64_t)limit);
   char what[48];
   snprintf(what, sizeof what, "%s's host %s", c->info->name, names[big]);
   if (!c->impl->slices)
@@ -439,11 +454,15 @@ clg_status clg__run_split(const clg_call *call, const clg_checked *c,
   uint64_t inner = 0;
   c->impl->slices(&c->norm, call->data, call->indices, NULL,
                   c->xf.elem_size, &entries, &inner, NULL);
-  if ((cl_ulong)inner * c->df.elem_size > limit)
-    return clg_too_large(ctx, what, bytes[big],
-                         "one slice it moves (data's dimensions after the "
-                         "indexed ones) is larger than that buffer: it "
-                         "cannot be split");
+  if ((cl_ulong)inner * c->df.elem_size > limit) {
+    char why[224], slice[64];
+    clg_size_text(slice, sizeof slice, (uint64_t)inner * c->df.elem_size);
+    snprintf(why, sizeof why,
+             "one slice it moves (data's dimensions after the indexed ones, "
+             "%s) is larger than that buffer: it cannot be split",
+             slice);
+    return clg_too_large(ctx, what, bytes[big], why);
+  }
 
   /* Gather whose data rows before the axis fit: whole rows per part, no
    * index value read here. */

@@ -107,7 +107,10 @@ typedef enum clg_status {
   /** No OpenCL platform/device found, or CLGATHER_DEVICE / the device spec
    * matches none. */
   CLG_ERROR_NO_DEVICE = 13,
-  /** An OpenCL call failed; the message names the call and the CL error. */
+  /** An OpenCL call failed; the message names the call and the CL error.
+   * Also: a tensor the device cannot hold even in parts (clg_run()'s
+   * "Tensors larger than one device buffer"); the message then names the
+   * sizes and the device's limit. */
   CLG_ERROR_OPENCL = 14,
   /** The OpenCL C compiler rejected a kernel (clBuildProgram returned
    * CL_BUILD_PROGRAM_FAILURE or CL_INVALID_BUILD_OPTIONS); the message holds
@@ -328,15 +331,17 @@ CLG_API const char *clg_context_last_variant(clg_context *ctx, clg_choice *how);
  * another user could plant programs in it"), -1 for a NULL ctx (*detail
  * NULL). detail may be NULL; the string is ctx's, valid until
  * clg_context_destroy(ctx). Decides now if no program has been built on ctx
- * yet (creating the directory, mode 0700, when missing); does not block
- * otherwise.
+ * yet (creating the directory, mode 0700, when missing). Takes ctx's lock,
+ * so it waits for a program build in progress on another thread.
  *
  * Location: CLGATHER_CACHE_DIR if set ("", "0" or "off" turn the cache
  * off), else $XDG_CACHE_HOME/clgather, else $HOME/.cache/clgather.
  * Program binaries are native code on most drivers, so the cache trusts
  * only what the effective user wrote:
+ *  - the cache is off in a setuid or setgid process;
  *  - the directory is used only if it is owned by the effective user and
- *    not writable by group or others (symlinks in its path are followed;
+ *    not writable by group or others, and is judged again before each
+ *    file is read (symlinks in its path are followed;
  *    the directory they lead to is what is checked, and it is used through
  *    a descriptor opened once, so a path component replaced later changes
  *    nothing); otherwise the cache is off, silently, and this function says
