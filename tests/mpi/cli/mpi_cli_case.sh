@@ -144,12 +144,18 @@ scatter_mul_int32)
   same scatter-nd --reduction mul d.npy i.npy u.npy
   ;;
 scatter_minmax)
-  # Values include +0 and -0 (min/max between them are order-sensitive).
+  # Random values, then +0 and -0 against each other: min/max between
+  # zeros of both signs depend on the order the updates apply in.
   gen d.npy f4 7,5 rand 8
   gen i.npy i8 19,1 ints -7 6 16
   gen u.npy f4 19,5 rand 9
   same scatter-nd --reduction min d.npy i.npy u.npy
-  same scatter-nd --reduction max d.npy i.npy u.npy
+  gen z.npy f4 4,3 list 0,-0,1,-0,0,-1,0.5,-0,0,-0,-0,0
+  gen j.npy i4 10,1 list 0,1,-4,3,2,-1,0,1,3,-3
+  gen w.npy f4 10,3 list \
+    -0,0,-0,0,-0,0,0,0,-0,-0,-0,-0,0,-0,0,-0,0,0,0,-0,-0,0,0,0,-0,-0,0,0,-0,-0
+  same scatter-nd --reduction min z.npy j.npy w.npy
+  same scatter-nd --reduction max z.npy j.npy w.npy
   ;;
 scatter_none)
   # Distinct rows under reduction none; then repeated rows with
