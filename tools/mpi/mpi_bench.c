@@ -9,7 +9,8 @@
  *
  * What is measured (MPI_Wtime; before each timed call an MPI_Barrier; a
  * call's time is the slowest rank's, MPI_Allreduce MAX; the median over
- * --reps calls after one untimed warm-up):
+ * --reps rounds after one untimed warm-up round, each round timing the
+ * three below one after the other):
  *   call   the library call itself, as a user sees it;
  *   local  the device part alone: a clg_gather (clg_scatter ScatterND add)
  *          on this rank's own shard of as many rows as this rank serves in
@@ -180,7 +181,7 @@ static int bench_workload(const bench_cfg *c, const workload *w) {
   int64_t *uniq = malloc((size_t)L * sizeof *uniq + 8);
   float *out = malloc((size_t)L * rb + 1);
   float *upd = malloc((size_t)L * rb + 1);
-  double *t = malloc((size_t)c->reps * sizeof *t);
+  double *t = malloc(3 * (size_t)c->reps * sizeof *t);
   if (!bound || !shard || !ids || !uniq || !out || !upd || !t) {
     code = CLI_EXIT_DEVICE;
     snprintf(msg, sizeof msg, "out of host memory for the %s workload",
@@ -260,22 +261,6 @@ static int bench_workload(const bench_cfg *c, const workload *w) {
   for (int op = 0; op < 2 && code == 0; ++op) {
     bool gather = op == 0;
     result res = {0, 0, 0, (gather ? tot[0] : tot[1]) / c->size};
-    /* The call (the first untimed: builds, tuning). */
-    for (int rep = -1; rep < c->reps && code == 0; ++rep) {
-      MPI_Barrier(MPI_COMM_WORLD);
-      double t0 = MPI_Wtime();
-      clg_status st = gather ? clg_mpi_gather(&table, &ti, &to)
-                             : clg_mpi_scatter(&table, &ti2, &tu, &add);
-      double dt = slowest(MPI_Wtime() - t0);
-      if (st != CLG_SUCCESS) {
-        mpi_cli_error0(c->rank, "%s", clg_mpi_last_error());
-        code = cli_exit_for_status(st);
-      } else if (rep >= 0)
-        t[rep] = dt;
-    }
-    if (code != 0)
-      break;
-    res.call = median(t, c->reps);
     /* The local part alone: as many rows (entries) as this rank handles. */
     int64_t m = gather ? served : received;
     uint64_t lseed = 99991ull + (uint64_t)c->rank;
@@ -285,45 +270,59 @@ static int bench_workload(const bench_cfg *c, const workload *w) {
     clg_tensor li = clg_tensor_host(CLG_DTYPE_INT64, gather ? 1 : 2, lshape,
                                     lid);
     clg_tensor lr = clg_tensor_host(CLG_DTYPE_FLOAT, 2, rshape, rrows);
-    for (int rep = -1; rep < c->reps; ++rep) {
-      clg_status st = CLG_SUCCESS;
+    /* The three measurements interleaved, rep by rep, so that a machine's
+     * changing load falls on all three alike; rep -1 is the untimed
+     * warm-up (program builds, variant tuning). */
+    double *tc = t, *tl = t + c->reps, *tm = t + 2 * c->reps;
+    for (int rep = -1; rep < c->reps && code == 0; ++rep) {
       MPI_Barrier(MPI_COMM_WORLD);
       double t0 = MPI_Wtime();
+      clg_status st = gather ? clg_mpi_gather(&table, &ti, &to)
+                             : clg_mpi_scatter(&table, &ti2, &tu, &add);
+      double dt = slowest(MPI_Wtime() - t0);
+      if (st != CLG_SUCCESS) { /* agreed by the library */
+        mpi_cli_error0(c->rank, "%s", clg_mpi_last_error());
+        code = cli_exit_for_status(st);
+        break;
+      }
+      if (rep >= 0)
+        tc[rep] = dt;
+
+      MPI_Barrier(MPI_COMM_WORLD);
+      t0 = MPI_Wtime();
+      st = CLG_SUCCESS;
       if (m > 0)
         st = gather ? clg_gather(c->ctx, &table.shard, &li, 0, &lr, NULL, 0,
                                  NULL, NULL)
                     : clg_scatter(c->ctx, &snd, &add, &table.shard, &li, &lr,
                                   &table.shard, NULL, 0, NULL, NULL);
-      double dt = MPI_Wtime() - t0;
-      int bad = st != CLG_SUCCESS, anybad = 0;
-      if (bad)
+      dt = MPI_Wtime() - t0;
+      if (st != CLG_SUCCESS)
         snprintf(msg, sizeof msg, "the local %s: %s",
                  gather ? "gather" : "scatter", clg_last_error());
-      MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-      if (anybad) {
-        code = mpi_cli_agree(c->rank, bad ? cli_exit_for_status(st) : 0, msg);
+      if ((code = mpi_cli_agree(c->rank,
+                                st != CLG_SUCCESS ? cli_exit_for_status(st) : 0,
+                                msg)) != 0)
         break;
-      }
       dt = slowest(dt);
       if (rep >= 0)
-        t[rep] = dt;
-    }
-    if (code != 0)
-      break;
-    res.local = median(t, c->reps);
-    /* The exchange alone, replayed. */
-    for (int rep = -1; rep < c->reps; ++rep) {
+        tl[rep] = dt;
+
       MPI_Barrier(MPI_COMM_WORLD);
-      double t0 = MPI_Wtime();
+      t0 = MPI_Wtime();
       if (gather)
         exch_replay(&eg, row, 1, true, uniq, rid, srows, rrows);
       else
         exch_replay(&es, row, 2, false, ids, rid, srows, rrows);
-      double dt = slowest(MPI_Wtime() - t0);
+      dt = slowest(MPI_Wtime() - t0);
       if (rep >= 0)
-        t[rep] = dt;
+        tm[rep] = dt;
     }
-    res.mpi = median(t, c->reps);
+    if (code != 0)
+      break;
+    res.call = median(tc, c->reps);
+    res.local = median(tl, c->reps);
+    res.mpi = median(tm, c->reps);
     print_row(c, w, gather ? "gather" : "scatter-add", &res);
   }
   MPI_Type_free(&row);
@@ -424,8 +423,9 @@ int mpi_cli_bench(int argc, char **argv) {
     clGetDeviceInfo(clg_context_device(c.ctx), CL_DEVICE_NAME, sizeof dev - 1,
                     dev, NULL);
     printf("clgather-mpi bench: %d ranks, device of rank 0: %s\n"
-           "%" PRId64 " lookups per rank (uniform over the table), median of "
-           "%d calls after a warm-up; each time is the slowest rank's\n\n",
+           "%" PRId64 " lookups per rank (uniform over the table); median of "
+           "%d rounds (call, local, mpi timed in turn) after a warm-up "
+           "round;\neach time is the slowest rank's\n\n",
            c.size, dev, lookups, c.reps);
     printf("%-24s %-11s %9s %10s %12s %9s %8s %6s %5s %6s\n", "table", "op",
            "call ms", "Mlookup/s", "sent MB/rank", "local ms", "mpi ms",
