@@ -213,6 +213,16 @@ usage)
   expect_each 2 scatter-nd --reduction bogus d.npy i.npy i.npy
   expect_job 2 gather --no-such-option d.npy i.npy
   ;;
+bench)
+  # A tiny run of the bench: it runs, prints its table on rank 0 only.
+  "$MPIEXEC" -np "$NP" "$CLGMPI" bench --rows 101 --width 5 --lookups 37 \
+    --reps 1 >bench.txt || fail "bench exited $?"
+  [ "$(grep -c '^custom 101x5 f32' bench.txt)" = 2 ] ||
+    fail "bench printed: $(cat bench.txt)"
+  "$MPIEXEC" -np "$NP" "$CLGMPI" bench --rows 0 2>/dev/null
+  [ $? = 2 ] || fail "bench --rows 0 does not exit 2"
+  echo "ok: $NP ranks: bench"
+  ;;
 help_version)
   # No MPI job: --help and --version exit 0 on stdout; no command is 2.
   "$CLGMPI" --help >help.txt || fail "--help exited $?"
