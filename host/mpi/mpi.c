@@ -354,6 +354,12 @@ static clg_status clg_check_bounds(const clg_mpi_table *t,
   err = MPI_Bcast(bad, 2, MPI_INT64_T, first, t->comm);
   if (err != MPI_SUCCESS)
     return clg__mpi_error(err, "MPI_Bcast");
+  if (t->rows == 0)
+    return clg__mpi_fail(CLG_ERROR_INDEX_OUT_OF_BOUNDS,
+                         "index out of bounds: rank %d's indices[%" PRId64
+                         "] = %" PRId64 ", but the table has no rows: no "
+                         "index is valid",
+                         first, bad[0], bad[1]);
   return clg__mpi_fail(CLG_ERROR_INDEX_OUT_OF_BOUNDS,
                        "index out of bounds: rank %d's indices[%" PRId64
                        "] = %" PRId64 ", but the table has %" PRId64
