@@ -37,7 +37,9 @@ trap 'rm -rf "$work"; [ "$scratch" = "$work" ] || rm -rf "$scratch"' EXIT
 # Leaks: detected everywhere. POCL (and the LLVM it loads) keeps
 # process-lifetime allocations that are freed only at unload; they are
 # suppressed by library name for the gather harness only.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:symbolize=1}
+# intercept_tls_get_addr=0: see scripts/sanitize.sh (LeakSanitizer's tracer
+# crashing at exit while walking POCL threads' dynamic TLS).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:symbolize=1:intercept_tls_get_addr=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 failed=()
