@@ -5,6 +5,13 @@
 #include <limits.h>
 #include <stdlib.h>
 
+int clg__mpi_by_id(const void *a, const void *b) {
+  const clg_id_pos *x = a, *y = b;
+  return x->id < y->id     ? -1
+         : x->id > y->id   ? 1
+         : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
 int clg__mpi_owner(const clg_mpi_geometry *g, int64_t id) {
   /* The last rank whose first row is <= id: with empty shards (equal
    * bounds) that is the non-empty one holding id. */
@@ -46,6 +53,10 @@ clg_status clg__mpi_counts_exchange(MPI_Comm comm, clg_mpi_counts *c,
   int err = MPI_Alltoall(c->send, 1, MPI_INT, c->recv, 1, MPI_INT, comm);
   if (err != MPI_SUCCESS)
     return clg__mpi_error(err, "MPI_Alltoall");
+  return clg__mpi_counts_displace(c, size);
+}
+
+clg_status clg__mpi_counts_displace(clg_mpi_counts *c, int size) {
   size_t s = 0, r = 0;
   for (int k = 0; k < size; ++k) {
     c->sdispl[k] = (int)s;

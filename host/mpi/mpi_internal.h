@@ -1,6 +1,8 @@
-/* host/mpi/: clgather_mpi's internal header (mpi.c: checks, agreement,
- * the entry points; mpi_exchange.c: the all-to-all exchanges). Not
- * installed. Uses only the public headers of clgather and MPI. */
+/* host/mpi/: clgather_mpi's internal header. mpi_checks.c: messages,
+ * agreement, argument checks, geometry and bounds; mpi_exchange.c: the
+ * all-to-all exchanges; mpi_plan.c: the plan, its workspace and staging;
+ * mpi_gather.c and mpi_scatter.c: the two operations. Not installed. Uses
+ * only the public headers of clgather and MPI. */
 #ifndef CLGATHER_HOST_MPI_INTERNAL_H
 #define CLGATHER_HOST_MPI_INTERNAL_H
 
@@ -20,6 +22,33 @@ clg_status clg__mpi_fail(clg_status st, const char *fmt, ...)
 /* An MPI call's failure (MPI_ERRORS_RETURN on comm) as a status. */
 clg_status clg__mpi_error(int err, const char *call);
 
+/* Clears the calling thread's message (every entry point starts so). */
+void clg__mpi_clear(void);
+
+/* A local clgather call's failure, with the core library's message. */
+clg_status clg__mpi_local(clg_status st, const char *what);
+
+/* Every rank's `st` agreed: the lowest failing rank's status and message
+ * become every rank's. Collective. */
+clg_status clg__mpi_agree(MPI_Comm comm, int rank, clg_status st);
+
+/* The product of t's dimensions from `from` on (SIZE_MAX on overflow), and
+ * whether n items of `size` bytes fit a malloc. */
+size_t clg__mpi_numel(const clg_tensor *t, int32_t from);
+bool clg__mpi_fits(size_t n, size_t size);
+
+/* This rank's own arguments (no communication). */
+clg_status clg__mpi_check_table(const clg_mpi_table *t);
+clg_status clg__mpi_check_indices(const clg_tensor *x);
+/* `t` (output or updates) is host memory of the table's type with shape
+ * lead[0 .. nlead-1] + the shard's row dimensions. */
+clg_status clg__mpi_check_rows_tensor(const clg_mpi_table *table,
+                                      const clg_tensor *t, const char *name,
+                                      int32_t nlead, const int64_t *lead);
+
+/* One more item for one rank in an exchange (MPI counts are ints). */
+clg_status clg__mpi_count(int *count);
+
 /* Every rank's geometry, agreed: lo/hi of each rank (size + 1 bounds:
  * rank r holds [bound[r], bound[r + 1])), the row's bytes. */
 typedef struct clg_mpi_geometry {
@@ -29,6 +58,27 @@ typedef struct clg_mpi_geometry {
   int64_t rows;
   MPI_Datatype row_type; /* row_bytes bytes; MPI_DATATYPE_NULL if 0 */
 } clg_mpi_geometry;
+
+/* The geometry agreed (collective; same status everywhere); freed by
+ * clg__mpi_geometry_free() whatever the status. */
+clg_status clg__mpi_geometry(const clg_mpi_table *t, clg_mpi_geometry *g);
+void clg__mpi_geometry_free(clg_mpi_geometry *g);
+
+/* Every rank passed the same n option words (e.g. a scatter's reduction):
+ * else CLG_ERROR_INVALID_ARGUMENT everywhere naming the first rank that
+ * differs from rank 0 and `what`. Collective. */
+clg_status clg__mpi_same_options(MPI_Comm comm, const clg_mpi_geometry *g,
+                                 const int64_t *w, int n, const char *what);
+
+/* Index value i of host indices at any address (int32 or int64). */
+int64_t clg__mpi_index(const clg_tensor *x, size_t i);
+
+/* Every rank's indices against [-rows, rows - 1], agreed: the first
+ * offender (lowest rank, then position) is every rank's error. On success
+ * ids[] (n of them) holds the normalised ids. Collective. */
+clg_status clg__mpi_check_bounds(const clg_mpi_table *t,
+                                 const clg_mpi_geometry *g,
+                                 const clg_tensor *x, size_t n, int64_t *ids);
 
 /* The owner of global row id (normalised, in [0, rows)). */
 int clg__mpi_owner(const clg_mpi_geometry *g, int64_t id);
@@ -50,5 +100,78 @@ void clg__mpi_counts_free(clg_mpi_counts *c);
 clg_status clg__mpi_alltoallv(MPI_Comm comm, const void *sendbuf,
                               void *recvbuf, const clg_mpi_counts *c,
                               MPI_Datatype type, bool forward);
+
+/* Counts already in c->send and c->recv: the displacements and totals
+ * (no communication); totals beyond INT_MAX are an error. */
+clg_status clg__mpi_counts_displace(clg_mpi_counts *c, int size);
+
+/* ----------------------------------------------------------- the plan */
+
+/* A plan's workspace: host buffers that only grow, kept from call to call
+ * (allocating them afresh made every call fault its pages in again). */
+enum {
+  CLG_MPI_IDS,       /* gather: normalised ids, then the distinct ones (kept) */
+  CLG_MPI_PAIRS,     /* gather: (id, position) sorted by id (kept) */
+  CLG_MPI_SLOT,      /* gather: each position's place among the distinct */
+  CLG_MPI_REQ,       /* gather: the local ids requested of this rank (kept) */
+  CLG_MPI_ROWS_OUT,  /* gather: the rows this rank serves (host staging) */
+  CLG_MPI_ROWS_BACK, /* gather: the rows this rank receives */
+  CLG_MPI_NORM,      /* scatter: normalised ids in indices' order */
+  CLG_MPI_SID,       /* scatter: owners' local ids sent, bucketed by owner */
+  CLG_MPI_SPOS,      /* scatter: their positions */
+  CLG_MPI_SUPD,      /* scatter: their update rows */
+  CLG_MPI_SMULT,     /* scatter reusing a gather: entries per distinct id */
+  CLG_MPI_RID,       /* scatter: local ids received, in the global order */
+  CLG_MPI_RPOS,      /* scatter: their senders' positions */
+  CLG_MPI_RUPD,      /* scatter: their update rows (host staging) */
+  CLG_MPI_RMULT,     /* scatter reusing a gather: entries per id received */
+  CLG_MPI_NBUF
+};
+
+typedef struct clg_mpi_buf {
+  void *p;
+  size_t cap;
+} clg_mpi_buf;
+
+/* (id, position) of one index, sorted by id then position. */
+typedef struct clg_id_pos {
+  int64_t id, pos;
+} clg_id_pos;
+int clg__mpi_by_id(const void *a, const void *b);
+
+struct clg_mpi_plan {
+  clg_mpi_table table; /* the caller's, copied */
+  clg_mpi_geometry g;
+  cl_command_queue queue; /* table.queue or the context's */
+  clg_mpi_buf buf[CLG_MPI_NBUF];
+  clg_mpi_counts gc; /* the last gather's exchange of distinct ids (kept) */
+  clg_mpi_counts sc; /* a scatter's exchange of entries */
+  /* The last successful gather's index, for a scatter reusing it. */
+  bool have_index;
+  size_t n, u;
+  int32_t index_rank;
+  int64_t index_shape[CLG_MAX_RANK];
+  /* Mapped staging (CL_MEM_ALLOC_HOST_PTR buffers on the device, mapped
+   * for MPI): ids and rows; else host buffers the core library wraps or
+   * copies. */
+  bool mapped;
+  cl_mem st_ids, st_rows;
+  size_t st_ids_cap, st_rows_cap;
+};
+
+/* Buffer `which` with room for `bytes` (at least 1); NULL with a message
+ * when out of host memory. The content is not kept when it grows. */
+void *clg__mpi_ws(clg_mpi_plan *p, int which, size_t bytes);
+
+/* The staging buffers with room for ids_bytes and rows_bytes. */
+clg_status clg__mpi_stage_reserve(clg_mpi_plan *p, size_t ids_bytes,
+                                  size_t rows_bytes);
+/* Map `bytes` of staging buffer m (blocking, after `wait` if not NULL) for
+ * reading or (invalidating) writing; unmap, waiting for the unmap. */
+clg_status clg__mpi_map(clg_mpi_plan *p, cl_mem m, bool write, size_t bytes,
+                        cl_event wait, void **ptr);
+clg_status clg__mpi_unmap(clg_mpi_plan *p, cl_mem m, void *ptr);
+/* m local ids into the ids staging buffer (mapped, written, unmapped). */
+clg_status clg__mpi_stage_ids(clg_mpi_plan *p, const int64_t *ids, size_t m);
 
 #endif /* CLGATHER_HOST_MPI_INTERNAL_H */

@@ -13,13 +13,15 @@
  * memory or a cl_mem. Indices are global row ids, int32 or int64;
  * negative ids count from the back (id + rows), as ONNX Gather's do.
  *
- * Every function here is collective: each rank of the communicator calls
- * it with the same table geometry, its own indices (and updates), and gets
- * the same status. MPI itself must be initialised (MPI_Init) by the caller;
+ * Every function here but clg_mpi_last_error, clg_mpi_even_rows,
+ * clg_mpi_plan_staging and clg_mpi_plan_destroy is collective: each rank of
+ * the communicator calls it with the same table geometry, its own indices
+ * (and updates), and gets the same status. MPI itself must be initialised (MPI_Init) by the caller;
  * MPI_THREAD_SINGLE suffices when one thread calls. Blocking: each call
  * returns when its own outputs are written and its shard is updated.
  * No MPI implementation knows OpenCL buffers: rows cross ranks through host
- * memory (the shard's rows are gathered on its device, then read back).
+ * memory (the shard's rows are gathered on its device, then mapped or read
+ * back; see clg_mpi_plan_create for the staging).
  *
  * Errors: a clg_status, with every rank agreeing, and the message in
  * clg_mpi_last_error() (the calling thread's; the core library's message is
@@ -135,6 +137,87 @@ CLG_MPI_API clg_status clg_mpi_gather(const clg_mpi_table *table, const clg_tens
 CLG_MPI_API clg_status clg_mpi_scatter(const clg_mpi_table *table, const clg_tensor *indices,
                     const clg_tensor *updates,
                     const clg_scatter_params *scatter);
+
+/**
+ * A plan: one table's geometry agreed once, and a workspace kept from call
+ * to call, for a training loop's repeated lookups (forward gathers) and
+ * their gradients (backward scatter-adds). clg_mpi_gather() and
+ * clg_mpi_scatter() are a plan created, used once and destroyed.
+ *
+ * The plan copies *table (the struct, not the shard): the shard's memory
+ * and the communicator, context and queue must stay valid, and the geometry
+ * unchanged, until clg_mpi_plan_destroy(); the shard's contents may change
+ * (scatters through the plan write them).
+ *
+ * Workspace: host buffers that only grow, to the largest call's needs
+ * (per rank, about 40 bytes per index and per entry received, plus the
+ * rows sent and received), freed by clg_mpi_plan_destroy().
+ *
+ * Staging (clg_mpi_plan_staging()): with a cl_mem shard ("mapped"), the ids
+ * and rows cross between the device and MPI through two buffers the plan
+ * allocates with CL_MEM_ALLOC_HOST_PTR on the shard's context, mapped while
+ * MPI reads or writes them: pinned host memory on a discrete GPU (a map is
+ * one DMA at full bus speed, no pageable bounce), no copy at all on a
+ * device sharing host memory. With a host shard ("host"), host buffers the
+ * core library wraps in place on such devices (copies otherwise). The
+ * environment variable CLGATHER_MPI_STAGING=host|mapped, read at creation,
+ * overrides the choice.
+ *
+ * Collective (every rank of table->comm, the same geometry as in
+ * clg_mpi_gather()); *plan is set on success only (NULL otherwise).
+ * Errors (the same on every rank): CLG_ERROR_NULL_ARGUMENT (plan, table,
+ * table->ctx; a NULL table or plan is that rank's alone, before any
+ * collective), and the table's errors of clg_mpi_gather():
+ * CLG_ERROR_INVALID_ARGUMENT, CLG_ERROR_DTYPE_MISMATCH,
+ * CLG_ERROR_SHAPE_MISMATCH, CLG_ERROR_BUFFER_TOO_SMALL,
+ * CLG_ERROR_SIZE_OVERFLOW, CLG_ERROR_INVALID_SHAPE,
+ * CLG_ERROR_UNSUPPORTED_DTYPE, CLG_ERROR_OUT_OF_HOST_MEMORY,
+ * CLG_ERROR_OPENCL.
+ */
+typedef struct clg_mpi_plan clg_mpi_plan;
+CLG_MPI_API clg_status clg_mpi_plan_create(const clg_mpi_table *table,
+                                           clg_mpi_plan **plan);
+
+/**
+ * clg_mpi_gather() through a plan: the same arguments, checks, errors and
+ * results (byte for byte). On success the plan keeps this gather's index
+ * (the ids deduplicated and routed to their owners) for a following
+ * clg_mpi_plan_scatter() with indices NULL; a failed gather drops it on
+ * every rank. Collective; blocking. CLG_ERROR_NULL_ARGUMENT also for a
+ * NULL plan (that rank's alone).
+ */
+CLG_MPI_API clg_status clg_mpi_plan_gather(clg_mpi_plan *plan,
+                                           const clg_tensor *indices,
+                                           const clg_tensor *output);
+
+/**
+ * clg_mpi_scatter() through a plan. indices NULL (on every rank) reuses the
+ * plan's last successful gather's indices: updates then has that gather's
+ * output shape (its indices' shape + the row dims: the gradient of the
+ * lookup), entry i being updates' row i in C order, for row indices[i].
+ * Reused, the ids are not checked nor routed again: each rank sends the
+ * owners only, per distinct id, its number of entries, then the update
+ * rows grouped by id; the result is bit for bit that of the same call with
+ * the indices given (the order of the entries on each row, the only order
+ * that matters, is the global one either way). The plan keeps the reused
+ * index (scatters do not change it).
+ *
+ * Collective; blocking. Errors: those of clg_mpi_scatter(), plus
+ * CLG_ERROR_NULL_ARGUMENT (a NULL plan, that rank's alone) and
+ * CLG_ERROR_INVALID_ARGUMENT (indices NULL on some ranks and not on others,
+ * or with no successful gather to reuse), on every rank.
+ */
+CLG_MPI_API clg_status clg_mpi_plan_scatter(
+    clg_mpi_plan *plan, const clg_tensor *indices, const clg_tensor *updates,
+    const clg_scatter_params *scatter);
+
+/** The plan's staging: "mapped" or "host" (see clg_mpi_plan_create); ""
+ * for NULL. */
+CLG_MPI_API const char *clg_mpi_plan_staging(const clg_mpi_plan *plan);
+
+/** Frees the plan's workspace and staging buffers (NULL: nothing). Local,
+ * not collective; the caller's objects are not released. */
+CLG_MPI_API void clg_mpi_plan_destroy(clg_mpi_plan *plan);
 
 /** The calling thread's message for the last failed clg_mpi_* call ("" if
  * none); valid until its next clg_mpi_* call. */

@@ -1,0 +1,154 @@
+/* clgather_mpi's distributed gather (clg_mpi_gather, clg_mpi_plan_gather):
+ * check every id collectively, deduplicate and bucket by owner, exchange
+ * counts and ids, gather the requested rows on each owner's device,
+ * exchange the rows back, place them in indices' order. */
+#include "mpi_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The rows requested of this rank (`m` local ids in req) gathered on its
+ * device. Host staging: into a host buffer. Mapped staging: the ids staged,
+ * the kernel writing the rows' staging buffer, which is then mapped for
+ * reading (*mapped set: unmap once sent). *rows: what MPI sends. */
+static clg_status clg_serve(clg_mpi_plan *p, const int64_t *req, size_t m,
+                            unsigned char **rows, bool *mapped) {
+  const clg_mpi_table *t = &p->table;
+  size_t rb = p->g.row_bytes;
+  *mapped = false;
+  *rows = clg__mpi_ws(p, CLG_MPI_ROWS_OUT, p->mapped ? 1 : m * rb);
+  if (!*rows)
+    return CLG_ERROR_OUT_OF_HOST_MEMORY;
+  if (m == 0)
+    return CLG_SUCCESS;
+  int64_t ishape[1] = {(int64_t)m}, oshape[CLG_MAX_RANK];
+  oshape[0] = (int64_t)m;
+  for (int32_t i = 1; i < t->shard.rank; ++i)
+    oshape[i] = t->shard.shape[i];
+  if (!p->mapped) {
+    clg_tensor x = clg_tensor_host(CLG_DTYPE_INT64, 1, ishape, (void *)req);
+    clg_tensor o = clg_tensor_host(t->shard.dtype, t->shard.rank, oshape, *rows);
+    return clg__mpi_local(clg_gather(t->ctx, &t->shard, &x, 0, &o, p->queue,
+                                     0, NULL, NULL),
+                          "the local gather on this rank's device");
+  }
+  clg_status st = clg__mpi_stage_reserve(p, m * sizeof *req, m * rb);
+  if (st == CLG_SUCCESS)
+    st = clg__mpi_stage_ids(p, req, m);
+  if (st != CLG_SUCCESS)
+    return st;
+  clg_tensor x = clg_tensor_buffer(CLG_DTYPE_INT64, 1, ishape, p->st_ids, 0);
+  clg_tensor o = clg_tensor_buffer(t->shard.dtype, t->shard.rank, oshape,
+                                   p->st_rows, 0);
+  cl_event done = NULL;
+  st = clg__mpi_local(clg_gather(t->ctx, &t->shard, &x, 0, &o, p->queue, 0,
+                                 NULL, &done),
+                      "the local gather on this rank's device");
+  if (st != CLG_SUCCESS)
+    return st;
+  void *ptr = NULL;
+  st = clg__mpi_map(p, p->st_rows, false, m * rb, done, &ptr);
+  if (done)
+    clReleaseEvent(done);
+  if (st == CLG_SUCCESS) {
+    *rows = ptr;
+    *mapped = true;
+  }
+  return st;
+}
+
+clg_status clg_mpi_plan_gather(clg_mpi_plan *plan, const clg_tensor *indices,
+                               const clg_tensor *output) {
+  clg__mpi_clear();
+  if (!plan)
+    return clg__mpi_fail(CLG_ERROR_NULL_ARGUMENT, "plan is NULL");
+  clg_mpi_plan *p = plan;
+  const clg_mpi_table *t = &p->table;
+  const clg_mpi_geometry *g = &p->g;
+  MPI_Comm comm = t->comm;
+  p->have_index = false;
+  clg_status st = clg__mpi_check_indices(indices);
+  if (st == CLG_SUCCESS)
+    st = clg__mpi_check_rows_tensor(t, output, "output", indices->rank,
+                                    indices->shape);
+  if ((st = clg__mpi_agree(comm, g->rank, st)) != CLG_SUCCESS)
+    return st;
+  size_t n = clg__mpi_numel(indices, 0), rb = g->row_bytes;
+  int64_t *ids = clg__mpi_ws(p, CLG_MPI_IDS, n * sizeof *ids);
+  clg_id_pos *pairs = ids ? clg__mpi_ws(p, CLG_MPI_PAIRS, n * sizeof *pairs)
+                          : NULL;
+  size_t *slot = pairs ? clg__mpi_ws(p, CLG_MPI_SLOT, n * sizeof *slot) : NULL;
+  st = slot ? CLG_SUCCESS : CLG_ERROR_OUT_OF_HOST_MEMORY;
+  if ((st = clg__mpi_agree(comm, g->rank, st)) == CLG_SUCCESS)
+    st = clg__mpi_check_bounds(t, g, indices, n, ids);
+  /* Deduplicate: sorted by id, each distinct id once (ids[] reused for
+   * them), slot[i] its place among them; sorted ids are grouped by owner. */
+  clg_mpi_counts *c = &p->gc;
+  size_t u = 0;
+  if (st == CLG_SUCCESS) {
+    for (size_t i = 0; i < n; ++i)
+      pairs[i] = (clg_id_pos){ids[i], (int64_t)i};
+    qsort(pairs, n, sizeof *pairs, clg__mpi_by_id);
+    for (size_t i = 0; i < n; ++i) {
+      if (i == 0 || pairs[i].id != pairs[i - 1].id)
+        ids[u++] = pairs[i].id;
+      slot[pairs[i].pos] = u - 1;
+    }
+    memset(c->send, 0, (size_t)g->size * sizeof *c->send);
+    for (size_t i = 0; i < u && st == CLG_SUCCESS; ++i)
+      st = clg__mpi_count(&c->send[clg__mpi_owner(g, ids[i])]);
+    if ((st = clg__mpi_agree(comm, g->rank, st)) == CLG_SUCCESS)
+      st = clg__mpi_counts_exchange(comm, c, g->size);
+    st = clg__mpi_agree(comm, g->rank, st);
+  }
+  int64_t *req = NULL;
+  unsigned char *back = NULL;
+  if (st == CLG_SUCCESS) {
+    req = clg__mpi_ws(p, CLG_MPI_REQ, c->recv_total * sizeof *req);
+    back = req ? clg__mpi_ws(p, CLG_MPI_ROWS_BACK, u * rb) : NULL;
+    st = clg__mpi_agree(comm, g->rank,
+                        back ? CLG_SUCCESS : CLG_ERROR_OUT_OF_HOST_MEMORY);
+  }
+  if (st == CLG_SUCCESS)
+    st = clg__mpi_alltoallv(comm, ids, req, c, MPI_INT64_T, true);
+  unsigned char *rows = NULL;
+  bool mapped = false;
+  if (st == CLG_SUCCESS) {
+    for (size_t i = 0; i < c->recv_total; ++i)
+      req[i] -= t->lo;
+    st = clg_serve(p, req, c->recv_total, &rows, &mapped);
+    st = clg__mpi_agree(comm, g->rank, st);
+  }
+  /* Agreed above: every rank or none goes on (a rank serving no rows maps
+   * nothing, so the unmap's verdict is agreed by all). */
+  bool served = st == CLG_SUCCESS;
+  if (served && rb)
+    st = clg__mpi_alltoallv(comm, rows, back, c, g->row_type, false);
+  if (mapped) {
+    clg_status un = clg__mpi_unmap(p, p->st_rows, rows);
+    st = st != CLG_SUCCESS ? st : un;
+  }
+  if (served)
+    st = clg__mpi_agree(comm, g->rank, st);
+  if (st != CLG_SUCCESS)
+    return st;
+  for (size_t i = 0; i < n; ++i)
+    memcpy((unsigned char *)output->host + i * rb, back + slot[i] * rb, rb);
+  p->have_index = true;
+  p->n = n;
+  p->u = u;
+  p->index_rank = indices->rank;
+  memcpy(p->index_shape, indices->shape,
+         (size_t)indices->rank * sizeof *indices->shape);
+  return CLG_SUCCESS;
+}
+
+clg_status clg_mpi_gather(const clg_mpi_table *table, const clg_tensor *indices,
+                          const clg_tensor *output) {
+  clg_mpi_plan *p = NULL;
+  clg_status st = clg_mpi_plan_create(table, &p);
+  if (st == CLG_SUCCESS)
+    st = clg_mpi_plan_gather(p, indices, output);
+  clg_mpi_plan_destroy(p);
+  return st;
+}
