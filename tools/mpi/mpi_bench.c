@@ -22,12 +22,18 @@
  *          rows);
  *   other  call - local - mpi: checks, sorting/deduplication, bucketing,
  *          the host copies, the agreements.
+ * Four ops per table: clg_mpi_gather and clg_mpi_scatter (a plan made and
+ * dropped in every call), then the same through one clg_mpi_plan kept
+ * across the rounds ("plan gather"), its scatter-add reusing the gather's
+ * index ("plan scatter reuse": replayed as an MPI_Alltoallv of the entry
+ * counts per distinct id and one of the rows).
  * lookups/s counts every rank's lookups (P x L per call). "sent MB/rank" is
  * what a rank sends to the other ranks in one call (ids, positions and rows
  * that leave the rank, not those it sends itself), the mean over ranks,
  * computed from the index sets by the library's algorithm (gather:
  * deduplicated ids out, their rows back; scatter: every entry, 8-byte id +
- * 8-byte position + row).
+ * 8-byte position + row; reused: a 4-byte count per distinct id + every
+ * entry's row).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -124,15 +130,16 @@ static int exch_make(exch *e, int size, const int64_t *bound,
   return 0;
 }
 
-/* The replayed exchange: counts, then `nid` int64 arrays forward, then the
- * rows forward (scatter) or back (gather). */
-static void exch_replay(const exch *e, MPI_Datatype row, int nid,
+/* The replayed exchange: counts (unless reused), then `nid` int64 arrays
+ * forward, then the rows forward (scatter) or back (gather). */
+static void exch_replay(const exch *e, MPI_Datatype row, bool counts, int nid,
                         bool rows_back, int64_t *sid, int64_t *rid,
                         void *srows, void *rrows) {
   int size;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int *c = malloc((size_t)size * sizeof *c);
-  MPI_Alltoall(e->send, 1, MPI_INT, c, 1, MPI_INT, MPI_COMM_WORLD);
+  if (counts)
+    MPI_Alltoall(e->send, 1, MPI_INT, c, 1, MPI_INT, MPI_COMM_WORLD);
   free(c);
   for (int k = 0; k < nid; ++k)
     MPI_Alltoallv(sid, e->send, e->sdispl, MPI_INT64_T, rid, e->recv,
@@ -159,7 +166,7 @@ static void print_row(const bench_cfg *c, const workload *w, const char *op,
            w->rows, w->width);
   double lookups = (double)c->lookups * c->size;
   double other = r->call - r->local - r->mpi;
-  printf("%-24s %-11s %9.3f %10.3f %12.3f %9.3f %8.3f %6.1f %5.1f %6.1f\n",
+  printf("%-24s %-18s %9.3f %10.3f %12.3f %9.3f %8.3f %6.1f %5.1f %6.1f\n",
          name, op, r->call * 1e3, r->call > 0 ? lookups / r->call / 1e6 : 0.0,
          r->sent_bytes / 1e6, r->local * 1e3, r->mpi * 1e3,
          100.0 * r->local / r->call, 100.0 * r->mpi / r->call,
@@ -234,14 +241,15 @@ static int bench_workload(const bench_cfg *c, const workload *w) {
     goto free_exch;
   memset(rrows, 0, (size_t)most * rb + 1);
   memset(srows, 0, (size_t)most_sent * rb + 1);
-  double sent_g = 0, sent_s = 0;
+  double sent_g = 0, sent_s = 0, sent_r = 0;
   for (int k = 0; k < c->size; ++k)
     if (k != c->rank) {
       sent_g += (double)eg.send[k] * 8.0 + (double)eg.recv[k] * (double)rb;
       sent_s += (double)es.send[k] * (16.0 + (double)rb);
+      sent_r += (double)eg.send[k] * 4.0 + (double)es.send[k] * (double)rb;
     }
-  double sums[2] = {sent_g, sent_s}, tot[2];
-  MPI_Allreduce(sums, tot, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double sums[3] = {sent_g, sent_s, sent_r}, tot[3];
+  MPI_Allreduce(sums, tot, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 
   MPI_Datatype row;
   MPI_Type_contiguous((int)rb, MPI_BYTE, &row);
@@ -257,10 +265,21 @@ static int bench_workload(const bench_cfg *c, const workload *w) {
   clg_tensor tu = clg_tensor_host(CLG_DTYPE_FLOAT, 2, oshape, upd);
   clg_scatter_params add = {CLG_REDUCTION_ADD, CLG_DUPLICATES_ERROR};
   clg_params snd = {.op = CLG_OP_SCATTER_ND};
+  /* Ops 2 and 3 go through one plan: its gathers keep their index, which
+   * its scatters (indices NULL) reuse. */
+  clg_mpi_plan *plan = NULL;
+  clg_status pst = clg_mpi_plan_create(&table, &plan);
+  if (pst != CLG_SUCCESS) { /* agreed by the library */
+    mpi_cli_error0(c->rank, "%s", clg_mpi_last_error());
+    code = cli_exit_for_status(pst);
+  }
+  static const char *const names[4] = {"gather", "scatter-add", "plan gather",
+                                        "plan scatter reuse"};
 
-  for (int op = 0; op < 2 && code == 0; ++op) {
-    bool gather = op == 0;
-    result res = {0, 0, 0, (gather ? tot[0] : tot[1]) / c->size};
+  for (int op = 0; op < 4 && code == 0; ++op) {
+    bool gather = op % 2 == 0, planned = op >= 2;
+    result res = {0, 0, 0,
+                  (op == 3 ? tot[2] : gather ? tot[0] : tot[1]) / c->size};
     /* The local part alone: as many rows (entries) as this rank handles. */
     int64_t m = gather ? served : received;
     uint64_t lseed = 99991ull + (uint64_t)c->rank;
@@ -277,8 +296,11 @@ static int bench_workload(const bench_cfg *c, const workload *w) {
     for (int rep = -1; rep < c->reps && code == 0; ++rep) {
       MPI_Barrier(MPI_COMM_WORLD);
       double t0 = MPI_Wtime();
-      clg_status st = gather ? clg_mpi_gather(&table, &ti, &to)
-                             : clg_mpi_scatter(&table, &ti2, &tu, &add);
+      clg_status st =
+          planned ? (gather ? clg_mpi_plan_gather(plan, &ti, &to)
+                            : clg_mpi_plan_scatter(plan, NULL, &tu, &add))
+          : gather ? clg_mpi_gather(&table, &ti, &to)
+                   : clg_mpi_scatter(&table, &ti2, &tu, &add);
       double dt = slowest(MPI_Wtime() - t0);
       if (st != CLG_SUCCESS) { /* agreed by the library */
         mpi_cli_error0(c->rank, "%s", clg_mpi_last_error());
@@ -310,10 +332,17 @@ static int bench_workload(const bench_cfg *c, const workload *w) {
 
       MPI_Barrier(MPI_COMM_WORLD);
       t0 = MPI_Wtime();
-      if (gather)
-        exch_replay(&eg, row, 1, true, uniq, rid, srows, rrows);
-      else
-        exch_replay(&es, row, 2, false, ids, rid, srows, rrows);
+      if (gather) {
+        exch_replay(&eg, row, true, 1, true, uniq, rid, srows, rrows);
+      } else if (!planned) {
+        exch_replay(&es, row, true, 2, false, ids, rid, srows, rrows);
+      } else {
+        /* Reused: entries per distinct id (ints, the gather's counts),
+         * then the rows. */
+        MPI_Alltoallv(uniq, eg.send, eg.sdispl, MPI_INT, rid, eg.recv,
+                      eg.rdispl, MPI_INT, MPI_COMM_WORLD);
+        exch_replay(&es, row, false, 0, false, ids, rid, srows, rrows);
+      }
       dt = slowest(MPI_Wtime() - t0);
       if (rep >= 0)
         tm[rep] = dt;
@@ -323,8 +352,9 @@ static int bench_workload(const bench_cfg *c, const workload *w) {
     res.call = median(tc, c->reps);
     res.local = median(tl, c->reps);
     res.mpi = median(tm, c->reps);
-    print_row(c, w, gather ? "gather" : "scatter-add", &res);
+    print_row(c, w, names[op], &res);
   }
+  clg_mpi_plan_destroy(plan);
   MPI_Type_free(&row);
 free_exch:
   free(lid);
@@ -427,7 +457,7 @@ int mpi_cli_bench(int argc, char **argv) {
            "%d rounds (call, local, mpi timed in turn) after a warm-up "
            "round;\neach time is the slowest rank's\n\n",
            c.size, dev, lookups, c.reps);
-    printf("%-24s %-11s %9s %10s %12s %9s %8s %6s %5s %6s\n", "table", "op",
+    printf("%-24s %-18s %9s %10s %12s %9s %8s %6s %5s %6s\n", "table", "op",
            "call ms", "Mlookup/s", "sent MB/rank", "local ms", "mpi ms",
            "local%", "mpi%", "other%");
     fflush(stdout);
@@ -440,7 +470,9 @@ int mpi_cli_bench(int argc, char **argv) {
   if (code == 0 && c.rank == 0)
     printf(
         "\ncall: clg_mpi_gather / clg_mpi_scatter (add), barrier before, "
-        "wall time of the slowest rank.\n"
+        "wall time of the slowest rank;\nplan: the same through one "
+        "clg_mpi_plan (workspace kept), its scatter-add reusing the "
+        "gather's index (indices NULL).\n"
         "local: a clg_gather / clg_scatter alone on the rank's shard of as "
         "many rows as it serves in the call.\n"
         "mpi: the call's MPI_Alltoall + MPI_Alltoallv exchanges replayed "
@@ -448,7 +480,7 @@ int mpi_cli_bench(int argc, char **argv) {
         "other = call - local - mpi: bounds check, dedup/sort, bucketing, "
         "host copies, agreements.\n"
         "sent MB/rank: bytes a rank sends to other ranks per call (ids, "
-        "positions, rows), mean over ranks.\n");
+        "positions or entry counts, rows), mean over ranks.\n");
   clg_context_destroy(c.ctx);
   MPI_Finalize();
   return code;
