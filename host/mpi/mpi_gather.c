@@ -8,14 +8,14 @@
 #include <string.h>
 
 /* The rows requested of this rank (`m` local ids in req) gathered on its
- * device. Host staging: into a host buffer. Mapped staging: the ids staged,
- * the kernel writing the rows' staging buffer, which is then mapped for
- * reading (*mapped set: unmap once sent). *rows: what MPI sends. */
+ * device. Host staging: into a host buffer (*rows). Mapped staging: the
+ * ids staged, the kernel writing the rows' staging buffer; *done its event
+ * (the caller maps the rows after it, then releases it). */
 static clg_status clg_serve(clg_mpi_plan *p, const int64_t *req, size_t m,
-                            unsigned char **rows, bool *mapped) {
+                            unsigned char **rows, cl_event *done) {
   const clg_mpi_table *t = &p->table;
   size_t rb = p->g.row_bytes;
-  *mapped = false;
+  *done = NULL;
   *rows = clg__mpi_ws(p, CLG_MPI_ROWS_OUT, p->mapped ? 1 : m * rb);
   if (!*rows)
     return CLG_ERROR_OUT_OF_HOST_MEMORY;
@@ -40,21 +40,36 @@ static clg_status clg_serve(clg_mpi_plan *p, const int64_t *req, size_t m,
   clg_tensor x = clg_tensor_buffer(CLG_DTYPE_INT64, 1, ishape, p->st_ids, 0);
   clg_tensor o = clg_tensor_buffer(t->shard.dtype, t->shard.rank, oshape,
                                    p->st_rows, 0);
-  cl_event done = NULL;
-  st = clg__mpi_local(clg_gather(t->ctx, &t->shard, &x, 0, &o, p->queue, 0,
-                                 NULL, &done),
-                      "the local gather on this rank's device");
+  return clg__mpi_local(clg_gather(t->ctx, &t->shard, &x, 0, &o, p->queue, 0,
+                                   NULL, done),
+                        "the local gather on this rank's device");
+}
+
+/* The served rows back to their requesters: one MPI_Alltoallv from the
+ * host rows or from the whole staging buffer mapped, or overlapped. */
+static clg_status clg_rows_back(clg_mpi_plan *p, const clg_mpi_counts *c,
+                                cl_event done, unsigned char *rows,
+                                unsigned char *back) {
+  if (p->overlap)
+    return clg__mpi_rows_back_overlapped(p, c, done, rows, back);
+  void *ptr = rows;
+  clg_status st = CLG_SUCCESS;
+  bool mapped = p->mapped && c->recv_total > 0;
+  if (mapped)
+    st = clg__mpi_map(p, p->st_rows, false, c->recv_total * p->g.row_bytes,
+                      done, &ptr);
+  /* A failed map still takes part in the exchange, sending scratch bytes
+   * (its verdict, agreed after it, keeps them out of every output): the
+   * other ranks are waiting in it. */
   if (st != CLG_SUCCESS)
+    ptr = clg__mpi_ws(p, CLG_MPI_ROWS_OUT, c->recv_total * p->g.row_bytes);
+  if (!ptr)
     return st;
-  void *ptr = NULL;
-  st = clg__mpi_map(p, p->st_rows, false, m * rb, done, &ptr);
-  if (done)
-    clReleaseEvent(done);
-  if (st == CLG_SUCCESS) {
-    *rows = ptr;
-    *mapped = true;
-  }
-  return st;
+  clg_status x = clg__mpi_alltoallv(p->table.comm, ptr, back, c,
+                                    p->g.row_type, false);
+  if (mapped && st == CLG_SUCCESS)
+    st = clg__mpi_unmap(p, p->st_rows, ptr);
+  return st != CLG_SUCCESS ? st : x;
 }
 
 clg_status clg_mpi_plan_gather(clg_mpi_plan *plan, const clg_tensor *indices,
@@ -112,24 +127,19 @@ clg_status clg_mpi_plan_gather(clg_mpi_plan *plan, const clg_tensor *indices,
   if (st == CLG_SUCCESS)
     st = clg__mpi_alltoallv(comm, ids, req, c, MPI_INT64_T, true);
   unsigned char *rows = NULL;
-  bool mapped = false;
+  cl_event done = NULL;
   if (st == CLG_SUCCESS) {
     for (size_t i = 0; i < c->recv_total; ++i)
       req[i] -= t->lo;
-    st = clg_serve(p, req, c->recv_total, &rows, &mapped);
+    st = clg_serve(p, req, c->recv_total, &rows, &done);
     st = clg__mpi_agree(comm, g->rank, st);
   }
-  /* Agreed above: every rank or none goes on (a rank serving no rows maps
-   * nothing, so the unmap's verdict is agreed by all). */
-  bool served = st == CLG_SUCCESS;
-  if (served && rb)
-    st = clg__mpi_alltoallv(comm, rows, back, c, g->row_type, false);
-  if (mapped) {
-    clg_status un = clg__mpi_unmap(p, p->st_rows, rows);
-    st = st != CLG_SUCCESS ? st : un;
-  }
-  if (served)
+  if (st == CLG_SUCCESS && rb) {
+    st = clg_rows_back(p, c, done, rows, back);
     st = clg__mpi_agree(comm, g->rank, st);
+  }
+  if (done)
+    clReleaseEvent(done);
   if (st != CLG_SUCCESS)
     return st;
   for (size_t i = 0; i < n; ++i)

@@ -157,6 +157,12 @@ struct clg_mpi_plan {
   bool mapped;
   cl_mem st_ids, st_rows;
   size_t st_ids_cap, st_rows_cap;
+  /* Rows exchanged point to point, one message per peer, overlapping the
+   * staging (mpi_overlap.c), over `comm`, the plan's own duplicate of the
+   * table's communicator (MPI_COMM_NULL when not overlapping). The same on
+   * every rank. */
+  bool overlap;
+  MPI_Comm comm;
 };
 
 /* Buffer `which` with room for `bytes` (at least 1); NULL with a message
@@ -173,5 +179,22 @@ clg_status clg__mpi_map(clg_mpi_plan *p, cl_mem m, bool write, size_t bytes,
 clg_status clg__mpi_unmap(clg_mpi_plan *p, cl_mem m, void *ptr);
 /* m local ids into the ids staging buffer (mapped, written, unmapped). */
 clg_status clg__mpi_stage_ids(clg_mpi_plan *p, const int64_t *ids, size_t m);
+
+/* The gather's rows back (owner -> requester), overlapped: `done` the
+ * gather kernel's event (mapped plans) or host_rows the served rows (host
+ * plans); back receives this rank's rows. Collective; the caller agrees on
+ * the status. */
+clg_status clg__mpi_rows_back_overlapped(clg_mpi_plan *p,
+                                         const clg_mpi_counts *c,
+                                         cl_event done,
+                                         const unsigned char *host_rows,
+                                         unsigned char *back);
+/* The scatter's update rows (sender -> owner), overlapped: received into
+ * the rows' staging buffer (mapped plans, which end unmapped) or host_rupd.
+ * Collective; the caller agrees on the status. */
+clg_status clg__mpi_rows_in_overlapped(clg_mpi_plan *p,
+                                       const clg_mpi_counts *c,
+                                       const unsigned char *supd,
+                                       unsigned char *host_rupd);
 
 #endif /* CLGATHER_HOST_MPI_INTERNAL_H */

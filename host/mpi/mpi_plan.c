@@ -7,7 +7,9 @@
  * from and receives into the mapped pointers directly. A host shard is
  * gathered through host buffers (the core library wraps them in place
  * where the device shares host memory). CLGATHER_MPI_STAGING=host|mapped
- * overrides the choice (tests take the mapped path on POCL so). */
+ * overrides the choice (tests take the mapped path on POCL so). Rows may
+ * also be exchanged point to point, overlapping staging and communication
+ * (mpi_overlap.c). */
 #include "mpi_internal.h"
 
 #include <stdlib.h>
@@ -112,6 +114,33 @@ static bool clg_staging_mapped(const clg_mpi_table *t) {
   return t->shard.storage == CLG_STORAGE_BUFFER;
 }
 
+/* Overlap where a map is a real copy: a mapped plan on a device that does
+ * not share host memory, with peers to talk to; or as the environment says
+ * (CLGATHER_MPI_OVERLAP=0|1). One choice for all ranks (any rank wanting it
+ * makes every rank exchange point to point); then the communicator is
+ * duplicated. Collective. */
+static clg_status clg_choose_overlap(clg_mpi_plan *p) {
+  int want = 0;
+  const char *env = getenv("CLGATHER_MPI_OVERLAP");
+  if (env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0)) {
+    want = env[0] == '1';
+  } else if (p->mapped && p->g.size > 1) {
+    cl_bool unified = CL_TRUE;
+    clGetDeviceInfo(clg_context_device(p->table.ctx),
+                    CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified,
+                    NULL);
+    want = unified != CL_TRUE;
+  }
+  int any = 0;
+  int err = MPI_Allreduce(&want, &any, 1, MPI_INT, MPI_MAX, p->table.comm);
+  if (err == MPI_SUCCESS && any)
+    err = MPI_Comm_dup(p->table.comm, &p->comm);
+  if (err != MPI_SUCCESS)
+    return clg__mpi_error(err, "MPI_Comm_dup");
+  p->overlap = any != 0;
+  return CLG_SUCCESS;
+}
+
 clg_status clg_mpi_plan_create(const clg_mpi_table *table,
                                clg_mpi_plan **plan) {
   clg__mpi_clear();
@@ -137,7 +166,10 @@ clg_status clg_mpi_plan_create(const clg_mpi_table *table,
   p->table = *table;
   p->queue = table->queue ? table->queue : clg_context_queue(table->ctx);
   p->mapped = clg_staging_mapped(table);
+  p->comm = MPI_COMM_NULL;
   st = clg__mpi_geometry(table, &p->g);
+  if (st == CLG_SUCCESS)
+    st = clg_choose_overlap(p);
   if (st == CLG_SUCCESS) {
     st = clg__mpi_counts_alloc(&p->gc, p->g.size);
     if (st == CLG_SUCCESS)
@@ -168,5 +200,7 @@ void clg_mpi_plan_destroy(clg_mpi_plan *plan) {
   clg__mpi_counts_free(&plan->gc);
   clg__mpi_counts_free(&plan->sc);
   clg__mpi_geometry_free(&plan->g);
+  if (plan->comm != MPI_COMM_NULL)
+    MPI_Comm_free(&plan->comm);
   free(plan);
 }

@@ -344,15 +344,19 @@ clg_status clg_mpi_plan_scatter(clg_mpi_plan *plan, const clg_tensor *indices,
   bool mapped = false;
   if (p->mapped) {
     st = clg__mpi_stage_reserve(p, m * sizeof *rid, m * rb);
-    if (st == CLG_SUCCESS)
+    if (st == CLG_SUCCESS && !p->overlap)
       st = clg__mpi_map(p, p->st_rows, true, m * rb, NULL, &rupd);
-    mapped = st == CLG_SUCCESS;
+    mapped = st == CLG_SUCCESS && !p->overlap;
   } else {
     rupd = clg__mpi_ws(p, CLG_MPI_RUPD, m * rb);
     st = rupd ? CLG_SUCCESS : CLG_ERROR_OUT_OF_HOST_MEMORY;
   }
+  /* Overlapped, each source's rows are received into their own mapped
+   * segment and unmapped as soon as they are in. */
   if ((st = clg__mpi_agree(comm, g->rank, st)) == CLG_SUCCESS && rb)
-    st = clg__mpi_alltoallv(comm, supd, rupd, c, g->row_type, true);
+    st = p->overlap ? clg__mpi_rows_in_overlapped(p, c, supd, rupd)
+                    : clg__mpi_alltoallv(comm, supd, rupd, c, g->row_type,
+                                         true);
   if (mapped) {
     clg_status un = clg__mpi_unmap(p, p->st_rows, rupd);
     st = st != CLG_SUCCESS ? st : un;

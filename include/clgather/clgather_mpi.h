@@ -13,8 +13,8 @@
  * memory or a cl_mem. Indices are global row ids, int32 or int64;
  * negative ids count from the back (id + rows), as ONNX Gather's do.
  *
- * Every function here but clg_mpi_last_error, clg_mpi_even_rows,
- * clg_mpi_plan_staging and clg_mpi_plan_destroy is collective: each rank of
+ * Every function here but clg_mpi_last_error, clg_mpi_even_rows and
+ * clg_mpi_plan_staging is collective: each rank of
  * the communicator calls it with the same table geometry, its own indices
  * (and updates), and gets the same status. MPI itself must be initialised (MPI_Init) by the caller;
  * MPI_THREAD_SINGLE suffices when one thread calls. Blocking: each call
@@ -163,6 +163,18 @@ CLG_MPI_API clg_status clg_mpi_scatter(const clg_mpi_table *table, const clg_ten
  * environment variable CLGATHER_MPI_STAGING=host|mapped, read at creation,
  * overrides the choice.
  *
+ * Overlap: on a device that does not share host memory (a mapped plan,
+ * more than one rank), rows are exchanged point to point, one message per
+ * peer, so that staging and communication overlap: a gather's served rows
+ * are mapped peer by peer and each peer's sent as soon as it is on the
+ * host; a scatter's update rows are unmapped (sent to the device) source by
+ * source as they arrive. Where a map copies nothing (CPU and integrated
+ * devices) this would only add commands: one MPI_Alltoallv moves the rows
+ * instead. CLGATHER_MPI_OVERLAP=0|1 overrides the choice; one choice holds
+ * for all ranks (any rank's wish makes every rank's). An overlapping plan
+ * sends its messages over its own duplicate of table->comm (MPI_Comm_dup),
+ * never matching the caller's.
+ *
  * Collective (every rank of table->comm, the same geometry as in
  * clg_mpi_gather()); *plan is set on success only (NULL otherwise).
  * Errors (the same on every rank): CLG_ERROR_NULL_ARGUMENT (plan, table,
@@ -215,8 +227,9 @@ CLG_MPI_API clg_status clg_mpi_plan_scatter(
  * for NULL. */
 CLG_MPI_API const char *clg_mpi_plan_staging(const clg_mpi_plan *plan);
 
-/** Frees the plan's workspace and staging buffers (NULL: nothing). Local,
- * not collective; the caller's objects are not released. */
+/** Frees the plan's workspace and staging buffers, and its duplicate
+ * communicator if it has one (MPI_Comm_free: call it on every rank, before
+ * MPI_Finalize). NULL: nothing. The caller's objects are not released. */
 CLG_MPI_API void clg_mpi_plan_destroy(clg_mpi_plan *plan);
 
 /** The calling thread's message for the last failed clg_mpi_* call ("" if
