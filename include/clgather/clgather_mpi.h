@@ -14,9 +14,9 @@
  * negative ids count from the back (id + rows), as ONNX Gather's do.
  *
  * Every function here but clg_mpi_last_error, clg_mpi_even_rows and
- * clg_mpi_plan_staging is collective: each rank of
- * the communicator calls it with the same table geometry, its own indices
- * (and updates), and gets the same status. MPI itself must be initialised (MPI_Init) by the caller;
+ * clg_mpi_plan_staging is collective: each rank of the communicator calls
+ * it with the same table geometry, its own indices (and updates), and gets
+ * the same status. MPI itself must be initialised (MPI_Init) by the caller;
  * MPI_THREAD_SINGLE suffices when one thread calls. Blocking: each call
  * returns when its own outputs are written and its shard is updated.
  * No MPI implementation knows OpenCL buffers: rows cross ranks through host
