@@ -93,7 +93,9 @@ clg_status clg_mpi_plan_gather(clg_mpi_plan *plan, const clg_tensor *indices,
   clg_id_pos *pairs = ids ? clg__mpi_ws(p, CLG_MPI_PAIRS, n * sizeof *pairs)
                           : NULL;
   size_t *slot = pairs ? clg__mpi_ws(p, CLG_MPI_SLOT, n * sizeof *slot) : NULL;
-  st = slot ? CLG_SUCCESS : CLG_ERROR_OUT_OF_HOST_MEMORY;
+  clg_id_pos *scratch =
+      slot ? clg__mpi_ws(p, CLG_MPI_SORT, n * sizeof *scratch) : NULL;
+  st = scratch ? CLG_SUCCESS : CLG_ERROR_OUT_OF_HOST_MEMORY;
   if ((st = clg__mpi_agree(comm, g->rank, st)) == CLG_SUCCESS)
     st = clg__mpi_check_bounds(t, g, indices, n, ids);
   /* Deduplicate: sorted by id, each distinct id once (ids[] reused for
@@ -103,7 +105,7 @@ clg_status clg_mpi_plan_gather(clg_mpi_plan *plan, const clg_tensor *indices,
   if (st == CLG_SUCCESS) {
     for (size_t i = 0; i < n; ++i)
       pairs[i] = (clg_id_pos){ids[i], (int64_t)i};
-    qsort(pairs, n, sizeof *pairs, clg__mpi_by_id);
+    clg__mpi_sort_pairs(pairs, scratch, n, t->rows - 1);
     for (size_t i = 0; i < n; ++i) {
       if (i == 0 || pairs[i].id != pairs[i - 1].id)
         ids[u++] = pairs[i].id;

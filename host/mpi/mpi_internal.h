@@ -113,6 +113,7 @@ enum {
   CLG_MPI_IDS,       /* gather: normalised ids, then the distinct ones (kept) */
   CLG_MPI_PAIRS,     /* gather: (id, position) sorted by id (kept) */
   CLG_MPI_SLOT,      /* gather: each position's place among the distinct */
+  CLG_MPI_SORT,      /* gather: the sort's scratch pairs */
   CLG_MPI_REQ,       /* gather: the local ids requested of this rank (kept) */
   CLG_MPI_ROWS_OUT,  /* gather: the rows this rank serves (host staging) */
   CLG_MPI_ROWS_BACK, /* gather: the rows this rank receives */
@@ -137,7 +138,10 @@ typedef struct clg_mpi_buf {
 typedef struct clg_id_pos {
   int64_t id, pos;
 } clg_id_pos;
-int clg__mpi_by_id(const void *a, const void *b);
+/* Sorts n pairs in position order by (id, position); ids in [0, max_id];
+ * tmp holds n pairs. */
+void clg__mpi_sort_pairs(clg_id_pos *p, clg_id_pos *tmp, size_t n,
+                         int64_t max_id);
 
 struct clg_mpi_plan {
   clg_mpi_table table; /* the caller's, copied */

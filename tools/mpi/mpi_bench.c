@@ -59,6 +59,7 @@ typedef struct bench_cfg {
   int64_t lookups;
   int reps;
   clg_context *ctx;
+  bool device_shard; /* --shard device: each shard a cl_mem */
 } bench_cfg;
 
 static uint64_t rng_next(uint64_t *s) {
@@ -259,6 +260,22 @@ static int bench_workload(const bench_cfg *c, const workload *w) {
   clg_mpi_table table = {MPI_COMM_WORLD, c->ctx, w->rows, lo, hi,
                          clg_tensor_host(CLG_DTYPE_FLOAT, 2, sshape, shard),
                          NULL};
+  /* --shard device: the shard in a cl_mem (plans stage it mapped). */
+  cl_mem shard_mem = NULL;
+  if (c->device_shard) {
+    cl_int err = CL_SUCCESS;
+    shard_mem = clCreateBuffer(clg_context_cl_context(c->ctx),
+                               CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                               nloc * rb + 4, shard, &err);
+    if (!shard_mem) {
+      code = CLI_EXIT_DEVICE;
+      snprintf(msg, sizeof msg, "clCreateBuffer of the shard: OpenCL error %d",
+               (int)err);
+    }
+    table.shard = clg_tensor_buffer(CLG_DTYPE_FLOAT, 2, sshape, shard_mem, 0);
+  }
+  if ((code = mpi_cli_agree(c->rank, code, msg)) != 0)
+    goto free_shard;
   clg_tensor ti = clg_tensor_host(CLG_DTYPE_INT64, 1, ishape, ids);
   clg_tensor to = clg_tensor_host(CLG_DTYPE_FLOAT, 2, oshape, out);
   clg_tensor ti2 = clg_tensor_host(CLG_DTYPE_INT64, 2, ishape, ids);
@@ -355,6 +372,9 @@ static int bench_workload(const bench_cfg *c, const workload *w) {
     print_row(c, w, names[op], &res);
   }
   clg_mpi_plan_destroy(plan);
+free_shard:
+  if (shard_mem)
+    clReleaseMemObject(shard_mem);
   MPI_Type_free(&row);
 free_exch:
   free(lid);
@@ -387,7 +407,7 @@ static int bench_usage(int rank, const char *fmt, const char *arg) {
 int mpi_cli_bench(int argc, char **argv) {
   int rank = mpi_cli_launcher_rank();
   const char *rows_s = NULL, *width_s = NULL, *look_s = NULL, *reps_s = NULL,
-             *device = NULL;
+             *device = NULL, *shard_s = NULL;
   for (int i = 1; i < argc; ++i) {
     const char *v = NULL;
     if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
@@ -410,6 +430,9 @@ int mpi_cli_bench(int argc, char **argv) {
     else if (m == 0 && (m = cli_match_option(argc, argv, &i, "--device", "-d",
                                              &v)) == 1)
       device = v;
+    else if (m == 0 &&
+             (m = cli_match_option(argc, argv, &i, "--shard", NULL, &v)) == 1)
+      shard_s = v;
     else if (m < 0)
       return bench_usage(rank, "option '%s' needs a value", argv[i]);
     else
@@ -429,6 +452,9 @@ int mpi_cli_bench(int argc, char **argv) {
   if (reps_s && (cli_parse_int64(reps_s, &reps) != 0 || reps < 1 ||
                  reps > 1000))
     return bench_usage(rank, "invalid --reps '%s' (1 to 1000)", reps_s);
+  if (shard_s && strcmp(shard_s, "host") != 0 && strcmp(shard_s, "device") != 0)
+    return bench_usage(rank, "invalid --shard '%s' (host or device)",
+                       shard_s);
   workload wl[2] = {{"W1", 50000, 768}, {"W2", 1000000, 16}};
   int nwl = 2;
   if (rows_s || width_s) {
@@ -437,7 +463,8 @@ int mpi_cli_bench(int argc, char **argv) {
   }
 
   MPI_Init(&argc, &argv);
-  bench_cfg c = {0, 1, lookups, (int)reps, NULL};
+  bench_cfg c = {0, 1, lookups, (int)reps, NULL,
+                 shard_s && strcmp(shard_s, "device") == 0};
   MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &c.size);
   char msg[MPI_CLI_MSG] = "";
@@ -452,11 +479,13 @@ int mpi_cli_bench(int argc, char **argv) {
     char dev[256] = "?";
     clGetDeviceInfo(clg_context_device(c.ctx), CL_DEVICE_NAME, sizeof dev - 1,
                     dev, NULL);
-    printf("clgather-mpi bench: %d ranks, device of rank 0: %s\n"
+    printf("clgather-mpi bench: %d ranks, device of rank 0: %s, shards in "
+           "%s memory\n"
            "%" PRId64 " lookups per rank (uniform over the table); median of "
            "%d rounds (call, local, mpi timed in turn) after a warm-up "
            "round;\neach time is the slowest rank's\n\n",
-           c.size, dev, lookups, c.reps);
+           c.size, dev, c.device_shard ? "device (cl_mem)" : "host", lookups,
+           c.reps);
     printf("%-24s %-18s %9s %10s %12s %9s %8s %6s %5s %6s\n", "table", "op",
            "call ms", "Mlookup/s", "sent MB/rank", "local ms", "mpi ms",
            "local%", "mpi%", "other%");

@@ -214,13 +214,20 @@ usage)
   expect_job 2 gather --no-such-option d.npy i.npy
   ;;
 bench)
-  # A tiny run of the bench: it runs, prints its table on rank 0 only.
-  "$MPIEXEC" -np "$NP" "$CLGMPI" bench --rows 101 --width 5 --lookups 37 \
-    --reps 1 >bench.txt || fail "bench exited $?"
-  [ "$(grep -c '^custom 101x5 f32' bench.txt)" = 2 ] ||
-    fail "bench printed: $(cat bench.txt)"
+  # A tiny run of the bench, shards on the host and on the device: it
+  # runs, prints its table (4 ops: by call and through a plan) on rank 0
+  # only.
+  for shard in host device; do
+    "$MPIEXEC" -np "$NP" "$CLGMPI" bench --rows 101 --width 5 --lookups 37 \
+      --reps 1 --shard $shard >bench.txt || fail "bench exited $?"
+    [ "$(grep -c '^custom 101x5 f32' bench.txt)" = 4 ] ||
+      fail "bench printed: $(cat bench.txt)"
+    grep -q "plan scatter reuse" bench.txt || fail "no plan row: $(cat bench.txt)"
+  done
   "$MPIEXEC" -np "$NP" "$CLGMPI" bench --rows 0 2>/dev/null
   [ $? = 2 ] || fail "bench --rows 0 does not exit 2"
+  "$MPIEXEC" -np "$NP" "$CLGMPI" bench --shard gpu 2>/dev/null
+  [ $? = 2 ] || fail "bench --shard gpu does not exit 2"
   echo "ok: $NP ranks: bench"
   ;;
 help_version)
