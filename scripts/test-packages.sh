@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Builds clgather's Debian packages (debian/: libclgather0, libclgather-dev,
-# clgather, python3-clgather) with `dpkg-buildpackage -us -uc -b` in a
-# scratch copy of the tree (nothing lands in the checkout), installs them on
-# this machine, checks what they install (the CLI and its man page, the
-# pkg-config file, a CMake consumer, a pkg-config consumer, the Python
-# module), prints lintian's report, and purges every package it installed,
-# so the machine is left as it was.
+# clgather, libclgather-mpi0, libclgather-mpi-dev, clgather-mpi,
+# python3-clgather) with `dpkg-buildpackage -us -uc -b` in a scratch copy of
+# the tree (nothing lands in the checkout), installs them on this machine,
+# checks what they install (the CLIs and their man pages, the pkg-config
+# files, a CMake consumer with the component mpi, pkg-config consumers, runs
+# of clgather-mpi under mpirun, the Python module), prints lintian's report,
+# and purges every package it installed, so the machine is left as it was.
 #
 # Needs root, or sudo, to install packages: CI runs it as root on a
 # throwaway machine. The package build skips the test suite
@@ -29,7 +30,8 @@ fi
 bash scripts/install-deps.sh packaging
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/clgather-packages.XXXXXX")
-ours=(libclgather0 libclgather-dev clgather python3-clgather)
+ours=(libclgather0 libclgather-dev clgather libclgather-mpi0
+      libclgather-mpi-dev clgather-mpi python3-clgather)
 before=""   # the installed packages before ours, once known
 added=()
 cleanup() {
@@ -89,7 +91,8 @@ if ! (cd "$work/src" &&
   fail "dpkg-buildpackage failed"
 fi
 ok "packages built in $((SECONDS - t0)) s"
-expect=(libclgather0 libclgather-dev clgather)
+expect=(libclgather0 libclgather-dev clgather libclgather-mpi0
+        libclgather-mpi-dev clgather-mpi)
 [ "$python" = yes ] && expect+=(python3-clgather)
 debs=()
 for p in "${expect[@]}"; do
@@ -144,16 +147,31 @@ flags=$(pkg-config --cflags --libs clgather)
 grep -qw -- -lOpenCL <<<"$flags" || fail "pkg-config --libs lacks -lOpenCL: $flags"
 ok "pkg-config --modversion clgather: $out (flags: $flags)"
 
+# The distributed library: its pkg-config file requires clgather and Open
+# MPI's ompi-c.
+out=$(pkg-config --modversion clgather-mpi) ||
+  fail "pkg-config --modversion clgather-mpi"
+[ "$out" = "$version" ] || fail "pkg-config --modversion clgather-mpi: $out"
+mpi_flags=$(pkg-config --cflags --libs clgather-mpi)
+for want in -lclgather_mpi -lclgather -lOpenCL -lmpi; do
+  grep -qw -- "$want" <<<"$mpi_flags" ||
+    fail "pkg-config --libs clgather-mpi lacks $want: $mpi_flags"
+done
+ok "pkg-config --modversion clgather-mpi: $out (flags: $mpi_flags)"
+
+# The CMake consumer, with the component mpi (consumer_mpi:
+# clgather::clgather_mpi).
 consumer=$tree/tests/install/consumer
-if ! { cmake -S "$consumer" -B "$work/cmake-consumer" &&
+if ! { cmake -S "$consumer" -B "$work/cmake-consumer" -DWITH_MPI=ON &&
         cmake --build "$work/cmake-consumer"; } >"$work/consumer.log" 2>&1; then
   cat "$work/consumer.log"
-  fail "CMake consumer (find_package(clgather))"
+  fail "CMake consumer (find_package(clgather COMPONENTS mpi))"
 fi
-for exe in consumer consumer_static consumer_cl; do
+for exe in consumer consumer_static consumer_cl consumer_mpi; do
   "$work/cmake-consumer/$exe" >/dev/null || fail "CMake consumer $exe"
 done
-ok "CMake consumer: find_package(clgather), shared, static, OpenCL calls"
+ok "CMake consumer: find_package(clgather COMPONENTS mpi), shared, static," \
+  "OpenCL calls, clgather::clgather_mpi"
 
 for src in consumer consumer_cl; do
   # shellcheck disable=SC2086 # the flags are words
@@ -162,6 +180,67 @@ for src in consumer consumer_cl; do
   "$work/pc_$src" >/dev/null || fail "pkg-config consumer $src"
 done
 ok "pkg-config consumer: cc \$(pkg-config --cflags --libs clgather)"
+# shellcheck disable=SC2086 # the flags are words
+cc -std=c11 "$consumer/consumer_mpi.c" $mpi_flags -o "$work/pc_consumer_mpi" ||
+  fail "pkg-config consumer consumer_mpi does not build"
+"$work/pc_consumer_mpi" >/dev/null || fail "pkg-config consumer consumer_mpi"
+ok "pkg-config consumer: cc \$(pkg-config --cflags --libs clgather-mpi)"
+
+# clgather-mpi: --version and the man page without mpirun, then real runs
+# under mpirun with 2 ranks (as root, as CI runs, Open MPI needs
+# OMPI_ALLOW_RUN_AS_ROOT*; --oversubscribe for machines with 1 core).
+[ "$(command -v clgather-mpi)" = /usr/bin/clgather-mpi ] ||
+  fail "clgather-mpi is $(command -v clgather-mpi), not /usr/bin/clgather-mpi"
+out=$(clgather-mpi --version)
+[ "$out" = "clgather-mpi $version" ] || fail "clgather-mpi --version: '$out'"
+[ "$(clgather-mpi -V)" = "$out" ] || fail "clgather-mpi -V differs from --version"
+ok "clgather-mpi --version: $out"
+man_path=$(man -w clgather-mpi) || fail "man -w clgather-mpi"
+[ "$man_path" = /usr/share/man/man1/clgather-mpi.1.gz ] ||
+  fail "man -w clgather-mpi: $man_path"
+page=$(MANPAGER=cat MANWIDTH=80 man clgather-mpi 2>/dev/null)
+for want in SYNOPSIS mpirun "--version" CLGATHER_DEVICE; do
+  grep -qe "$want" <<<"$page" || fail "the clgather-mpi man page lacks '$want'"
+done
+ok "man -w clgather-mpi: $man_path"
+
+command -v mpirun >/dev/null || fail "no mpirun (openmpi-bin) to run clgather-mpi"
+mpirun_2=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+          mpirun --oversubscribe -np 2)
+if ! "${mpirun_2[@]}" clgather-mpi bench --rows 100 --width 4 --lookups 10 \
+    --reps 1 >"$work/mpi-bench.log" 2>&1; then
+  cat "$work/mpi-bench.log"
+  fail "mpirun -np 2 clgather-mpi bench"
+fi
+grep -q "clgather-mpi bench: 2 ranks" "$work/mpi-bench.log" || {
+  cat "$work/mpi-bench.log"
+  fail "mpirun -np 2 clgather-mpi bench: no '2 ranks' line"
+}
+ok "mpirun -np 2 clgather-mpi bench --rows 100 --width 4 --lookups 10 --reps 1"
+# The same rows as the single-device CLI, byte for byte (numpy writes the
+# inputs; skipped without it).
+if /usr/bin/python3 -c "import numpy" 2>/dev/null; then
+  /usr/bin/python3 - "$work" <<'EOF' || fail "writing the gather inputs"
+import sys
+import numpy as np
+d = sys.argv[1]
+np.save(d + "/mpi_data.npy", np.arange(30, dtype=np.float32).reshape(10, 3))
+np.save(d + "/mpi_idx.npy", np.array([9, 0, -1, 4, 4, 7], dtype=np.int64))
+EOF
+  clgather gather "$work/mpi_data.npy" "$work/mpi_idx.npy" \
+    -o "$work/mpi_want.npy" || fail "clgather gather"
+  if ! "${mpirun_2[@]}" clgather-mpi gather "$work/mpi_data.npy" \
+      "$work/mpi_idx.npy" -o "$work/mpi_got.npy" >"$work/mpi-gather.log" 2>&1
+  then
+    cat "$work/mpi-gather.log"
+    fail "mpirun -np 2 clgather-mpi gather"
+  fi
+  cmp -s "$work/mpi_want.npy" "$work/mpi_got.npy" ||
+    fail "clgather-mpi gather differs from clgather gather"
+  ok "mpirun -np 2 clgather-mpi gather: the same bytes as clgather gather"
+else
+  echo "test-packages: clgather-mpi gather: not checked (no python3-numpy)"
+fi
 
 if [ "$python" = yes ]; then
   out=$(/usr/bin/python3 -c "import clgather; print(clgather.__version__)") ||
