@@ -178,8 +178,9 @@ clg_status clg__mpi_check_indices(const clg_tensor *x) {
       return clg__mpi_fail(CLG_ERROR_INVALID_SHAPE,
                            "indices' dimension %d is negative", (int)i);
   size_t n = clg__mpi_numel(x, 0);
-  /* Per index value: its id, a sorting pair, a slot (32 bytes). */
-  if (!clg__mpi_fits(n, 4 * sizeof(int64_t)))
+  /* Per index value: its id, a sorting pair and its scratch, a slot (48
+   * bytes). */
+  if (!clg__mpi_fits(n, 6 * sizeof(int64_t)))
     return clg__mpi_fail(CLG_ERROR_SIZE_OVERFLOW,
                          "indices' element count overflows");
   if (n && !x->host)

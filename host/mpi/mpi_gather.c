@@ -46,7 +46,9 @@ static clg_status clg_serve(clg_mpi_plan *p, const int64_t *req, size_t m,
 }
 
 /* The served rows back to their requesters: one MPI_Alltoallv from the
- * host rows or from the whole staging buffer mapped, or overlapped. */
+ * host rows or from the whole staging buffer mapped (the map's success
+ * agreed first: every rank must take part in the exchange), or
+ * overlapped. */
 static clg_status clg_rows_back(clg_mpi_plan *p, const clg_mpi_counts *c,
                                 cl_event done, unsigned char *rows,
                                 unsigned char *back) {
@@ -58,18 +60,15 @@ static clg_status clg_rows_back(clg_mpi_plan *p, const clg_mpi_counts *c,
   if (mapped)
     st = clg__mpi_map(p, p->st_rows, false, c->recv_total * p->g.row_bytes,
                       done, &ptr);
-  /* A failed map still takes part in the exchange, sending scratch bytes
-   * (its verdict, agreed after it, keeps them out of every output): the
-   * other ranks are waiting in it. */
-  if (st != CLG_SUCCESS)
-    ptr = clg__mpi_ws(p, CLG_MPI_ROWS_OUT, c->recv_total * p->g.row_bytes);
-  if (!ptr)
-    return st;
-  clg_status x = clg__mpi_alltoallv(p->table.comm, ptr, back, c,
-                                    p->g.row_type, false);
-  if (mapped && st == CLG_SUCCESS)
-    st = clg__mpi_unmap(p, p->st_rows, ptr);
-  return st != CLG_SUCCESS ? st : x;
+  mapped = mapped && st == CLG_SUCCESS;
+  if ((st = clg__mpi_agree(p->table.comm, p->g.rank, st)) == CLG_SUCCESS)
+    st = clg__mpi_alltoallv(p->table.comm, ptr, back, c, p->g.row_type,
+                            false);
+  if (mapped) {
+    clg_status un = clg__mpi_unmap(p, p->st_rows, ptr);
+    st = st != CLG_SUCCESS ? st : un;
+  }
+  return st;
 }
 
 clg_status clg_mpi_plan_gather(clg_mpi_plan *plan, const clg_tensor *indices,
@@ -140,8 +139,10 @@ clg_status clg_mpi_plan_gather(clg_mpi_plan *plan, const clg_tensor *indices,
     st = clg_rows_back(p, c, done, rows, back);
     st = clg__mpi_agree(comm, g->rank, st);
   }
-  if (done)
+  if (done) { /* the kernel is done before its buffers are used again */
+    clWaitForEvents(1, &done);
     clReleaseEvent(done);
+  }
   if (st != CLG_SUCCESS)
     return st;
   for (size_t i = 0; i < n; ++i)

@@ -71,6 +71,16 @@ static clg_status clg_segments_free(clg_mpi_plan *p, clg_segments *s,
   return st;
 }
 
+/* After an MPI failure (MPI_ERRORS_RETURN on the communicator): the
+ * requests already posted are cancelled and completed, so that no message
+ * lands in a segment once it is unmapped or reused. */
+static void clg_drain(MPI_Request *rq, int n) {
+  for (int i = 0; i < n; ++i)
+    if (rq[i] != MPI_REQUEST_NULL)
+      MPI_Cancel(&rq[i]);
+  MPI_Waitall(n, rq, MPI_STATUSES_IGNORE);
+}
+
 /* Maps (non-blocking) the rows segment [at, at + count) of the staging
  * buffer: read after `wait`, or written (invalidated). */
 static clg_status clg_map_segment(clg_mpi_plan *p, clg_segments *s, int k,
@@ -110,9 +120,11 @@ clg_status clg__mpi_rows_back_overlapped(clg_mpi_plan *p,
     return clg_segments_free(p, &s, g->size, st);
   int nreq = 0, err = MPI_SUCCESS;
   for (int k = 0; k < g->size && err == MPI_SUCCESS; ++k)
-    if (c->send[k] > 0)
-      err = MPI_Irecv(back + (size_t)c->sdispl[k] * rb, c->send[k],
-                      g->row_type, k, CLG_MPI_TAG, p->comm, &s.rq[nreq++]);
+    if (c->send[k] > 0 &&
+        (err = MPI_Irecv(back + (size_t)c->sdispl[k] * rb, c->send[k],
+                         g->row_type, k, CLG_MPI_TAG, p->comm,
+                         &s.rq[nreq])) == MPI_SUCCESS)
+      ++nreq;
   /* Each peer's rows as soon as they are on the host, self first, then
    * the next ranks (so that the ranks do not all start with rank 0). A
    * segment whose map failed is still sent (the verdict, agreed later,
@@ -129,13 +141,17 @@ clg_status clg__mpi_rows_back_overlapped(clg_mpi_plan *p,
                            "failed");
       rows = s.ptr[k];
     }
-    err = MPI_Isend(rows, c->recv[k], g->row_type, k, CLG_MPI_TAG, p->comm,
-                    &s.rq[nreq++]);
+    if ((err = MPI_Isend(rows, c->recv[k], g->row_type, k, CLG_MPI_TAG,
+                         p->comm, &s.rq[nreq])) == MPI_SUCCESS)
+      ++nreq;
   }
   if (err == MPI_SUCCESS)
     err = MPI_Waitall(nreq, s.rq, MPI_STATUSES_IGNORE);
-  if (err != MPI_SUCCESS && st == CLG_SUCCESS)
-    st = clg__mpi_error(err, "a point-to-point exchange of rows");
+  if (err != MPI_SUCCESS) {
+    clg_drain(s.rq, nreq);
+    if (st == CLG_SUCCESS)
+      st = clg__mpi_error(err, "a point-to-point exchange of rows");
+  }
   return clg_segments_free(p, &s, g->size, st);
 }
 
@@ -161,15 +177,20 @@ clg_status clg__mpi_rows_in_overlapped(clg_mpi_plan *p,
     if (c->recv[r] > 0) {
       void *dst = p->mapped ? s.ptr[r]
                             : (void *)(host_rupd + (size_t)c->rdispl[r] * rb);
-      s.src[nrecv++] = r;
-      err = MPI_Irecv(dst, c->recv[r], g->row_type, r, CLG_MPI_TAG, p->comm,
-                      &s.rq[nreq++]);
+      s.src[nrecv] = r;
+      if ((err = MPI_Irecv(dst, c->recv[r], g->row_type, r, CLG_MPI_TAG,
+                           p->comm, &s.rq[nreq])) == MPI_SUCCESS) {
+        ++nrecv;
+        ++nreq;
+      }
     }
   for (int j = 0; j < g->size && err == MPI_SUCCESS; ++j) {
     int o = (g->rank + j) % g->size;
-    if (c->send[o] > 0)
-      err = MPI_Isend(supd + (size_t)c->sdispl[o] * rb, c->send[o],
-                      g->row_type, o, CLG_MPI_TAG, p->comm, &s.rq[nreq++]);
+    if (c->send[o] > 0 &&
+        (err = MPI_Isend(supd + (size_t)c->sdispl[o] * rb, c->send[o],
+                         g->row_type, o, CLG_MPI_TAG, p->comm,
+                         &s.rq[nreq])) == MPI_SUCCESS)
+      ++nreq;
   }
   /* Each source's rows go to the device as soon as they are in. */
   for (int left = nrecv; left > 0 && err == MPI_SUCCESS; --left) {
@@ -194,8 +215,11 @@ clg_status clg__mpi_rows_in_overlapped(clg_mpi_plan *p,
   }
   if (err == MPI_SUCCESS)
     err = MPI_Waitall(nreq - nrecv, s.rq + nrecv, MPI_STATUSES_IGNORE);
-  if (err != MPI_SUCCESS && st == CLG_SUCCESS)
-    st = clg__mpi_error(err, "a point-to-point exchange of rows");
+  if (err != MPI_SUCCESS) {
+    clg_drain(s.rq, nreq);
+    if (st == CLG_SUCCESS)
+      st = clg__mpi_error(err, "a point-to-point exchange of rows");
+  }
   /* The unmaps enqueued above complete before the segments are freed. */
   if (p->mapped)
     for (int r = 0; r < g->size; ++r)

@@ -264,6 +264,53 @@ static clg_status clg_apply(clg_mpi_plan *p, const int64_t *rid, size_t m,
   return st;
 }
 
+/* What the core library's ScatterND would refuse on this rank's shard
+ * once the entries are there, checked (and agreed) before any rank writes
+ * its shard: a reduction undefined on the element type, one needing
+ * doubles the device lacks, a cl_mem shard whose offset is not a multiple
+ * of the unit the reduction reads and writes. */
+static clg_status clg_check_reduction(const clg_mpi_table *t,
+                                      const clg_scatter_params *sc) {
+  static const char *const names[] = {"none", "add", "mul", "min", "max"};
+  clg_dtype dt = t->shard.dtype;
+  if (sc->reduction == CLG_REDUCTION_NONE)
+    return CLG_SUCCESS; /* moves bytes: any type, any offset */
+  bool complex = dt == CLG_DTYPE_COMPLEX64 || dt == CLG_DTYPE_COMPLEX128;
+  bool minmax = sc->reduction == CLG_REDUCTION_MIN ||
+                sc->reduction == CLG_REDUCTION_MAX;
+  bool numeric = complex || dt == CLG_DTYPE_FLOAT || dt == CLG_DTYPE_DOUBLE ||
+                 dt == CLG_DTYPE_FLOAT16 || dt == CLG_DTYPE_BFLOAT16 ||
+                 dt == CLG_DTYPE_INT8 || dt == CLG_DTYPE_UINT8 ||
+                 dt == CLG_DTYPE_INT16 || dt == CLG_DTYPE_UINT16 ||
+                 dt == CLG_DTYPE_INT32 || dt == CLG_DTYPE_UINT32 ||
+                 dt == CLG_DTYPE_INT64 || dt == CLG_DTYPE_UINT64 ||
+                 dt == CLG_DTYPE_BOOL;
+  if (!numeric || (complex && minmax))
+    return clg__mpi_fail(CLG_ERROR_UNSUPPORTED_DTYPE,
+                         "reduction %s is not defined on element type %s",
+                         names[sc->reduction], clg_dtype_name(dt));
+  if (dt == CLG_DTYPE_DOUBLE || dt == CLG_DTYPE_COMPLEX128) {
+    char ext[4096] = {0};
+    if (clGetDeviceInfo(clg_context_device(t->ctx), CL_DEVICE_EXTENSIONS,
+                        sizeof ext - 1, ext, NULL) != CL_SUCCESS ||
+        !strstr(ext, "cl_khr_fp64"))
+      return clg__mpi_fail(CLG_ERROR_UNSUPPORTED_DTYPE,
+                           "reduction %s on %s needs double precision, which "
+                           "this rank's device lacks (no cl_khr_fp64)",
+                           names[sc->reduction], clg_dtype_name(dt));
+  }
+  size_t unit = dt == CLG_DTYPE_COMPLEX64    ? 4
+                : dt == CLG_DTYPE_COMPLEX128 ? 8
+                                             : clg_dtype_size(dt);
+  if (t->shard.storage == CLG_STORAGE_BUFFER && t->shard.offset % unit != 0)
+    return clg__mpi_fail(CLG_ERROR_INVALID_ARGUMENT,
+                         "table->shard.offset %zu is not a multiple of %zu "
+                         "bytes (the %s element%s), as reduction %s needs",
+                         t->shard.offset, unit, clg_dtype_name(dt),
+                         complex ? "'s component" : "", names[sc->reduction]);
+  return CLG_SUCCESS;
+}
+
 clg_status clg_mpi_plan_scatter(clg_mpi_plan *plan, const clg_tensor *indices,
                                 const clg_tensor *updates,
                                 const clg_scatter_params *scatter) {
@@ -299,12 +346,15 @@ clg_status clg_mpi_plan_scatter(clg_mpi_plan *plan, const clg_tensor *indices,
                             (unsigned)sc.duplicates > CLG_DUPLICATES_LAST))
     st = clg__mpi_fail(CLG_ERROR_INVALID_ARGUMENT,
                        "unknown reduction or duplicates rule");
-  if (st == CLG_SUCCESS &&
-      (sc.reduction == CLG_REDUCTION_MIN || sc.reduction == CLG_REDUCTION_MAX) &&
-      (t->shard.dtype == CLG_DTYPE_COMPLEX64 ||
-       t->shard.dtype == CLG_DTYPE_COMPLEX128))
-    st = clg__mpi_fail(CLG_ERROR_UNSUPPORTED_DTYPE,
-                       "reduction min or max on complex numbers");
+  if (st == CLG_SUCCESS)
+    st = clg_check_reduction(t, &sc);
+  /* Entries are bucketed with int counts (MPI's). */
+  size_t entries = reuse ? p->n : (size_t)indices->shape[0];
+  if (st == CLG_SUCCESS && entries > INT_MAX)
+    st = clg__mpi_fail(CLG_ERROR_INVALID_ARGUMENT,
+                       "%zu entries on one rank exceed MPI's int counts (at "
+                       "most %d)",
+                       entries, INT_MAX);
   if ((st = clg__mpi_agree(comm, g->rank, st)) == CLG_SUCCESS) {
     /* Every rank runs the same collectives and applies the same rule. */
     int64_t w[3] = {(int64_t)sc.reduction, (int64_t)sc.duplicates, reuse};

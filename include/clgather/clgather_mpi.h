@@ -88,14 +88,18 @@ typedef struct clg_mpi_table {
  * Algorithm: every id checked (collectively) first; then per rank the ids
  * are deduplicated and bucketed by owner; MPI_Alltoall of the counts,
  * MPI_Alltoallv of the ids; each owner gathers the requested rows from its
- * shard with clg_gather() on its device; MPI_Alltoallv of the rows back;
- * each rank places them in indices' order. Results are byte for byte the
+ * shard with clg_gather() on its device; the rows go back (MPI_Alltoallv,
+ * or point to point when a plan overlaps, see clg_mpi_plan_create); each
+ * rank places them in indices' order. Results are byte for byte the
  * single-process gather of the whole table.
  *
  * Errors (the same on every rank): CLG_ERROR_NULL_ARGUMENT,
  * CLG_ERROR_INVALID_ARGUMENT (a shard geometry that does not tile
  * [0, rows) in rank order, a shard buffer of another context, cl_mem
- * indices or output), CLG_ERROR_DTYPE_MISMATCH and CLG_ERROR_SHAPE_MISMATCH
+ * indices or output, a count beyond MPI's int counts), CLG_ERROR_INVALID_RANK
+ * (indices' or the shard's rank), CLG_ERROR_INVALID_SHAPE (a negative
+ * dimension), CLG_ERROR_UNSUPPORTED_DTYPE (the shard's element type),
+ * CLG_ERROR_DTYPE_MISMATCH and CLG_ERROR_SHAPE_MISMATCH
  * (element types or row shapes that differ between ranks, the output's
  * shape), CLG_ERROR_BUFFER_TOO_SMALL (a shard buffer), CLG_ERROR_SIZE_OVERFLOW,
  * CLG_ERROR_INVALID_INDICES_DTYPE, CLG_ERROR_INDEX_OUT_OF_BOUNDS,
@@ -131,8 +135,16 @@ CLG_MPI_API clg_status clg_mpi_gather(const clg_mpi_table *table, const clg_tens
  * Every rank must pass the same reduction and duplicates rule
  * (CLG_ERROR_INVALID_ARGUMENT otherwise, on every rank).
  *
- * Errors: as clg_mpi_gather(), plus CLG_ERROR_DUPLICATE_INDEX and
- * CLG_ERROR_UNSUPPORTED_DTYPE (min/max on complex types).
+ * Errors: as clg_mpi_gather(), plus CLG_ERROR_INVALID_RANK (indices not
+ * [N] or [N, 1]), CLG_ERROR_DUPLICATE_INDEX, CLG_ERROR_UNSUPPORTED_DTYPE
+ * (a reduction the element type does not define, such as min/max on
+ * complex types, or one on float64/complex128 on a rank whose device lacks
+ * cl_khr_fp64) and CLG_ERROR_INVALID_ARGUMENT (also: more than INT_MAX
+ * entries on a rank; with a reduction, a cl_mem shard's offset that is not
+ * a multiple of its element, or of a complex element's component). Every
+ * check the owners' local ScatterND would make is made, and agreed, before
+ * any rank writes its shard; only a failure of the device itself (OpenCL,
+ * a program build, memory) can come after some shards were written.
  */
 CLG_MPI_API clg_status clg_mpi_scatter(const clg_mpi_table *table, const clg_tensor *indices,
                     const clg_tensor *updates,
@@ -149,16 +161,20 @@ CLG_MPI_API clg_status clg_mpi_scatter(const clg_mpi_table *table, const clg_ten
  * unchanged, until clg_mpi_plan_destroy(); the shard's contents may change
  * (scatters through the plan write them).
  *
- * Workspace: host buffers that only grow, to the largest call's needs
- * (per rank, about 40 bytes per index and per entry received, plus the
- * rows sent and received), freed by clg_mpi_plan_destroy().
+ * Workspace: host buffers that only grow, to the largest call's needs, per
+ * rank: a gather about 48 bytes per index (ids, sorting pairs and their
+ * scratch, slots) and 8 per id requested of the rank; a scatter about 24
+ * per entry sent and 16 per entry received; plus the rows sent and
+ * received. Freed by clg_mpi_plan_destroy().
  *
- * Staging (clg_mpi_plan_staging()): with a cl_mem shard ("mapped"), the ids
- * and rows cross between the device and MPI through two buffers the plan
+ * Staging (clg_mpi_plan_staging()): with a cl_mem shard ("mapped"), the
+ * rows cross between the device and MPI through a buffer the plan
  * allocates with CL_MEM_ALLOC_HOST_PTR on the shard's context, mapped while
- * MPI reads or writes them: pinned host memory on a discrete GPU (a map is
- * one DMA at full bus speed, no pageable bounce), no copy at all on a
- * device sharing host memory. With a host shard ("host"), host buffers the
+ * MPI reads or writes it (MPI sends from and receives into the mapped
+ * memory); the ids an owner serves or applies go to the device through a
+ * second such buffer. That memory is pinned host memory on a discrete GPU
+ * (a map is one DMA at full bus speed, no pageable bounce), and the
+ * device's own on a device sharing host memory (a map copies nothing). With a host shard ("host"), host buffers the
  * core library wraps in place on such devices (copies otherwise). The
  * environment variable CLGATHER_MPI_STAGING=host|mapped, read at creation,
  * overrides the choice.

@@ -277,6 +277,74 @@ static void check_plan_errors(bool on_device) {
   table_close(&s);
 }
 
+/* The last rank's shard is a cl_mem at byte offset 2: a gather and a
+ * scatter under reduction none take it, a reduction (which reads and writes
+ * whole floats) is refused on every rank before any shard is written, and
+ * the failed scatter keeps the gather's index for the next one. */
+static void check_misaligned_shard(void) {
+  const int64_t rows = 17, width = 3;
+  table_set s;
+  table_open(&s, rows, width, 0, false, 61);
+  size_t sbytes = (size_t)((s.t.hi - s.t.lo) * width) * 4;
+  cl_mem odd = NULL;
+  const size_t off = g_rank == g_size - 1 ? 2 : 0;
+  cl_int err = CL_SUCCESS;
+  odd = clCreateBuffer(clg_context_cl_context(g_ctx), CL_MEM_READ_WRITE,
+                       sbytes + off + 4, NULL, &err);
+  CHECK(odd != NULL, "clCreateBuffer %d", err);
+  cl_command_queue q = clg_context_queue(g_ctx);
+  if (sbytes)
+    clEnqueueWriteBuffer(q, odd, CL_TRUE, off, sbytes, s.shard, 0, NULL, NULL);
+  int64_t shape[2] = {s.t.hi - s.t.lo, width};
+  s.t.shard = clg_tensor_buffer(CLG_DTYPE_FLOAT, 2, shape, odd, off);
+  float *got = malloc(sbytes + 4);
+  clg_mpi_plan *plan = NULL;
+  CHECK(clg_mpi_plan_create(&s.t, &plan) == CLG_SUCCESS, "plan: %s",
+        clg_mpi_last_error());
+  entries e;
+  make_entries(&e, rows, width, 4, 5, 67);
+  int64_t n = e.n_mine, is[1] = {n}, os[2] = {n, width};
+  float *out = malloc((size_t)(n * width) * 4 + 4);
+  float *want = malloc((size_t)(n * width) * 4 + 4);
+  int64_t ds[2] = {rows, width};
+  ref_gather(s.all, 4, 2, ds, e.ids + e.first_mine, REF_INDEX_I64, 1, is, 0,
+             want);
+  clg_tensor x = clg_tensor_host(CLG_DTYPE_INT64, 1, is, e.ids + e.first_mine);
+  clg_tensor o = clg_tensor_host(CLG_DTYPE_FLOAT, 2, os, out);
+  CHECK(clg_mpi_plan_gather(plan, &x, &o) == CLG_SUCCESS,
+        "gather from an odd offset: %s", clg_mpi_last_error());
+  CHECK(memcmp(out, want, (size_t)(n * width) * 4) == 0,
+        "gather from an odd offset: wrong rows");
+  clg_tensor u = clg_tensor_host(CLG_DTYPE_FLOAT, 2, os,
+                                 e.upd + e.first_mine * width);
+  clg_scatter_params add = {.reduction = CLG_REDUCTION_ADD};
+  expect_everywhere(clg_mpi_plan_scatter(plan, NULL, &u, &add),
+                    CLG_ERROR_INVALID_ARGUMENT, "not a multiple of 4 bytes",
+                    "reduction add on an odd offset");
+  if (sbytes)
+    clEnqueueReadBuffer(q, odd, CL_TRUE, off, sbytes, got, 0, NULL, NULL);
+  CHECK(memcmp(got, s.all + s.t.lo * width, sbytes) == 0,
+        "a shard was written by a refused scatter");
+  clg_scatter_params last = {.reduction = CLG_REDUCTION_NONE,
+                             .duplicates = CLG_DUPLICATES_LAST};
+  CHECK(clg_mpi_plan_scatter(plan, NULL, &u, &last) == CLG_SUCCESS,
+        "reduction none on an odd offset, reusing the index: %s",
+        clg_mpi_last_error());
+  ref_apply(&s, &e, width, CLG_REDUCTION_NONE);
+  if (sbytes)
+    clEnqueueReadBuffer(q, odd, CL_TRUE, off, sbytes, got, 0, NULL, NULL);
+  CHECK(memcmp(got, s.all + s.t.lo * width, sbytes) == 0,
+        "reduction none on an odd offset: the shard differs");
+  clg_mpi_plan_destroy(plan);
+  clReleaseMemObject(odd);
+  free(got);
+  free(out);
+  free(want);
+  free(e.ids);
+  free(e.upd);
+  table_close(&s);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
@@ -297,6 +365,7 @@ int main(int argc, char **argv) {
     check_reused_duplicates(dev);
     check_plan_errors(dev);
   }
+  check_misaligned_shard();
   int total = 0;
   MPI_Allreduce(&g_failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (g_rank == 0)
