@@ -349,12 +349,14 @@ clg_status clg_mpi_plan_scatter(clg_mpi_plan *plan, const clg_tensor *indices,
   if (st == CLG_SUCCESS)
     st = clg_check_reduction(t, &sc);
   /* Entries are bucketed with int counts (MPI's). */
-  size_t entries = reuse ? p->n : (size_t)indices->shape[0];
-  if (st == CLG_SUCCESS && entries > INT_MAX)
+  size_t n = 0, rb = g->row_bytes;
+  if (st == CLG_SUCCESS)
+    n = reuse ? p->n : (size_t)indices->shape[0];
+  if (n > INT_MAX)
     st = clg__mpi_fail(CLG_ERROR_INVALID_ARGUMENT,
                        "%zu entries on one rank exceed MPI's int counts (at "
                        "most %d)",
-                       entries, INT_MAX);
+                       n, INT_MAX);
   if ((st = clg__mpi_agree(comm, g->rank, st)) == CLG_SUCCESS) {
     /* Every rank runs the same collectives and applies the same rule. */
     int64_t w[3] = {(int64_t)sc.reduction, (int64_t)sc.duplicates, reuse};
@@ -364,7 +366,6 @@ clg_status clg_mpi_plan_scatter(clg_mpi_plan *plan, const clg_tensor *indices,
   }
   if (st != CLG_SUCCESS)
     return st;
-  size_t n = reuse ? p->n : (size_t)indices->shape[0], rb = g->row_bytes;
   bool want_pos = sc.reduction == CLG_REDUCTION_NONE &&
                   sc.duplicates == CLG_DUPLICATES_ERROR;
   unsigned char *supd = clg__mpi_ws(p, CLG_MPI_SUPD, n * rb);
