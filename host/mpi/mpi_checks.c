@@ -317,43 +317,28 @@ int64_t clg__mpi_index(const clg_tensor *x, size_t i) {
   return v;
 }
 
-/* Every rank's indices against [-rows, rows - 1], agreed: the first
- * offender (lowest rank, then position) is every rank's error. On success
- * ids[] (n of them) holds the normalised ids. */
-clg_status clg__mpi_check_bounds(const clg_mpi_table *t,
-                                   const clg_mpi_geometry *g,
-                                   const clg_tensor *x, size_t n,
-                                   int64_t *ids) {
-  int64_t bad[2] = {-1, 0}; /* position, value */
+clg_status clg__mpi_bounds_local(const clg_mpi_table *t,
+                                 const clg_mpi_geometry *g,
+                                 const clg_tensor *x, size_t n, int64_t *ids) {
   for (size_t i = 0; i < n; ++i) {
     int64_t v = clg__mpi_index(x, i);
-    if (v < -t->rows || v >= t->rows) {
-      bad[0] = (int64_t)i;
-      bad[1] = v;
-      break;
+    if (v >= -t->rows && v < t->rows) {
+      ids[i] = v < 0 ? v + t->rows : v;
+      continue;
     }
-    ids[i] = v < 0 ? v + t->rows : v;
-  }
-  int mine = bad[0] >= 0 ? g->rank : INT_MAX, first = INT_MAX;
-  int err = MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, t->comm);
-  if (err != MPI_SUCCESS)
-    return clg__mpi_error(err, "MPI_Allreduce");
-  if (first == INT_MAX)
-    return CLG_SUCCESS;
-  err = MPI_Bcast(bad, 2, MPI_INT64_T, first, t->comm);
-  if (err != MPI_SUCCESS)
-    return clg__mpi_error(err, "MPI_Bcast");
-  if (t->rows == 0)
+    if (t->rows == 0)
+      return clg__mpi_fail(CLG_ERROR_INDEX_OUT_OF_BOUNDS,
+                           "index out of bounds: rank %d's indices[%zu] = "
+                           "%" PRId64 ", but the table has no rows: no index "
+                           "is valid",
+                           g->rank, i, v);
     return clg__mpi_fail(CLG_ERROR_INDEX_OUT_OF_BOUNDS,
-                         "index out of bounds: rank %d's indices[%" PRId64
-                         "] = %" PRId64 ", but the table has no rows: no "
-                         "index is valid",
-                         first, bad[0], bad[1]);
-  return clg__mpi_fail(CLG_ERROR_INDEX_OUT_OF_BOUNDS,
-                       "index out of bounds: rank %d's indices[%" PRId64
-                       "] = %" PRId64 ", but the table has %" PRId64
-                       " rows: valid range is [%" PRId64 ", %" PRId64 "]",
-                       first, bad[0], bad[1], t->rows, -t->rows, t->rows - 1);
+                         "index out of bounds: rank %d's indices[%zu] = "
+                         "%" PRId64 ", but the table has %" PRId64
+                         " rows: valid range is [%" PRId64 ", %" PRId64 "]",
+                         g->rank, i, v, t->rows, -t->rows, t->rows - 1);
+  }
+  return CLG_SUCCESS;
 }
 
 /* One more item for one rank in an exchange (MPI counts are ints). */

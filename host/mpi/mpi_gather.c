@@ -81,26 +81,30 @@ clg_status clg_mpi_plan_gather(clg_mpi_plan *plan, const clg_tensor *indices,
   const clg_mpi_geometry *g = &p->g;
   MPI_Comm comm = t->comm;
   p->have_index = false;
+  /* Everything before the first exchange is this rank's own work (the
+   * arguments, the workspace, the bounds, the deduplication, the counts):
+   * one agreement after it, the lowest failing rank's verdict. */
   clg_status st = clg__mpi_check_indices(indices);
   if (st == CLG_SUCCESS)
     st = clg__mpi_check_rows_tensor(t, output, "output", indices->rank,
                                     indices->shape);
-  if ((st = clg__mpi_agree(comm, g->rank, st)) != CLG_SUCCESS)
-    return st;
-  size_t n = clg__mpi_numel(indices, 0), rb = g->row_bytes;
-  int64_t *ids = clg__mpi_ws(p, CLG_MPI_IDS, n * sizeof *ids);
-  clg_id_pos *pairs = ids ? clg__mpi_ws(p, CLG_MPI_PAIRS, n * sizeof *pairs)
-                          : NULL;
-  size_t *slot = pairs ? clg__mpi_ws(p, CLG_MPI_SLOT, n * sizeof *slot) : NULL;
-  clg_id_pos *scratch =
-      slot ? clg__mpi_ws(p, CLG_MPI_SORT, n * sizeof *scratch) : NULL;
-  st = scratch ? CLG_SUCCESS : CLG_ERROR_OUT_OF_HOST_MEMORY;
-  if ((st = clg__mpi_agree(comm, g->rank, st)) == CLG_SUCCESS)
-    st = clg__mpi_check_bounds(t, g, indices, n, ids);
+  size_t n = 0, u = 0, rb = g->row_bytes;
+  int64_t *ids = NULL;
+  clg_id_pos *pairs = NULL, *scratch = NULL;
+  size_t *slot = NULL;
+  if (st == CLG_SUCCESS) {
+    n = clg__mpi_numel(indices, 0);
+    ids = clg__mpi_ws(p, CLG_MPI_IDS, n * sizeof *ids);
+    pairs = ids ? clg__mpi_ws(p, CLG_MPI_PAIRS, n * sizeof *pairs) : NULL;
+    slot = pairs ? clg__mpi_ws(p, CLG_MPI_SLOT, n * sizeof *slot) : NULL;
+    scratch = slot ? clg__mpi_ws(p, CLG_MPI_SORT, n * sizeof *scratch) : NULL;
+    st = scratch ? CLG_SUCCESS : CLG_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  if (st == CLG_SUCCESS)
+    st = clg__mpi_bounds_local(t, g, indices, n, ids);
   /* Deduplicate: sorted by id, each distinct id once (ids[] reused for
    * them), slot[i] its place among them; sorted ids are grouped by owner. */
   clg_mpi_counts *c = &p->gc;
-  size_t u = 0;
   if (st == CLG_SUCCESS) {
     for (size_t i = 0; i < n; ++i)
       pairs[i] = (clg_id_pos){ids[i], (int64_t)i};
@@ -113,20 +117,20 @@ clg_status clg_mpi_plan_gather(clg_mpi_plan *plan, const clg_tensor *indices,
     memset(c->send, 0, (size_t)g->size * sizeof *c->send);
     for (size_t i = 0; i < u && st == CLG_SUCCESS; ++i)
       st = clg__mpi_count(&c->send[clg__mpi_owner(g, ids[i])]);
-    if ((st = clg__mpi_agree(comm, g->rank, st)) == CLG_SUCCESS)
-      st = clg__mpi_counts_exchange(comm, c, g->size);
-    st = clg__mpi_agree(comm, g->rank, st);
   }
+  if ((st = clg__mpi_agree(comm, g->rank, st)) != CLG_SUCCESS)
+    return st;
   int64_t *req = NULL;
   unsigned char *back = NULL;
+  st = clg__mpi_counts_exchange(comm, c, g->size);
   if (st == CLG_SUCCESS) {
     req = clg__mpi_ws(p, CLG_MPI_REQ, c->recv_total * sizeof *req);
     back = req ? clg__mpi_ws(p, CLG_MPI_ROWS_BACK, u * rb) : NULL;
-    st = clg__mpi_agree(comm, g->rank,
-                        back ? CLG_SUCCESS : CLG_ERROR_OUT_OF_HOST_MEMORY);
+    st = back ? CLG_SUCCESS : CLG_ERROR_OUT_OF_HOST_MEMORY;
   }
-  if (st == CLG_SUCCESS)
-    st = clg__mpi_alltoallv(comm, ids, req, c, MPI_INT64_T, true);
+  if ((st = clg__mpi_agree(comm, g->rank, st)) != CLG_SUCCESS)
+    return st;
+  st = clg__mpi_alltoallv(comm, ids, req, c, MPI_INT64_T, true);
   unsigned char *rows = NULL;
   cl_event done = NULL;
   if (st == CLG_SUCCESS) {

@@ -73,10 +73,12 @@ clg_status clg__mpi_same_options(MPI_Comm comm, const clg_mpi_geometry *g,
 /* Index value i of host indices at any address (int32 or int64). */
 int64_t clg__mpi_index(const clg_tensor *x, size_t i);
 
-/* Every rank's indices against [-rows, rows - 1], agreed: the first
- * offender (lowest rank, then position) is every rank's error. On success
- * ids[] (n of them) holds the normalised ids. Collective. */
-clg_status clg__mpi_check_bounds(const clg_mpi_table *t,
+/* This rank's indices against [-rows, rows - 1], with no communication:
+ * the first offender named with this rank's number, so that the agreement
+ * after it (lowest failing rank) makes the first offender of all ranks
+ * (lowest rank, then position) every rank's error. On success ids[] (n of
+ * them) holds the normalised ids. */
+clg_status clg__mpi_bounds_local(const clg_mpi_table *t,
                                  const clg_mpi_geometry *g,
                                  const clg_tensor *x, size_t n, int64_t *ids);
 

@@ -113,15 +113,15 @@ static clg_status clg_route_fresh(clg_mpi_plan *p, const clg_tensor *indices,
   MPI_Comm comm = p->table.comm;
   clg_mpi_counts *c = &p->sc;
   size_t rb = g->row_bytes;
+  /* The workspace, the bounds, the bucketing: this rank's own work, one
+   * agreement after it. */
   int64_t *norm = clg__mpi_ws(p, CLG_MPI_NORM, n * sizeof *norm);
   int64_t *sid = norm ? clg__mpi_ws(p, CLG_MPI_SID, n * sizeof *sid) : NULL;
-  clg_status st = clg__mpi_agree(
-      comm, g->rank, sid ? CLG_SUCCESS : CLG_ERROR_OUT_OF_HOST_MEMORY);
+  clg_status st = sid ? CLG_SUCCESS : CLG_ERROR_OUT_OF_HOST_MEMORY;
   if (st == CLG_SUCCESS)
-    st = clg__mpi_check_bounds(&p->table, g, indices, n, norm);
-  if (st != CLG_SUCCESS)
-    return st;
-  memset(c->send, 0, (size_t)g->size * sizeof *c->send);
+    st = clg__mpi_bounds_local(&p->table, g, indices, n, norm);
+  if (st == CLG_SUCCESS)
+    memset(c->send, 0, (size_t)g->size * sizeof *c->send);
   for (size_t i = 0; i < n && st == CLG_SUCCESS; ++i)
     st = clg__mpi_count(&c->send[clg__mpi_owner(g, norm[i])]);
   if (st == CLG_SUCCESS) {
@@ -139,14 +139,14 @@ static clg_status clg_route_fresh(clg_mpi_plan *p, const clg_tensor *indices,
              rb);
     }
   }
-  if ((st = clg__mpi_agree(comm, g->rank, st)) == CLG_SUCCESS)
-    st = clg__mpi_counts_exchange(comm, c, g->size);
   if ((st = clg__mpi_agree(comm, g->rank, st)) != CLG_SUCCESS)
     return st;
-  *rid = clg__mpi_ws(p, CLG_MPI_RID, c->recv_total * sizeof **rid);
-  st = clg__mpi_agree(comm, g->rank,
-                      *rid ? CLG_SUCCESS : CLG_ERROR_OUT_OF_HOST_MEMORY);
-  if (st == CLG_SUCCESS)
+  st = clg__mpi_counts_exchange(comm, c, g->size);
+  if (st == CLG_SUCCESS) {
+    *rid = clg__mpi_ws(p, CLG_MPI_RID, c->recv_total * sizeof **rid);
+    st = *rid ? CLG_SUCCESS : CLG_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  if ((st = clg__mpi_agree(comm, g->rank, st)) == CLG_SUCCESS)
     st = clg__mpi_alltoallv(comm, sid, *rid, c, MPI_INT64_T, true);
   return st;
 }
