@@ -25,12 +25,13 @@
  *
  * Errors: a clg_status, with every rank agreeing, and the message in
  * clg_mpi_last_error() (the calling thread's; the core library's message is
- * copied there when a local clgather call fails). An index outside
- * [-rows, rows-1] on any rank is CLG_ERROR_INDEX_OUT_OF_BOUNDS on every
- * rank, checked before any row moves; the message names the first
- * offending rank (lowest rank, then lowest position), the position, the
- * value and the valid range, and no output or shard is written on any
- * rank. A NULL table is CLG_ERROR_NULL_ARGUMENT on that rank alone, before
+ * copied there when a local clgather call fails). Each rank checks its own
+ * arguments and indices, then all agree: every rank returns the lowest
+ * failing rank's status and message. An index outside [-rows, rows-1] is
+ * so CLG_ERROR_INDEX_OUT_OF_BOUNDS on every rank, checked before any row
+ * moves; the message names the first offending rank (lowest rank, then
+ * lowest position), the position, the value and the valid range, and no
+ * output or shard is written on any rank. A NULL table is CLG_ERROR_NULL_ARGUMENT on that rank alone, before
  * any collective (the other ranks then wait in theirs: a caller's bug, as
  * with any collective called by only some ranks). MPI's own failures abort
  * the job under MPI's default error handler (MPI_ERRORS_ARE_FATAL); with
