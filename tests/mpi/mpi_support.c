@@ -22,6 +22,27 @@ void mpi_test_fail(const char *file, int line, const char *fmt, ...) {
   ++g_failures;
 }
 
+void mpi_test_start(int *argc, char ***argv) {
+  MPI_Init(argc, argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  if (clg_context_create_default(NULL, &g_ctx) != CLG_SUCCESS) {
+    fprintf(stderr, "rank %d: no OpenCL device: %s\n", g_rank,
+            clg_last_error());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+}
+
+int mpi_test_end(const char *name) {
+  int total = 0;
+  MPI_Allreduce(&g_failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (g_rank == 0)
+    printf("%s: %d ranks, %d failures\n", name, g_size, total);
+  clg_context_destroy(g_ctx);
+  MPI_Finalize();
+  return total ? 1 : 0;
+}
+
 uint32_t mix(uint64_t x) {
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdull;

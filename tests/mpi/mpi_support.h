@@ -21,6 +21,14 @@ void mpi_test_fail(const char *file, int line, const char *fmt, ...)
       mpi_test_fail(__FILE__, __LINE__, __VA_ARGS__);                          \
   } while (0)
 
+/* MPI_Init, g_rank, g_size and g_ctx (the default device; MPI_Abort
+ * without one). */
+void mpi_test_start(int *argc, char ***argv);
+/* Every rank's failures summed, "NAME: P ranks, F failures" printed by rank
+ * 0 (ctest's pass pattern), the context destroyed, MPI_Finalize: the exit
+ * status. */
+int mpi_test_end(const char *name);
+
 uint32_t mix(uint64_t x);
 /* The table: rows x width floats, small distinct values (exact sums). */
 float *make_table(int64_t rows, int64_t width, unsigned seed);

@@ -346,14 +346,7 @@ static void check_misaligned_shard(void) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-  if (clg_context_create_default(NULL, &g_ctx) != CLG_SUCCESS) {
-    fprintf(stderr, "rank %d: no OpenCL device: %s\n", g_rank,
-            clg_last_error());
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
+  mpi_test_start(&argc, &argv);
   unsigned seed = 3;
   for (int layout = 0; layout < 3; ++layout)
     for (int dev = 0; dev < 2; ++dev) {
@@ -366,11 +359,5 @@ int main(int argc, char **argv) {
     check_plan_errors(dev);
   }
   check_misaligned_shard();
-  int total = 0;
-  MPI_Allreduce(&g_failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (g_rank == 0)
-    printf("test_mpi_plan: %d ranks, %d failures\n", g_size, total);
-  clg_context_destroy(g_ctx);
-  MPI_Finalize();
-  return total ? 1 : 0;
+  return mpi_test_end("test_mpi_plan");
 }
