@@ -192,27 +192,6 @@ static cl_mem own(cat_call *c, cl_mem m) {
   return m;
 }
 
-/* ctx's reference count once settled: POCL drops the references of
- * finished commands' objects from its own threads shortly after clFinish, so
- * it is read until it has not changed for 3 ms (at most 1 s). */
-static cl_uint settled_refs(cl_context ctx) {
-  tu_cl_check(clFinish(tu_queue()), "clFinish (test queue)");
-  cl_uint last = 0, now = 0;
-  tu_cl_check(clGetContextInfo(ctx, CL_CONTEXT_REFERENCE_COUNT, sizeof last,
-                               &last, NULL),
-              "clGetContextInfo(CL_CONTEXT_REFERENCE_COUNT)");
-  for (int stable = 0, n = 0; stable < 3 && n < 1000; ++n) {
-    struct timespec ms = {0, 1000000};
-    nanosleep(&ms, NULL);
-    tu_cl_check(clGetContextInfo(ctx, CL_CONTEXT_REFERENCE_COUNT, sizeof now,
-                                 &now, NULL),
-                "clGetContextInfo(CL_CONTEXT_REFERENCE_COUNT)");
-    stable = now == last ? stable + 1 : 0;
-    last = now;
-  }
-  return last;
-}
-
 static bool all_sentinel(const unsigned char *p, size_t n) {
   for (size_t k = 0; k < n; ++k)
     if (p[k] != TU_SENTINEL)
@@ -1387,11 +1366,16 @@ static bool run_case(const cat_case *k, bool out_buf, bool idx_buf) {
   cl_event ev = NULL;
   cl_uint cl_ref_before = 0, cl_ref_after = 0;
   if (c->kind == K_CTX_CREATE && c->cc_ctx)
-    cl_ref_before = settled_refs(c->cc_ctx);
+    cl_ref_before = tu_context_refs(c->cc_ctx);
 
   clg_fault_reset();
+  /* A compiler verdict is built CLG_BUILD_ATTEMPTS times (programs.c):
+   * the catalogue's build failure fails them all. */
   if (c->fault)
-    clg_fault_inject(c->fkind, c->fskip, 1, c->ferr);
+    clg_fault_inject(c->fkind, c->fskip,
+                     c->ferr == CL_BUILD_PROGRAM_FAILURE ? CLG_BUILD_ATTEMPTS
+                                                         : 1,
+                     c->ferr);
   unsigned validations0 =
       c->ctx ? atomic_load(&c->ctx->device_validations) : 0;
   clg_status st = CLG_SUCCESS;
@@ -1479,7 +1463,7 @@ static bool run_case(const cat_case *k, bool out_buf, bool idx_buf) {
     if (new_ctx != NULL && new_ctx != ctx_sentinel)
       clg_context_destroy(new_ctx);
     if (c->kind == K_CTX_CREATE && c->cc_ctx) {
-      cl_ref_after = settled_refs(c->cc_ctx);
+      cl_ref_after = tu_context_refs_after(c->cc_ctx, cl_ref_before);
       cr_expect(cl_ref_after == cl_ref_before,
                 "%s: the borrowed cl_context's reference count went from %u "
                 "to %u",

@@ -128,27 +128,11 @@ static cl_int event_status(cl_event ev) {
   return s;
 }
 
-/* ctx's reference count once settled: POCL drops the references of finished
- * commands' objects from its own threads shortly after they complete, so it
- * is read until it has not changed for 3 ms (at most 1 s). */
+/* The shared cl_context's settled reference count (testutil.h), once the
+ * shared clg_context's queue is finished. */
 static cl_uint settled_refs(void) {
-  tu_cl_check(clFinish(tu_queue()), "clFinish (test queue)");
   tu_cl_check(clFinish(clg_context_queue(tu_ctx())), "clFinish (ctx queue)");
-  cl_uint last = 0, now = 0;
-  cl_context cc = tu_cl_context();
-  tu_cl_check(clGetContextInfo(cc, CL_CONTEXT_REFERENCE_COUNT, sizeof last,
-                               &last, NULL),
-              "clGetContextInfo(CL_CONTEXT_REFERENCE_COUNT)");
-  for (int stable = 0, n = 0; stable < 3 && n < 1000; ++n) {
-    struct timespec ms = {0, 1000000};
-    nanosleep(&ms, NULL);
-    tu_cl_check(clGetContextInfo(cc, CL_CONTEXT_REFERENCE_COUNT, sizeof now,
-                                 &now, NULL),
-                "clGetContextInfo(CL_CONTEXT_REFERENCE_COUNT)");
-    stable = now == last ? stable + 1 : 0;
-    last = now;
-  }
-  return last;
+  return tu_context_refs(tu_cl_context());
 }
 
 /* ------------------------------------------------- a user event's guard */
@@ -1433,7 +1417,8 @@ Test(outcome, wait_twice_from_two_threads_and_release) {
   cl_uint refs0 = settled_refs();
   outcome_lifecycle();
   /* Nothing leaked: every outcome let go of its queue and verdict. */
-  cl_uint refs1 = settled_refs();
+  tu_cl_check(clFinish(clg_context_queue(tu_ctx())), "clFinish (ctx queue)");
+  cl_uint refs1 = tu_context_refs_after(tu_cl_context(), refs0);
   cr_expect(refs1 == refs0,
             "the cl_context's reference count went from %u to %u: an "
             "outcome leaked",

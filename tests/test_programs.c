@@ -44,6 +44,9 @@ Test(programs, build_failure_returns_log) {
   cr_expect(strstr(clg_last_error(), "undeclared_name") != NULL,
             "build log missing from: %s", clg_last_error());
   cr_expect(strstr(clg_last_error(), "CL_BUILD_PROGRAM_FAILURE") != NULL);
+  cr_expect_eq(ctx->build_retries, CLG_BUILD_ATTEMPTS - 1,
+               "a compile error is built %d times in all",
+               CLG_BUILD_ATTEMPTS);
   /* The context still works afterwards. */
   cr_expect_eq(clg__get_kernel(ctx, good_source, "-DK=3", "twice", &k),
                CLG_SUCCESS, "%s", clg_last_error());
@@ -80,6 +83,40 @@ Test(programs, non_compiler_build_failure_is_an_opencl_error) {
             "%s", clg_last_error());
   clg_fault_reset();
   cr_expect_eq(clg__get_kernel(ctx, good_source, "-DK=4", "twice", &k),
+               CLG_SUCCESS, "nothing may be cached after a failed build: %s",
+               clg_last_error());
+}
+
+/* POCL's kernel cache race (pocl/pocl#1480) fails a build with
+ * CL_BUILD_PROGRAM_FAILURE when another process builds the same program:
+ * the build is tried again, CLG_BUILD_ATTEMPTS builds in all. */
+Test(programs, build_failure_tried_again) {
+  clg_kernel_entry *k = NULL;
+  unsigned builds0 = ctx->builds;
+  clg_fault_reset();
+  clg_fault_inject(CLG_FAULT_BUILD_PROGRAM, 0, CLG_BUILD_ATTEMPTS - 1,
+                   CL_BUILD_PROGRAM_FAILURE);
+  cr_assert_eq(clg__get_kernel(ctx, good_source, "-DK=5", "twice", &k),
+               CLG_SUCCESS, "the last attempt's build was lost: %s",
+               clg_last_error());
+  cr_expect_eq(clg_fault_calls(CLG_FAULT_BUILD_PROGRAM), CLG_BUILD_ATTEMPTS);
+  cr_expect_eq(ctx->build_retries, CLG_BUILD_ATTEMPTS - 1);
+  cr_expect_eq(ctx->builds, builds0 + 1);
+  cr_expect_str_empty(clg_last_error(), "a message is left after success");
+
+  /* Every attempt failing: the error, and nothing cached. */
+  clg_fault_reset();
+  clg_fault_inject(CLG_FAULT_BUILD_PROGRAM, 0, CLG_BUILD_ATTEMPTS,
+                   CL_BUILD_PROGRAM_FAILURE);
+  k = NULL;
+  cr_assert_eq(clg__get_kernel(ctx, good_source, "-DK=6", "twice", &k),
+               CLG_ERROR_BUILD_FAILED, "%s", clg_last_error());
+  cr_expect_null(k);
+  cr_expect_eq(clg_fault_calls(CLG_FAULT_BUILD_PROGRAM), CLG_BUILD_ATTEMPTS);
+  cr_expect(strstr(clg_last_error(), "CL_BUILD_PROGRAM_FAILURE") != NULL,
+            "%s", clg_last_error());
+  clg_fault_reset();
+  cr_expect_eq(clg__get_kernel(ctx, good_source, "-DK=6", "twice", &k),
                CLG_SUCCESS, "nothing may be cached after a failed build: %s",
                clg_last_error());
 }

@@ -3,10 +3,13 @@
  * on-disk cache, cache.c); its kernels are
  * created once and reused, with a lock per kernel object because
  * clSetKernelArg + enqueue is not atomic. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "device/programs.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
 
 typedef struct clg_program_entry {
   struct clg_program_entry *next;
@@ -23,17 +26,50 @@ static char *clg_strdup(const char *s) {
   return p;
 }
 
+/* The build log of a failed build, or NULL (the caller frees it). */
+static char *clg_build_log(clg_context *ctx, cl_program prog) {
+  size_t len = 0;
+  char *log = NULL;
+  if (clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL,
+                            &len) == CL_SUCCESS &&
+      (log = CLG_MALLOC(len + 1)) != NULL) {
+    if (clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, len,
+                              log, NULL) != CL_SUCCESS)
+      len = 0;
+    log[len] = '\0';
+  }
+  return log;
+}
+
 /* Build a program; on failure the build log goes into the message. Called
- * with ctx->lock held. */
+ * with ctx->lock held.
+ *
+ * A compiler verdict (CL_BUILD_PROGRAM_FAILURE) is tried again with a fresh
+ * program object, CLG_BUILD_ATTEMPTS builds in all, after a pause of 10 ms,
+ * then 100 ms: POCL's kernel cache fails a build when another process builds
+ * the same program at the same moment (pocl/pocl#1480: MPI ranks, or
+ * parallel test runs, on a cold cache; seen in this project's CI with POCL
+ * 3.1, the log saying only that the device "failed to build the program"),
+ * and a later build finds the other process's result. A real compile error
+ * fails every attempt; the last log is reported. Anything else that
+ * clBuildProgram returns is not a compiler verdict and is not retried. */
 static clg_status clg_build(clg_context *ctx, const char *source,
                             const char *options, cl_program *out) {
   cl_int err = CL_SUCCESS;
-  cl_program prog =
-      clCreateProgramWithSource(ctx->cl_ctx, 1, &source, NULL, &err);
-  if (!prog)
-    return clg__fail_cl(err, "clCreateProgramWithSource",
-                        "creating a kernel program");
-  err = clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL);
+  cl_program prog = NULL;
+  for (int attempt = 0;; ++attempt) {
+    prog = clCreateProgramWithSource(ctx->cl_ctx, 1, &source, NULL, &err);
+    if (!prog)
+      return clg__fail_cl(err, "clCreateProgramWithSource",
+                          "creating a kernel program");
+    err = clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL);
+    if (err != CL_BUILD_PROGRAM_FAILURE || attempt + 1 == CLG_BUILD_ATTEMPTS)
+      break;
+    clReleaseProgram(prog);
+    ctx->build_retries++;
+    struct timespec pause = {0, attempt == 0 ? 10000000L : 100000000L};
+    nanosleep(&pause, NULL);
+  }
   if (err != CL_SUCCESS && err != CL_BUILD_PROGRAM_FAILURE &&
       err != CL_INVALID_BUILD_OPTIONS) {
     /* Not a compiler verdict (out of resources, no compiler, ...). */
@@ -41,16 +77,7 @@ static clg_status clg_build(clg_context *ctx, const char *source,
     return clg__fail_cl(err, "clBuildProgram", "building a kernel program");
   }
   if (err != CL_SUCCESS) {
-    size_t len = 0;
-    char *log = NULL;
-    if (clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL,
-                              &len) == CL_SUCCESS &&
-        (log = CLG_MALLOC(len + 1)) != NULL) {
-      if (clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, len,
-                                log, NULL) != CL_SUCCESS)
-        len = 0;
-      log[len] = '\0';
-    }
+    char *log = clg_build_log(ctx, prog);
     clReleaseProgram(prog);
     clg_status st = clg__fail(CLG_ERROR_BUILD_FAILED,
                               "clBuildProgram failed: %s (%d) with options "

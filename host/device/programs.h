@@ -17,6 +17,9 @@ typedef struct clg_kernel_entry {
   pthread_mutex_t lock;
 } clg_kernel_entry;
 
+/* Builds of one program tried on CL_BUILD_PROGRAM_FAILURE (programs.c). */
+#define CLG_BUILD_ATTEMPTS 3
+
 /* Get (building on first use) kernel `name` of `source` built with
  * `options` for ctx's device. Thread-safe. On a build failure:
  * CLG_ERROR_BUILD_FAILED with the build log in the message. */

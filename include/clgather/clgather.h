@@ -114,7 +114,11 @@ typedef enum clg_status {
   CLG_ERROR_OPENCL = 14,
   /** The OpenCL C compiler rejected a kernel (clBuildProgram returned
    * CL_BUILD_PROGRAM_FAILURE or CL_INVALID_BUILD_OPTIONS); the message holds
-   * the build log. Other clBuildProgram failures are CLG_ERROR_OPENCL. */
+   * the build log. Other clBuildProgram failures are CLG_ERROR_OPENCL.
+   * CL_BUILD_PROGRAM_FAILURE is returned only after three builds of the
+   * program failed (10 and 100 ms apart): POCL's kernel cache fails a build
+   * that another process makes at the same moment (README, "Program
+   * cache"). */
   CLG_ERROR_BUILD_FAILED = 15,
   /** A host allocation failed. */
   CLG_ERROR_OUT_OF_HOST_MEMORY = 16,

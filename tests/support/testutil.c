@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "support/testutil.h"
 
 #include <criterion/criterion.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ------------------------------------------------------------- device */
 
@@ -15,6 +17,37 @@ static cl_command_queue g_queue;
 
 void tu_cl_check(cl_int err, const char *what) {
   cr_assert(err == CL_SUCCESS, "OpenCL call %s failed with %d", what, (int)err);
+}
+
+static cl_uint tu_read_refs(cl_context c) {
+  cl_uint n = 0;
+  tu_cl_check(clGetContextInfo(c, CL_CONTEXT_REFERENCE_COUNT, sizeof n, &n,
+                               NULL),
+              "clGetContextInfo(CL_CONTEXT_REFERENCE_COUNT)");
+  return n;
+}
+
+cl_uint tu_context_refs(cl_context c) {
+  tu_cl_check(clFinish(tu_queue()), "clFinish (test queue)");
+  cl_uint last = tu_read_refs(c);
+  for (int stable = 0, n = 0; stable < 3 && n < 1000; ++n) {
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+    cl_uint now = tu_read_refs(c);
+    stable = now == last ? stable + 1 : 0;
+    last = now;
+  }
+  return last;
+}
+
+cl_uint tu_context_refs_after(cl_context c, cl_uint before) {
+  cl_uint now = tu_context_refs(c);
+  for (int n = 0; now != before && n < 200; ++n) {
+    struct timespec ten_ms = {0, 10000000};
+    nanosleep(&ten_ms, NULL);
+    now = tu_read_refs(c);
+  }
+  return now;
 }
 
 clg_context *tu_ctx(void) {

@@ -29,6 +29,18 @@ cl_device_id tu_device(void);
 cl_command_queue tu_queue(void);
 /* Asserts err == CL_SUCCESS, naming what failed. */
 void tu_cl_check(cl_int err, const char *what);
+/* The reference count of cl_context `c` once it has settled: POCL drops
+ * the references that finished commands hold (their buffers, events) from
+ * its own threads, a little after clFinish returns, so after clFinish of
+ * tu_queue() the count is read until it has not changed for 3 ms (at most
+ * 1 s). Callers finish their other queues first. */
+cl_uint tu_context_refs(cl_context c);
+/* The count after the code under test ran, compared with `before` (from
+ * tu_context_refs): a reference POCL's threads still hold can outlast 3
+ * quiet milliseconds on a loaded machine (seen under ASan in CI), so a
+ * count other than `before` is read again until it comes back, for at most
+ * 2 s. A leaked object never gives its reference back: that still fails. */
+cl_uint tu_context_refs_after(cl_context c, cl_uint before);
 
 /* ---------------------------------------------------------------- RNG */
 
