@@ -209,3 +209,94 @@ Test(scatter_faults, every_injection_point, .timeout = 300) {
   cr_log_info("%u injection points", points);
   cr_expect_gt(points, 20u, "too few injection points: %u", points);
 }
+
+/* A device without doubles (cl_khr_fp64 hidden, core/faults.h): every
+ * reduction on float64 and add/mul on complex128 is refused with
+ * CLG_ERROR_UNSUPPORTED_DTYPE before anything is enqueued, for ScatterND
+ * and ScatterElements, host and cl_mem outputs; the output is untouched; reduction none (which moves bytes) still runs. With
+ * the extension back the same calls succeed. */
+Test(scatter_faults, reductions_needing_doubles_without_fp64) {
+  static const clg_reduction reds[] = {CLG_REDUCTION_ADD, CLG_REDUCTION_MUL,
+                                       CLG_REDUCTION_MIN, CLG_REDUCTION_MAX};
+  static const char *const red_names[] = {"add", "mul", "min", "max"};
+  const int64_t ds[2] = {4, 2}, xs_nd[2] = {2, 1}, us_nd[2] = {2, 2},
+                xs_el[2] = {1, 2};
+  /* double [4, 2] or complex128 [4, 2] (its components as 16 doubles) */
+  double data[16], upd[8];
+  for (int k = 0; k < 16; ++k)
+    data[k] = 0.5 * k + 1;
+  for (int k = 0; k < 8; ++k)
+    upd[k] = 0.25 * k - 1;
+  int64_t idx_nd[2] = {3, 0}, idx_el[2] = {1, 3}; /* ScatterElements: axis 0 */
+  for (int complex = 0; complex < 2; ++complex)
+    for (int op = 0; op < 2; ++op)
+      for (int r = 0; r < 4; ++r)
+        for (int on_device = 0; on_device < 2; ++on_device) {
+          if (complex && r >= 2)
+            continue; /* min/max: not defined on complex (catalogued) */
+          clg_dtype dt = complex ? CLG_DTYPE_COMPLEX128 : CLG_DTYPE_DOUBLE;
+          bool nd = op == 0;
+          char label[160];
+          snprintf(label, sizeof label, "%s %s on %s, %s output",
+                   nd ? "ScatterND" : "ScatterElements", red_names[r],
+                   complex ? "complex128" : "float64",
+                   on_device ? "cl_mem" : "host");
+          tu_storage out_st = {on_device ? B : H, on_device ? 16u : 0u,
+                               false, false};
+          tu_tensor to;
+          tu_tensor_init(&to, dt, 2, ds, out_st, NULL);
+          clg_tensor td = clg_tensor_host(dt, 2, ds, data);
+          clg_tensor tx = clg_tensor_host(CLG_DTYPE_INT64, 2,
+                                          nd ? xs_nd : xs_el,
+                                          nd ? idx_nd : idx_el);
+          clg_tensor tu = clg_tensor_host(dt, 2, nd ? us_nd : xs_el, upd);
+          clg_params p = {nd ? CLG_OP_SCATTER_ND : CLG_OP_SCATTER_ELEMENTS,
+                          0, 0, CLG_MODE_RAISE};
+          clg_scatter_params sc = {reds[r], CLG_DUPLICATES_ERROR};
+          clg_fault_reset();
+          clg_fault_hide_fp64(true);
+          cl_event ev = NULL;
+          clg_status st = clg_scatter(tu_ctx(), &p, &sc, &td, &tx, &tu,
+                                      &to.desc, NULL, 0, NULL, &ev);
+          unsigned long kernels = clg_fault_calls(CLG_FAULT_ENQUEUE_KERNEL);
+          clg_fault_reset();
+          cr_expect_eq(st, CLG_ERROR_UNSUPPORTED_DTYPE, "%s: status %s: %s",
+                       label, clg_status_string(st), clg_last_error());
+          char want[160];
+          snprintf(want, sizeof want,
+                   "reduction %s on %s needs double precision, which this "
+                   "device lacks (no cl_khr_fp64)",
+                   red_names[r], clg_dtype_name(dt));
+          cr_expect(strstr(clg_last_error(), want) != NULL,
+                    "%s: message \"%s\"", label, clg_last_error());
+          cr_expect(ev == NULL && kernels == 0,
+                    "%s: an event or a kernel on error", label);
+          cr_expect(tu_tensor_all_sentinel(&to),
+                    "%s: the output (or the bytes around it) changed", label);
+          /* The device's doubles back: the same call runs. */
+          st = clg_scatter(tu_ctx(), &p, &sc, &td, &tx, &tu, &to.desc, NULL,
+                           0, NULL, NULL);
+          cr_expect_eq(st, CLG_SUCCESS, "%s with cl_khr_fp64: %s", label,
+                       clg_last_error());
+          tu_tensor_free(&to);
+        }
+  /* Reduction none moves bytes: no doubles needed. */
+  double out[8];
+  clg_tensor td = clg_tensor_host(CLG_DTYPE_DOUBLE, 2, ds, data);
+  clg_tensor tx = clg_tensor_host(CLG_DTYPE_INT64, 2, xs_nd, idx_nd);
+  clg_tensor tu = clg_tensor_host(CLG_DTYPE_DOUBLE, 2, us_nd, upd);
+  clg_tensor to = clg_tensor_host(CLG_DTYPE_DOUBLE, 2, ds, out);
+  clg_params p = {CLG_OP_SCATTER_ND, 0, 0, CLG_MODE_RAISE};
+  clg_fault_hide_fp64(true);
+  clg_status st = clg_scatter(tu_ctx(), &p, NULL, &td, &tx, &tu, &to, NULL, 0,
+                              NULL, NULL);
+  clg_fault_reset();
+  cr_expect_eq(st, CLG_SUCCESS, "reduction none on float64 without "
+               "cl_khr_fp64: %s", clg_last_error());
+  double want[8];
+  memcpy(want, data, sizeof want);
+  memcpy(want + 6, upd, 2 * sizeof *upd); /* row 3 */
+  memcpy(want + 0, upd + 2, 2 * sizeof *upd); /* row 0 */
+  cr_expect(memcmp(out, want, sizeof want) == 0,
+            "reduction none on float64: wrong output");
+}

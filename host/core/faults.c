@@ -11,6 +11,9 @@ static atomic_ulong clg_calls[CLG_FAULT_COUNT];
 static atomic_uint clg_skip[CLG_FAULT_COUNT];
 static atomic_uint clg_fail[CLG_FAULT_COUNT];
 static atomic_int clg_error[CLG_FAULT_COUNT];
+static atomic_bool clg_no_fp64;
+
+void clg_fault_hide_fp64(bool hide) { atomic_store(&clg_no_fp64, hide); }
 
 void clg_fault_inject(clg_fault kind, unsigned skip, unsigned count,
                       cl_int error) {
@@ -29,6 +32,7 @@ unsigned long clg_fault_calls(clg_fault kind) {
 }
 
 void clg_fault_reset(void) {
+  atomic_store(&clg_no_fp64, false);
   for (int k = 0; k < CLG_FAULT_COUNT; ++k) {
     atomic_store(&clg_calls[k], 0);
     atomic_store(&clg_skip[k], 0);
@@ -107,7 +111,12 @@ cl_command_queue clg__fi_clCreateCommandQueue(cl_context c, cl_device_id d,
 cl_int clg__fi_clGetDeviceInfo(cl_device_id d, cl_device_info i, size_t s,
                                void *v, size_t *r) {
   CLG_FI_STATUS(CLG_FAULT_DEVICE_INFO);
-  return clGetDeviceInfo(d, i, s, v, r);
+  cl_int err = clGetDeviceInfo(d, i, s, v, r);
+  if (err == CL_SUCCESS && i == CL_DEVICE_EXTENSIONS && v &&
+      atomic_load(&clg_no_fp64))
+    for (char *at = strstr(v, "cl_khr_fp64"); at; at = strstr(at, "cl_khr_fp64"))
+      memset(at, ' ', strlen("cl_khr_fp64"));
+  return err;
 }
 
 cl_int clg__fi_clGetMemObjectInfo(cl_mem m, cl_mem_info i, size_t s, void *v,

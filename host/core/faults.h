@@ -14,6 +14,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #endif
 #include <CL/cl.h>
+#include <stdbool.h>
 
 /* The kinds of OpenCL call that can be made to fail. */
 typedef enum clg_fault {
@@ -48,6 +49,11 @@ void clg_fault_inject(clg_fault kind, unsigned skip, unsigned count,
 unsigned long clg_fault_calls(clg_fault kind);
 /* Disarm every kind and zero the counters. */
 void clg_fault_reset(void);
+/* While `hide` is set, CL_DEVICE_EXTENSIONS comes back without
+ * cl_khr_fp64 (blanked out, same length): the refusal of reductions that
+ * need doubles on a device without them, reachable on POCL (which has
+ * them). clg_fault_reset() clears it. */
+void clg_fault_hide_fp64(bool hide);
 /* "clCreateBuffer" etc. */
 const char *clg_fault_call_name(clg_fault kind);
 

@@ -43,11 +43,12 @@ void clg_mpi_even_rows(int64_t rows, int size, int rank, int64_t *lo,
   *hi = *lo + base + (rank < extra ? 1 : 0);
 }
 
-/* The local clgather call's failure, with the core library's message. */
-clg_status clg__mpi_local(clg_status st, const char *what) {
+/* The local clgather call's failure, with the core library's message and
+ * the rank (the agreed message reaches every rank). */
+clg_status clg__mpi_local(clg_status st, int rank, const char *what) {
   if (st == CLG_SUCCESS)
     return st;
-  return clg__mpi_fail(st, "%s: %s", what, clg_last_error());
+  return clg__mpi_fail(st, "rank %d's %s: %s", rank, what, clg_last_error());
 }
 
 /* Every rank's `st` agreed: the lowest failing rank's status and message

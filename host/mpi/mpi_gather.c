@@ -30,7 +30,7 @@ static clg_status clg_serve(clg_mpi_plan *p, const int64_t *req, size_t m,
     clg_tensor o = clg_tensor_host(t->shard.dtype, t->shard.rank, oshape, *rows);
     return clg__mpi_local(clg_gather(t->ctx, &t->shard, &x, 0, &o, p->queue,
                                      0, NULL, NULL),
-                          "the local gather on this rank's device");
+                          p->g.rank, "local gather");
   }
   clg_status st = clg__mpi_stage_reserve(p, m * sizeof *req, m * rb);
   if (st == CLG_SUCCESS)
@@ -42,7 +42,7 @@ static clg_status clg_serve(clg_mpi_plan *p, const int64_t *req, size_t m,
                                    p->st_rows, 0);
   return clg__mpi_local(clg_gather(t->ctx, &t->shard, &x, 0, &o, p->queue, 0,
                                    NULL, done),
-                        "the local gather on this rank's device");
+                        p->g.rank, "local gather");
 }
 
 /* The served rows back to their requesters: one MPI_Alltoallv from the

@@ -26,7 +26,7 @@ clg_status clg__mpi_error(int err, const char *call);
 void clg__mpi_clear(void);
 
 /* A local clgather call's failure, with the core library's message. */
-clg_status clg__mpi_local(clg_status st, const char *what);
+clg_status clg__mpi_local(clg_status st, int rank, const char *what);
 
 /* Every rank's `st` agreed: the lowest failing rank's status and message
  * become every rank's. Collective. */

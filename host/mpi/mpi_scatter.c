@@ -251,15 +251,14 @@ static clg_status clg_apply(clg_mpi_plan *p, const int64_t *rid, size_t m,
   clg_status st = clg__mpi_local(clg_scatter(t->ctx, &params, sc, &t->shard,
                                              &x, &u, &t->shard, p->queue, 0,
                                              NULL, &done),
-                                 "the local scatter on this rank's device");
+                                 p->g.rank, "local scatter");
   if (st == CLG_SUCCESS && done) {
     cl_int err = clWaitForEvents(1, &done);
     clReleaseEvent(done);
     if (err != CL_SUCCESS)
       st = clg__mpi_fail(CLG_ERROR_OPENCL,
-                         "the local scatter on this rank's device failed "
-                         "(OpenCL error %d)",
-                         (int)err);
+                         "rank %d's local scatter failed (OpenCL error %d)",
+                         p->g.rank, (int)err);
   }
   return st;
 }
@@ -269,7 +268,7 @@ static clg_status clg_apply(clg_mpi_plan *p, const int64_t *rid, size_t m,
  * its shard: a reduction undefined on the element type, one needing
  * doubles the device lacks, a cl_mem shard whose offset is not a multiple
  * of the unit the reduction reads and writes. */
-static clg_status clg_check_reduction(const clg_mpi_table *t,
+static clg_status clg_check_reduction(const clg_mpi_table *t, int rank,
                                       const clg_scatter_params *sc) {
   static const char *const names[] = {"none", "add", "mul", "min", "max"};
   clg_dtype dt = t->shard.dtype;
@@ -296,17 +295,18 @@ static clg_status clg_check_reduction(const clg_mpi_table *t,
         !strstr(ext, "cl_khr_fp64"))
       return clg__mpi_fail(CLG_ERROR_UNSUPPORTED_DTYPE,
                            "reduction %s on %s needs double precision, which "
-                           "this rank's device lacks (no cl_khr_fp64)",
-                           names[sc->reduction], clg_dtype_name(dt));
+                           "rank %d's device lacks (no cl_khr_fp64)",
+                           names[sc->reduction], clg_dtype_name(dt), rank);
   }
   size_t unit = dt == CLG_DTYPE_COMPLEX64    ? 4
                 : dt == CLG_DTYPE_COMPLEX128 ? 8
                                              : clg_dtype_size(dt);
   if (t->shard.storage == CLG_STORAGE_BUFFER && t->shard.offset % unit != 0)
     return clg__mpi_fail(CLG_ERROR_INVALID_ARGUMENT,
-                         "table->shard.offset %zu is not a multiple of %zu "
-                         "bytes (the %s element%s), as reduction %s needs",
-                         t->shard.offset, unit, clg_dtype_name(dt),
+                         "rank %d's table->shard.offset %zu is not a multiple "
+                         "of %zu bytes (the %s element%s), as reduction %s "
+                         "needs",
+                         rank, t->shard.offset, unit, clg_dtype_name(dt),
                          complex ? "'s component" : "", names[sc->reduction]);
   return CLG_SUCCESS;
 }
@@ -347,7 +347,7 @@ clg_status clg_mpi_plan_scatter(clg_mpi_plan *plan, const clg_tensor *indices,
     st = clg__mpi_fail(CLG_ERROR_INVALID_ARGUMENT,
                        "unknown reduction or duplicates rule");
   if (st == CLG_SUCCESS)
-    st = clg_check_reduction(t, &sc);
+    st = clg_check_reduction(t, g->rank, &sc);
   /* Entries are bucketed with int counts (MPI's). */
   size_t n = 0, rb = g->row_bytes;
   if (st == CLG_SUCCESS)

@@ -8,7 +8,7 @@
  * between steps (the workspace), host and cl_mem shards, even, uneven and
  * empty shards; a reused index's duplicate error is the fresh one's, word
  * for word; and every error of the plan API on every rank, shards and
- * outputs untouched. A plain C program; exits 1 on any failure. */
+ * outputs untouched, a rank without doubles (hide_fp64.c) included. A plain C program; exits 1 on any failure. */
 #include "mpi_support.h"
 
 #include <stdio.h>
@@ -345,6 +345,86 @@ static void check_misaligned_shard(void) {
   table_close(&s);
 }
 
+/* The last rank's device lacks doubles (cl_khr_fp64 hidden, hide_fp64.c):
+ * a reduction on a float64 table is refused on every rank with the same
+ * message naming that rank, before any shard is written, with fresh
+ * indices and reusing a gather's; the gather (bytes only) runs, and with
+ * the extension back the same scatter-add gives the sequential result. */
+static void check_no_fp64(void) {
+  const int64_t rows = 13, width = 2, per = 5, total = per * g_size;
+  double *all = malloc((size_t)(rows * width) * 8);
+  for (int64_t i = 0; i < rows * width; ++i)
+    all[i] = 0.5 * (double)i - 3;
+  int64_t lo, hi;
+  clg_mpi_even_rows(rows, g_size, g_rank, &lo, &hi);
+  size_t sbytes = (size_t)((hi - lo) * width) * 8;
+  double *shard = malloc(sbytes + 8);
+  memcpy(shard, all + lo * width, sbytes);
+  int64_t shape[2] = {hi - lo, width};
+  clg_mpi_table t = {.comm = MPI_COMM_WORLD, .ctx = g_ctx, .rows = rows,
+                     .lo = lo, .hi = hi,
+                     .shard = clg_tensor_host(CLG_DTYPE_DOUBLE, 2, shape,
+                                              shard)};
+  /* Every rank's ids (some negative, repeats) and update rows, rank 0's
+   * first: the global order. */
+  int64_t *ids = malloc((size_t)total * 8);
+  double *upd = malloc((size_t)(total * width) * 8);
+  for (int64_t k = 0; k < total; ++k) {
+    ids[k] = (k * 7 + 3) % rows - (k % 3 == 0 ? rows : 0);
+    for (int64_t c = 0; c < width; ++c)
+      upd[k * width + c] = 0.25 * (double)(k + c) + 1;
+  }
+  int64_t *mine = ids + g_rank * per;
+  double *umine = upd + g_rank * per * width;
+  double out[5 * 2], want[5 * 2];
+  for (int64_t i = 0; i < per; ++i)
+    memcpy(want + i * width, all + ((mine[i] + rows) % rows) * width,
+           (size_t)width * 8);
+  int64_t xs[2] = {per, 1}, os[2] = {per, width};
+  clg_tensor x1 = clg_tensor_host(CLG_DTYPE_INT64, 1, xs, mine);
+  clg_tensor x2 = clg_tensor_host(CLG_DTYPE_INT64, 2, xs, mine);
+  clg_tensor o = clg_tensor_host(CLG_DTYPE_DOUBLE, 2, os, out);
+  clg_tensor u = clg_tensor_host(CLG_DTYPE_DOUBLE, 2, os, umine);
+  clg_mpi_plan *plan = NULL;
+  CHECK(clg_mpi_plan_create(&t, &plan) == CLG_SUCCESS, "plan: %s",
+        clg_mpi_last_error());
+  g_hide_fp64 = g_rank == g_size - 1;
+  CHECK(clg_mpi_plan_gather(plan, &x1, &o) == CLG_SUCCESS,
+        "gather of float64 rows without cl_khr_fp64 on the last rank: %s",
+        clg_mpi_last_error());
+  CHECK(memcmp(out, want, sizeof out) == 0, "gather of float64 rows: wrong");
+  char needle[160];
+  snprintf(needle, sizeof needle,
+           "reduction add on double needs double precision, which rank %d's "
+           "device lacks (no cl_khr_fp64)",
+           g_size - 1);
+  clg_scatter_params add = {.reduction = CLG_REDUCTION_ADD};
+  expect_everywhere(clg_mpi_plan_scatter(plan, &x2, &u, &add),
+                    CLG_ERROR_UNSUPPORTED_DTYPE, needle,
+                    "add on float64, no cl_khr_fp64 on the last rank");
+  CHECK(memcmp(shard, all + lo * width, sbytes) == 0,
+        "a refused float64 scatter-add wrote a shard");
+  expect_everywhere(clg_mpi_plan_scatter(plan, NULL, &u, &add),
+                    CLG_ERROR_UNSUPPORTED_DTYPE, needle,
+                    "add on float64 reusing the gather's index, no "
+                    "cl_khr_fp64 on the last rank");
+  CHECK(memcmp(shard, all + lo * width, sbytes) == 0,
+        "a refused float64 scatter-add (index reused) wrote a shard");
+  g_hide_fp64 = false;
+  CHECK(clg_mpi_plan_scatter(plan, NULL, &u, &add) == CLG_SUCCESS,
+        "add on float64 with cl_khr_fp64 back: %s", clg_mpi_last_error());
+  for (int64_t k = 0; k < total; ++k)
+    for (int64_t c = 0; c < width; ++c)
+      all[((ids[k] + rows) % rows) * width + c] += upd[k * width + c];
+  CHECK(memcmp(shard, all + lo * width, sbytes) == 0,
+        "add on float64 with cl_khr_fp64 back: the shard differs");
+  clg_mpi_plan_destroy(plan);
+  free(ids);
+  free(upd);
+  free(shard);
+  free(all);
+}
+
 int main(int argc, char **argv) {
   mpi_test_start(&argc, &argv);
   unsigned seed = 3;
@@ -359,5 +439,6 @@ int main(int argc, char **argv) {
     check_plan_errors(dev);
   }
   check_misaligned_shard();
+  check_no_fp64();
   return mpi_test_end("test_mpi_plan");
 }
