@@ -114,7 +114,8 @@ cl_int clg__fi_clGetDeviceInfo(cl_device_id d, cl_device_info i, size_t s,
   cl_int err = clGetDeviceInfo(d, i, s, v, r);
   if (err == CL_SUCCESS && i == CL_DEVICE_EXTENSIONS && v &&
       atomic_load(&clg_no_fp64))
-    for (char *at = strstr(v, "cl_khr_fp64"); at; at = strstr(at, "cl_khr_fp64"))
+    for (char *at = strstr(v, "cl_khr_fp64"); at;
+         at = strstr(at, "cl_khr_fp64"))
       memset(at, ' ', strlen("cl_khr_fp64"));
   return err;
 }

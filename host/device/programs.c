@@ -10,7 +10,6 @@
 #include <string.h>
 #include <time.h>
 
-
 typedef struct clg_program_entry {
   struct clg_program_entry *next;
   const char *source;

@@ -25,7 +25,8 @@ clg_status clg__mpi_error(int err, const char *call);
 /* Clears the calling thread's message (every entry point starts so). */
 void clg__mpi_clear(void);
 
-/* A local clgather call's failure, with the core library's message. */
+/* A local clgather call's failure: "rank R's WHAT: " and the core
+ * library's message. */
 clg_status clg__mpi_local(clg_status st, int rank, const char *what);
 
 /* Every rank's `st` agreed: the lowest failing rank's status and message
