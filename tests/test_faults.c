@@ -404,7 +404,8 @@ static void inject_gather(const fenv *e, clg_fault k, unsigned pos,
   clg_fault_reset();
   /* A compiler verdict is tried CLG_BUILD_ATTEMPTS times (programs.c): fail
    * them all (test_programs.c covers the recovered ones). */
-  clg_fault_inject(k, pos, k == CLG_FAULT_BUILD_PROGRAM ? CLG_BUILD_ATTEMPTS : 1,
+  clg_fault_inject(k, pos,
+                   k == CLG_FAULT_BUILD_PROGRAM ? CLG_BUILD_ATTEMPTS : 1,
                    fault_error(k));
   unsigned validations0 = atomic_load(&ctx->device_validations);
   clg_status st = gather(e, ctx, &out, &ev, &oc, &in_wait);
@@ -631,7 +632,8 @@ static void build_fails_without_log(void) {
                 tu_contains(clg_last_error(), "undeclared_name"),
             "the build log is missing: %s", clg_last_error());
   clg_context_destroy(ctx);
-  cr_expect(context_refs_after(refs0) == refs0, "build + log allocation: a leak");
+  cr_expect(context_refs_after(refs0) == refs0,
+            "build + log allocation: a leak");
   count_point(CLG_FAULT_HOST_ALLOC);
 }
 
@@ -682,4 +684,41 @@ Test(faults, every_injection_point, .timeout = 300) {
   }
   cr_log_info("fault injection: %u injection points covered (%s)", g_points,
               kinds);
+}
+
+/* A build that fails with CL_BUILD_PROGRAM_FAILURE and then succeeds (POCL's
+ * kernel cache race, host/device/programs.c) is invisible to the caller:
+ * on a fresh context (nothing built yet) the first gather's first program
+ * fails CLG_BUILD_ATTEMPTS - 1 times, and the gather still returns the
+ * reference's bytes; no OpenCL object is left behind. */
+Test(faults, transient_build_failure_recovers) {
+  float data[6 * 5];
+  for (int k = 0; k < 30; ++k)
+    data[k] = (float)k * 0.5f - 3;
+  int64_t idx[4] = {5, -6, 2, 5};
+  const int64_t ds[2] = {6, 5}, is[1] = {4}, os[2] = {4, 5};
+  float out[20], want[20];
+  cr_assert_eq(ref_gather(data, 4, 2, ds, idx, REF_INDEX_I64, 1, is, 0, want),
+               0);
+  /* Source builds, not the disk cache's binaries (as ctest runs it). */
+  setenv("CLGATHER_CACHE_DIR", "off", 1);
+  cl_uint refs0 = context_refs();
+  clg_context *ctx = fresh_context();
+  clg_tensor d = clg_tensor_host(CLG_DTYPE_FLOAT, 2, ds, data);
+  clg_tensor x = clg_tensor_host(CLG_DTYPE_INT64, 1, is, idx);
+  clg_tensor o = clg_tensor_host(CLG_DTYPE_FLOAT, 2, os, out);
+  clg_fault_reset();
+  clg_fault_inject(CLG_FAULT_BUILD_PROGRAM, 0, CLG_BUILD_ATTEMPTS - 1,
+                   CL_BUILD_PROGRAM_FAILURE);
+  clg_status st = clg_gather(ctx, &d, &x, 0, &o, NULL, 0, NULL, NULL);
+  unsigned long builds = clg_fault_calls(CLG_FAULT_BUILD_PROGRAM);
+  clg_fault_reset();
+  cr_expect_eq(st, CLG_SUCCESS, "%s", clg_last_error());
+  cr_expect_geq(builds, (unsigned long)CLG_BUILD_ATTEMPTS,
+                "the injected failures were not reached");
+  cr_expect_eq(ctx->build_retries, CLG_BUILD_ATTEMPTS - 1);
+  cr_expect(memcmp(out, want, sizeof out) == 0, "wrong gather after a retry");
+  clg_context_destroy(ctx);
+  cr_expect_eq(context_refs_after(refs0), refs0,
+               "an OpenCL object leaked after a retried build");
 }

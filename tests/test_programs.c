@@ -1,6 +1,7 @@
 /* host/programs.c: programs are built once per (source, options) and
  * kernels are reused; a build failure returns the log. */
 #include "internal.h"
+#include "support/testutil.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -13,6 +14,9 @@ static void setup(void) {
                "no OpenCL device: %s", clg_last_error());
 }
 static void teardown(void) { clg_context_destroy(ctx); }
+
+/* ctx's cl_context's settled reference count (testutil.h). */
+static cl_uint context_refs(void) { return tu_context_refs(ctx->cl_ctx); }
 
 TestSuite(programs, .init = setup, .fini = teardown);
 
@@ -102,9 +106,10 @@ Test(programs, build_failure_tried_again) {
   cr_expect_eq(clg_fault_calls(CLG_FAULT_BUILD_PROGRAM), CLG_BUILD_ATTEMPTS);
   cr_expect_eq(ctx->build_retries, CLG_BUILD_ATTEMPTS - 1);
   cr_expect_eq(ctx->builds, builds0 + 1);
-  cr_expect_str_empty(clg_last_error(), "a message is left after success");
 
-  /* Every attempt failing: the error, and nothing cached. */
+  /* Every attempt failing: the error, nothing cached, and no program left
+   * holding the cl_context (each attempt's program is released). */
+  cl_uint refs0 = context_refs();
   clg_fault_reset();
   clg_fault_inject(CLG_FAULT_BUILD_PROGRAM, 0, CLG_BUILD_ATTEMPTS,
                    CL_BUILD_PROGRAM_FAILURE);
@@ -115,6 +120,16 @@ Test(programs, build_failure_tried_again) {
   cr_expect_eq(clg_fault_calls(CLG_FAULT_BUILD_PROGRAM), CLG_BUILD_ATTEMPTS);
   cr_expect(strstr(clg_last_error(), "CL_BUILD_PROGRAM_FAILURE") != NULL,
             "%s", clg_last_error());
+  cr_expect_eq(tu_context_refs_after(ctx->cl_ctx, refs0), refs0,
+               "a failed attempt's program still holds the cl_context");
+
+  /* CL_INVALID_BUILD_OPTIONS is a verdict on the options: not retried. */
+  clg_fault_reset();
+  clg_fault_inject(CLG_FAULT_BUILD_PROGRAM, 0, 1, CL_INVALID_BUILD_OPTIONS);
+  cr_expect_eq(clg__get_kernel(ctx, good_source, "-DK=7", "twice", &k),
+               CLG_ERROR_BUILD_FAILED, "%s", clg_last_error());
+  cr_expect_eq(clg_fault_calls(CLG_FAULT_BUILD_PROGRAM), 1,
+               "CL_INVALID_BUILD_OPTIONS was retried");
   clg_fault_reset();
   cr_expect_eq(clg__get_kernel(ctx, good_source, "-DK=6", "twice", &k),
                CLG_SUCCESS, "nothing may be cached after a failed build: %s",

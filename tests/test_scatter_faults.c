@@ -213,8 +213,9 @@ Test(scatter_faults, every_injection_point, .timeout = 300) {
 /* A device without doubles (cl_khr_fp64 hidden, core/faults.h): every
  * reduction on float64 and add/mul on complex128 is refused with
  * CLG_ERROR_UNSUPPORTED_DTYPE before anything is enqueued, for ScatterND
- * and ScatterElements, host and cl_mem outputs; the output is untouched; reduction none (which moves bytes) still runs. With
- * the extension back the same calls succeed. */
+ * and ScatterElements, host and cl_mem outputs; the output is untouched;
+ * reduction none (which moves bytes) still runs. With the extension back
+ * the same calls succeed. */
 Test(scatter_faults, reductions_needing_doubles_without_fp64) {
   static const clg_reduction reds[] = {CLG_REDUCTION_ADD, CLG_REDUCTION_MUL,
                                        CLG_REDUCTION_MIN, CLG_REDUCTION_MAX};

@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "device/programs.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -49,9 +50,12 @@ static char *clg_build_log(clg_context *ctx, cl_program prog) {
  * the same program at the same moment (pocl/pocl#1480: MPI ranks, or
  * parallel test runs, on a cold cache; seen in this project's CI with POCL
  * 3.1, the log saying only that the device "failed to build the program"),
- * and a later build finds the other process's result. A real compile error
- * fails every attempt; the last log is reported. Anything else that
- * clBuildProgram returns is not a compiler verdict and is not retried. */
+ * and a later build finds the other process's result. Any driver's verdict
+ * is tried again (others may keep caches as fragile): a real compile error,
+ * which our own kernels should never meet, then costs two more builds and
+ * 110 ms, the context's lock held, before its last log is reported.
+ * Anything else clBuildProgram returns (CL_INVALID_BUILD_OPTIONS included)
+ * is not retried. */
 static clg_status clg_build(clg_context *ctx, const char *source,
                             const char *options, cl_program *out) {
   cl_int err = CL_SUCCESS;
@@ -67,7 +71,8 @@ static clg_status clg_build(clg_context *ctx, const char *source,
     clReleaseProgram(prog);
     ctx->build_retries++;
     struct timespec pause = {0, attempt == 0 ? 10000000L : 100000000L};
-    nanosleep(&pause, NULL);
+    while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
+      ; /* a signal: sleep the rest */
   }
   if (err != CL_SUCCESS && err != CL_BUILD_PROGRAM_FAILURE &&
       err != CL_INVALID_BUILD_OPTIONS) {

@@ -115,10 +115,10 @@ typedef enum clg_status {
   /** The OpenCL C compiler rejected a kernel (clBuildProgram returned
    * CL_BUILD_PROGRAM_FAILURE or CL_INVALID_BUILD_OPTIONS); the message holds
    * the build log. Other clBuildProgram failures are CLG_ERROR_OPENCL.
-   * CL_BUILD_PROGRAM_FAILURE is returned only after three builds of the
-   * program failed (10 and 100 ms apart): POCL's kernel cache fails a build
-   * that another process makes at the same moment (README, "Program
-   * cache"). */
+   * A build failing with CL_BUILD_PROGRAM_FAILURE is tried twice more (10
+   * and 100 ms apart, so such a call takes that much longer) before this
+   * status is returned: POCL's kernel cache fails a build that another
+   * process makes at the same moment (README, "Program cache"). */
   CLG_ERROR_BUILD_FAILED = 15,
   /** A host allocation failed. */
   CLG_ERROR_OUT_OF_HOST_MEMORY = 16,

@@ -9,9 +9,9 @@
 
 extern int g_rank, g_size, g_failures;
 extern clg_context *g_ctx;
-/* hide_fp64.c: while set, this process's device has no cl_khr_fp64 (as
- * clGetDeviceInfo reports it). */
-extern bool g_hide_fp64;
+/* hide_fp64.c (test_mpi_plan only): while set, this process's device has
+ * no cl_khr_fp64 (as clGetDeviceInfo reports it). */
+extern _Atomic bool g_hide_fp64;
 
 void mpi_test_fail(const char *file, int line, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -8,7 +8,8 @@
  * between steps (the workspace), host and cl_mem shards, even, uneven and
  * empty shards; a reused index's duplicate error is the fresh one's, word
  * for word; and every error of the plan API on every rank, shards and
- * outputs untouched, a rank without doubles (hide_fp64.c) included. A plain C program; exits 1 on any failure. */
+ * outputs untouched, a rank without doubles (hide_fp64.c) included. A
+ * plain C program; exits 1 on any failure. */
 #include "mpi_support.h"
 
 #include <stdio.h>
