@@ -3,7 +3,7 @@
  * gathers each — different shapes, element sizes (1, 2, 4, 8, 16 bytes),
  * int32/int64 indices, axes, host and cl_mem storage, the context's queue
  * and queues of their own — and every output is compared byte for byte with
- * the plain-C reference (tests/support/reference.h).
+ * the plain-C reference (tools/reference/reference.h).
  *
  * All threads start at a barrier and their first gathers pair up on kernel
  * variants nobody has built yet, so the shared program cache sees concurrent
@@ -18,7 +18,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "internal.h" /* clg_context internals: the program/kernel cache */
-#include "support/reference.h"
+#include "reference/reference.h"
 
 #include <inttypes.h>
 #include <pthread.h>

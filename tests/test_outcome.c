@@ -2,7 +2,7 @@
  * The asynchronous checked mode: clg_run_async(), clg_outcome_wait(),
  * clg_outcome_release() (include/clgather/clgather.h).
  *
- * What is checked, against a plain-C reference (tests/support/reference.c)
+ * What is checked, against a plain-C reference (tools/reference/reference.c)
  * and against the synchronous clg_run() on host indices (its status and
  * message are the yardstick for every verdict):
  *  - every out-of-bounds case of the bad-input catalogue (tests/

@@ -6,7 +6,7 @@
  *    `builds` counter counts every program created, from source or from the
  *    disk cache): bake builds what the header promises, and enqueues on new
  *    memory build nothing; every result equals the plain-C reference (tests/
- *    support/ref_*.c) byte for byte, with the guard bytes around it and
+ *    tools/reference/ref_*.c) byte for byte, with the guard bytes around it and
  *    the inputs unchanged.
  *  - Bake is idempotent and optional; a plan gives clg_run()'s bytes; other
  *    offsets than the template's still give the right result.

@@ -40,7 +40,7 @@
 #include <string.h>
 
 #include "scatter_catalogue.h"
-#include "support/ref_scatter.h"
+#include "reference/ref_scatter.h"
 
 /* Count host/'s OpenCL calls without routing this file's own through the
  * counting wrappers. */

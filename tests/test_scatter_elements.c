@@ -1,6 +1,6 @@
 /*
  * ScatterElements (and ONNX Scatter, opset 9) against the plain-C
- * sequential reference (support/ref_scatter_elements.c), byte for byte:
+ * sequential reference (tools/reference/ref_scatter_elements.c), byte for byte:
  * every element type under every reduction, ranks 1-4, negative axes and
  * indices, int32 and int64 indices, repeated targets, host and cl_mem
  * tensors, in place and not; ONNX's documented examples; every error

@@ -1,9 +1,10 @@
 /*
  * ScatterND against the plain-C sequential reference
- * (support/ref_scatter_nd.c), byte for byte: every element type under every
- * reduction, data ranks 1-5, tuple lengths 1-r, negative indices, int32 and
- * int64 indices, repeated tuples, host and cl_mem tensors, in place and
- * not; ONNX's documented examples; errors before anything is written.
+ * (tools/reference/ref_scatter_nd.c), byte for byte: every element type
+ * under every reduction, data ranks 1-5, tuple lengths 1-r, negative
+ * indices, int32 and int64 indices, repeated tuples, host and cl_mem
+ * tensors, in place and not; ONNX's documented examples; errors before
+ * anything is written.
  */
 #include <criterion/criterion.h>
 

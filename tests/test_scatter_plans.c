@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "support/ref_scatter.h"
+#include "reference/ref_scatter.h"
 #include "support/testutil.h"
 
 #include "internal.h" /* clg_context's builds counter */

@@ -5,7 +5,7 @@
  * larger than the limit, the axis cut into parts (an embedding table larger
  * than one buffer), with batch_dims, every mode, int32 and int64 indices,
  * host and cl_mem operands. Every result is compared byte for byte with the
- * plain-C reference (tests/support/reference.c); a bad index is an error
+ * plain-C reference (tools/reference/reference.c); a bad index is an error
  * before any part runs, with the output unchanged; what cannot be split is
  * an error that names the sizes and the limit. GatherElements, GatherND
  * and the scatters (every reduction, duplicates last, in place or not)
@@ -13,8 +13,8 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "internal.h"
-#include "support/ref_scatter.h"
-#include "support/reference.h"
+#include "reference/ref_scatter.h"
+#include "reference/reference.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -19,7 +19,7 @@
  * The oracle is computed here from the header's rules, independently of
  * host/: the set of statuses the broken rules allow. Then
  *  - no rule broken: clg_run must succeed, return an event if asked, and the
- *    output must equal the plain-C references (tests/support/ref_*.c)
+ *    output must equal the plain-C references (tools/reference/ref_*.c)
  *    byte for byte, with every byte around it untouched;
  *  - some rule broken: clg_run must fail with one of those statuses, with a
  *    message, set no event, and leave the output's memory untouched.
@@ -34,7 +34,7 @@
 
 #include <clgather/clgather.h>
 
-#include "support/reference.h"
+#include "reference/reference.h"
 
 #define FZ_MAX_ELEMS 4096
 

@@ -11,7 +11,7 @@
  * The oracle is computed here, independently of host/: the set of every
  * rule of the header the call breaks. Then
  *  - no rule broken: clg_gather must succeed and the output must equal a
- *    plain-C reference gather (tests/support/ref_gather.c) byte for byte;
+ *    plain-C reference gather (tools/reference/ref_gather.c) byte for byte;
  *  - some rule broken: clg_gather must fail with one of those statuses,
  *    with a message, and leave the output bytes untouched.
  * clg_gather_output_shape is compared with the reference's shape function,
@@ -27,7 +27,7 @@
 #define GP(axis) (&(clg_params){CLG_OP_GATHER, (axis), 0, CLG_MODE_RAISE})
 
 #include "internal.h"
-#include "support/reference.h"
+#include "reference/reference.h"
 
 #define FZ_MAX_ELEMS 4096
 

@@ -1,5 +1,5 @@
 /* libFuzzer harness: the scatters (clg_scatter) on host tensors against the
- * plain-C sequential references (tests/support/ref_scatter_*.c).
+ * plain-C sequential references (tools/reference/ref_scatter_*.c).
  *
  * The input decodes into an operator (ScatterElements, ScatterND, Scatter),
  * a reduction and duplicates rule (sometimes unknown values), an element
@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "fuzz_decode.h"
-#include "support/ref_scatter.h"
+#include "reference/ref_scatter.h"
 
 static clg_context *g_ctx;
 

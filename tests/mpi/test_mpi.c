@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "support/ref_scatter.h"
-#include "support/reference.h"
+#include "reference/ref_scatter.h"
+#include "reference/reference.h"
 
 /* ------------------------------------------------------------- gathers */
 

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "support/ref_scatter.h"
-#include "support/reference.h"
+#include "reference/ref_scatter.h"
+#include "reference/reference.h"
 
 /* The staging the plan should have taken. */
 static const char *expected_staging(bool on_device) {

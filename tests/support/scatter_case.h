@@ -1,14 +1,14 @@
 /*
  * One scatter run against the plain-C sequential reference
- * (support/ref_scatter.h), shared by the scatter suites: inputs built from a
- * seed, clg_scatter() on host or cl_mem tensors, in place or not, the
- * output compared byte for byte, the guard bytes around every tensor
- * checked.
+ * (tools/reference/ref_scatter.h), shared by the scatter suites: inputs
+ * built from a seed, clg_scatter() on host or cl_mem tensors, in place or
+ * not, the output compared byte for byte, the guard bytes around every
+ * tensor checked.
  */
 #ifndef CLGATHER_TESTS_SCATTER_CASE_H
 #define CLGATHER_TESTS_SCATTER_CASE_H
 
-#include "support/ref_scatter.h"
+#include "reference/ref_scatter.h"
 #include "support/testutil.h"
 
 typedef struct sc_case {

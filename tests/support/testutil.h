@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "support/reference.h"
+#include "reference/reference.h"
 
 /* ------------------------------------------------------------- device */
 

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 
 #include "cli_testutil.h"
-#include "support/reference.h"
+#include "reference/reference.h"
 
 #ifndef CLGATHER_CLI_PATH
 #error "CLGATHER_CLI_PATH must name the clgather binary"

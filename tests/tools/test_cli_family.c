@@ -1,7 +1,7 @@
 /* The gather family through the clgather binary: `gather --batch-dims
  * --mode`, `gather-elements`, `gather-nd` and `onnx-test` on GatherElements
  * and GatherND. Results are compared byte for byte with plain-C references
- * (tests/support/reference.c for Gather, small ones written here for
+ * (tools/reference/reference.c for Gather, small ones written here for
  * GatherElements and GatherND), never with the library.
  * CLGATHER_CLI_PATH is the built binary. */
 #define _POSIX_C_SOURCE 200809L
@@ -15,7 +15,7 @@
 
 #include "cli_testutil.h"
 #include "onnx_pb.h"
-#include "support/reference.h"
+#include "reference/reference.h"
 #include "tensor_file.h"
 
 #ifndef CLGATHER_CLI_PATH
@@ -98,7 +98,7 @@ static void expect_unchanged(const char *path, const char *contents) {
 
 /* ------------------------------------------------------------- references */
 
-/* Gather with batch_dims and a mode: tests/support/reference.c. */
+/* Gather with batch_dims and a mode: tools/reference/reference.c. */
 static void reference_gather(const cli_tensor *data, const cli_tensor *idx,
                              int64_t axis, int64_t batch_dims, ref_mode mode,
                              cli_tensor *out) {

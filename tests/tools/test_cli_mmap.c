@@ -28,8 +28,8 @@
 
 #include "cli_testutil.h"
 #include "npy.h"
-#include "support/ref_scatter.h"
-#include "support/reference.h"
+#include "reference/ref_scatter.h"
+#include "reference/reference.h"
 #include "tensor_file.h"
 
 #ifndef CLGATHER_CLI_PATH

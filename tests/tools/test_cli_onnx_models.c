@@ -16,8 +16,8 @@
 
 #include "cli_testutil.h"
 #include "onnx_model_writer.h"
-#include "support/ref_scatter.h"
-#include "support/reference.h"
+#include "reference/ref_scatter.h"
+#include "reference/reference.h"
 
 TestSuite(cli_onnx_models, .fini = mw_cleanup, .timeout = 120);
 

@@ -1,6 +1,6 @@
 /*
  * `clgather scatter-elements`, `scatter-nd` and `scatter`: outputs against
- * the plain-C sequential references (tests/support/ref_scatter_*.c), byte
+ * the plain-C sequential references (tools/reference/ref_scatter_*.c), byte
  * for byte; duplicates and out-of-bounds indices exit 1 and leave OUT
  * absent or unchanged; usage errors exit 2.
  */
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli_testutil.h"
-#include "support/ref_scatter.h"
+#include "reference/ref_scatter.h"
 #include "tensor_file.h"
 
 TestSuite(cli_scatter, .fini = ct_cleanup, .timeout = 120);

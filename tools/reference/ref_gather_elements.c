@@ -1,5 +1,5 @@
 /* Plain-C reference of ONNX GatherElements. */
-#include "support/reference.h"
+#include "reference/reference.h"
 
 #include <string.h>
 

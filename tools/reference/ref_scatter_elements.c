@@ -1,7 +1,7 @@
 /* Plain-C reference of ONNX ScatterElements (and Scatter, opset 9): entry
  * idx, in the C order of indices, updates output[idx with idx[axis] =
  * indices[idx]]. */
-#include "support/ref_scatter.h"
+#include "reference/ref_scatter.h"
 
 #include <stdlib.h>
 #include <string.h>

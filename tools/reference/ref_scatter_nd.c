@@ -1,7 +1,7 @@
 /* Plain-C reference of ONNX ScatterND: tuple i, in the C order of
  * indices.shape[:-1], updates the slice output[indices[i]] with
  * updates[i]. */
-#include "support/ref_scatter.h"
+#include "reference/ref_scatter.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,12 +4,12 @@
  * indices, each step computed and rounded in the element type, as ONNX's
  * reference loop and numpy's ufunc.at do.
  */
-#ifndef CLGATHER_TESTS_REF_SCATTER_H
-#define CLGATHER_TESTS_REF_SCATTER_H
+#ifndef CLGATHER_REFERENCE_REF_SCATTER_H
+#define CLGATHER_REFERENCE_REF_SCATTER_H
 
 #include <clgather/clgather.h>
 
-#include "support/reference.h"
+#include "reference/reference.h"
 
 typedef enum ref_reduction {
   REF_RED_NONE = 0,
@@ -53,4 +53,4 @@ int ref_scatter_apply(clg_dtype dtype, ref_reduction red, void *a,
 int ref_scatter_first_repeat(const int64_t *t, int64_t n, int64_t *first,
                              int64_t *later);
 
-#endif /* CLGATHER_TESTS_REF_SCATTER_H */
+#endif /* CLGATHER_REFERENCE_REF_SCATTER_H */

@@ -1,6 +1,6 @@
 /* Plain-C references: what every operator's reference shares. */
-#include "support/reference.h"
-#include "support/ref_scatter.h"
+#include "reference/reference.h"
+#include "reference/ref_scatter.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -1,5 +1,5 @@
 /* Plain-C reference of ONNX Gather (with batch_dims and index modes). */
-#include "support/reference.h"
+#include "reference/reference.h"
 
 #include <string.h>
 

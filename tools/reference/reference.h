@@ -1,11 +1,15 @@
 /*
- * A plain-C reference for ONNX Gather, written from the operator's
- * definition (not from clgather's code): it walks every output element by
- * its multi-index and copies the element the definition names. Slow and
- * obviously right is the point.
+ * The plain-C references of the family (ref_FILE.c, one per operator of
+ * host/ops/operators.def; the scatters' in ref_scatter.h): the
+ * specification. Written from each operator's definition (not from
+ * clgather's code): they walk every output element by its multi-index and
+ * copy the element the definition names. Slow and obviously right is the
+ * point. Used by tests/ and by `clgather selftest` (tools/selftest*.c), the
+ * conformance of a user's device; a small static library
+ * (tools/reference/reference.cmake); the scatters' use clg_dtype_size().
  */
-#ifndef CLGATHER_TESTS_REFERENCE_H
-#define CLGATHER_TESTS_REFERENCE_H
+#ifndef CLGATHER_REFERENCE_H
+#define CLGATHER_REFERENCE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -99,4 +103,4 @@ int ref_gather_nd(const void *data, size_t esize, int32_t r,
                   ref_index_type type, int32_t q, const int64_t *indices_shape,
                   int64_t batch_dims, void *out);
 
-#endif /* CLGATHER_TESTS_REFERENCE_H */
+#endif /* CLGATHER_REFERENCE_H */
