@@ -58,9 +58,10 @@
 #endif
 
 /* Stores of clg_gather_item: with CLG_STREAM, non-temporal where the
- * compiler has them (the line is written without being read first and
- * bypasses the cache: outputs larger than the cache), else plain. */
-#if CLG_STREAM && defined(__clang__)
+ * compiler has them and the device allows hints (CLG_HINTS, prelude.cl):
+ * the line is written without being read first and bypasses the cache
+ * (outputs larger than the cache); else plain. */
+#if CLG_STREAM && defined(CLG_HINTS) && defined(__clang__)
 #define CLG_STORE(p, v) __builtin_nontemporal_store((v), (p))
 #else
 #define CLG_STORE(p, v) (*(p) = (v))
@@ -68,7 +69,7 @@
 
 /* The data row an index selects on an axis of size s (s > 0), or -1 if the
  * index is invalid (RAISE only). */
-inline long clg_source_row(index_t value, ulong s) {
+static inline long clg_source_row(index_t value, ulong s) {
   long k = (long)value;
 #if CLG_MODE == CLG_MODE_WRAP
   k %= (long)s;

@@ -50,15 +50,17 @@
 #endif
 
 /* The data position an index selects on an axis of size s, or -1. */
-inline long clg_ge_source(index_t value, ulong s) {
+static inline long clg_ge_source(index_t value, ulong s) {
   long k = (long)value;
   if (k < 0)
     k += (long)s;
   return (k >= 0 && (ulong)k < s) ? k : -1;
 }
 
-inline void clg_ge_copy(global const unit_t *restrict src,
-                        global unit_t *restrict dst) {
+/* No restrict on a helper's parameters: inlined, they become LLVM's
+ * noalias scope intrinsics, which Oclgrind cannot execute (the kernels'
+ * own restrict parameters say the same). */
+static inline void clg_ge_copy(global const unit_t *src, global unit_t *dst) {
   for (uint u = 0; u < CLG_EU; ++u)
     dst[u] = src[u];
 }

@@ -56,8 +56,8 @@
 #endif
 
 /* The data row (within a batch) a tuple of m components selects, or -1. */
-inline long clg_nd_row(global const index_t *t, uint m, const ulong *dims,
-                       const ulong *strides) {
+static inline long clg_nd_row(global const index_t *t, uint m,
+                              const ulong *dims, const ulong *strides) {
   long row = 0;
   for (uint j = 0; j < m; ++j) {
     long k = (long)t[j];

@@ -5,6 +5,8 @@
  *   CLG_UNIT   the copy unit (uchar ... uint16)      -> unit_t
  *   CLG_INDEX  the index type, int or long           -> index_t
  *   CLG_GATED  the asynchronous checked mode's gate  -> CLG_GATE_ARG, CLG_GATE
+ *   CLG_HINTS  compiler hints allowed on this device  -> CLG_PREFETCH_LINE
+ *              (host/device/quirks.c decides, per device)
  *
  * and the helpers every file uses: the index modes' values and
  * CLG_PREFETCH_LINE. A file that needs CLG_UNIT or CLG_INDEX checks for it
@@ -22,8 +24,10 @@ typedef CLG_INDEX index_t;
 #endif
 
 /* A hint to bring one cache line of global memory closer. OpenCL's own
- * prefetch() is a no-op on POCL; clang-based compilers get the builtin. */
-#if defined(__clang__)
+ * prefetch() is a no-op on POCL; clang-based compilers get the builtin
+ * where the host allows hints on the device (CLG_HINTS: a device whose
+ * compiler or runtime refuses it gets programs built without). */
+#if defined(CLG_HINTS) && defined(__clang__)
 #define CLG_PREFETCH_LINE(p) __builtin_prefetch((const global void *)(p), 0, 3)
 #else
 #define CLG_PREFETCH_LINE(p) prefetch((const global uchar *)(p), 64)

@@ -1369,11 +1369,12 @@ static bool run_case(const cat_case *k, bool out_buf, bool idx_buf) {
     cl_ref_before = tu_context_refs(c->cc_ctx);
 
   clg_fault_reset();
-  /* A compiler verdict is built CLG_BUILD_ATTEMPTS times (programs.c):
-   * the catalogue's build failure fails them all. */
+  /* A compiler verdict is built CLG_BUILD_ATTEMPTS times, then as often
+   * without compiler hints (programs.c): the catalogue's build failure
+   * fails them all. */
   if (c->fault)
     clg_fault_inject(c->fkind, c->fskip,
-                     c->ferr == CL_BUILD_PROGRAM_FAILURE ? CLG_BUILD_ATTEMPTS
+                     c->ferr == CL_BUILD_PROGRAM_FAILURE ? CLG_BUILD_MAX_CALLS
                                                          : 1,
                      c->ferr);
   unsigned validations0 =

@@ -402,10 +402,11 @@ static void inject_gather(const fenv *e, clg_fault k, unsigned pos,
   clg_outcome *oc = NULL;
   bool in_wait = false;
   clg_fault_reset();
-  /* A compiler verdict is tried CLG_BUILD_ATTEMPTS times (programs.c): fail
-   * them all (test_programs.c covers the recovered ones). */
+  /* A compiler verdict is tried CLG_BUILD_ATTEMPTS times, then as often
+   * without compiler hints (programs.c): fail them all (test_programs.c
+   * covers the recovered ones). */
   clg_fault_inject(k, pos,
-                   k == CLG_FAULT_BUILD_PROGRAM ? CLG_BUILD_ATTEMPTS : 1,
+                   k == CLG_FAULT_BUILD_PROGRAM ? CLG_BUILD_MAX_CALLS : 1,
                    fault_error(k));
   unsigned validations0 = atomic_load(&ctx->device_validations);
   clg_status st = gather(e, ctx, &out, &ev, &oc, &in_wait);

@@ -1,10 +1,12 @@
 /* host/programs.c: programs are built once per (source, options) and
  * kernels are reused; a build failure returns the log. */
+#define _POSIX_C_SOURCE 200809L /* setenv, mkdtemp */
 #include "internal.h"
 #include "support/testutil.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static clg_context *ctx;
@@ -134,4 +136,104 @@ Test(programs, build_failure_tried_again) {
   cr_expect_eq(clg__get_kernel(ctx, good_source, "-DK=6", "twice", &k),
                CLG_SUCCESS, "nothing may be cached after a failed build: %s",
                clg_last_error());
+}
+
+/* ------------------------------------------------- device quirks (hints) */
+
+static const char *hint_opts = "-DCLG_UNIT=uint -DCLG_INDEX=int";
+
+/* A context of its own, its disk cache in `dir` ("off" for none). */
+static clg_context *quirk_context(const char *dir) {
+  setenv("CLGATHER_CACHE_DIR", dir, 1);
+  clg_context *c = NULL;
+  cr_assert_eq(clg_context_create(ctx->cl_ctx, ctx->device, &c), CLG_SUCCESS,
+               "%s", clg_last_error());
+  return c;
+}
+
+/* A device whose runtime cannot create a kernel that uses a compiler hint
+ * (Oclgrind: CL_INVALID_KERNEL_NAME, llvm.prefetch): the program is built
+ * again without hints, the kernel works, and the context (and, through the
+ * disk cache, a later context on the device) builds without them. */
+Test(programs, refused_hints_fall_back_and_are_remembered) {
+  char dir[] = "/tmp/clg-quirks-XXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  clg_context *c = quirk_context(dir);
+  clg_kernel_entry *k = NULL;
+  clg_fault_reset();
+  clg_fault_inject(CLG_FAULT_CREATE_KERNEL, 0, 1, CL_INVALID_KERNEL_NAME);
+  cr_assert_eq(clg__get_kernel(c, clg_kernel_gather, hint_opts,
+                               "clg_gather_small", &k),
+               CLG_SUCCESS, "no fallback: %s", clg_last_error());
+  cr_expect_eq(clg_fault_calls(CLG_FAULT_CREATE_KERNEL), 2);
+  clg_fault_reset();
+  cr_expect_eq(c->hint_fallbacks, 1);
+  cr_expect(c->quirks & CLG_QUIRK_NO_HINTS);
+  cr_expect_str_eq(clg__quirk_names(c->quirks), "no-hints");
+  cr_expect_str_eq(clg_last_error(), "", "a message left after success");
+  /* Later programs are built without hints at the first try. */
+  unsigned builds = c->builds;
+  cr_assert_eq(clg__get_kernel(c, clg_kernel_gather, hint_opts,
+                               "clg_gather_item", &k),
+               CLG_SUCCESS, "%s", clg_last_error());
+  cr_expect_eq(c->builds, builds, "the hint-less program was not reused");
+  clg_context_destroy(c);
+
+  /* A new context on the same device reads the choice from the disk
+   * cache: no failure needed. */
+  c = quirk_context(dir);
+  cr_assert_eq(clg__get_kernel(c, clg_kernel_gather, hint_opts,
+                               "clg_gather_small", &k),
+               CLG_SUCCESS, "%s", clg_last_error());
+  cr_expect(c->quirks & CLG_QUIRK_NO_HINTS, "the quirk was not remembered");
+  cr_expect_eq(c->hint_fallbacks, 0);
+  clg_context_destroy(c);
+
+  /* Without a disk cache a new context starts with hints again. */
+  c = quirk_context("off");
+  cr_assert_eq(clg__get_kernel(c, clg_kernel_gather, hint_opts,
+                               "clg_gather_small", &k),
+               CLG_SUCCESS, "%s", clg_last_error());
+  cr_expect_eq(c->quirks & CLG_QUIRK_NO_HINTS, 0u);
+  clg_context_destroy(c);
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  cr_expect_eq(system(cmd), 0);
+}
+
+/* A compiler that refuses the hints (a verdict on every build with them)
+ * gets the program without; a failure that is no verdict (here
+ * CL_INVALID_KERNEL_DEFINITION) is returned as it is, hints kept; a
+ * program failing with and without hints returns the error and keeps them,
+ * after CLG_BUILD_MAX_CALLS builds. */
+Test(programs, hint_fallback_only_for_refusals) {
+  clg_context *c = quirk_context("off");
+  clg_kernel_entry *k = NULL;
+  clg_fault_reset();
+  clg_fault_inject(CLG_FAULT_CREATE_KERNEL, 0, 1,
+                   CL_INVALID_KERNEL_DEFINITION);
+  cr_expect_eq(clg__get_kernel(c, clg_kernel_gather, hint_opts,
+                               "clg_gather_small", &k),
+               CLG_ERROR_OPENCL, "%s", clg_last_error());
+  cr_expect_eq(c->quirks & CLG_QUIRK_NO_HINTS, 0u);
+  clg_fault_reset();
+  clg_fault_inject(CLG_FAULT_BUILD_PROGRAM, 0, CLG_BUILD_MAX_CALLS,
+                   CL_BUILD_PROGRAM_FAILURE);
+  const char *opts2 = "-DCLG_UNIT=uint2 -DCLG_INDEX=int";
+  cr_expect_eq(clg__get_kernel(c, clg_kernel_gather, opts2, "clg_gather_item",
+                               &k),
+               CLG_ERROR_BUILD_FAILED, "%s", clg_last_error());
+  cr_expect_eq(clg_fault_calls(CLG_FAULT_BUILD_PROGRAM), CLG_BUILD_MAX_CALLS);
+  cr_expect_eq(c->quirks & CLG_QUIRK_NO_HINTS, 0u,
+               "a program that fails either way dropped the hints");
+  clg_fault_reset();
+  clg_fault_inject(CLG_FAULT_BUILD_PROGRAM, 0, CLG_BUILD_ATTEMPTS,
+                   CL_BUILD_PROGRAM_FAILURE);
+  cr_expect_eq(clg__get_kernel(c, clg_kernel_gather, opts2, "clg_gather_item",
+                               &k),
+               CLG_SUCCESS, "%s", clg_last_error());
+  cr_expect(c->quirks & CLG_QUIRK_NO_HINTS);
+  cr_expect_eq(c->hint_fallbacks, 1);
+  clg_fault_reset();
+  clg_context_destroy(c);
 }

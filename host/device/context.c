@@ -2,6 +2,7 @@
  * command queue, and the program cache's lifetime. */
 #include "device/context.h"
 #include "device/programs.h"
+#include "device/quirks.h"
 #include "device/tune.h"
 
 #include <ctype.h>
@@ -38,6 +39,8 @@ static clg_status clg_context_init(cl_context cl_ctx, cl_device_id device,
     err = clGetDeviceInfo(device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified,
                           &unified, NULL);
   ctx->host_unified = unified == CL_TRUE;
+  if (err == CL_SUCCESS)
+    err = clg__quirks_known(device, &ctx->quirks);
   if (err != CL_SUCCESS) {
     free(ctx);
     return clg__fail_cl(err, "clGetDeviceInfo", "creating a context");

@@ -46,8 +46,14 @@ struct clg_context {
   unsigned disk_refused; /* cache files not read: not a regular file owned
                           * by the effective user with mode 0600, or a
                           * symlink (cache.c's trust rules; for tests) */
+  unsigned hint_fallbacks; /* programs built again without compiler hints
+                            * (quirks.c; for tests) */
   unsigned build_retries; /* builds tried again after CL_BUILD_PROGRAM_FAILURE
                           * (programs.c: POCL's kernel cache race) */
+  /* The device's quirks (device/quirks.h), looked up on the first build
+   * (quirks_ready), under `lock`. */
+  unsigned quirks;
+  bool quirks_ready;
   /* The on-disk program cache (cache.c), looked at on the first program
    * miss: 0 not yet, 1 on (cache_dir, cache_dirfd, cache_seed set), -1 off
    * (cache_why says why). */

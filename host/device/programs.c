@@ -5,6 +5,7 @@
  * clSetKernelArg + enqueue is not atomic. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "device/programs.h"
+#include "device/quirks.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -18,11 +19,14 @@ typedef struct clg_program_entry {
   cl_program program;
 } clg_program_entry;
 
-static char *clg_strdup(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *p = CLG_MALLOC(n);
-  if (p)
+/* s + t in a new string (free()d by the caller); NULL when out of memory. */
+static char *clg_strcat2(const char *s, const char *t) {
+  size_t n = strlen(s), m = strlen(t) + 1;
+  char *p = CLG_MALLOC(n + m);
+  if (p) {
     memcpy(p, s, n);
+    memcpy(p + n, t, m);
+  }
   return p;
 }
 
@@ -57,7 +61,8 @@ static char *clg_build_log(clg_context *ctx, cl_program prog) {
  * Anything else clBuildProgram returns (CL_INVALID_BUILD_OPTIONS included)
  * is not retried. */
 static clg_status clg_build(clg_context *ctx, const char *source,
-                            const char *options, cl_program *out) {
+                            const char *options, cl_program *out,
+                            cl_int *cl_err) {
   cl_int err = CL_SUCCESS;
   cl_program prog = NULL;
   for (int attempt = 0;; ++attempt) {
@@ -66,6 +71,7 @@ static clg_status clg_build(clg_context *ctx, const char *source,
       return clg__fail_cl(err, "clCreateProgramWithSource",
                           "creating a kernel program");
     err = clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL);
+    *cl_err = err;
     if (err != CL_BUILD_PROGRAM_FAILURE || attempt + 1 == CLG_BUILD_ATTEMPTS)
       break;
     clReleaseProgram(prog);
@@ -96,28 +102,34 @@ static clg_status clg_build(clg_context *ctx, const char *source,
   return CLG_SUCCESS;
 }
 
+/* The program of `source` built with `options` + `extra` (the quirks').
+ * `cl_err`: clBuildProgram's last result when a build was tried. */
 static clg_status clg_get_program(clg_context *ctx, const char *source,
-                                  const char *options, cl_program *out) {
+                                  const char *options, const char *extra,
+                                  cl_program *out, cl_int *cl_err) {
+  size_t n = strlen(options);
   for (clg_program_entry *p = ctx->programs; p; p = p->next)
-    if (p->source == source && strcmp(p->options, options) == 0) {
+    if (p->source == source && strncmp(p->options, options, n) == 0 &&
+        strcmp(p->options + n, extra) == 0) {
       *out = p->program;
       return CLG_SUCCESS;
     }
   clg_program_entry *e = CLG_CALLOC(1, sizeof *e);
-  char *opts = clg_strdup(options);
+  char *opts = clg_strcat2(options, extra);
   if (!e || !opts) {
     free(e);
     free(opts);
     return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
   }
   /* The disk cache first; any failure there falls back to the source. */
+  options = opts;
   clg_hash128 key;
   bool cached = clg__cache_key(ctx, source, options, &key);
   if (cached && clg__cache_load(ctx, &key, options, &e->program)) {
     ctx->builds++;
     ctx->disk_loads++;
   } else {
-    clg_status st = clg_build(ctx, source, options, &e->program);
+    clg_status st = clg_build(ctx, source, options, &e->program, cl_err);
     if (st != CLG_SUCCESS) {
       free(e);
       free(opts);
@@ -134,6 +146,55 @@ static clg_status clg_get_program(clg_context *ctx, const char *source,
   return CLG_SUCCESS;
 }
 
+/* Build (or find) program `source` with `options` + `extra` and create
+ * kernel `name` of it. `refused`: the failure is one a compiler or runtime
+ * gives for what it does not take (a compiler verdict, or a kernel it
+ * cannot create from a built program). Called with ctx->lock held. */
+static clg_status clg_try_kernel(clg_context *ctx, const char *source,
+                                 const char *options, const char *extra,
+                                 const char *name, cl_kernel *out,
+                                 bool *refused) {
+  *refused = false;
+  cl_program prog = NULL;
+  cl_int err = CL_SUCCESS;
+  clg_status st = clg_get_program(ctx, source, options, extra, &prog, &err);
+  if (st != CLG_SUCCESS) {
+    *refused = err == CL_BUILD_PROGRAM_FAILURE;
+    return st;
+  }
+  *out = clCreateKernel(prog, name, &err);
+  if (*out)
+    return CLG_SUCCESS;
+  *refused = err == CL_INVALID_KERNEL_NAME;
+  return clg__fail_cl(err, "clCreateKernel", name);
+}
+
+/* Kernel `name` of `source` built with `options` plus the device's quirk
+ * options (quirks.c). A kernel source that can use compiler hints and
+ * fails with them in a way a compiler or runtime refuses what it does not
+ * take is tried once without them; when that works the device is taken not
+ * to take hints from then on (clg__quirk_drop_hints), else the second
+ * failure is returned (a real compile error: its log, built without).
+ * Called with ctx->lock held. */
+static clg_status clg_create_kernel(clg_context *ctx, const char *source,
+                                    const char *options, const char *name,
+                                    cl_kernel *out) {
+  const char *extra = strstr(source, "CLG_HINTS") ? clg__quirk_options(ctx)
+                                                  : "";
+  bool refused = false;
+  clg_status st =
+      clg_try_kernel(ctx, source, options, extra, name, out, &refused);
+  if (st == CLG_SUCCESS || !refused || extra[0] == '\0')
+    return st;
+  bool again = false;
+  st = clg_try_kernel(ctx, source, options, "", name, out, &again);
+  if (st != CLG_SUCCESS)
+    return st;
+  clg__quirk_drop_hints(ctx);
+  ctx->hint_fallbacks++;
+  return clg__ok();
+}
+
 clg_status clg__get_kernel(clg_context *ctx, const char *source,
                            const char *options, const char *name,
                            clg_kernel_entry **out) {
@@ -146,32 +207,24 @@ clg_status clg__get_kernel(clg_context *ctx, const char *source,
       return CLG_SUCCESS;
     }
 
-  cl_program prog = NULL;
-  clg_status st = clg_get_program(ctx, source, options, &prog);
+  cl_kernel kernel = NULL;
+  clg_status st = clg_create_kernel(ctx, source, options, name, &kernel);
   if (st != CLG_SUCCESS) {
     pthread_mutex_unlock(&ctx->lock);
     return st;
   }
   clg_kernel_entry *e = CLG_CALLOC(1, sizeof *e);
-  char *opts = clg_strdup(options);
-  char *nm = clg_strdup(name);
+  char *opts = clg_strcat2(options, "");
+  char *nm = clg_strcat2(name, "");
   if (!e || !opts || !nm || pthread_mutex_init(&e->lock, NULL) != 0) {
+    clReleaseKernel(kernel);
     free(e);
     free(opts);
     free(nm);
     pthread_mutex_unlock(&ctx->lock);
     return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
   }
-  cl_int err = CL_SUCCESS;
-  e->kernel = clCreateKernel(prog, name, &err);
-  if (!e->kernel) {
-    pthread_mutex_destroy(&e->lock);
-    free(e);
-    free(opts);
-    free(nm);
-    pthread_mutex_unlock(&ctx->lock);
-    return clg__fail_cl(err, "clCreateKernel", name);
-  }
+  e->kernel = kernel;
   e->source = source;
   e->options = opts;
   e->name = nm;

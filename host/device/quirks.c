@@ -1,0 +1,91 @@
+/* Device quirks: what a device takes beyond OpenCL C, in one place (as
+ * CLBlast keeps its per-device kernel workarounds), each with its reason.
+ *
+ * A quirk is known ahead (the table below: a device whose failure is
+ * certain and costs a failed build to find out) or found on the device: a
+ * program built with hints that fails to build or to give a kernel is
+ * rebuilt once without them (programs.c), and the choice is kept with the
+ * context and, when the disk cache is on, in a ".quirks" record keyed by
+ * the device, driver and platform (cache.c), so a later process does not
+ * fail again. */
+#include "device/quirks.h"
+#include "device/programs.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct clg_quirk_rule {
+  const char *platform; /* substring of CL_PLATFORM_NAME */
+  unsigned quirks;
+  const char *why;
+} clg_quirk_rule;
+
+static const clg_quirk_rule clg_quirk_table[] = {
+    {"Oclgrind", CLG_QUIRK_NO_HINTS,
+     /* Oclgrind 21.10 (Debian 12): its compiler lowers __builtin_prefetch
+      * to llvm.prefetch, which its interpreter cannot run: clCreateKernel
+      * fails with CL_INVALID_KERNEL_NAME, "Undefined external function:
+      * llvm.prefetch.p1i8". Found by the fallback too; listed to save the
+      * failed build. */
+     "llvm.prefetch is not executable"},
+};
+
+/* The disk-cache key of the device's quirks record. */
+static bool clg_quirk_key(clg_context *ctx, clg_hash128 *key) {
+  return clg__cache_key(ctx, "", "clgather device quirks v1", key);
+}
+
+cl_int clg__quirks_known(cl_device_id device, unsigned *out) {
+  char name[256] = "";
+  cl_platform_id plat = NULL;
+  *out = 0;
+  cl_int err = clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof plat, &plat,
+                               NULL);
+  if (err == CL_SUCCESS)
+    err = clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof name - 1, name,
+                            NULL);
+  if (err != CL_SUCCESS)
+    return err;
+  unsigned quirks = 0;
+  for (size_t i = 0; i < sizeof clg_quirk_table / sizeof *clg_quirk_table; ++i)
+    if (strstr(name, clg_quirk_table[i].platform))
+      quirks |= clg_quirk_table[i].quirks;
+  *out = quirks;
+  return CL_SUCCESS;
+}
+
+/* The disk cache's record, read on first use. */
+static void clg_quirks_init(clg_context *ctx) {
+  ctx->quirks_ready = true;
+  clg_hash128 key;
+  char rec[32];
+  unsigned found = 0;
+  if (clg_quirk_key(ctx, &key) &&
+      clg__cache_get_record(ctx, &key, ".quirks", rec, sizeof rec) &&
+      sscanf(rec, "quirks %u", &found) == 1)
+    ctx->quirks |= found & CLG_QUIRK_NO_HINTS;
+}
+
+const char *clg__quirk_options(clg_context *ctx) {
+  if (!ctx->quirks_ready)
+    clg_quirks_init(ctx);
+  return (ctx->quirks & CLG_QUIRK_NO_HINTS) ? "" : " -DCLG_HINTS=1";
+}
+
+bool clg__quirk_drop_hints(clg_context *ctx) {
+  if (!ctx->quirks_ready)
+    clg_quirks_init(ctx);
+  if (ctx->quirks & CLG_QUIRK_NO_HINTS)
+    return false;
+  ctx->quirks |= CLG_QUIRK_NO_HINTS;
+  clg_hash128 key;
+  char rec[32];
+  snprintf(rec, sizeof rec, "quirks %u\n", ctx->quirks);
+  if (clg_quirk_key(ctx, &key))
+    (void)clg__cache_put_record(ctx, &key, ".quirks", rec);
+  return true;
+}
+
+const char *clg__quirk_names(unsigned quirks) {
+  return (quirks & CLG_QUIRK_NO_HINTS) ? "no-hints" : "";
+}

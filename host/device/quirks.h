@@ -1,0 +1,35 @@
+/* device/quirks.c: what a device's OpenCL C compiler and runtime take
+ * beyond OpenCL C, decided per device. Not installed. */
+#ifndef CLGATHER_HOST_DEVICE_QUIRKS_H
+#define CLGATHER_HOST_DEVICE_QUIRKS_H
+
+#include "device/context.h"
+
+/* A device's quirks: bits of clg_context.quirks. */
+typedef enum clg_quirk {
+  /* The kernels are built without compiler hints (no -DCLG_HINTS): the
+   * device's compiler or runtime refused __builtin_prefetch or
+   * __builtin_nontemporal_store (kernels/prelude.cl, gather.cl), either
+   * known from the table in quirks.c or found when a build or a kernel
+   * creation with them failed and the same build without them worked. */
+  CLG_QUIRK_NO_HINTS = 1u << 0,
+} clg_quirk;
+
+/* The quirks the table in quirks.c knows for `device`, from its platform's
+ * name, into *out; the OpenCL error when the name cannot be read. Called by
+ * context creation. */
+cl_int clg__quirks_known(cl_device_id device, unsigned *out);
+/* The build options the device's quirks add to every program's own:
+ * " -DCLG_HINTS=1" while hints are allowed, else "". Called with ctx->lock
+ * held; reads the disk cache's record of the device on the first call. */
+const char *clg__quirk_options(clg_context *ctx);
+/* A build or kernel creation with hints failed: from now on build without
+ * them (remembered in the disk cache, when it is on, for later contexts on
+ * the same device). False when hints were already off: a retry without
+ * them would change nothing. Called with ctx->lock held. */
+bool clg__quirk_drop_hints(clg_context *ctx);
+/* The names of ctx's quirks, comma-separated ("" for none), e.g.
+ * "no-hints"; a static string. */
+const char *clg__quirk_names(unsigned quirks);
+
+#endif /* CLGATHER_HOST_DEVICE_QUIRKS_H */
