@@ -9,6 +9,7 @@
  *   clgather scatter-elements | scatter-nd | scatter [options]
  *                   DATA INDICES UPDATES -o OUT
  *   clgather onnx-test [--device SPEC] [DIR ...]
+ *   clgather selftest [--device SPEC] [--quick] [--json]
  *   clgather COMMAND --help, clgather help [COMMAND], clgather -V|--version
  *
  * Exit status: 0 success, 1 invalid input, 2 usage error, 3 device/OpenCL
@@ -27,6 +28,7 @@
 
 #include "cli.h"
 #include "onnx_test.h"
+#include "selftest.h"
 #include "tensor_file.h"
 
 #define PROG "clgather"
@@ -435,5 +437,7 @@ int main(int argc, char **argv) {
       return cmd_family(&ops[i], argc - 1, argv + 1);
   if (strcmp(cmd, "onnx-test") == 0)
     return cli_cmd_onnx_test(argc - 1, argv + 1);
+  if (strcmp(cmd, "selftest") == 0)
+    return cli_cmd_selftest(argc - 1, argv + 1);
   return cli_usage_error("unknown command '%s'", cmd);
 }

@@ -55,6 +55,10 @@ void cli_print_usage(int to_stderr) {
       "test_gather*\n"
       "      and test_scatter* folder under $CLGATHER_ONNX_TESTDATA, else\n"
       "      /usr/share/libonnx-testdata/data/node).\n"
+      "  selftest [--device SPEC] [--quick] [--json]\n"
+      "      Check the device: every operator's generated cases against the\n"
+      "      plain-C references, the bad-input catalogue and the installed\n"
+      "      ONNX node tests; prints a table (exit 0 only if all passed).\n"
       "  help [COMMAND]\n"
       "      Show this help, or COMMAND's (as `clgather COMMAND --help`).\n"
       "\n"
@@ -195,6 +199,22 @@ static const command_doc command_docs[] = {
      "  1  a test failed, or no test could run (no folder found)\n"
      "  2  usage error: unknown option or a missing value\n"
      "  3  device or OpenCL error\n"},
+    {"selftest", "",
+     "The conformance of an OpenCL device, in the shape of the Khronos\n"
+     "conformance suite: on the chosen device, generated cases of every\n"
+     "operator (every element size, int32 and int64 indices, the index\n"
+     "modes, batch_dims, every scatter reduction over several element\n"
+     "types, the duplicates rule; host, cl_mem, asynchronously checked and\n"
+     "in-place operands), each compared byte for byte with the plain-C\n"
+     "reference; the bad-input catalogue (each input refused with its\n"
+     "status, the output unchanged); and the installed ONNX node tests\n"
+     "(absent data is reported, not a failure). Prints one row per\n"
+     "operator: cases, passed, failed, the kernel variants the library\n"
+     "chose, seconds; then the first failing cases in full.\n",
+     "  0  every case passed\n"
+     "  1  a case failed (the first ones are named in full)\n"
+     "  2  usage error: unknown option or a missing value\n"
+     "  3  no device, or a device or OpenCL error\n"},
 };
 
 /* Each option's value name and description; a command-specific entry
@@ -240,9 +260,16 @@ static const option_doc option_docs[] = {
     {NULL, "--output", "OUT",
      "output file (.npy or .pb), written only on\n"
      "success (to a temporary file, then renamed)"},
+    {"selftest", "--json", NULL,
+     "print the table and the failures as one JSON\n"
+     "object instead of text"},
     {NULL, "--json", NULL,
      "print a JSON array of the platforms and their\n"
      "devices instead of the text listing"},
+    {NULL, "--quick", NULL,
+     "fewer cases (each element size, mode and\n"
+     "reduction still once): well under a minute on a\n"
+     "CPU device"},
 };
 
 static const option_doc *find_option_doc(const char *command,

@@ -107,6 +107,8 @@ typedef struct runner {
   int ctx_failed;
   int passed, failed, skipped;
   int device_error; /* a failure came from the device/OpenCL */
+  int quiet;        /* selftest: no line per folder, no notes */
+  char first_fail[512];
 } runner;
 
 static int is_dir(const char *path) {
@@ -406,7 +408,8 @@ static int run_folder(runner *r, const char *dir) {
   }
   clg_context *ctx = runner_context(r, err, sizeof err);
   if (ctx == NULL) {
-    fprintf(stderr, PROG ": %s\n", err);
+    if (!r->quiet)
+      fprintf(stderr, PROG ": %s\n", err);
     result = -1;
     goto done;
   }
@@ -421,17 +424,27 @@ static int run_folder(runner *r, const char *dir) {
       goto fail;
     }
   }
-  printf("PASS %s\n", name);
+  if (!r->quiet)
+    printf("PASS %s\n", name);
   r->passed++;
   goto done;
 fail:
-  printf("%s %s: %s\n", skip ? "SKIP" : "FAIL", name, err);
+  if (!r->quiet)
+    printf("%s %s: %s\n", skip ? "SKIP" : "FAIL", name, err);
   if (skip)
     r->skipped++;
-  else
-    r->failed++;
+  else if (r->failed++ == 0) {
+    /* "name: err", cut to the buffer */
+    size_t n = strlen(name) < 200 ? strlen(name) : 200;
+    memcpy(r->first_fail, name, n);
+    memcpy(r->first_fail + n, ": ", 2);
+    size_t m = strlen(err), room = sizeof r->first_fail - n - 3;
+    memcpy(r->first_fail + n + 2, err, m < room ? m : room);
+    r->first_fail[n + 2 + (m < room ? m : room)] = '\0';
+  }
 done:
-  fflush(stdout);
+  if (!r->quiet)
+    fflush(stdout);
   free_names(sets, n_sets);
   onnx_values_free(&f.own);
   onnx_model_free(model);
@@ -466,7 +479,8 @@ static long run_under(runner *r, const char *root, const char *prefix,
   size_t n_found = 0;
   char err[1024];
   if (list_dirs(root, prefix, &found, &n_found, err, sizeof err) != 0) {
-    fprintf(stderr, PROG ": ONNX test data: %s (set CLGATHER_ONNX_TESTDATA "
+    if (!r->quiet)
+      fprintf(stderr, PROG ": ONNX test data: %s (set CLGATHER_ONNX_TESTDATA "
             "or pass folders)\n", err);
     return -1;
   }
@@ -502,7 +516,7 @@ static void run_installed(runner *r, const char *root, int *aborted) {
       return;
     total += ran;
   }
-  if (total == 0)
+  if (total == 0 && !r->quiet)
     fprintf(stderr, PROG ": no test_gather* or test_scatter* folder under "
             "'%s'\n", node_dir);
   static const char *const real[] = {"pytorch-converted", "pytorch-operator"};
@@ -512,6 +526,29 @@ static void run_installed(runner *r, const char *root, int *aborted) {
     if (is_dir(dir))
       run_under(r, dir, "test_", 1, aborted);
   }
+}
+
+/* ------------------------------------------------------------- selftest */
+
+int cli_onnx_selftest(clg_context *ctx, cli_onnx_summary *sum) {
+  runner r;
+  memset(&r, 0, sizeof r);
+  memset(sum, 0, sizeof *sum);
+  r.ctx = ctx;
+  r.quiet = 1;
+  const char *root = getenv("CLGATHER_ONNX_TESTDATA");
+  if (root == NULL || root[0] == '\0')
+    root = DEFAULT_TESTDATA;
+  snprintf(sum->root, sizeof sum->root, "%s", root);
+  int aborted = 0;
+  if (is_dir(root))
+    run_installed(&r, root, &aborted);
+  sum->passed = r.passed;
+  sum->failed = r.failed;
+  sum->skipped = r.skipped;
+  sum->device_error = r.device_error || aborted;
+  memcpy(sum->first_fail, r.first_fail, sizeof sum->first_fail);
+  return r.passed + r.failed;
 }
 
 /* -------------------------------------------------------------- command */

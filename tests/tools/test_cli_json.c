@@ -486,3 +486,61 @@ Test(cli_json, devices_json_without_a_platform_and_usage_errors) {
   free(out);
   free(err);
 }
+
+/* ---------------------------------------------------- selftest --json */
+
+/* `clgather selftest --quick --json`: one object that parses, with a row
+ * per operator (the catalogue and the ONNX folders too), each with its
+ * counts, and totals that add up; on the default device it passes. */
+Test(cli_json, selftest_json_is_the_table) {
+  char *json = NULL, *err = NULL;
+  int rc = run_cli(&json, &err, "selftest", "--quick");
+  free(json);
+  free(err);
+  cr_assert_eq(rc, 0, "selftest --quick exited %d", rc);
+  char *argv[] = {(char *)CLGATHER_CLI_PATH, (char *)"selftest",
+                  (char *)"--quick", (char *)"--json", NULL};
+  rc = ct_run(argv, &json, &err);
+  cr_assert_eq(rc, 0, "rc %d: %s", rc, err);
+  jval v;
+  cr_assert_eq(json_parse(json, &v), 0, "not JSON:\n%s", json);
+  cr_assert_eq(v.type, J_OBJ);
+  const jval *dev = member(&v, "device"), *rows = member(&v, "rows");
+  cr_assert(dev != NULL && dev->type == J_STR, "%s", json);
+  cr_assert(rows != NULL && rows->type == J_ARR && rows->n == 8, "%s", json);
+  static const char *const names[8] = {
+      "Gather",    "GatherElements", "GatherND",   "ScatterElements",
+      "ScatterND", "Scatter",        "bad inputs", "ONNX node tests"};
+  double cases = 0, passed = 0;
+  for (size_t i = 0; i < rows->n; ++i) {
+    const jval *w = &rows->items[i];
+    cr_assert_eq(w->type, J_OBJ);
+    const jval *op = member(w, "operator"), *c = member(w, "cases"),
+               *p = member(w, "passed"), *f = member(w, "failed"),
+               *s = member(w, "seconds"), *var = member(w, "variants");
+    cr_assert(op && op->type == J_STR && c && c->type == J_NUM && p &&
+                  p->type == J_NUM && f && f->type == J_NUM && s &&
+                  s->type == J_NUM && var,
+              "row %zu: %s", i, json);
+    cr_expect_str_eq(op->str, names[i]);
+    cr_expect_eq(c->num, p->num + f->num, "%s", op->str);
+    cr_expect_eq(f->num, 0, "%s", op->str);
+    /* the gathers report their kernel variants; the scatters' are unknown */
+    cr_expect_eq(var->type, i < 3 ? J_ARR : J_NULL, "%s", op->str);
+    if (i < 6)
+      cr_expect_gt(c->num, 0, "%s ran no case", op->str);
+    cases += c->num;
+    passed += p->num;
+  }
+  const jval *tc = member(&v, "cases"), *tp = member(&v, "passed"),
+             *res = member(&v, "result"), *fl = member(&v, "failures");
+  cr_assert(tc && tp && res && fl, "%s", json);
+  cr_expect_eq(tc->num, cases);
+  cr_expect_eq(tp->num, passed);
+  cr_expect_str_eq(res->str, "pass");
+  cr_expect_eq(fl->type, J_ARR);
+  cr_expect_eq(fl->n, 0);
+  jfree(&v);
+  free(json);
+  free(err);
+}

@@ -1,0 +1,122 @@
+/* `clgather selftest`: passes (exit 0) on the default device with --quick,
+ * and FAILS (exit 1, naming the failing cases in full) on a broken device:
+ * the same device behind an interposed driver (broken_driver.c, by
+ * LD_PRELOAD) that silently drops every 3rd kernel launch, drops every
+ * gather kernel, or overwrites a byte of a kernel's buffer after some
+ * launches, each while reporting success. Also its usage errors (2) and a
+ * device that does not exist (3). Never skipped: no device is a failure.
+ * CLGATHER_CLI_PATH is the built binary, CLGATHER_BROKEN_DRIVER_PATH the
+ * interposer. (--json: tests/tools/test_cli_json.c.) */
+#define _POSIX_C_SOURCE 200809L
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_testutil.h"
+
+#ifndef CLGATHER_CLI_PATH
+#error "CLGATHER_CLI_PATH must name the clgather binary"
+#endif
+#ifndef CLGATHER_BROKEN_DRIVER_PATH
+#error "CLGATHER_BROKEN_DRIVER_PATH must name the interposed driver"
+#endif
+
+TestSuite(cli_selftest, .fini = ct_cleanup, .timeout = 600);
+
+static int selftest(char **out, char **err, const char *a1, const char *a2) {
+  char *argv[] = {(char *)CLGATHER_CLI_PATH, (char *)"selftest", (char *)a1,
+                  (char *)a2, NULL};
+  return ct_run(argv, out, err);
+}
+
+Test(cli_selftest, quick_passes_on_the_default_device) {
+  char *out = NULL, *err = NULL;
+  int rc = selftest(&out, &err, "--quick", NULL);
+  cr_assert_eq(rc, 0, "selftest --quick exited %d (a device is required: "
+               "none found is a failure)\n%s\n%s", rc, out, err);
+  cr_expect(strstr(out, "\nPASS\n") != NULL, "%s", out);
+  cr_expect(strstr(out, "FAIL") == NULL, "%s", out);
+  /* one row per operator, the catalogue and the ONNX folders */
+  static const char *const rows[] = {
+      "\nGather ",    "\nGatherElements ", "\nGatherND ", "\nScatterElements ",
+      "\nScatterND ", "\nScatter ",        "\nbad inputs ",
+      "\nONNX node tests "};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
+    cr_expect(strstr(out, rows[i]) != NULL, "no row '%s' in\n%s", rows[i] + 1,
+              out);
+  free(out);
+  free(err);
+}
+
+/* selftest --quick on the device behind the broken driver in `mode`:
+ * exit 1, a failing case named in full. */
+static void expect_caught(const char *mode, const char *must_name) {
+  setenv("LD_PRELOAD", CLGATHER_BROKEN_DRIVER_PATH, 1);
+  setenv("CLGATHER_BROKEN", mode, 1);
+  /* a sanitizer build's binary takes a preloaded library after its own */
+  setenv("ASAN_OPTIONS", "verify_asan_link_order=0:detect_leaks=0", 1);
+  char *out = NULL, *err = NULL;
+  int rc = selftest(&out, &err, "--quick", NULL);
+  unsetenv("LD_PRELOAD");
+  cr_assert_eq(rc, 1, "broken driver '%s': selftest exited %d, expected 1 "
+               "(a case failed)\n%s\n%s", mode, rc, out, err);
+  cr_expect(strstr(out, "\nFAIL\n") != NULL, "%s", out);
+  /* the first failing cases in full: operator, storage, what differed */
+  const char *f = strstr(out, "  FAIL ");
+  cr_assert(f != NULL, "no failing case named:\n%s", out);
+  cr_expect(strstr(f, "storage=") != NULL || strstr(f, "ONNX") != NULL,
+            "%s", f);
+  cr_expect(strstr(out, must_name) != NULL, "'%s' not named:\n%s", must_name,
+            out);
+  free(out);
+  free(err);
+}
+
+Test(cli_selftest, fails_when_the_driver_drops_every_third_launch) {
+  expect_caught("drop", "  FAIL ");
+}
+
+Test(cli_selftest, fails_when_the_driver_drops_the_gather_kernels) {
+  expect_caught("gather", "  FAIL Gather");
+}
+
+Test(cli_selftest, fails_when_the_driver_corrupts_a_buffer) {
+  expect_caught("flip", "  FAIL ");
+}
+
+/* The interposer itself is faithful when no mode is set: the same run
+ * passes through it, so the failures above are the broken launches'. */
+Test(cli_selftest, passes_through_the_interposer_without_a_fault) {
+  setenv("LD_PRELOAD", CLGATHER_BROKEN_DRIVER_PATH, 1);
+  setenv("ASAN_OPTIONS", "verify_asan_link_order=0:detect_leaks=0", 1);
+  unsetenv("CLGATHER_BROKEN");
+  char *out = NULL, *err = NULL;
+  int rc = selftest(&out, &err, "--quick", NULL);
+  unsetenv("LD_PRELOAD");
+  cr_assert_eq(rc, 0, "exited %d\n%s\n%s", rc, out, err);
+  free(out);
+  free(err);
+}
+
+Test(cli_selftest, usage_errors_and_a_missing_device) {
+  char *out = NULL, *err = NULL;
+  cr_expect_eq(selftest(&out, &err, "--bogus", NULL), 2, "%s", err);
+  free(out);
+  free(err);
+  cr_expect_eq(selftest(&out, &err, "--device", NULL), 2, "%s", err);
+  free(out);
+  free(err);
+  cr_expect_eq(selftest(&out, &err, "--device", "no-such-device-anywhere"), 3,
+               "%s", err);
+  cr_expect(strstr(err, "no-such-device-anywhere") != NULL ||
+                strstr(err, "device") != NULL,
+            "%s", err);
+  free(out);
+  free(err);
+  cr_expect_eq(selftest(&out, &err, "--help", NULL), 0);
+  cr_expect(strstr(out, "--quick") != NULL, "%s", out);
+  free(out);
+  free(err);
+}
