@@ -20,9 +20,11 @@
  *
  * Each reduction step is computed and rounded in the element type, as
  * numpy's ufunc.at: float16 / bfloat16 in float, rounded to nearest even
- * after every step; min / max propagate NaN as numpy.minimum / maximum;
- * integers wrap; bool add/max = or, mul/min = and. No contraction into
- * fused multiply-adds, so complex products round as the reference's. */
+ * after every step; min / max keep a NaN element, else take a NaN update,
+ * and put -0 below +0 (CLG_KEEP); integers wrap; bool add/max = or,
+ * mul/min = and. The complex product is (ac - bd) + (ad + bc)i, four
+ * rounded products and two rounded sums: no contraction into fused
+ * multiply-adds (FP_CONTRACT OFF, and the products are named values). */
 #pragma OPENCL FP_CONTRACT OFF
 
 #ifndef CLG_KIND
@@ -107,6 +109,19 @@ typedef elem_t mem_t;
 
 /* --------------------------------------------------------- reductions */
 
+/* min and max of floating-point values (every float type alike; the
+ * library's tie rule, include/clgather/clgather.h): keep the element a
+ * when it is NaN; else take the update b when it is NaN; else the smaller
+ * (larger), with -0 below +0 (IEEE 754-2019 minimum / maximum). The result
+ * depends on the values only, never on which of two zeros came first. */
+#if CLG_RED == 3
+#define CLG_KEEP(a, b)                                                         \
+  (isnan(a) || (!isnan(b) && ((a) < (b) || ((a) == (b) && signbit(a)))))
+#elif CLG_RED == 4
+#define CLG_KEEP(a, b)                                                         \
+  (isnan(a) || (!isnan(b) && ((a) > (b) || ((a) == (b) && !signbit(a)))))
+#endif
+
 #if CLG_RED == 0
 #define RED(a, b) (b)
 
@@ -115,15 +130,17 @@ typedef elem_t mem_t;
 #define RED(a, b) ((a) + (b))
 #elif CLG_RED == 2
 #define RED(a, b) ((a) * (b))
-#elif CLG_RED == 3 /* numpy: NaN propagates; between equals (+0, -0) */
-#define RED(a, b) (((a) < (b) || isnan(a)) ? (a) : (b)) /* the update */
-#else
-#define RED(a, b) (((a) > (b) || isnan(a)) ? (a) : (b))
+#else /* min, max: CLG_KEEP (below) */
+#define RED(a, b) (CLG_KEEP((a), (b)) ? (a) : (b))
 #endif
 
 #elif CLG_KIND == 3 || CLG_KIND == 4
 #if CLG_KIND == 3
-static float clg_to_float(ushort h) { return vload_half(0, &h); }
+/* vload_half / vstore_half_rte take half pointers: the bits are a ushort's
+ * (half itself may not be declared without cl_khr_fp16). */
+static float clg_to_float(ushort h) {
+  return vload_half(0, (const half *)&h);
+}
 /* Round to nearest even (vstore_half_rte); a NaN keeps its sign and top
  * payload bits, quiet (drivers differ in the NaN they store). */
 static ushort clg_from_float(float f) {
@@ -132,7 +149,7 @@ static ushort clg_from_float(float f) {
     return (ushort)(((u >> 16) & 0x8000u) | 0x7E00u | ((u >> 13) & 0x3FFu));
   }
   ushort h;
-  vstore_half_rte(f, 0, &h);
+  vstore_half_rte(f, 0, (half *)&h);
   return h;
 }
 #else
@@ -153,10 +170,8 @@ static ushort clg_red(ushort a, ushort b) {
   return clg_from_float(x + y);
 #elif CLG_RED == 2
   return clg_from_float(x * y);
-#elif CLG_RED == 3
-  return (x <= y || isnan(x)) ? a : b;
 #else
-  return (x >= y || isnan(x)) ? a : b;
+  return CLG_KEEP(x, y) ? a : b;
 #endif
 }
 #define RED(a, b) clg_red((a), (b))

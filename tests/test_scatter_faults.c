@@ -301,3 +301,96 @@ Test(scatter_faults, reductions_needing_doubles_without_fp64) {
   cr_expect(memcmp(out, want, sizeof want) == 0,
             "reduction none on float64: wrong output");
 }
+
+/* A device that flushes subnormals (CL_FP_DENORM hidden from its single and
+ * double FP configs, core/faults.h): every reduction on float, bfloat16,
+ * double and add/mul on complex64, complex128 is refused with
+ * CLG_ERROR_UNSUPPORTED_DTYPE before anything is enqueued, naming the
+ * config; the output is untouched. float16 (no subnormal float on its
+ * path), the integers and reduction none still run and give the
+ * reference's bytes. */
+Test(scatter_faults, float_reductions_on_a_flushing_device) {
+  static const clg_reduction reds[] = {CLG_REDUCTION_ADD, CLG_REDUCTION_MUL,
+                                       CLG_REDUCTION_MIN, CLG_REDUCTION_MAX};
+  static const char *const red_names[] = {"add", "mul", "min", "max"};
+  static const clg_dtype types[] = {CLG_DTYPE_FLOAT, CLG_DTYPE_BFLOAT16,
+                                    CLG_DTYPE_COMPLEX64, CLG_DTYPE_DOUBLE,
+                                    CLG_DTYPE_COMPLEX128, CLG_DTYPE_FLOAT16,
+                                    CLG_DTYPE_INT32};
+  const int64_t ds[1] = {6}, xs[1] = {4};
+  int64_t idx[4] = {1, 4, 1, 0};
+  unsigned char data[6 * 16], upd[4 * 16];
+  for (size_t k = 0; k < sizeof data; ++k)
+    data[k] = (unsigned char)(k % 7 == 0 ? 0 : 0x3C); /* no NaN, no inf */
+  for (size_t k = 0; k < sizeof upd; ++k)
+    upd[k] = (unsigned char)(k % 5 == 0 ? 0 : 0x3B);
+  for (size_t t = 0; t < sizeof types / sizeof types[0]; ++t)
+    for (int r = 0; r < 4; ++r)
+      for (int on_device = 0; on_device < 2; ++on_device) {
+        clg_dtype dt = types[t];
+        bool cplx = dt == CLG_DTYPE_COMPLEX64 || dt == CLG_DTYPE_COMPLEX128;
+        if (cplx && r >= 2)
+          continue; /* min/max: not defined on complex (catalogued) */
+        bool refused = dt != CLG_DTYPE_FLOAT16 && dt != CLG_DTYPE_INT32;
+        bool dbl = dt == CLG_DTYPE_DOUBLE || dt == CLG_DTYPE_COMPLEX128;
+        char label[160];
+        snprintf(label, sizeof label, "ScatterElements %s on %s, %s output",
+                 red_names[r], clg_dtype_name(dt),
+                 on_device ? "cl_mem" : "host");
+        tu_storage out_st = {on_device ? B : H, on_device ? 16u : 0u, false,
+                             false};
+        tu_tensor to;
+        tu_tensor_init(&to, dt, 1, ds, out_st, NULL);
+        clg_tensor td = clg_tensor_host(dt, 1, ds, data);
+        clg_tensor tx = clg_tensor_host(CLG_DTYPE_INT64, 1, xs, idx);
+        clg_tensor tu = clg_tensor_host(dt, 1, xs, upd);
+        clg_params p = {CLG_OP_SCATTER_ELEMENTS, 0, 0, CLG_MODE_RAISE};
+        clg_scatter_params sc = {reds[r], CLG_DUPLICATES_ERROR};
+        clg_fault_reset();
+        clg_fault_hide_denorm(true);
+        cl_event ev = NULL;
+        clg_status st = clg_scatter(tu_ctx(), &p, &sc, &td, &tx, &tu,
+                                    &to.desc, NULL, 0, NULL, &ev);
+        unsigned long kernels = clg_fault_calls(CLG_FAULT_ENQUEUE_KERNEL);
+        clg_fault_reset();
+        if (!refused) {
+          cr_expect_eq(st, CLG_SUCCESS, "%s: %s", label, clg_last_error());
+          if (ev)
+            clWaitForEvents(1, &ev), clReleaseEvent(ev);
+          unsigned char want[sizeof data], got[sizeof data];
+          size_t bytes = 6 * clg_dtype_size(dt);
+          memcpy(want, data, bytes);
+          int64_t bad = -1, first = -1;
+          int rc = ref_scatter_elements(want, dt, 1, ds, idx, REF_INDEX_I64,
+                                        xs, upd, 0, (ref_reduction)reds[r], 0,
+                                        &bad, &first);
+          cr_expect_eq(rc, REF_OK, "%s: reference %d", label, rc);
+          tu_tensor_read(&to, got);
+          cr_expect(memcmp(got, want, bytes) == 0, "%s: wrong output", label);
+          tu_tensor_free(&to);
+          continue;
+        }
+        cr_expect_eq(st, CLG_ERROR_UNSUPPORTED_DTYPE, "%s: status %s: %s",
+                     label, clg_status_string(st), clg_last_error());
+        char want[200];
+        snprintf(want, sizeof want,
+                 "reduction %s on %s cannot give the promised bits on this "
+                 "device: it flushes subnormal %ss to zero (%s lacks "
+                 "CL_FP_DENORM)",
+                 red_names[r], clg_dtype_name(dt), dbl ? "double" : "float",
+                 dbl ? "CL_DEVICE_DOUBLE_FP_CONFIG"
+                     : "CL_DEVICE_SINGLE_FP_CONFIG");
+        cr_expect(strstr(clg_last_error(), want) != NULL,
+                  "%s: message \"%s\"", label, clg_last_error());
+        cr_expect(ev == NULL && kernels == 0,
+                  "%s: an event or a kernel on error", label);
+        cr_expect(tu_tensor_all_sentinel(&to),
+                  "%s: the output (or the bytes around it) changed", label);
+        /* The device's subnormals back: the same call runs. */
+        st = clg_scatter(tu_ctx(), &p, &sc, &td, &tx, &tu, &to.desc, NULL, 0,
+                         NULL, NULL);
+        cr_expect_eq(st, CLG_SUCCESS, "%s with CL_FP_DENORM: %s", label,
+                     clg_last_error());
+        tu_tensor_free(&to);
+      }
+}

@@ -54,6 +54,11 @@ void clg_fault_reset(void);
  * need doubles on a device without them, reachable on POCL (which has
  * them). clg_fault_reset() clears it. */
 void clg_fault_hide_fp64(bool hide);
+/* While `hide` is set, CL_DEVICE_SINGLE_FP_CONFIG and DOUBLE_FP_CONFIG come
+ * back without CL_FP_DENORM (a device that flushes subnormals): the
+ * refusal of float reductions there, reachable on POCL. clg_fault_reset()
+ * clears it. */
+void clg_fault_hide_denorm(bool hide);
 /* "clCreateBuffer" etc. */
 const char *clg_fault_call_name(clg_fault kind);
 

@@ -268,6 +268,32 @@ static bool clg_has_fp64(const clg_context *ctx) {
   return strstr(ext, "cl_khr_fp64") != NULL;
 }
 
+/* Does the device keep subnormal floats (doubles: `dbl`), as the
+ * reductions' bits need (include/clgather/clgather.h)? CL_FP_DENORM in
+ * CL_DEVICE_SINGLE_FP_CONFIG (DOUBLE_FP_CONFIG); OpenCL 1.2 makes it
+ * optional for float (a device may flush subnormals to zero) and requires
+ * it for double. */
+static clg_status clg_check_denormals(const clg_context *ctx, bool dbl,
+                                      clg_reduction red, clg_dtype dtype) {
+  cl_device_fp_config fp = 0;
+  cl_device_info what =
+      dbl ? CL_DEVICE_DOUBLE_FP_CONFIG : CL_DEVICE_SINGLE_FP_CONFIG;
+  cl_int err = clGetDeviceInfo(ctx->device, what, sizeof fp, &fp, NULL);
+  if (err != CL_SUCCESS)
+    return clg__fail_cl(err, "clGetDeviceInfo", "reading the device's FP "
+                        "config for a scatter's reduction");
+  if (fp & CL_FP_DENORM)
+    return CLG_SUCCESS;
+  return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
+                   "reduction %s on %s cannot give the promised bits on this "
+                   "device: it flushes subnormal %ss to zero (%s lacks "
+                   "CL_FP_DENORM)",
+                   clg_reduction_names[red], clg_dtype_name(dtype),
+                   dbl ? "double" : "float",
+                   dbl ? "CL_DEVICE_DOUBLE_FP_CONFIG"
+                       : "CL_DEVICE_SINGLE_FP_CONFIG");
+}
+
 /* A temporary device copy of `count` int64 values. */
 static clg_status clg_upload(clg_context *ctx, const int64_t *v, size_t count,
                              const char *what, cl_mem *out) {
@@ -355,6 +381,15 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
                      "reduction %s on %s needs double precision, which this "
                      "device lacks (no cl_khr_fp64)",
                      clg_reduction_names[red], clg_dtype_name(dtype));
+  /* float, bfloat16, complex64 in float; double, complex128 in double.
+   * float16 (kind 3) needs no subnormal float: its values, sums and
+   * products are normal floats or zero. */
+  if (kind == 1 || kind == 4 || kind == 14 || kind == 2 || kind == 15) {
+    clg_status dst =
+        clg_check_denormals(ctx, kind == 2 || kind == 15, red, dtype);
+    if (dst != CLG_SUCCESS)
+      return dst;
+  }
   size_t esize = l->df.elem_size;
   /* The unit the apply kernel reads and writes: the element, a complex
    * number's component, or for reduction none the widest power of two up

@@ -493,7 +493,29 @@ typedef enum clg_op {
 /** How a scatter combines an update with the element it lands on (ONNX's
  * `reduction` attribute). Applied one update at a time, in the C order of
  * indices, each step computed and rounded in the element type, as numpy's
- * ufunc.at: the result is the same on every device and every run. */
+ * ufunc.at: the result is the same on every device and every run.
+ * The arithmetic is fixed, so that no device or reference may round
+ * otherwise:
+ *  - every float, double, complex64 and complex128 operation is one
+ *    IEEE 754 operation rounded to nearest even, never fused with another
+ *    (no fused multiply-add, no contraction);
+ *  - float16 and bfloat16: computed in float, rounded to nearest even after
+ *    every step (the same bits as one rounding in the type);
+ *  - complex add: per component; complex mul: the plain product
+ *    (ac - bd) + (ad + bc)i, its four products and two sums each rounded in
+ *    the component type (numpy's elementwise a * b; not numpy 1.24's
+ *    multiply.at, which fuses on AVX-512 CPUs);
+ *  - subnormals are kept: a device that flushes them to zero
+ *    (CL_DEVICE_SINGLE_FP_CONFIG or CL_DEVICE_DOUBLE_FP_CONFIG without
+ *    CL_FP_DENORM) cannot give these bits, and add, mul, min and max on
+ *    float, bfloat16, complex64 (single) or double, complex128 (double)
+ *    fail there with CLG_ERROR_UNSUPPORTED_DTYPE before anything is
+ *    written. float16 needs no subnormal float (every float16 value and
+ *    every sum or product of two is a normal float or zero) and runs on
+ *    every device;
+ *  - the sign and payload of a NaN that an operation creates (inf - inf,
+ *    0 * inf) are the hardware's; a NaN that is there is kept (min, max).
+ */
 typedef enum clg_reduction {
   /** Replace (ONNX "none"). */
   CLG_REDUCTION_NONE = 0,
@@ -501,14 +523,16 @@ typedef enum clg_reduction {
   CLG_REDUCTION_ADD = 1,
   /** output *= update (bool: and; integers wrap). */
   CLG_REDUCTION_MUL = 2,
-  /** output = min(output, update); NaN propagates (numpy.minimum); between
-   * +0 and -0, float and double take the update, float16 and bfloat16 keep
-   * the element (numpy 1.24 on x86-64); bool: and; complex types:
-   * CLG_ERROR_UNSUPPORTED_DTYPE. */
+  /** output = min(output, update). Floating-point types, all alike: a NaN
+   * element stays as it is; else a NaN update is taken (NaN propagates, as
+   * numpy.minimum); else the smaller, with -0 below +0 (IEEE 754-2019
+   * minimum): the result depends on the values, never on which of +0 and
+   * -0 came first. (numpy 1.24's loops differ by type there; this rule
+   * does not.) bool: and; complex types: CLG_ERROR_UNSUPPORTED_DTYPE. */
   CLG_REDUCTION_MIN = 3,
-  /** output = max(output, update); NaN propagates (numpy.maximum); +0 and
-   * -0 as for CLG_REDUCTION_MIN; bool: or; complex types:
-   * CLG_ERROR_UNSUPPORTED_DTYPE. */
+  /** output = max(output, update); NaN as for CLG_REDUCTION_MIN; else the
+   * larger, with +0 above -0 (IEEE 754-2019 maximum); bool: or; complex
+   * types: CLG_ERROR_UNSUPPORTED_DTYPE. */
   CLG_REDUCTION_MAX = 4,
 } clg_reduction;
 

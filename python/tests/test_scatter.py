@@ -1,11 +1,17 @@
-"""clgather.scatter_elements and clgather.scatter_nd against numpy, byte for
-byte: reduction none against a plain loop in the C order of the indices
-(the later entry wins) and numpy.put_along_axis / fancy assignment where
-the targets are distinct; add, mul, min, max against numpy's ufunc.at
-(np.add.at, np.multiply.at, np.minimum.at, np.maximum.at), which applies
-the updates one at a time in the C order of the indices, as the library
-does. Repeated targets (an error, or the later wins), negative indices,
-out= (in place too), the data left alone, out-of-bounds indices."""
+"""clgather.scatter_elements and clgather.scatter_nd against references,
+byte for byte: reduction none against a plain loop in the C order of the
+indices (the later entry wins) and numpy.put_along_axis / fancy assignment
+where the targets are distinct; add, mul, min, max against a plain loop
+that applies the updates one at a time in the C order of the indices, each
+step written out as the library's contract states it (include/clgather/
+clgather.h): one rounding per operation in the element type, the complex
+product as (ac - bd) + (ad + bc)i with four rounded products and two
+rounded sums, min/max with NaN first and -0 below +0. Not numpy's ufunc.at:
+its loops depend on the CPU (numpy 1.24's multiply.at on complex128 uses
+fused multiply-adds on AVX-512 machines and differs in the last bit), and
+its minimum/maximum treat +0 and -0 differently per type. Repeated targets
+(an error, or the later wins), negative indices, out= (in place too), the
+data left alone, out-of-bounds indices."""
 
 import numpy as np
 import pytest
@@ -13,13 +19,84 @@ import pytest
 import clgather
 from conftest import DTYPE_IDS, DTYPES, sample, same
 
-UFUNCS = {"add": np.add, "mul": np.multiply, "min": np.minimum,
-          "max": np.maximum}
 REAL = [d for d in DTYPES if np.dtype(d).kind != "c"]
 REAL_IDS = [np.dtype(d).name for d in REAL]
 
 
 # ------------------------------------------------------------ references
+
+def _one(a, k):
+    """Element k of the flat array a as a 1-element array view: numpy's
+    array ufuncs wrap integers silently (its scalars warn) and round each
+    call's result in the array's dtype, so one call is one rounded step."""
+    return a[k:k + 1]
+
+
+def reduce_step(reduction, out, k, upd, i):
+    """out[k] = out[k] <reduction> upd[i], on flat arrays of one dtype, one
+    step of the library's contract, spelled out so that no CPU can fuse or
+    reorder it:
+    - float16: computed in float32, rounded to float16 (nearest even);
+    - float32 / float64: one correctly rounded operation;
+    - complex: add per component; mul (ac - bd) + (ad + bc)i, each of the
+      four products and the two sums rounded in the component type, no
+      fused multiply-add;
+    - min / max: a NaN element stays, else a NaN update is taken; -0 is
+      below +0 (IEEE 754-2019 minimum / maximum), whatever the float type;
+    - integers wrap; bool: add / max or, mul / min and."""
+    dt = out.dtype
+    if dt.kind == "c":
+        o = out.view(dt.type(0).real.dtype).reshape(-1, 2)
+        u = upd.view(o.dtype).reshape(-1, 2)
+        a, b = o[k, 0:1].copy(), o[k, 1:2].copy()
+        c, d = u[i, 0:1], u[i, 1:2]
+        if reduction == "add":
+            re, im = np.add(a, c), np.add(b, d)
+        elif reduction == "mul":
+            ac, bd = np.multiply(a, c), np.multiply(b, d)
+            ad, bc = np.multiply(a, d), np.multiply(b, c)
+            re, im = np.subtract(ac, bd), np.add(ad, bc)
+        else:
+            raise ValueError("min and max are not defined on complex")
+        o[k, 0:1], o[k, 1:2] = re, im
+        return
+    x, y = _one(out, k), _one(upd, i)
+    if dt.kind == "b":
+        op = np.logical_or if reduction in ("add", "max") else np.logical_and
+        op(x, y, out=x)
+    elif dt.kind in "iu":
+        {"add": np.add, "mul": np.multiply, "min": np.minimum,
+         "max": np.maximum}[reduction](x, y, out=x)
+    elif reduction in ("add", "mul"):
+        op = np.add if reduction == "add" else np.multiply
+        if dt == np.float16:
+            z = op(x.astype(np.float32), y.astype(np.float32))
+            x[:] = z.astype(np.float16)
+        else:
+            op(x, y, out=x)
+    else:
+        a, b = float(x[0]), float(y[0])
+        if np.isnan(a):
+            return
+        if np.isnan(b):
+            x[:] = y
+            return
+        if a == b:  # equal: only +0 and -0 can differ in their bits
+            keep = np.signbit(a) if reduction == "min" else not np.signbit(a)
+        else:
+            keep = a < b if reduction == "min" else a > b
+        if not keep:
+            x[:] = y
+
+
+def apply_sequentially(out, flat_targets, updates, reduction):
+    """Applies updates (flat, C order) to the elements flat_targets of out
+    one at a time, in order."""
+    o = out.reshape(-1)  # a view: out is C-contiguous
+    u = np.ascontiguousarray(updates).reshape(-1)
+    for i, k in enumerate(np.asarray(flat_targets).reshape(-1)):
+        reduce_step(reduction, o, int(k), u, i)
+
 
 def elements_targets(indices, axis):
     """The target of every entry of `indices` (ScatterElements): its own
@@ -37,7 +114,9 @@ def scatter_elements_ref(data, indices, updates, axis=0, reduction="none"):
         for pos in np.ndindex(*np.shape(indices)):
             out[tuple(a[pos] for a in t)] = updates[pos]
     else:
-        UFUNCS[reduction].at(out, t, updates)
+        flat = np.ravel_multi_index(t, out.shape, mode="wrap")
+        apply_sequentially(out, flat, np.asarray(updates, out.dtype),
+                           reduction)
     return out
 
 
@@ -51,7 +130,13 @@ def scatter_nd_ref(data, indices, updates, reduction="none"):
         for i in range(flat.shape[0]):
             out[tuple(flat[i])] = upd[i]
     else:
-        UFUNCS[reduction].at(out, tuple(flat.T), upd)
+        inner = int(np.prod(out.shape[k:], dtype=np.int64))
+        rows = np.ravel_multi_index(tuple(flat.T), out.shape[:k], mode="wrap")
+        # Tuple i's slice: elements rows[i] * inner + j, j < inner, with the
+        # updates upd[i] in the same order.
+        targets = rows[:, None] * inner + np.arange(inner)[None, :]
+        apply_sequentially(out, targets, np.asarray(upd, out.dtype),
+                           reduction)
     return out
 
 
@@ -199,24 +284,54 @@ def test_elements_min_max_nan(dtype, reduction):
 @pytest.mark.parametrize("reduction", ["min", "max"])
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_elements_min_max_zeros(dtype, reduction):
-    # Between +0 and -0: float32 / float64 take the update, float16 keeps
-    # the element (numpy 1.24 on x86-64; a plain loop of that rule is the
-    # reference, and numpy's ufunc.at must agree bit for bit).
+    # Between +0 and -0 min takes -0 and max +0, whichever is the element
+    # and whichever the update, in every float type (IEEE 754-2019
+    # minimum / maximum; numpy 1.24's loops differ by type and order).
     data = np.array([0.0, -0.0, 0.0, -0.0, 1.0, -0.0], dtype)
     idx = np.array([0, 1, 2, 3, 4, 5, 5])
     upd = np.array([-0.0, 0.0, 0.0, -0.0, -0.0, 0.0, -0.0], dtype)
     got = clgather.scatter_elements(data, idx, upd, reduction=reduction)
-    want = data.copy()
-    for i, y in zip(idx, upd):
-        x = want[i]
-        if dtype == np.float16:
-            keep = x <= y if reduction == "min" else x >= y
-        else:
-            keep = x < y if reduction == "min" else x > y
-        want[i] = x if keep or np.isnan(x) else y
+    if reduction == "min":
+        want = np.array([-0.0, -0.0, 0.0, -0.0, -0.0, -0.0], dtype)
+    else:
+        want = np.array([0.0, 0.0, 0.0, -0.0, 1.0, 0.0], dtype)
     same(got, want)
-    numpy_at = scatter_elements_ref(data, idx, upd, 0, reduction)
-    same(got, numpy_at)
+    same(got, scatter_elements_ref(data, idx, upd, 0, reduction))
+
+
+def test_complex_mul_reference_is_the_plain_product():
+    # The reference's complex step is (ac - bd) + (ad + bc)i with every
+    # product and sum rounded: checked here against exact rational
+    # arithmetic rounded once per operation, on values whose fused and
+    # unfused products differ (so a fusing reference would fail).
+    from fractions import Fraction as F
+    rng = np.random.default_rng(40)
+    for dtype, comp in ((np.complex128, np.float64),
+                        (np.complex64, np.float32)):
+        x = (rng.uniform(0.5, 2, 200)
+             + 1j * rng.uniform(-1, 1, 200)).astype(dtype)
+        y = (rng.uniform(0.5, 2, 200)
+             + 1j * rng.uniform(-1, 1, 200)).astype(dtype)
+        fused = 0
+        for i in range(200):
+            a, b = float(x[i].real), float(x[i].imag)
+            c, d = float(y[i].real), float(y[i].imag)
+
+            def r(q):
+                # float(Fraction) is q rounded to the nearest double; a
+                # float32 result rounds that double again, which is
+                # innocuous for one +, - or * of float32 operands (53 >=
+                # 2 * 24 + 2).
+                return float(comp(float(q)))
+            ac, bd = r(F(a) * F(c)), r(F(b) * F(d))
+            ad, bc = r(F(a) * F(d)), r(F(b) * F(c))
+            want = np.array([r(F(ac) - F(bd)), r(F(ad) + F(bc))], comp)
+            fre = r(F(a) * F(c) - F(bd))  # a*c - bd with one rounding
+            fused += fre != want[0]
+            out = x[i:i + 1].copy()
+            reduce_step("mul", out, 0, y, i)
+            assert out.view(comp).tobytes() == want.tobytes(), (i, dtype)
+        assert fused > 0  # the values tell fused from plain apart
 
 
 def test_elements_integer_wrap_and_bool():

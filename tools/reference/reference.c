@@ -114,16 +114,16 @@ static uint16_t ref_float_to_bf16(float f) {
   ((red) == REF_RED_MIN ? (((a) <= (b)) ? (a) : (b))                           \
                         : (((a) >= (b)) ? (a) : (b)))
 
-/* numpy.minimum / maximum (numpy 1.24, x86-64): NaN propagates, and
- * between equal values (+0 and -0) float32 and float64 take the update
- * (1: keep a), float16 keeps the element (its own loop: a <= b); bfloat16
- * as float16. */
-#define REF_FMINMAX(red, a, b)                                                 \
-  ((red) == REF_RED_MIN ? (((a) < (b) || isnan(a)) ? 1 : 0)                    \
-                        : (((a) > (b) || isnan(a)) ? 1 : 0))
-#define REF_HMINMAX(red, a, b)                                                 \
-  ((red) == REF_RED_MIN ? (((a) <= (b) || isnan(a)) ? 1 : 0)                   \
-                        : (((a) >= (b) || isnan(a)) ? 1 : 0))
+/* min / max of floating-point values, every float type alike (the
+ * library's tie rule, include/clgather/clgather.h): 1 keeps the element a,
+ * 0 takes the update b. A NaN element stays; else a NaN update is taken;
+ * else the smaller (larger), -0 below +0 (IEEE 754-2019 minimum and
+ * maximum): the result depends on the values only. */
+#define REF_FKEEP(red, a, b)                                                   \
+  (isnan(a) ||                                                                 \
+   (!isnan(b) && ((red) == REF_RED_MIN                                         \
+                      ? ((a) < (b) || ((a) == (b) && signbit(a)))              \
+                      : ((a) > (b) || ((a) == (b) && !signbit(a))))))
 
 #define REF_INT_STEP(T, U)                                                     \
   do {                                                                         \
@@ -155,7 +155,7 @@ int ref_scatter_apply(clg_dtype dtype, ref_reduction red, void *a,
     else if (red == REF_RED_MUL)
       z = x * y;
     else
-      z = REF_FMINMAX(red, x, y) ? x : y;
+      z = REF_FKEEP(red, x, y) ? x : y;
     memcpy(a, &z, 4);
     return REF_OK;
   }
@@ -168,7 +168,7 @@ int ref_scatter_apply(clg_dtype dtype, ref_reduction red, void *a,
     else if (red == REF_RED_MUL)
       z = x * y;
     else
-      z = REF_FMINMAX(red, x, y) ? x : y;
+      z = REF_FKEEP(red, x, y) ? x : y;
     memcpy(a, &z, 8);
     return REF_OK;
   }
@@ -184,7 +184,7 @@ int ref_scatter_apply(clg_dtype dtype, ref_reduction red, void *a,
       float z = red == REF_RED_ADD ? x + y : x * y;
       hz = h ? ref_float_to_half(z) : ref_float_to_bf16(z);
     } else
-      hz = REF_HMINMAX(red, x, y) ? hx : hy;
+      hz = REF_FKEEP(red, x, y) ? hx : hy;
     memcpy(a, &hz, 2);
     return REF_OK;
   }
