@@ -209,6 +209,12 @@ static int run_all(st_run *r, const char *device) {
   char *ver = device_string(dev, CL_DEVICE_VERSION);
   char *ext = device_string(dev, CL_DEVICE_EXTENSIONS);
   r->fp64 = ext != NULL && strstr(ext, "cl_khr_fp64") != NULL;
+  cl_device_fp_config fs = 0, fd = 0;
+  clGetDeviceInfo(dev, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fs, &fs, NULL);
+  if (r->fp64)
+    clGetDeviceInfo(dev, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fd, &fd, NULL);
+  r->single_denorm = (fs & CL_FP_DENORM) != 0;
+  r->double_denorm = (fd & CL_FP_DENORM) != 0;
   snprintf(r->device, sizeof r->device, "%s", name ? name : "?");
   snprintf(r->version, sizeof r->version, "%s", ver ? ver : "?");
   free(name);

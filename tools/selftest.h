@@ -51,6 +51,9 @@ typedef struct st_run {
   clg_context *ctx;
   bool quick, json;
   bool fp64; /* the device has cl_khr_fp64 */
+  /* CL_FP_DENORM in CL_DEVICE_SINGLE_FP_CONFIG / DOUBLE_FP_CONFIG: without
+   * it the library refuses those types' reductions (clg_reduction) */
+  bool single_denorm, double_denorm;
   st_row rows[ST_NROWS];
   int row; /* the row cases are counted in */
   char fails[ST_MAX_FAILS][ST_DESC];

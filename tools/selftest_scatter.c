@@ -33,6 +33,20 @@ static bool needs_fp64(clg_dtype t) {
   return t == CLG_DTYPE_DOUBLE || t == CLG_DTYPE_COMPLEX128;
 }
 
+/* The reductions the library refuses on this device (clg_reduction): in
+ * double without cl_khr_fp64, and wherever the device flushes the type's
+ * subnormals (float16 runs everywhere). */
+static bool refused_here(const st_run *r, clg_dtype t, clg_reduction red) {
+  if (red == CLG_REDUCTION_NONE)
+    return false;
+  if (needs_fp64(t))
+    return !r->fp64 || !r->double_denorm;
+  if (t == CLG_DTYPE_FLOAT || t == CLG_DTYPE_BFLOAT16 ||
+      t == CLG_DTYPE_COMPLEX64)
+    return !r->single_denorm;
+  return false;
+}
+
 /* Runs c against the reference's verdict (ref_rc) and result (want). */
 static void run_case(st_run *r, st_call *c, sbuf *b, int ref_rc,
                      const char *what) {
@@ -51,8 +65,7 @@ static void run_case(st_run *r, st_call *c, sbuf *b, int ref_rc,
               "(reference: %d)", desc, what, ref_rc);
     return;
   }
-  /* A device without cl_khr_fp64 refuses reductions in double. */
-  if (!r->fp64 && needs_fp64(c->dtype) && c->sp.reduction != CLG_REDUCTION_NONE)
+  if (refused_here(r, c->dtype, c->sp.reduction))
     want_st = CLG_ERROR_UNSUPPORTED_DTYPE;
   if (c->storage == ST_IN_PLACE)
     memcpy(b->init, b->data, ob);
