@@ -8,8 +8,10 @@
  */
 #include <criterion/criterion.h>
 
+#include <stdio.h>
 #include <string.h>
 
+#include "internal.h" /* clg__stage_output, for the staged flags */
 #include "support/scatter_case.h"
 
 /* A random case of rank 1-4 (dims 1-5) from `seed`. */
@@ -332,4 +334,106 @@ Test(scatter_elements, empty_indices) {
   cr_assert_eq(clg_scatter(tu_ctx(), &p, NULL, &td, &tx, &tu, &td, NULL, 0,
                            NULL, NULL),
                CLG_SUCCESS, "%s", clg_last_error());
+}
+
+/* A scatter with a reduction reads its output (each update is combined with
+ * the element it lands on): a caller's output buffer created
+ * CL_MEM_WRITE_ONLY is refused before anything runs, naming the tensor and
+ * the flag, the buffer untouched (ScatterElements and ScatterND, every
+ * reduction). Reduction none only writes the output: the same buffer is
+ * taken and written. CL_MEM_READ_ONLY outputs are refused for every
+ * operator (test_validate). */
+Test(scatter_elements_errors, write_only_output_of_a_reduction) {
+  static const clg_reduction reds[] = {CLG_REDUCTION_ADD, CLG_REDUCTION_MUL,
+                                       CLG_REDUCTION_MIN, CLG_REDUCTION_MAX};
+  static const char *const names[] = {"add", "mul", "min", "max"};
+  float data[6] = {1, 2, 3, 4, 5, 6}, upd[4] = {10, 20, 30, 40};
+  float sentinel[6] = {-7, -7, -7, -7, -7, -7};
+  int64_t ds[1] = {6}, is[1] = {4}, idx[4] = {5, 0, 5, 2};
+  int64_t nd_is[2] = {4, 1}, nd_us[1] = {4};
+  cl_int err = CL_SUCCESS;
+  cl_mem wo = clCreateBuffer(tu_cl_context(),
+                             CL_MEM_WRITE_ONLY | CL_MEM_COPY_HOST_PTR,
+                             sizeof sentinel, sentinel, &err);
+  tu_cl_check(err, "clCreateBuffer(WRITE_ONLY)");
+  clg_tensor td = clg_tensor_host(CLG_DTYPE_FLOAT, 1, ds, data);
+  clg_tensor tu = clg_tensor_host(CLG_DTYPE_FLOAT, 1, is, upd);
+  clg_tensor to = clg_tensor_buffer(CLG_DTYPE_FLOAT, 1, ds, wo, 0);
+  for (int nd = 0; nd < 2; ++nd)
+    for (int r = 0; r < 4; ++r) {
+      clg_params p = {nd ? CLG_OP_SCATTER_ND : CLG_OP_SCATTER_ELEMENTS, 0, 0,
+                      CLG_MODE_RAISE};
+      clg_tensor tx = nd ? clg_tensor_host(CLG_DTYPE_INT64, 2, nd_is, idx)
+                         : clg_tensor_host(CLG_DTYPE_INT64, 1, is, idx);
+      clg_tensor tu_ = nd ? clg_tensor_host(CLG_DTYPE_FLOAT, 1, nd_us, upd)
+                          : tu;
+      clg_scatter_params sp = {reds[r], CLG_DUPLICATES_ERROR};
+      cl_event ev = NULL;
+      clg_status st = clg_scatter(tu_ctx(), &p, &sp, &td, &tx, &tu_, &to,
+                                  NULL, 0, NULL, &ev);
+      const char *op = nd ? "ScatterND" : "ScatterElements";
+      cr_expect_eq(st, CLG_ERROR_INVALID_ARGUMENT, "%s %s: %s", op, names[r],
+                   clg_status_string(st));
+      cr_expect(ev == NULL, "%s %s: an event on error", op, names[r]);
+      char want[200];
+      snprintf(want, sizeof want,
+               "output->buffer was created with CL_MEM_WRITE_ONLY, but %s "
+               "with reduction %s reads its output",
+               op, names[r]);
+      cr_expect(tu_contains(clg_last_error(), want), "%s %s: \"%s\"", op,
+                names[r], clg_last_error());
+      float got[6];
+      tu_cl_check(clEnqueueReadBuffer(tu_queue(), wo, CL_TRUE, 0, sizeof got,
+                                      got, 0, NULL, NULL),
+                  "clEnqueueReadBuffer");
+      cr_expect_arr_eq(got, sentinel, sizeof got, "%s %s: output changed",
+                       op, names[r]);
+    }
+  /* Reduction none only writes it: taken (duplicates last). */
+  clg_params p = {CLG_OP_SCATTER_ELEMENTS, 0, 0, CLG_MODE_RAISE};
+  clg_tensor tx = clg_tensor_host(CLG_DTYPE_INT64, 1, is, idx);
+  clg_scatter_params sp = {CLG_REDUCTION_NONE, CLG_DUPLICATES_LAST};
+  cr_expect_eq(clg_scatter(tu_ctx(), &p, &sp, &td, &tx, &tu, &to, NULL, 0,
+                           NULL, NULL),
+               CLG_SUCCESS, "%s", clg_last_error());
+  float got[6], want[6] = {20, 2, 40, 4, 5, 30};
+  tu_cl_check(clEnqueueReadBuffer(tu_queue(), wo, CL_TRUE, 0, sizeof got, got,
+                                  0, NULL, NULL),
+              "clEnqueueReadBuffer");
+  cr_expect_arr_eq(got, want, sizeof got, "reduction none into a write-only "
+                   "output: wrong output");
+  clReleaseMemObject(wo);
+}
+
+/* Host outputs are staged with the flags their kernels need (an internal
+ * look at clg__stage_output, which call.c feeds clg__reads_output): write-only
+ * when only written, read-write when read (a reduction) or kept (in
+ * place); never a write-only buffer that a kernel reads. */
+Test(scatter_elements, staged_output_flags) {
+  float host[4] = {1, 2, 3, 4};
+  int64_t ds[1] = {4};
+  clg_tensor t = clg_tensor_host(CLG_DTYPE_FLOAT, 1, ds, host);
+  struct {
+    bool keep, read;
+    cl_mem_flags want;
+  } cases[] = {{false, false, CL_MEM_WRITE_ONLY},
+               {false, true, CL_MEM_READ_WRITE},
+               {true, false, CL_MEM_READ_WRITE},
+               {true, true, CL_MEM_READ_WRITE}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    clg_staged o;
+    cr_assert_eq(clg__stage_output(tu_ctx(), &t, sizeof host, 4, cases[i].keep,
+                                   cases[i].read, &o),
+                 CLG_SUCCESS, "%s", clg_last_error());
+    cl_mem_flags f = 0;
+    tu_cl_check(clGetMemObjectInfo(o.mem, CL_MEM_FLAGS, sizeof f, &f, NULL),
+                "clGetMemObjectInfo");
+    cl_mem_flags access =
+        f & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY);
+    cr_expect_eq(access, cases[i].want,
+                 "keep %d read %d: access flags 0x%llx, want 0x%llx",
+                 cases[i].keep, cases[i].read, (unsigned long long)access,
+                 (unsigned long long)cases[i].want);
+    clg__unstage(&o);
+  }
 }

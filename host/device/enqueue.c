@@ -111,7 +111,7 @@ clg_status clg__stage_input(clg_context *ctx, const clg_tensor *t, size_t bytes,
 
 clg_status clg__stage_output(clg_context *ctx, const clg_tensor *t,
                              size_t bytes, size_t elem_size, bool keep,
-                             clg_staged *out) {
+                             bool read, clg_staged *out) {
   clg_staged_init(out);
   if (t->storage == CLG_STORAGE_BUFFER) {
     out->mem = t->buffer;
@@ -122,13 +122,17 @@ clg_status clg__stage_output(clg_context *ctx, const clg_tensor *t,
   if (bytes == 0)
     return CLG_SUCCESS;
   /* Wrapping leaves the output as it is until the kernel writes it; `keep`
-   * (an output updated in place) starts a copy with the host content. */
+   * (an output updated in place) starts a copy with the host content. No
+   * kernel reads a write-only buffer: one that reads its output (`read`)
+   * gets a read-write one. */
   bool wrap = clg_wrap_host(ctx, t->host, elem_size);
   cl_int err = CL_SUCCESS;
+  cl_mem_flags access =
+      keep || read ? CL_MEM_READ_WRITE : CL_MEM_WRITE_ONLY;
   cl_mem_flags flags =
-      keep ? CL_MEM_READ_WRITE |
-                 (wrap ? CL_MEM_USE_HOST_PTR : CL_MEM_COPY_HOST_PTR)
-           : CL_MEM_WRITE_ONLY | (wrap ? CL_MEM_USE_HOST_PTR : 0);
+      access | (wrap   ? CL_MEM_USE_HOST_PTR
+                : keep ? CL_MEM_COPY_HOST_PTR
+                       : 0);
   out->mem = clCreateBuffer(ctx->cl_ctx, flags, bytes,
                             wrap || keep ? t->host : NULL, &err);
   if (!out->mem) {

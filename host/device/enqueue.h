@@ -28,15 +28,17 @@ typedef struct clg_staged {
 clg_status clg__stage_input(clg_context *ctx, const clg_tensor *t, size_t bytes,
                             size_t elem_size, bool may_wrap, const char *name,
                             clg_staged *out);
-/* Make a cl_mem for output `t`: the caller's buffer, or a new write-only
- * buffer (wrapping host memory in place as for inputs, else on the device)
- * whose content is read back into host memory after the kernel (a read
- * into a wrapped buffer's own memory only synchronises). `keep`: the
- * output is also an input (updated in place): a read-write buffer that
- * starts with the host content. */
+/* Make a cl_mem for output `t`: the caller's buffer, or a new buffer
+ * (wrapping host memory in place as for inputs, else on the device) whose
+ * content is read back into host memory after the kernel (a read into a
+ * wrapped buffer's own memory only synchronises). Its flags are what the
+ * kernels need: write-only when they only write it; `read` (the kernels
+ * also read it: a scatter's reduction) read-write; `keep` (the output is
+ * also an input, updated in place) read-write, starting with the host
+ * content. */
 clg_status clg__stage_output(clg_context *ctx, const clg_tensor *t,
                              size_t bytes, size_t elem_size, bool keep,
-                             clg_staged *out);
+                             bool read, clg_staged *out);
 void clg__unstage(clg_staged *s);
 
 /* Blocking read of `bytes` from a buffer tensor into `dst` after the wait

@@ -65,7 +65,7 @@ static clg_status clg_run_kernels(clg_context *ctx, const clg_checked *c,
   }
   if (st == CLG_SUCCESS)
     st = clg__stage_output(ctx, l->output, l->of.bytes, l->of.elem_size, keep,
-                           &o);
+                           clg__reads_output(c), &o);
   l->o = &o;
   for (int k = 0; k < l->num_inputs; ++k)
     if (alias[k])

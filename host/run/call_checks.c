@@ -211,6 +211,11 @@ bool clg__same_storage(const clg_tensor *in, size_t in_bytes,
              : in->host == out->host;
 }
 
+bool clg__reads_output(const clg_checked *c) {
+  return (c->info->params & CLG_PARAM_SCATTER) &&
+         c->sc.reduction != CLG_REDUCTION_NONE;
+}
+
 /* The output against checked inputs: type, shape, size, and (unless
  * `shapes_only`: plan templates have no memory) no overlap with an input,
  * except the exact aliasing the operator allows (output_may_alias). */
@@ -228,6 +233,19 @@ static clg_status clg_check_output(clg_context *ctx, const clg_checked *c,
   clg_status st = clg__check_tensor(ctx, "output", output, c->df.elem_size, of);
   if (st != CLG_SUCCESS)
     return st;
+  /* clg__check_tensor refused an output the kernels cannot write; one they
+   * must also read cannot be write-only (reading it is undefined in
+   * OpenCL: a GPU may place it where reads return anything). */
+  if (!shapes_only && output->storage == CLG_STORAGE_BUFFER &&
+      (of->flags & CL_MEM_WRITE_ONLY) && clg__reads_output(c)) {
+    static const char *const reds[] = {"none", "add", "mul", "min", "max"};
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "output->buffer was created with CL_MEM_WRITE_ONLY, but "
+                     "%s with reduction %s reads its output (each update is "
+                     "combined with the element it lands on): create it "
+                     "CL_MEM_READ_WRITE",
+                     c->info->name, reds[c->sc.reduction]);
+  }
   bool same = output->rank == c->out_rank;
   for (int32_t i = 0; same && i < c->out_rank; ++i)
     same = output->shape[i] == c->out_shape[i];

@@ -115,6 +115,12 @@ extern const char *const clg__input_names[CLG_MAX_INPUTS];
 bool clg__same_storage(const clg_tensor *in, size_t in_bytes,
                        const clg_tensor *out, size_t out_bytes);
 
+/* Do the operator's kernels read its output, not only write it? A scatter
+ * with a reduction combines each update with the element it lands on (the
+ * output is then staged read-write, and a caller's CL_MEM_WRITE_ONLY
+ * output refused). The gathers and reduction none only write it. */
+bool clg__reads_output(const clg_checked *c);
+
 /* Every check clg_run() makes that reads no index value: inputs, params,
  * output, queue (resolved into *queue). */
 clg_status clg__check_call(const clg_call *call, clg_checked *c,

@@ -440,7 +440,9 @@ CLG_API clg_status clg_gather_output_shape(int32_t data_rank,
  *  - CLG_ERROR_INVALID_ARGUMENT: unknown storage kind; num_events and
  *    wait_list disagree (one zero/NULL, the other not); a cl_mem that is not
  *    a buffer or belongs to another cl_context; an output buffer created
- *    CL_MEM_READ_ONLY or an input buffer created CL_MEM_WRITE_ONLY; a queue of
+ *    CL_MEM_READ_ONLY or an input buffer created CL_MEM_WRITE_ONLY (and
+ *    clg_scatter(): a reduction's output buffer created CL_MEM_WRITE_ONLY,
+ *    since it reads its output); a queue of
  * another context or device; misaligned indices offset; output overlapping an
  * input.
  *  - CLG_ERROR_INVALID_RANK, CLG_ERROR_INVALID_SHAPE (a negative dimension
@@ -724,6 +726,18 @@ CLG_API clg_status clg_run(clg_context *ctx, const clg_params *params,
  * Any other overlap of output with an input is CLG_ERROR_INVALID_ARGUMENT.
  * cl_mem data, updates and output offsets must be multiples of the
  * element's size (of a component, for the complex types).
+ *
+ * Which operators read their output: a scatter with a reduction (add, mul,
+ * min, max) reads every element it updates, so its cl_mem output must be
+ * readable by kernels: one created CL_MEM_WRITE_ONLY is
+ * CLG_ERROR_INVALID_ARGUMENT before anything runs, the message naming the
+ * tensor and the flag. A scatter with reduction none and every gather only
+ * write their output (CL_MEM_WRITE_ONLY is fine there); in place, the
+ * output is data, an input, which no operator takes CL_MEM_WRITE_ONLY. No
+ * operator's output may be CL_MEM_READ_ONLY; CL_MEM_HOST_* flags are not
+ * looked at for outputs (the library reads a host output back from its own
+ * staging buffer, never from a caller's cl_mem). Host outputs are staged
+ * in buffers with the access their kernels need.
  *
  * Storage, queue, wait list, event and blocking behaviour are those of
  * clg_run(). Where the index values are checked:
