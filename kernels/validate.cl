@@ -1,6 +1,6 @@
-/* Device-side index validation (host/op.c): the verdict on `count` indices
- * of type CLG_INDEX (int or long) against periodic bounds, without reading
- * the indices back.
+/* Device-side index validation (host/run/index_pass.c): the verdict on
+ * `count` indices of type CLG_INDEX (int or long) against periodic bounds,
+ * without reading the indices back.
  *
  * Index i (flat position, 0-based) is valid iff
  *   -s[i % period] <= x[i] <= s[i % period] - 1,

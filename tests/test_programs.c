@@ -237,3 +237,21 @@ Test(programs, hint_fallback_only_for_refusals) {
   clg_fault_reset();
   clg_context_destroy(c);
 }
+
+/* A device type with several bits is planned as one: GPU first (Oclgrind
+ * reports all four bits), then CPU. */
+Test(programs, one_device_type_for_plans) {
+  cr_expect_eq(clg__quirk_device_type(CL_DEVICE_TYPE_DEFAULT |
+                                      CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU |
+                                      CL_DEVICE_TYPE_ACCELERATOR),
+               CL_DEVICE_TYPE_GPU);
+  cr_expect_eq(clg__quirk_device_type(CL_DEVICE_TYPE_DEFAULT |
+                                      CL_DEVICE_TYPE_CPU),
+               CL_DEVICE_TYPE_CPU);
+  cr_expect_eq(clg__quirk_device_type(CL_DEVICE_TYPE_ACCELERATOR),
+               CL_DEVICE_TYPE_ACCELERATOR);
+  cr_expect_eq(ctx->device_type, clg__quirk_device_type(ctx->device_type),
+               "the context keeps the reported bits");
+  cr_expect_str_eq(clg__quirk_names(CLG_QUIRK_NO_HINTS | CLG_QUIRK_COPY_HOST),
+                   "no-hints,copy-host");
+}

@@ -41,6 +41,9 @@ static clg_status clg_context_init(cl_context cl_ctx, cl_device_id device,
   ctx->host_unified = unified == CL_TRUE;
   if (err == CL_SUCCESS)
     err = clg__quirks_known(device, &ctx->quirks);
+  ctx->device_type = clg__quirk_device_type(ctx->device_type);
+  if (ctx->quirks & CLG_QUIRK_COPY_HOST)
+    ctx->host_unified = false;
   if (err != CL_SUCCESS) {
     free(ctx);
     return clg__fail_cl(err, "clGetDeviceInfo", "creating a context");

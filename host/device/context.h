@@ -34,7 +34,7 @@ struct clg_context {
    * tensors larger than this are split (run/split.c). Test builds may
    * lower it (CLGATHER_TEST_MAX_ALLOC). */
   cl_ulong max_alloc;
-  cl_device_type device_type;
+  cl_device_type device_type; /* one type: clg__quirk_device_type() */
   /* CL_DEVICE_HOST_UNIFIED_MEMORY: host memory is device memory (CPU
    * devices, integrated GPUs). Host tensors are then wrapped in place
    * (CL_MEM_USE_HOST_PTR) instead of being copied. */

@@ -21,13 +21,17 @@ typedef struct clg_quirk_rule {
 } clg_quirk_rule;
 
 static const clg_quirk_rule clg_quirk_table[] = {
-    {"Oclgrind", CLG_QUIRK_NO_HINTS,
-     /* Oclgrind 21.10 (Debian 12): its compiler lowers __builtin_prefetch
-      * to llvm.prefetch, which its interpreter cannot run: clCreateKernel
-      * fails with CL_INVALID_KERNEL_NAME, "Undefined external function:
-      * llvm.prefetch.p1i8". Found by the fallback too; listed to save the
-      * failed build. */
-     "llvm.prefetch is not executable"},
+    {"Oclgrind", CLG_QUIRK_NO_HINTS | CLG_QUIRK_COPY_HOST,
+     /* Oclgrind 21.10 (Debian 12). NO_HINTS: its compiler lowers
+      * __builtin_prefetch to llvm.prefetch, which its interpreter cannot
+      * run: clCreateKernel fails with CL_INVALID_KERNEL_NAME, "Undefined
+      * external function: llvm.prefetch.p1i8" (found by the fallback too;
+      * listed to save the failed build). COPY_HOST: it says it shares host
+      * memory, but its --uninitialized check takes the contents of a
+      * CL_MEM_USE_HOST_PTR buffer for uninitialized (a kernel branching on
+      * them is reported; the same bytes through CL_MEM_COPY_HOST_PTR are
+      * not), which would hide real reports among false ones. */
+     "llvm.prefetch is not executable; wrapped host memory unchecked"},
 };
 
 /* The disk-cache key of the device's quirks record. */
@@ -87,5 +91,15 @@ bool clg__quirk_drop_hints(clg_context *ctx) {
 }
 
 const char *clg__quirk_names(unsigned quirks) {
-  return (quirks & CLG_QUIRK_NO_HINTS) ? "no-hints" : "";
+  static const char *const names[] = {"", "no-hints", "copy-host",
+                                      "no-hints,copy-host"};
+  return names[quirks & 3u];
+}
+
+cl_device_type clg__quirk_device_type(cl_device_type reported) {
+  if (reported & CL_DEVICE_TYPE_GPU)
+    return CL_DEVICE_TYPE_GPU;
+  if (reported & CL_DEVICE_TYPE_CPU)
+    return CL_DEVICE_TYPE_CPU;
+  return reported;
 }

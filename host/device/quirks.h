@@ -13,6 +13,11 @@ typedef enum clg_quirk {
    * known from the table in quirks.c or found when a build or a kernel
    * creation with them failed and the same build without them worked. */
   CLG_QUIRK_NO_HINTS = 1u << 0,
+  /* Host tensors are copied to the device (CL_MEM_COPY_HOST_PTR), never
+   * wrapped in place (CL_MEM_USE_HOST_PTR), though the device shares host
+   * memory: for a checking simulator that takes wrapped host memory for
+   * uninitialized (device/enqueue.c). */
+  CLG_QUIRK_COPY_HOST = 1u << 1,
 } clg_quirk;
 
 /* The quirks the table in quirks.c knows for `device`, from its platform's
@@ -31,5 +36,12 @@ bool clg__quirk_drop_hints(clg_context *ctx);
 /* The names of ctx's quirks, comma-separated ("" for none), e.g.
  * "no-hints"; a static string. */
 const char *clg__quirk_names(unsigned quirks);
+
+/* The one device type the plans take a device for. OpenCL lets
+ * CL_DEVICE_TYPE have several bits; Oclgrind 21.10 sets all four (15:
+ * default, CPU, GPU, accelerator), and the CPU plans, tested first, were
+ * taken for a simulator of a GPU. A GPU bit wins, then a CPU bit; anything
+ * else is kept as it is (planned as a GPU). */
+cl_device_type clg__quirk_device_type(cl_device_type reported);
 
 #endif /* CLGATHER_HOST_DEVICE_QUIRKS_H */
