@@ -141,6 +141,7 @@ typedef elem_t mem_t;
 static float clg_to_float(ushort h) {
   return vload_half(0, (const half *)&h);
 }
+#if CLG_RED == 1 || CLG_RED == 2 /* min and max return an operand */
 /* Round to nearest even (vstore_half_rte); a NaN keeps its sign and top
  * payload bits, quiet (drivers differ in the NaN they store). */
 static ushort clg_from_float(float f) {
@@ -152,8 +153,10 @@ static ushort clg_from_float(float f) {
   vstore_half_rte(f, 0, (half *)&h);
   return h;
 }
+#endif
 #else
 static float clg_to_float(ushort b) { return as_float((uint)b << 16); }
+#if CLG_RED == 1 || CLG_RED == 2
 /* Round to nearest even; a NaN stays a quiet NaN with its sign and top
  * payload bits. */
 static ushort clg_from_float(float f) {
@@ -163,6 +166,7 @@ static ushort clg_from_float(float f) {
   u += 0x7FFFu + ((u >> 16) & 1u);
   return (ushort)(u >> 16);
 }
+#endif
 #endif
 static ushort clg_red(ushort a, ushort b) {
   float x = clg_to_float(a), y = clg_to_float(b);
@@ -319,7 +323,9 @@ kernel void clg_scatter_segments(global mem_t *out, ulong out_off,
     return;
   size_t ob = out_off + (size_t)seg_target[g] * inner;
   long begin = seg_start[g], end = seg_start[g + 1];
-#if CLG_RED == 0
+#if CLG_RED == 0 /* not called: reduction none takes clg_scatter_last */
+  (void)out;
+  (void)ob;
   (void)begin;
   (void)end;
   (void)tmp;

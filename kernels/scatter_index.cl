@@ -4,7 +4,9 @@
  * (kernels/validate.cl) has checked their bounds.
  *
  * Every kernel takes the verdict buffer last (the validation kernel's, with
- * four more 64-bit words at word `vx`):
+ * four more 64-bit words at word `vx`; a 32-bit value sits in the first four
+ * bytes of its word, which the host reads as such, whatever the byte
+ * order: host/run/index_pass.c, clg__verdict_read):
  *   verdict[0]             (uint) set: some check failed, write nothing
  *   ((uint*)verdict)[2vx]  set: two entries share a target (reduction none)
  *   ((uint*)verdict)[2vx+2] ~ the smallest entry whose target an earlier
@@ -28,6 +30,18 @@
 #error "build with -DCLG_INDEX=int|long"
 #endif
 
+/* The 16 lanes of v into a private array, lane by lane: vstore16 into
+ * private memory left the array uninitialized under Oclgrind 21.10
+ * ("Uninitialized address used to read from private memory" in
+ * clg_si_hist, on the keys computed from it) and gave wrong targets
+ * there; plain assignments are the same on every compiler. */
+static void clg_si_lanes(ulong16 v, ulong *out) {
+  out[0] = v.s0, out[1] = v.s1, out[2] = v.s2, out[3] = v.s3;
+  out[4] = v.s4, out[5] = v.s5, out[6] = v.s6, out[7] = v.s7;
+  out[8] = v.s8, out[9] = v.s9, out[10] = v.sa, out[11] = v.sb;
+  out[12] = v.sc, out[13] = v.sd, out[14] = v.se, out[15] = v.sf;
+}
+
 #define CLG_SI_DUP(v, vx) ((v)[2 * (vx)])
 #define CLG_SI_GATE(v, vx, gate)                                               \
   if ((gate) == 0 ? (v)[0] != 0 : CLG_SI_DUP(v, vx) == 0)                      \
@@ -49,7 +63,7 @@ kernel void clg_si_keys_nd(global const index_t *restrict x, ulong x_off,
     return;
   }
   ulong d[16];
-  vstore16(dims, 0, d);
+  clg_si_lanes(dims, d);
   ulong t = 0;
   for (uint j = 0; j < m; ++j) {
     long v = (long)x[x_off + e * m + j];
@@ -85,8 +99,8 @@ kernel void clg_si_keys_elements(global const index_t *restrict x, ulong x_off,
         (a == 1 ? value : (ulong)j) * strides.s1;
   else {
     ulong d[16], s[16];
-    vstore16(dims, 0, d);
-    vstore16(strides, 0, s);
+    clg_si_lanes(dims, d);
+    clg_si_lanes(strides, s);
     ulong rest = row;
     t = (a == r - 1 ? value : (ulong)j) * s[r - 1];
     for (int i = (int)r - 2; i >= 0; --i) {
@@ -118,10 +132,12 @@ kernel void clg_si_claim(global const uint *restrict keys, ulong n,
     return;
   CLG_SI_GATE(verdict, vx, 0)
   const uint t = keys[e], bit = 1u << (t & 31u);
-  if (atomic_or(&bits[t >> 5], bit) & bit) {
+  /* Only the repeat's word: verdict[0], which every work-item here reads
+   * (the gate, a plain load), is set by clg_si_later, which runs (after
+   * the sort) only once a repeat was found; an atomic store to it here
+   * raced with those loads (Oclgrind --data-races). */
+  if (atomic_or(&bits[t >> 5], bit) & bit)
     atomic_xchg(&CLG_SI_DUP(verdict, vx), 1u);
-    atomic_xchg(&verdict[0], 1u);
-  }
 }
 
 /* Radix pass, 1: the count of each digit in each chunk, hist[d * C + g]. */
@@ -191,6 +207,10 @@ kernel void clg_si_later(global const uint *restrict keys,
   if (begin >= n)
     return;
   CLG_SI_GATE(verdict, vx, 1)
+  /* A repeat was found: the scatter's kernels (gated on verdict[0]) write
+   * nothing. Nothing in this kernel reads verdict[0]. */
+  if (g == 0)
+    atomic_xchg(&verdict[0], 1u);
   const ulong end = begin + chunk < n ? begin + chunk : n;
   uint best = 0; /* the complement of the smallest later entry seen */
   for (ulong i = begin > 0 ? begin : 1; i < end; ++i)

@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Mode RAISE reads every index value. Host indices are scanned in place
  * (clg__first_index_out_of_range). cl_mem indices are checked one of two
@@ -240,8 +241,18 @@ clg_status clg__verdict_read(const clg_verdict *v, cl_command_queue queue,
                         "reading the validation verdict of indices");
   *pos = CLG_VERDICT_NONE;
   *value = 0;
-  for (size_t i = 0; extra && i < CLG_VERDICT_EXTRA; ++i)
-    extra[i] = i < v->extra ? host[1 + 2 * v->groups + i] : 0;
+  /* The operator's words (kernels/scatter_index.cl): the first three hold
+   * a 32-bit value in their first four bytes (OpenCL 1.2's atomics are
+   * 32-bit), the last a 64-bit one. Read at their bytes, not as the low
+   * half of a 64-bit word, so that the layout holds on a big-endian device
+   * too (whose host shares its byte order: buffers hold raw index values
+   * either way). */
+  for (size_t i = 0; extra && i < CLG_VERDICT_EXTRA; ++i) {
+    const cl_ulong *word = &host[1 + 2 * v->groups + i];
+    uint32_t first = 0; /* the first four bytes */
+    memcpy(&first, word, sizeof first);
+    extra[i] = i >= v->extra ? 0 : i + 1 < CLG_VERDICT_EXTRA ? first : *word;
+  }
   for (size_t g = 0; g < v->groups; ++g)
     if (host[1 + 2 * g] != CLG_VERDICT_NONE) {
       *pos = host[1 + 2 * g];
@@ -307,11 +318,10 @@ clg_status clg__verdict_status(const clg_op_impl *impl, const clg_params *norm,
                                int64_t value, const cl_ulong *extra) {
   if (pos != CLG_VERDICT_NONE)
     return impl->report(norm, data, indices, (size_t)pos, value);
-  /* The repeat's words, 32-bit each in the low half of a 64-bit word (a
-   * little-endian device, as every OpenCL device clgather runs on). */
-  if (extra && (uint32_t)extra[0] != 0 && impl->report_duplicate)
-    return impl->report_duplicate(norm, data, indices,
-                                  (size_t)(uint32_t)extra[2],
+  /* The repeat's words, 32-bit values (clg__verdict_read): the flag, the
+   * complement of the later entry, the earlier entry; then the target. */
+  if (extra && extra[0] != 0 && impl->report_duplicate)
+    return impl->report_duplicate(norm, data, indices, (size_t)extra[2],
                                   (size_t)(uint32_t)~(uint32_t)extra[1],
                                   (int64_t)extra[3]);
   return CLG_SUCCESS;
