@@ -123,8 +123,13 @@ kernel void clg_gather_elements_nd(global const unit_t *restrict data,
   vstore16(strides_v, 0, str);
   ulong rest = e0, base = 0;
   for (int d = (int)rank - 1; d >= 0; --d) {
-    ulong c = rest % dims[d];
-    rest /= dims[d];
+    /* The remainder as rest - q * dims[d], not rest % dims[d]: LLVM turns
+     * a division and remainder pair into that with a `freeze`, which
+     * Oclgrind 21.10's uninitialized-value check cannot execute (a fatal
+     * error, the kernel never runs). */
+    ulong q = rest / dims[d];
+    ulong c = rest - q * dims[d];
+    rest = q;
     coord[d] = c;
     base += c * str[d];
   }

@@ -104,8 +104,11 @@ kernel void clg_si_keys_elements(global const index_t *restrict x, ulong x_off,
     ulong rest = row;
     t = (a == r - 1 ? value : (ulong)j) * s[r - 1];
     for (int i = (int)r - 2; i >= 0; --i) {
-      ulong c = rest % d[i];
-      rest /= d[i];
+      /* rest - q * d[i], not rest % d[i]: see gather_elements.cl (LLVM's
+       * `freeze`, fatal to Oclgrind 21.10's uninitialized-value check). */
+      ulong q = rest / d[i];
+      ulong c = rest - q * d[i];
+      rest = q;
       t += ((uint)i == a ? value : c) * s[i];
     }
   }
