@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/faults.h"
 #include "support/testutil.h"
 
 static cl_device_id first_device(cl_platform_id *platform_out) {
@@ -381,4 +382,33 @@ Test(context, default_queue) {
               "clGetCommandQueueInfo(CL_QUEUE_DEVICE)");
   cr_expect(qd == clg_context_device(tu_ctx()));
   assert_gathers(tu_ctx(), "the shared test context");
+}
+
+/* A device whose byte order is not the host's (a test-build switch inverts
+ * CL_DEVICE_ENDIAN_LITTLE): refused by both constructors, naming both byte
+ * orders, nothing leaked. */
+Test(context, foreign_byte_order_refused) {
+  cl_device_id dev = first_device(NULL);
+  cl_int err = CL_SUCCESS;
+  cl_context cl = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+  tu_cl_check(err, "clCreateContext");
+  cl_uint refs0 = tu_context_refs(cl);
+  clg_fault_flip_endian(true);
+  clg_context *out = (clg_context *)&err;
+  clg_status st = clg_context_create(cl, dev, &out);
+  clg_status st2 = clg_context_create_default(NULL, &out);
+  clg_fault_reset();
+  cr_expect(st == CLG_ERROR_INVALID_ARGUMENT && st2 == CLG_ERROR_INVALID_ARGUMENT,
+            "want invalid argument, got %s and %s", clg_status_string(st),
+            clg_status_string(st2));
+  cr_expect(out == NULL);
+  cr_expect(strstr(clg_last_error(), "-endian and the host") != NULL, "%s",
+            clg_last_error());
+  cr_expect_eq(tu_context_refs_after(cl, refs0), refs0,
+               "a refused context kept a reference");
+  /* The real byte order is taken. */
+  cr_assert_eq(clg_context_create(cl, dev, &out), CLG_SUCCESS, "%s",
+               clg_last_error());
+  clg_context_destroy(out);
+  clReleaseContext(cl);
 }

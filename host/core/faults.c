@@ -13,9 +13,11 @@ static atomic_uint clg_fail[CLG_FAULT_COUNT];
 static atomic_int clg_error[CLG_FAULT_COUNT];
 static atomic_bool clg_no_fp64;
 static atomic_bool clg_no_denorm;
+static atomic_bool clg_flip_endian;
 
 void clg_fault_hide_fp64(bool hide) { atomic_store(&clg_no_fp64, hide); }
 void clg_fault_hide_denorm(bool hide) { atomic_store(&clg_no_denorm, hide); }
+void clg_fault_flip_endian(bool flip) { atomic_store(&clg_flip_endian, flip); }
 
 void clg_fault_inject(clg_fault kind, unsigned skip, unsigned count,
                       cl_int error) {
@@ -36,6 +38,7 @@ unsigned long clg_fault_calls(clg_fault kind) {
 void clg_fault_reset(void) {
   atomic_store(&clg_no_fp64, false);
   atomic_store(&clg_no_denorm, false);
+  atomic_store(&clg_flip_endian, false);
   for (int k = 0; k < CLG_FAULT_COUNT; ++k) {
     atomic_store(&clg_calls[k], 0);
     atomic_store(&clg_skip[k], 0);
@@ -124,6 +127,9 @@ cl_int clg__fi_clGetDeviceInfo(cl_device_id d, cl_device_info i, size_t s,
       (i == CL_DEVICE_SINGLE_FP_CONFIG || i == CL_DEVICE_DOUBLE_FP_CONFIG) &&
       atomic_load(&clg_no_denorm))
     *(cl_device_fp_config *)v &= ~(cl_device_fp_config)CL_FP_DENORM;
+  if (err == CL_SUCCESS && v && s >= sizeof(cl_bool) &&
+      i == CL_DEVICE_ENDIAN_LITTLE && atomic_load(&clg_flip_endian))
+    *(cl_bool *)v = *(cl_bool *)v ? CL_FALSE : CL_TRUE;
   return err;
 }
 

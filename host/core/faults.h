@@ -59,6 +59,10 @@ void clg_fault_hide_fp64(bool hide);
  * refusal of float reductions there, reachable on POCL. clg_fault_reset()
  * clears it. */
 void clg_fault_hide_denorm(bool hide);
+/* While `flip` is set, CL_DEVICE_ENDIAN_LITTLE comes back inverted: a
+ * device whose byte order is not the host's, refused by context creation
+ * (device/context.c). clg_fault_reset() clears it. */
+void clg_fault_flip_endian(bool flip);
 /* "clCreateBuffer" etc. */
 const char *clg_fault_call_name(clg_fault kind);
 

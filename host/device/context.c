@@ -39,6 +39,10 @@ static clg_status clg_context_init(cl_context cl_ctx, cl_device_id device,
     err = clGetDeviceInfo(device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified,
                           &unified, NULL);
   ctx->host_unified = unified == CL_TRUE;
+  cl_bool little = CL_TRUE;
+  if (err == CL_SUCCESS)
+    err = clGetDeviceInfo(device, CL_DEVICE_ENDIAN_LITTLE, sizeof little,
+                          &little, NULL);
   if (err == CL_SUCCESS)
     err = clg__quirks_known(device, &ctx->quirks);
   ctx->device_type = clg__quirk_device_type(ctx->device_type);
@@ -47,6 +51,19 @@ static clg_status clg_context_init(cl_context cl_ctx, cl_device_id device,
   if (err != CL_SUCCESS) {
     free(ctx);
     return clg__fail_cl(err, "clGetDeviceInfo", "creating a context");
+  }
+  /* Tensors move between host and device as raw bytes (index values,
+   * elements, the verdict words), so the two must share a byte order. */
+  const uint16_t probe = 1;
+  bool host_little = *(const unsigned char *)&probe == 1;
+  if ((little == CL_TRUE) != host_little) {
+    free(ctx);
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "the device is %s-endian and the host %s-endian: "
+                     "clgather moves tensors between them as raw bytes and "
+                     "cannot use it",
+                     little == CL_TRUE ? "little" : "big",
+                     host_little ? "little" : "big");
   }
   if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
     free(ctx);

@@ -252,9 +252,10 @@ typedef struct clg_context clg_context;
  * compiled yet. Does not block on the device.
  *
  * Errors: CLG_ERROR_NULL_ARGUMENT (context, device or out is NULL),
- * CLG_ERROR_INVALID_ARGUMENT (device not part of context),
- * CLG_ERROR_OPENCL, CLG_ERROR_OUT_OF_HOST_MEMORY. *out is set to NULL on
- * failure.
+ * CLG_ERROR_INVALID_ARGUMENT (device not part of context, or a device whose
+ * byte order (CL_DEVICE_ENDIAN_LITTLE) is not the host's: tensors move
+ * between them as raw bytes), CLG_ERROR_OPENCL,
+ * CLG_ERROR_OUT_OF_HOST_MEMORY. *out is set to NULL on failure.
  */
 CLG_API clg_status clg_context_create(cl_context context, cl_device_id device,
                                       clg_context **out);
@@ -272,7 +273,8 @@ CLG_API clg_status clg_context_create(cl_context context, cl_device_id device,
  *
  * Errors: CLG_ERROR_NULL_ARGUMENT (out), CLG_ERROR_NO_DEVICE (no platform,
  * no device, or nothing matches spec; the message says which),
- * CLG_ERROR_OPENCL, CLG_ERROR_OUT_OF_HOST_MEMORY.
+ * CLG_ERROR_INVALID_ARGUMENT (the chosen device's byte order is not the
+ * host's), CLG_ERROR_OPENCL, CLG_ERROR_OUT_OF_HOST_MEMORY.
  */
 CLG_API clg_status clg_context_create_default(const char *spec,
                                               clg_context **out);
