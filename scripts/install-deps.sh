@@ -3,7 +3,8 @@
 # Run as root (or with sudo available). Skips apt when everything is present.
 # `install-deps.sh hardening` also installs clang and its sanitizer/libFuzzer
 # runtimes (for scripts/sanitize.sh and scripts/fuzz.sh); `install-deps.sh
-# packaging` the Debian packaging tools (for scripts/test-packages.sh).
+# packaging` the Debian packaging tools (for scripts/test-packages.sh);
+# `install-deps.sh devices` Oclgrind (for scripts/test-devices.sh).
 set -euo pipefail
 
 packages=(
@@ -20,6 +21,12 @@ packages=(
 )
 if [ "${1:-}" = "hardening" ]; then
   packages+=(clang libclang-rt-dev)
+fi
+# `install-deps.sh devices`: the second OpenCL implementation the suites run
+# on (scripts/test-devices.sh): Oclgrind, a simulated GPU with memory,
+# race and uninitialized-value checks.
+if [ "${1:-}" = "devices" ]; then
+  packages+=(oclgrind)
 fi
 # `install-deps.sh packaging`: what scripts/test-packages.sh needs to build
 # the Debian packages (debian/) and check them.

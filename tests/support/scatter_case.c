@@ -161,6 +161,8 @@ static void sc_fill_indices(const sc_case *c, tu_rng *rng, void *idx) {
 static ref_reduction sc_ref_red(clg_reduction r) { return (ref_reduction)r; }
 
 void sc_run(const sc_case *c) {
+  if (!tu_sampled())
+    return;
   tu_rng rng = tu_rng_make(c->seed);
   int64_t us[2 * CLG_MAX_RANK];
   int32_t ur = sc_updates_shape(c, us);

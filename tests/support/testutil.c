@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -501,4 +502,15 @@ void tu_assert_context_works(const char *after) {
     cr_assert(tu_run_case(&c, 77u + (uint64_t)v, msg, sizeof msg),
               "after %s the context no longer works: %s", after, msg);
   }
+}
+
+bool tu_sampled(void) {
+  static _Atomic unsigned long next;
+  static int every;
+  if (every == 0) {
+    const char *e = getenv("CLGATHER_TEST_SAMPLE");
+    int n = e ? atoi(e) : 1;
+    every = n > 1 ? n : 1;
+  }
+  return atomic_fetch_add(&next, 1ul) % (unsigned long)every == 0;
 }

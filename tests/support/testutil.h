@@ -49,6 +49,13 @@ typedef struct tu_rng {
 } tu_rng;
 
 tu_rng tu_rng_make(uint64_t seed);
+
+/* Whether to run the next generated case: every one, or with
+ * CLGATHER_TEST_SAMPLE=N one in N (the first always), counted per process
+ * (a Criterion test), so a run is repeatable. For devices too slow for the
+ * whole of a suite: Oclgrind interprets every work-item
+ * (tests/oclgrind/suites.sh). */
+bool tu_sampled(void);
 uint64_t tu_rng_u64(tu_rng *rng);
 /* Uniform in [lo, hi] (lo <= hi). */
 int64_t tu_rng_range(tu_rng *rng, int64_t lo, int64_t hi);

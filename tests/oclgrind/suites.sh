@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# suites.sh BUILD: clgather on Oclgrind (a simulated GPU: CL_DEVICE_TYPE
+# says GPU, so the GPU plans run, with their work-groups, local memory and
+# barriers), every run under check.sh: Oclgrind's API, data-race and
+# uninitialized-value checks, any report a failure.
+#
+# What runs, and why not more: Oclgrind interprets every work-item (a
+# gather of a few KiB takes tens of milliseconds; test_gather whole took 4
+# minutes), so the suites run here are the operators' own, with one in ten
+# of their generated cases (CLGATHER_TEST_SAMPLE below), the index
+# checks on the device, the asynchronous checked mode, and the CLI's
+# conformance runs; the suites that repeat the same kernels under other
+# settings (kernel variants forced, faults injected, the bad-input
+# catalogues, plans, sharding, splitting) run on POCL's two drivers.
+#
+# Left out under Oclgrind, with the reason:
+#  - tests that call the library from a second thread while the first
+#    waits on an OpenCL call (gather/concurrent_threads_share_context,
+#    gather/wait_list_is_honoured, device_validation/waits_for_the_wait_list,
+#    device_validation/failed_wait_list_event): Oclgrind's runtime is not
+#    thread-safe (jrprice/Oclgrind#28, #202); they crash or hang inside
+#    Oclgrind. They pass under ThreadSanitizer on POCL (scripts/sanitize.sh).
+#  - gather/more_slices_than_ndrange_dim1: a gather of more than 65535
+#    slices (an NDRange dimension's limit on some devices), 128 s to
+#    simulate, every other test of the suite under a second; the kernels it
+#    runs run in the others on small tensors.
+set -uo pipefail
+build=${1:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+failed=()
+check() { # check NAME COMMAND...: every run, then the failures at the end
+  "$here/check.sh" "$@" || failed+=("$1")
+}
+t=$build/tests
+cli=$build/tools/clgather
+# One Criterion worker (-j1): each test is its own process under Oclgrind.
+# One generated case in CLGATHER_TEST_SAMPLE (tests/support/testutil.h):
+# the suites' fixed cases all run, their random sweeps thinned.
+export CLGATHER_CACHE_DIR=off
+export CLGATHER_TEST_SAMPLE=${CLGATHER_TEST_SAMPLE:-10}
+skip='!(*/concurrent_threads_share_context|*/wait_list_is_honoured|*/waits_for_the_wait_list|*/failed_wait_list_event|*/more_slices_than_ndrange_dim1)'
+
+check onnx-test "$cli" onnx-test
+check selftest "$cli" selftest --quick
+for s in test_gather test_gather_elements test_gather_nd \
+  test_scatter_elements test_scatter_nd test_scatter_device \
+  test_device_validation; do
+  check "$s" "$t/$s" -j1 --filter "$skip"
+done
+# Gather's CPU plans too (Oclgrind is planned as a GPU; test builds read
+# CLGATHER_TEST_PLAN_DEVICE): its CPU kernels checked for races as well.
+CLGATHER_TEST_PLAN_DEVICE=cpu check "test_gather (CPU plans)" \
+  "$t/test_gather" -j1 --filter "$skip"
