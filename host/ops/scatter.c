@@ -7,7 +7,6 @@
  * sizes (kernels/scatter.cl). */
 #include "ops/scatter.h"
 #include "ops/gather_plan.h"
-#include "device/quirks.h"
 #include "device/tune.h"
 
 #include <inttypes.h>
@@ -295,45 +294,6 @@ static clg_status clg_check_denormals(const clg_context *ctx, bool dbl,
                        : "CL_DEVICE_SINGLE_FP_CONFIG");
 }
 
-/* Oclgrind 21.10's --uninitialized check (src/plugins/Uninitialized.cpp)
- * keeps a shadow of each buffer's bytes, keyed by the buffer's id, but has
- * no handler for a buffer's release: the shadow outlives the buffer, and
- * Oclgrind hands released ids out again (Memory::getNextBuffer). A buffer
- * created without host data on a recycled id gets no shadow of its own
- * (kernelBegin makes a poisoned one only where none exists): it keeps the
- * released buffer's, of that buffer's size, so a kernel's stores past it
- * are dropped and a later kernel's loads past it read as uninitialized.
- * That gave every report of the scatters' scratch buffers (keys, sorted
- * pairs, histogram, bitmap, permuted updates): "Uninitialized value
- * written to global memory" in clg_si_scan, clg_si_place, clg_si_claim and
- * clg_scatter_segments, "Uninitialized address used" on the keys' digits
- * in clg_si_hist and clg_si_place, "Controlflow depends on uninitialized
- * value" in clg_si_claim, clg_si_later and clg_scatter_segments, all with
- * correct results; with no buffer ever released (clReleaseMemObject
- * interposed by a no-op) the same runs report nothing. A host store
- * (CL_MEM_COPY_HOST_PTR) gives the buffer a fresh shadow of its whole
- * size, clean: the kernels write these buffers before reading them, so
- * zeros change no result, and only Oclgrind pays for the copy. */
-clg_status clg__scatter_scratch(clg_context *ctx, size_t bytes,
-                                const char *what, cl_mem *out) {
-  if (bytes < 4)
-    bytes = 4;
-  pthread_mutex_lock(&ctx->lock); /* ctx->quirks is written under it */
-  bool fresh = (ctx->quirks & CLG_QUIRK_COPY_HOST) != 0;
-  pthread_mutex_unlock(&ctx->lock);
-  void *zeros = NULL;
-  if (fresh && !(zeros = calloc(1, bytes)))
-    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY, "zeroing %s", what);
-  cl_int err = CL_SUCCESS;
-  *out = clCreateBuffer(ctx->cl_ctx,
-                        CL_MEM_READ_WRITE | (fresh ? CL_MEM_COPY_HOST_PTR : 0),
-                        bytes, zeros, &err);
-  free(zeros);
-  if (!*out)
-    return clg__fail_cl(err, "clCreateBuffer", what);
-  return CLG_SUCCESS;
-}
-
 /* A temporary device copy of `count` int64 values. */
 static clg_status clg_upload(clg_context *ctx, const int64_t *v, size_t count,
                              const char *what, cl_mem *out) {
@@ -516,6 +476,7 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
   size_t row_bytes = (size_t)s->inner * esize;
   size_t pu = clg__copy_unit_max(row_bytes, l->u->align, 0, 64);
   if (!l->baking && !s->mem[0]) {
+    cl_int err = CL_SUCCESS;
     if (!seg)
       st = clg_upload(ctx, s->targets, s->entries, "the scatter targets",
                       &s->mem[0]);
@@ -527,10 +488,11 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
              (st = clg_upload(ctx, s->seg_target, s->segments,
                               "the scatter targets", &s->mem[2])) ==
                  CLG_SUCCESS &&
-             reduce)
-      st = clg__scatter_scratch(ctx, s->entries * row_bytes,
-                                "the updates in the order of their targets",
-                                &s->mem[3]);
+             reduce &&
+             !(s->mem[3] = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE,
+                                          s->entries * row_bytes, NULL, &err)))
+      st = clg__fail_cl(err, "clCreateBuffer",
+                        "the updates in the order of their targets");
     if (st != CLG_SUCCESS)
       return st;
   }

@@ -104,15 +104,6 @@ void clg__scatter_slices(const clg_scatter_kind *kind, const clg_params *norm,
                          const void *values, size_t index_size,
                          size_t *entries, uint64_t *inner, int64_t *pos);
 
-/* A device scratch buffer of `bytes` (at least 4) that the scatter's kernels
- * write before they read it. On Oclgrind (the device with
- * CLG_QUIRK_COPY_HOST, device/quirks.h) it is created from zeros: Oclgrind
- * 21.10's --uninitialized check keeps the state of a released buffer under
- * its buffer id, which a later buffer created without host data reuses
- * (scatter.c says more). Not for a plan being baked. */
-clg_status clg__scatter_scratch(clg_context *ctx, size_t bytes,
-                                const char *what, cl_mem *out);
-
 /* The output may be data's own storage. */
 bool clg__scatter_may_alias(int input);
 

@@ -50,9 +50,14 @@ clg_status clg__scatter_device_plan(const clg_scatter_kind *kind,
  * being baked: its calls are never launched). */
 static clg_status clg_scratch(clg_context *ctx, const clg_launch *l,
                               size_t bytes, const char *what, cl_mem *out) {
+  cl_int err = CL_SUCCESS;
   if (l->baking)
     return CLG_SUCCESS;
-  return clg__scatter_scratch(ctx, bytes, what, out);
+  *out = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes ? bytes : 4,
+                        NULL, &err);
+  if (!*out)
+    return clg__fail_cl(err, "clCreateBuffer", what);
+  return CLG_SUCCESS;
 }
 
 /* One more call: kernel `name` of scatter_index.cl, one work-item per
