@@ -230,15 +230,47 @@ clg_status clg__verdict_read(const clg_verdict *v, cl_command_queue queue,
    * wait list) into an error: a blocking read that waits for a failed event
    * may never return (POCL). */
   cl_int err = clWaitForEvents(1, &v->event);
+  /* A driver may return from the wait, and from the blocking read after
+   * it, without an error when the kernel was abandoned for a failed event
+   * in its wait list (POCL 3.1's basic driver: the read then leaves `host`
+   * as it was): each command's own status says whether it ran. */
+  cl_int status = CL_COMPLETE;
+  if (err == CL_SUCCESS &&
+      clGetEventInfo(v->event, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                     sizeof status, &status, NULL) == CL_SUCCESS &&
+      status < 0)
+    err = status;
   if (err != CL_SUCCESS)
     return clg__fail_cl(err, "clWaitForEvents",
                         "waiting for the validation verdict of indices");
+  cl_event read = NULL;
+  memset(host, 0xA5, sizeof host); /* not a verdict: see below */
   err = clEnqueueReadBuffer(queue, v->mem, CL_TRUE, 0,
                             clg_verdict_bytes(v->groups, v->extra), host, 0,
-                            NULL, NULL);
+                            NULL, &read);
+  if (err == CL_SUCCESS && read &&
+      clGetEventInfo(read, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                     &status, NULL) == CL_SUCCESS &&
+      status < 0)
+    err = status;
+  if (read)
+    clReleaseEvent(read);
   if (err != CL_SUCCESS)
     return clg__fail_cl(err, "clEnqueueReadBuffer",
                         "reading the validation verdict of indices");
+  /* The flag word's first four bytes are 0 or 1 (the kernel's only store),
+   * the next four 0. Anything else is the fill above: the read returned
+   * without the data, as POCL 3.1's basic driver does when a failed event
+   * in the caller's wait list cancelled the kernel and every status still
+   * says complete. Never read a verdict that was not written. */
+  uint32_t flag[2];
+  memcpy(flag, host, sizeof flag);
+  if (flag[0] > 1 || flag[1] != 0)
+    return clg__fail(CLG_ERROR_OPENCL,
+                     "reading the validation verdict of indices: the read "
+                     "returned without its data (a command it waited for "
+                     "did not run, most likely an event in the wait list "
+                     "that failed; the driver reported no error)");
   *pos = CLG_VERDICT_NONE;
   *value = 0;
   /* The operator's words (kernels/scatter_index.cl): the first three hold
