@@ -8,8 +8,8 @@
 # gather of a few KiB takes tens of milliseconds; test_gather whole took 4
 # minutes), so the suites run here are the operators' own, with one in ten
 # of their generated cases (CLGATHER_TEST_SAMPLE below), the index
-# checks on the device, the asynchronous checked mode (test_outcome), the
-# plans (test_plans), and the CLI's conformance runs; the suites that
+# checks on the device, the asynchronous checked mode (selftest's cases),
+# the plans (test_plans), and the CLI's conformance runs; the suites that
 # repeat the same kernels under other settings (kernel variants forced,
 # faults injected, the bad-input catalogues, sharding, splitting) run on
 # POCL's two drivers.
@@ -29,11 +29,11 @@
 #    simulate, every other test of the suite under a second) and
 #    gather_elements/larger_tensors (half a million elements: a minute): the
 #    kernels they run run in the other tests on small tensors.
-#  - outcome/valid_inputs_match_the_reference: hundreds of calls in one
-#    process, and with every buffer kept alive (keep_buffers.c) Oclgrind
-#    slows with each (12 s without it, over 10 minutes with it); the
-#    asynchronous checked mode runs in the rest of test_outcome and in
-#    selftest's asynchronous cases.
+#  - test_outcome: its tests make hundreds of calls in one process, and
+#    with every buffer kept alive (keep_buffers.c) Oclgrind slows with each
+#    (valid_inputs_match_the_reference: 12 s without it, over 10 minutes
+#    with it; others past 3 minutes): the asynchronous checked mode runs
+#    here in selftest's asynchronous cases and in test_plans.
 set -uo pipefail
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -63,7 +63,7 @@ check onnx-test "$cli" onnx-test
 check selftest "$cli" selftest --quick
 for s in test_gather test_gather_elements test_gather_nd \
   test_scatter_elements test_scatter_nd test_scatter_device \
-  test_device_validation test_outcome test_plans; do
+  test_device_validation test_plans; do
   check "$s" "$t/$s" -j1 --filter "$skip"
 done
 # Gather's CPU plans too (Oclgrind is planned as a GPU; test builds read
