@@ -78,13 +78,25 @@ clg_validate_indices(__global const CLG_INDEX *x, ulong x_off, ulong count,
   } else
 #endif
   if (period == 1) {
+    /* GPUs: eight loads in flight per work-item (a loop that stops at the
+     * first bad value issues one at a time), each coalesced over the
+     * group; the first bad one of the eight is found afterwards. */
     const long d = (long)s[0];
-    for (ulong i = first + lid; i < end; i += CLG_LOCAL) {
-      const long k = (long)x[x_off + i];
-      if (k < -d || k > d - 1) {
-        found = i;
-        break;
+    for (ulong b = first + lid; b < end && found == CLG_NONE;
+         b += 8 * CLG_LOCAL) {
+      uint bad = 0;
+      for (uint j = 0; j < 8; ++j) {
+        const ulong i = b + (ulong)j * CLG_LOCAL;
+        if (i < end) {
+          const long k = (long)x[x_off + i];
+          bad |= (uint)(k < -d || k > d - 1) << j;
+        }
       }
+      for (uint j = 0; j < 8 && bad; ++j)
+        if ((bad >> j) & 1u) {
+          found = b + (ulong)j * CLG_LOCAL;
+          break;
+        }
     }
   } else {
     ulong i = first + lid;

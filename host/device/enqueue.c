@@ -16,6 +16,11 @@ clg_status clg__check_wait_list(cl_uint num_events, const cl_event *wait_list) {
     if (!wait_list[i])
       return clg__fail(CLG_ERROR_NULL_ARGUMENT, "wait_list[%u] is NULL",
                        (unsigned)i);
+  return clg__check_wait_failed(num_events, wait_list);
+}
+
+clg_status clg__check_wait_failed(cl_uint num_events,
+                                  const cl_event *wait_list) {
   /* An event that has already failed: commands waiting for it never run
    * (and on POCL never complete either), so nothing is enqueued. One that
    * fails later is reported by the wait that follows it. */
@@ -162,6 +167,9 @@ clg_status clg__read_buffer(cl_command_queue queue, const clg_tensor *t,
   /* A blocking read after a failed wait-list event may never return (POCL):
    * wait first, which reports the failure. */
   if (num_events > 0) {
+    clg_status st = clg__check_wait_failed(num_events, wait_list);
+    if (st != CLG_SUCCESS)
+      return st;
     cl_int err = clWaitForEvents(num_events, wait_list);
     if (err != CL_SUCCESS)
       return clg__fail_cl(err, "clWaitForEvents", what);
@@ -179,6 +187,14 @@ clg_status clg__launch(clg_kernel_entry *k, cl_command_queue queue,
                        const size_t *global, const size_t *local,
                        cl_uint num_events, const cl_event *wait_list,
                        cl_event *event) {
+  /* The wait list was checked when the call began; an event may have
+   * failed since (while a program was built): POCL never completes a
+   * command enqueued after a failed event, and a wait for it hangs. */
+  if (num_events > 0) {
+    clg_status st = clg__check_wait_failed(num_events, wait_list);
+    if (st != CLG_SUCCESS)
+      return st;
+  }
   pthread_mutex_lock(&k->lock);
   cl_int err = CL_SUCCESS;
   for (cl_uint i = 0; i < nargs && err == CL_SUCCESS; ++i)

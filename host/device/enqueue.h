@@ -88,5 +88,9 @@ clg_status clg__resolve_queue(clg_context *ctx, cl_command_queue queue,
 
 /* Check the event wait list arguments as OpenCL does. */
 clg_status clg__check_wait_list(cl_uint num_events, const cl_event *wait_list);
+/* CLG_ERROR_OPENCL when an event of the wait list has failed already
+ * (checked again before each enqueue that waits for the list). */
+clg_status clg__check_wait_failed(cl_uint num_events,
+                                  const cl_event *wait_list);
 
 #endif /* CLGATHER_HOST_DEVICE_ENQUEUE_H */

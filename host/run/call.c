@@ -234,7 +234,7 @@ clg_status clg__run(const clg_call *call) {
     device_plan = l.state != NULL; /* else the host's plan */
     deferred = device_plan;
   }
-  clg_verdict v = {NULL, 0, 0, NULL};
+  clg_verdict v = {NULL, 0, 0, NULL, false};
   if (deferred)
     st = clg__verdict_enqueue(ctx, &c, l.queue, call->data, call->indices,
                               call->num_events, call->wait_list, &v);

@@ -15,6 +15,11 @@ typedef struct clg_verdict {
   size_t extra; /* the operator's own 64-bit words after the groups' (its
                  * device_plan(): CLG_VERDICT_EXTRA), zeros at first */
   cl_event event;
+  /* The kernels behind the verdict waited for events of the caller's: a
+   * failed one may cancel them without a word on some drivers, so the
+   * verdict's event is waited for before its read (else the blocking read,
+   * after that event, is the only wait). */
+  bool after_caller;
 } clg_verdict;
 
 /* No offending position. */
