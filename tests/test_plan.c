@@ -202,7 +202,8 @@ Test(plan, candidates_per_device_type) {
   for (int i = 0; i < k; ++i)
     cr_expect_neq(c[i], CLG_VARIANT_PLANE);
   cr_expect_eq(c[0], CLG_VARIANT_ITEM);
-  /* streaming stores only for outputs larger than the cache (64 MB here) */
+  /* streaming stores only for outputs over a quarter of the cache (64 MB
+   * here) */
   for (int i = 0; i < k; ++i)
     cr_expect_neq(c[i], CLG_VARIANT_ITEM_NT);
   k = clg__gather_candidates(&p, CL_DEVICE_TYPE_CPU, 32 << 20, c);
@@ -210,6 +211,14 @@ Test(plan, candidates_per_device_type) {
   for (int i = 0; i < k; ++i)
     nt = nt || c[i] == CLG_VARIANT_ITEM_NT;
   cr_expect(nt, "a 64 MB output on a 32 MB cache has an ITEM_NT candidate");
+  k = clg__gather_candidates(&p, CL_DEVICE_TYPE_CPU, 128 << 20, c);
+  nt = false;
+  for (int i = 0; i < k; ++i)
+    nt = nt || c[i] == CLG_VARIANT_ITEM_NT;
+  cr_expect(nt, "a 64 MB output on a 128 MB cache has an ITEM_NT candidate");
+  k = clg__gather_candidates(&p, CL_DEVICE_TYPE_CPU, 256 << 20, c);
+  for (int i = 0; i < k; ++i)
+    cr_expect_neq(c[i], CLG_VARIANT_ITEM_NT, "64 MB of 256: no ITEM_NT");
   /* GPUs: the ROWS / SMALL plan first, ITEM where the grid allows */
   p = base_plan(2, 2, 10, 9, 4096 * 4, 0, 0);
   k = clg__gather_candidates(&p, CL_DEVICE_TYPE_GPU, 1 << 30, c);

@@ -35,6 +35,13 @@ struct clg_context {
    * lower it (CLGATHER_TEST_MAX_ALLOC). */
   cl_ulong max_alloc;
   cl_device_type device_type; /* one type: clg__quirk_device_type() */
+  /* Trials of kernel variants (tune.c): a buffer twice the device's cache,
+   * filled before each timed run so that every candidate starts with the
+   * caches holding none of the call's tensors; held only while a tuning
+   * runs (tune_users of them, under `lock`). */
+  cl_mem tune_scratch;
+  size_t tune_scratch_bytes;
+  unsigned tune_users;
   /* CL_DEVICE_HOST_UNIFIED_MEMORY: host memory is device memory (CPU
    * devices, integrated GPUs). Host tensors are then wrapped in place
    * (CL_MEM_USE_HOST_PTR) instead of being copied. */

@@ -40,9 +40,9 @@ typedef clg_status (*clg_trial_fn)(void *arg, int variant, double *seconds);
  *    on-disk cache for this device: that one (measured);
  *  - `trial` not NULL, several candidates and CLGATHER_TUNE not "off":
  *    each candidate in turn is run by `trial` once untimed, then up to
- *    CLG_TUNE_ROUNDS times back to back (fewer once its share of
- *    CLG_TUNE_BUDGET_S is spent); the fastest by its best time is kept for
- *    `key` in the context and on disk (measured);
+ *    CLG_TUNE_ROUNDS times, each from cold caches (clg__time_call; fewer
+ *    once its share of CLG_TUNE_BUDGET_S is spent); the fastest by its
+ *    best time is kept for `key` in the context and on disk (measured);
  *  - else cands[0] (not kept).
  * *how tells which. Every candidate computes the same output, so the choice
  * changes speed only. Thread-safe. */
@@ -57,11 +57,13 @@ int clg__tune_pick(clg_context *ctx, const char *key, const int *cands,
 void clg__tune_note(clg_context *ctx, int variant, clg_choice how);
 /* Free the context's choices. */
 void clg__tune_release(clg_context *ctx);
-/* A trial's body: launch `call` (ungated) on `queue` after the wait list,
- * wait for it; *seconds is the wall time from enqueue to completion. */
-clg_status clg__time_call(const clg_kernel_call *call, cl_command_queue queue,
-                          cl_uint num_events, const cl_event *wait_list,
-                          double *seconds);
+/* A trial's body: evict the device's caches (a fill of the context's
+ * tuning buffer, waited for, untimed), then launch `call` (ungated) on
+ * `queue` after the wait list and wait for it; *seconds is the wall time
+ * from enqueue to completion. */
+clg_status clg__time_call(clg_context *ctx, const clg_kernel_call *call,
+                          cl_command_queue queue, cl_uint num_events,
+                          const cl_event *wait_list, double *seconds);
 /* floor(log2(v)), 0 for v <= 1: shape classes in powers of two. */
 unsigned clg__log2(uint64_t v);
 /* Seconds of a monotonic clock. */

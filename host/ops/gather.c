@@ -170,7 +170,7 @@ static clg_status gather_trial(void *arg, int variant, double *seconds) {
   clg_kernel_call call;
   clg_status st =
       gather_call(t->ctx, t->norm, t->l, false, t->plan, variant, &call);
-  return st == CLG_SUCCESS ? clg__time_call(&call, t->l->queue, t->l->num_events,
+  return st == CLG_SUCCESS ? clg__time_call(t->ctx, &call, t->l->queue, t->l->num_events,
                                             t->l->wait_list, seconds) : st;
 }
 

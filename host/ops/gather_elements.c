@@ -253,7 +253,7 @@ static clg_status ge_trial(void *arg, int variant, double *seconds) {
   const ge_trial_arg *t = arg;
   clg_kernel_call call;
   clg_status st = ge_call(t->ctx, t->l, false, t->g, variant, &call);
-  return st == CLG_SUCCESS ? clg__time_call(&call, t->l->queue, t->l->num_events,
+  return st == CLG_SUCCESS ? clg__time_call(t->ctx, &call, t->l->queue, t->l->num_events,
                                             t->l->wait_list, seconds) : st;
 }
 
