@@ -29,12 +29,13 @@ int clg__variant_parse(const char *name) {
   return -1;
 }
 
-/* Timed runs of each candidate (the best counts, which filters out a
- * neighbour's burst on a shared machine), and the wall time, shared out
- * among the candidates, after which a candidate gets no further run. A
- * first call of a new shape class therefore costs one warm-up run and one
- * to CLG_TUNE_ROUNDS timed runs of each candidate. */
-#define CLG_TUNE_ROUNDS 3
+/* Rounds of timed runs (one run of each candidate a round; the best of a
+ * candidate's counts, which filters out a neighbour's burst on a shared
+ * machine), and the wall time after which no further round starts. A first
+ * call of a new shape class therefore costs one warm-up run and one to
+ * CLG_TUNE_ROUNDS timed runs of each candidate, each after a cache
+ * eviction. */
+#define CLG_TUNE_ROUNDS 5
 #define CLG_TUNE_BUDGET_S 0.2
 #define CLG_TUNE_KEY_MAX 160
 
@@ -161,34 +162,38 @@ int clg__tune_pick(clg_context *ctx, const char *key, const int *cands,
   if (!trial || clg_tune_off())
     return cands[0];
 
-  /* Each candidate in turn: one untimed warm-up run (a driver may finish
-   * compiling a kernel at its first launch: POCL builds the work-group
-   * function for the NDRange's work-group size then), then up to
-   * CLG_TUNE_ROUNDS timed runs back to back, the best counting. Runs of one
-   * candidate are kept together: alternating candidates measured each in
-   * the cache state another left behind (a plane-streaming kernel after a
-   * random-read one ran 35% slower than after itself). */
+  /* Each candidate once untimed (a driver may finish compiling a kernel
+   * at its first launch: POCL builds the work-group function for the
+   * NDRange's work-group size then), then rounds of one timed run of each
+   * candidate, the best of each counting, until CLG_TUNE_ROUNDS rounds or
+   * CLG_TUNE_BUDGET_S (at least one round). Every timed run starts from
+   * cold caches (clg__time_call), so the order leaves no candidate the
+   * cache state of another (back to back without eviction, a
+   * plane-streaming kernel after a random-read one ran 35% slower than
+   * after itself), and a burst of a neighbour's on a shared machine falls
+   * on one round of every candidate rather than on all runs of one. */
   double best[CLG_VARIANT_COUNT];
-  double budget = CLG_TUNE_BUDGET_S / count;
   clg_tune_scratch_hold(ctx);
-  for (int i = 0; i < count; ++i) {
+  bool ok = true;
+  for (int i = 0; i < count && ok; ++i) {
     double t = 0.0;
-    if (trial(arg, cands[i], &t) != CLG_SUCCESS) {
-      clg_tune_scratch_drop(ctx);
-      return cands[0]; /* the real launch will report what is wrong */
-    }
+    ok = trial(arg, cands[i], &t) == CLG_SUCCESS;
     best[i] = -1.0;
-    double start = clg__now();
-    for (int round = 0; round < CLG_TUNE_ROUNDS; ++round) {
-      if (trial(arg, cands[i], &t) != CLG_SUCCESS) {
-        clg_tune_scratch_drop(ctx);
-        return cands[0];
-      }
-      if (best[i] < 0.0 || t < best[i])
+  }
+  double start = clg__now();
+  for (int round = 0; round < CLG_TUNE_ROUNDS && ok; ++round) {
+    for (int i = 0; i < count && ok; ++i) {
+      double t = 0.0;
+      ok = trial(arg, cands[i], &t) == CLG_SUCCESS;
+      if (ok && (best[i] < 0.0 || t < best[i]))
         best[i] = t;
-      if (clg__now() - start > budget)
-        break;
     }
+    if (clg__now() - start > CLG_TUNE_BUDGET_S)
+      break;
+  }
+  if (!ok) {
+    clg_tune_scratch_drop(ctx);
+    return cands[0]; /* the real launch will report what is wrong */
   }
   clg_tune_scratch_drop(ctx);
   int pick = 0;

@@ -39,10 +39,11 @@ typedef clg_status (*clg_trial_fn)(void *arg, int variant, double *seconds);
  *  - a choice made before for `key` on this context, or stored in the
  *    on-disk cache for this device: that one (measured);
  *  - `trial` not NULL, several candidates and CLGATHER_TUNE not "off":
- *    each candidate in turn is run by `trial` once untimed, then up to
- *    CLG_TUNE_ROUNDS times, each from cold caches (clg__time_call; fewer
- *    once its share of CLG_TUNE_BUDGET_S is spent); the fastest by its
- *    best time is kept for `key` in the context and on disk (measured);
+ *    each candidate is run by `trial` once untimed, then in up to
+ *    CLG_TUNE_ROUNDS rounds of one run of each, every run from cold caches
+ *    (clg__time_call; no round starts once CLG_TUNE_BUDGET_S is spent);
+ *    the fastest by its best time is kept for `key` in the context and on
+ *    disk (measured);
  *  - else cands[0] (not kept).
  * *how tells which. Every candidate computes the same output, so the choice
  * changes speed only. Thread-safe. */
