@@ -17,9 +17,11 @@
  * clg_gather_plane and clg_gather_block, CLG_INNER (units per slice as a
  * build constant, one part per slice; 0: the inner, parts and part_units
  * arguments give the slice's units, the work-items per slice (item) and
- * the units per part), and CLG_PREFETCH (item: prefetch the slice of the index this
- * many work-items ahead; plane: prefetch the whole plane first; 0: none)
- * and CLG_STREAM (item: non-temporal stores).
+ * the units per part). The variants a shape class times against each other
+ * differ in run-time arguments only, so one program holds them all (one
+ * build, not one per candidate): `prefetch` (item and block: prefetch the
+ * slice of the index this many slices ahead; plane: prefetch the whole
+ * plane first; 0: none) and `stream` (item: non-temporal stores).
  * Offsets are in units (data, output) and in index elements (indices).
  */
 #ifndef CLG_UNIT
@@ -50,21 +52,15 @@
 #define PARTS parts
 #define PART_UNITS part_units
 #endif
-#ifndef CLG_PREFETCH
-#define CLG_PREFETCH 0
-#endif
-#ifndef CLG_STREAM
-#define CLG_STREAM 0
-#endif
 
-/* Stores of clg_gather_item: with CLG_STREAM, non-temporal where the
- * compiler has them and the device allows hints (CLG_HINTS, prelude.cl):
- * the line is written without being read first and bypasses the cache
- * (outputs larger than the cache); else plain. */
-#if CLG_STREAM && defined(CLG_HINTS) && defined(__clang__)
-#define CLG_STORE(p, v) __builtin_nontemporal_store((v), (p))
+/* Streaming stores of clg_gather_item: non-temporal where the compiler has
+ * them and the device allows hints (CLG_HINTS, prelude.cl): the line is
+ * written without being read first and bypasses the cache (large outputs);
+ * else plain. */
+#if defined(CLG_HINTS) && defined(__clang__)
+#define CLG_STORE_NT(p, v) __builtin_nontemporal_store((v), (p))
 #else
-#define CLG_STORE(p, v) (*(p) = (v))
+#define CLG_STORE_NT(p, v) (*(p) = (v))
 #endif
 
 /* The data row an index selects on an axis of size s (s > 0), or -1 if the
@@ -152,8 +148,8 @@ kernel void clg_gather_item(global const unit_t *restrict data, ulong data_off,
                             global const index_t *restrict indices,
                             ulong indices_off, global unit_t *restrict out,
                             ulong out_off, ulong n, ulong s, ulong outer_pb,
-                            ulong inner, ulong parts,
-                            ulong part_units CLG_GATE_ARG) {
+                            ulong inner, ulong parts, ulong part_units,
+                            ulong prefetch, uint stream CLG_GATE_ARG) {
   CLG_GATE
   ulong g = get_global_id(0);
   ulong j = g / PARTS;
@@ -162,13 +158,11 @@ kernel void clg_gather_item(global const unit_t *restrict data, ulong data_off,
   ulong bi = get_global_id(2);
   ulong o = bi * outer_pb + get_global_id(1);
   global const index_t *idx = indices + indices_off + bi * n;
-#if CLG_PREFETCH > 0
-  if (j + CLG_PREFETCH < n) {
-    long kp = clg_source_row(idx[j + CLG_PREFETCH], s);
+  if (prefetch > 0 && j + prefetch < n) {
+    long kp = clg_source_row(idx[j + prefetch], s);
     if (kp >= 0)
       CLG_PREFETCH_LINE(data + data_off + (o * s + (ulong)kp) * INNER);
   }
-#endif
   long k = clg_source_row(idx[j], s);
   if (k < 0)
     return;
@@ -176,12 +170,16 @@ kernel void clg_gather_item(global const unit_t *restrict data, ulong data_off,
   global unit_t *dst = out + out_off + (o * n + j) * INNER;
   ulong u0 = (g - j * PARTS) * PART_UNITS;
   ulong u1 = min(u0 + PART_UNITS, INNER);
-  for (ulong u = u0; u < u1; ++u)
-    CLG_STORE(dst + u, src[u]);
+  if (stream)
+    for (ulong u = u0; u < u1; ++u)
+      CLG_STORE_NT(dst + u, src[u]);
+  else
+    for (ulong u = u0; u < u1; ++u)
+      dst[u] = src[u];
 }
 
 /* One work-item per outer row (work-groups of one): it copies the row's n
- * slices in order. With CLG_PREFETCH it first prefetches the row's whole
+ * slices in order. With `prefetch` it first prefetches the row's whole
  * plane of data (s slices) line by line, a sequential stream the memory
  * system serves at full bandwidth, so that the random reads that follow
  * hit the cache: for short slices gathered densely from their plane
@@ -191,19 +189,19 @@ kernel void clg_gather_plane(global const unit_t *restrict data,
                              global const index_t *restrict indices,
                              ulong indices_off, global unit_t *restrict out,
                              ulong out_off, ulong n, ulong s, ulong outer_pb,
-                             ulong inner CLG_GATE_ARG) {
+                             ulong inner, ulong prefetch CLG_GATE_ARG) {
   CLG_GATE
   ulong bi = get_global_id(1);
   ulong o = bi * outer_pb + get_global_id(0);
   global const index_t *idx = indices + indices_off + bi * n;
   global const unit_t *plane = data + data_off + o * s * INNER;
   global unit_t *dst = out + out_off + o * n * INNER;
-#if CLG_PREFETCH > 0
-  global const uchar *line = (global const uchar *)plane;
-  ulong lines = (s * INNER * sizeof(unit_t) + 63) / 64;
-  for (ulong i = 0; i < lines; ++i)
-    CLG_PREFETCH_LINE(line + i * 64);
-#endif
+  if (prefetch > 0) {
+    global const uchar *line = (global const uchar *)plane;
+    ulong lines = (s * INNER * sizeof(unit_t) + 63) / 64;
+    for (ulong i = 0; i < lines; ++i)
+      CLG_PREFETCH_LINE(line + i * 64);
+  }
   for (ulong j = 0; j < n; ++j) {
     long k = clg_source_row(idx[j], s);
     if (k >= 0) {
@@ -215,7 +213,7 @@ kernel void clg_gather_plane(global const unit_t *restrict data,
 }
 
 /* A block of consecutive output slices of one outer row per work-item
- * (work-groups of one), each index loaded once, with the slice CLG_PREFETCH
+ * (work-groups of one), each index loaded once, with the slice `prefetch`
  * iterations ahead prefetched: for slices shorter than a cache line, where
  * the loop overlaps many random reads better than a vectorized work-group.
  * NDRange (ceil(n / per_item), outer_pb, batch). */
@@ -224,7 +222,8 @@ kernel void clg_gather_block(global const unit_t *restrict data,
                              global const index_t *restrict indices,
                              ulong indices_off, global unit_t *restrict out,
                              ulong out_off, ulong n, ulong s, ulong outer_pb,
-                             ulong inner, ulong per_item CLG_GATE_ARG) {
+                             ulong inner, ulong per_item,
+                             ulong prefetch CLG_GATE_ARG) {
   CLG_GATE
   ulong j0 = get_global_id(0) * per_item;
   if (j0 >= n)
@@ -236,13 +235,11 @@ kernel void clg_gather_block(global const unit_t *restrict data,
   global const unit_t *plane = data + data_off + o * s * INNER;
   global unit_t *dst = out + out_off + o * n * INNER;
   for (ulong j = j0; j < j1; ++j) {
-#if CLG_PREFETCH > 0
-    if (j + CLG_PREFETCH < j1) {
-      long kp = clg_source_row(idx[j + CLG_PREFETCH], s);
+    if (prefetch > 0 && j + prefetch < j1) {
+      long kp = clg_source_row(idx[j + prefetch], s);
       if (kp >= 0)
         CLG_PREFETCH_LINE(plane + (ulong)kp * INNER);
     }
-#endif
     long k = clg_source_row(idx[j], s);
     if (k >= 0)
       for (ulong u = 0; u < INNER; ++u)

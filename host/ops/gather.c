@@ -101,10 +101,8 @@ static clg_status gather_call(clg_context *ctx, const clg_params *norm,
               variant == CLG_VARIANT_BLOCK;
   if (item) {
     size_t used = strlen(options);
-    snprintf(options + used, sizeof options - used,
-             " -DCLG_INNER=%llu -DCLG_PREFETCH=%u -DCLG_STREAM=%d",
-             (unsigned long long)clg__inner_constant(&plan), plan.prefetch,
-             plan.stream ? 1 : 0);
+    snprintf(options + used, sizeof options - used, " -DCLG_INNER=%llu",
+             (unsigned long long)clg__inner_constant(&plan));
   }
   const char *kname = variant == CLG_VARIANT_ROWS    ? "clg_gather_rows"
                       : variant == CLG_VARIANT_SMALL ? "clg_gather_small"
@@ -122,24 +120,32 @@ static clg_status gather_call(clg_context *ctx, const clg_params *norm,
   cl_ulong out_off = l->o->offset / plan.unit_bytes;
   cl_ulong nn = plan.n, s = plan.s, inner = plan.inner,
            outer_pb = plan.outer_pb, rows = plan.rows, per = plan.per_item,
-           parts = plan.parts, part_units = plan.part_units;
+           parts = plan.parts, part_units = plan.part_units,
+           prefetch = plan.prefetch;
+  cl_uint stream = plan.stream ? 1 : 0;
   if (item) {
-    /* item: ..., inner, parts, part_units; plane: ..., inner; block: ...,
-     * inner, per_item. */
+    /* item: ..., inner, parts, part_units, prefetch, stream; plane: ...,
+     * inner, prefetch; block: ..., inner, per_item, prefetch. */
     const void *values[] = {&l->d->mem, &data_off, &l->x->mem, &idx_off,
                             &l->o->mem, &out_off,  &nn,        &s,
-                            &outer_pb,  &inner,    &parts,     &part_units};
+                            &outer_pb,  &inner,    &parts,     &part_units,
+                            &prefetch,  &stream};
     size_t sizes[] = {sizeof(cl_mem), sizeof data_off, sizeof(cl_mem),
                       sizeof idx_off, sizeof(cl_mem),  sizeof out_off,
                       sizeof nn,      sizeof s,        sizeof outer_pb,
-                      sizeof inner,   sizeof parts,    sizeof part_units};
-    cl_uint nargs = 12;
-    if (variant == CLG_VARIANT_PLANE)
-      nargs = 10;
-    else if (variant == CLG_VARIANT_BLOCK) {
+                      sizeof inner,   sizeof parts,    sizeof part_units,
+                      sizeof prefetch, sizeof stream};
+    cl_uint nargs = 14;
+    if (variant == CLG_VARIANT_PLANE) {
+      values[10] = &prefetch;
+      sizes[10] = sizeof prefetch;
+      nargs = 11;
+    } else if (variant == CLG_VARIANT_BLOCK) {
       values[10] = &per;
       sizes[10] = sizeof per;
-      nargs = 11;
+      values[11] = &prefetch;
+      sizes[11] = sizeof prefetch;
+      nargs = 12;
     }
     clg__call_set(call, kernel, nargs, sizes, values, plan.work_dim,
                   plan.global, plan.local);

@@ -25,8 +25,10 @@ typedef struct clg_gather_plan {
   /* ITEM, ITEM_PF, PLANE (clg__plan_gather_variant): */
   uint64_t parts;      /* work-items per slice */
   uint64_t part_units; /* units per part */
-  unsigned prefetch;   /* CLG_PREFETCH: distance (ITEM_PF), 1 (PLANE), 0 */
-  bool stream;         /* CLG_STREAM: non-temporal stores (ITEM_NT) */
+  unsigned prefetch;   /* the kernels' prefetch argument: distance (ITEM_PF,
+                        * BLOCK), 1 (PLANE), 0 */
+  bool stream;         /* their stream argument: non-temporal stores
+                        * (ITEM_NT) */
   uint64_t per_item;   /* BLOCK: output slices per work-item */
   /* What clg__plan_gather was given, for re-planning into a variant. */
   uint64_t slice_bytes;
