@@ -19,9 +19,11 @@
  * arguments give the slice's units, the work-items per slice (item) and
  * the units per part). The variants a shape class times against each other
  * differ in run-time arguments only, so one program holds them all (one
- * build, not one per candidate): `prefetch` (item and block: prefetch the
+ * build, not one per candidate): `ahead` (item and block: prefetch the
  * slice of the index this many slices ahead; plane: prefetch the whole
- * plane first; 0: none) and `stream` (item: non-temporal stores).
+ * plane first; 0: none; not named `prefetch`, which would hide OpenCL's
+ * prefetch() from CLG_PREFETCH_LINE) and `stream` (item: non-temporal
+ * stores).
  * Offsets are in units (data, output) and in index elements (indices).
  */
 #ifndef CLG_UNIT
@@ -53,6 +55,19 @@
 #define PART_UNITS part_units
 #endif
 
+/* The kernels a program holds: -DCLG_KERNELS=<mask>, a bit per kernel in
+ * the order rows, small, item, plane, block (the host sets those of the
+ * variants a shape class may run: POCL compiles every kernel of a program
+ * when it builds it, so a kernel no variant needs costs a compile). */
+#ifndef CLG_KERNELS
+#define CLG_KERNELS 31
+#endif
+#define CLG_KERNEL_ROWS (CLG_KERNELS & 1)
+#define CLG_KERNEL_SMALL ((CLG_KERNELS >> 1) & 1)
+#define CLG_KERNEL_ITEM ((CLG_KERNELS >> 2) & 1)
+#define CLG_KERNEL_PLANE ((CLG_KERNELS >> 3) & 1)
+#define CLG_KERNEL_BLOCK ((CLG_KERNELS >> 4) & 1)
+
 /* Streaming stores of clg_gather_item: non-temporal where the compiler has
  * them and the device allows hints (CLG_HINTS, prelude.cl): the line is
  * written without being read first and bypasses the cache (large outputs);
@@ -81,6 +96,7 @@ static inline long clg_source_row(index_t value, ulong s) {
 
 /* Long slices: NDRange (units, slices). Work-items of dim 0 stride over the
  * units of one slice; dim 1 is the output slice o * n + j. */
+#if CLG_KERNEL_ROWS
 kernel void clg_gather_rows(global const unit_t *restrict data, ulong data_off,
                             global const index_t *restrict indices,
                             ulong indices_off, global unit_t *restrict out,
@@ -103,9 +119,11 @@ kernel void clg_gather_rows(global const unit_t *restrict data, ulong data_off,
       dst[u] = src[u];
   }
 }
+#endif
 
 /* Short slices: each work-item copies CLG_ROWS_PER_ITEM consecutive output
  * slices, loading each index once and walking (o, j) without division. */
+#if CLG_KERNEL_SMALL
 kernel void clg_gather_small(global const unit_t *restrict data,
                              ulong data_off,
                              global const index_t *restrict indices,
@@ -136,6 +154,7 @@ kernel void clg_gather_small(global const unit_t *restrict data,
     }
   }
 }
+#endif
 
 /* One work-item per part of an output slice, a short slice's length a
  * build constant, so the copy is straight-line code and a CPU compiler maps
@@ -144,12 +163,13 @@ kernel void clg_gather_small(global const unit_t *restrict data,
  * copies part g % PARTS of slice j = g / PARTS of outer row
  * o = bi * outer_pb + p; for short slices PARTS is the constant 1, so no
  * division by a run-time value is left. */
+#if CLG_KERNEL_ITEM
 kernel void clg_gather_item(global const unit_t *restrict data, ulong data_off,
                             global const index_t *restrict indices,
                             ulong indices_off, global unit_t *restrict out,
                             ulong out_off, ulong n, ulong s, ulong outer_pb,
                             ulong inner, ulong parts, ulong part_units,
-                            ulong prefetch, uint stream CLG_GATE_ARG) {
+                            ulong ahead, uint stream CLG_GATE_ARG) {
   CLG_GATE
   ulong g = get_global_id(0);
   ulong j = g / PARTS;
@@ -158,8 +178,8 @@ kernel void clg_gather_item(global const unit_t *restrict data, ulong data_off,
   ulong bi = get_global_id(2);
   ulong o = bi * outer_pb + get_global_id(1);
   global const index_t *idx = indices + indices_off + bi * n;
-  if (prefetch > 0 && j + prefetch < n) {
-    long kp = clg_source_row(idx[j + prefetch], s);
+  if (ahead > 0 && j + ahead < n) {
+    long kp = clg_source_row(idx[j + ahead], s);
     if (kp >= 0)
       CLG_PREFETCH_LINE(data + data_off + (o * s + (ulong)kp) * INNER);
   }
@@ -177,26 +197,28 @@ kernel void clg_gather_item(global const unit_t *restrict data, ulong data_off,
     for (ulong u = u0; u < u1; ++u)
       dst[u] = src[u];
 }
+#endif
 
 /* One work-item per outer row (work-groups of one): it copies the row's n
- * slices in order. With `prefetch` it first prefetches the row's whole
+ * slices in order. With `ahead` set it first prefetches the row's whole
  * plane of data (s slices) line by line, a sequential stream the memory
  * system serves at full bandwidth, so that the random reads that follow
  * hit the cache: for short slices gathered densely from their plane
  * (last-axis gathers). NDRange (outer_pb, batch). */
+#if CLG_KERNEL_PLANE
 kernel void clg_gather_plane(global const unit_t *restrict data,
                              ulong data_off,
                              global const index_t *restrict indices,
                              ulong indices_off, global unit_t *restrict out,
                              ulong out_off, ulong n, ulong s, ulong outer_pb,
-                             ulong inner, ulong prefetch CLG_GATE_ARG) {
+                             ulong inner, ulong ahead CLG_GATE_ARG) {
   CLG_GATE
   ulong bi = get_global_id(1);
   ulong o = bi * outer_pb + get_global_id(0);
   global const index_t *idx = indices + indices_off + bi * n;
   global const unit_t *plane = data + data_off + o * s * INNER;
   global unit_t *dst = out + out_off + o * n * INNER;
-  if (prefetch > 0) {
+  if (ahead > 0) {
     global const uchar *line = (global const uchar *)plane;
     ulong lines = (s * INNER * sizeof(unit_t) + 63) / 64;
     for (ulong i = 0; i < lines; ++i)
@@ -211,19 +233,21 @@ kernel void clg_gather_plane(global const unit_t *restrict data,
     }
   }
 }
+#endif
 
 /* A block of consecutive output slices of one outer row per work-item
- * (work-groups of one), each index loaded once, with the slice `prefetch`
+ * (work-groups of one), each index loaded once, with the slice `ahead`
  * iterations ahead prefetched: for slices shorter than a cache line, where
  * the loop overlaps many random reads better than a vectorized work-group.
  * NDRange (ceil(n / per_item), outer_pb, batch). */
+#if CLG_KERNEL_BLOCK
 kernel void clg_gather_block(global const unit_t *restrict data,
                              ulong data_off,
                              global const index_t *restrict indices,
                              ulong indices_off, global unit_t *restrict out,
                              ulong out_off, ulong n, ulong s, ulong outer_pb,
                              ulong inner, ulong per_item,
-                             ulong prefetch CLG_GATE_ARG) {
+                             ulong ahead CLG_GATE_ARG) {
   CLG_GATE
   ulong j0 = get_global_id(0) * per_item;
   if (j0 >= n)
@@ -235,8 +259,8 @@ kernel void clg_gather_block(global const unit_t *restrict data,
   global const unit_t *plane = data + data_off + o * s * INNER;
   global unit_t *dst = out + out_off + o * n * INNER;
   for (ulong j = j0; j < j1; ++j) {
-    if (prefetch > 0 && j + prefetch < j1) {
-      long kp = clg_source_row(idx[j + prefetch], s);
+    if (ahead > 0 && j + ahead < j1) {
+      long kp = clg_source_row(idx[j + ahead], s);
       if (kp >= 0)
         CLG_PREFETCH_LINE(plane + (ulong)kp * INNER);
     }
@@ -246,3 +270,4 @@ kernel void clg_gather_block(global const unit_t *restrict data,
         dst[j * INNER + u] = plane[(ulong)k * INNER + u];
   }
 }
+#endif

@@ -80,22 +80,34 @@ static const char *gather_mode_name(clg_index_mode mode) {
                                  : "RAISE";
 }
 
+/* The kernel of gather.cl (its bit in CLG_KERNELS) a variant runs. */
+static unsigned gather_kernel_bit(int variant) {
+  return variant == CLG_VARIANT_ROWS    ? 1u
+         : variant == CLG_VARIANT_SMALL ? 2u
+         : variant == CLG_VARIANT_PLANE ? 8u
+         : variant == CLG_VARIANT_BLOCK ? 16u
+                                        : 4u; /* ITEM, ITEM_PF, ITEM_NT */
+}
+
 /* The kernel call of Gather variant `variant` of `plan0` (a copy is
- * re-planned for it). */
+ * re-planned for it), from the program holding the kernels in `kernels`
+ * (gather_kernel_bit()s: the shape class's candidates, so that timing them
+ * builds one program). */
 static clg_status gather_call(clg_context *ctx, const clg_params *norm,
                               const clg_launch *l, bool gated,
                               const clg_gather_plan *plan0, int variant,
-                              clg_kernel_call *call) {
+                              unsigned kernels, clg_kernel_call *call) {
   clg_gather_plan plan = *plan0;
   clg__plan_gather_variant(&plan, variant, ctx->compute_units);
 
   char options[256];
   snprintf(options, sizeof options,
            "-DCLG_UNIT=%s -DCLG_INDEX=%s -DCLG_ROWS_PER_ITEM=%d "
-           "-DCLG_MODE=CLG_MODE_%s%s",
+           "-DCLG_MODE=CLG_MODE_%s -DCLG_KERNELS=%u%s",
            clg__unit_type(plan.unit_bytes),
            plan.index_bytes == 4 ? "int" : "long", CLG_SMALL_ROWS_PER_ITEM,
-           gather_mode_name(norm->mode), gated ? " -DCLG_GATED" : "");
+           gather_mode_name(norm->mode), kernels | gather_kernel_bit(variant),
+           gated ? " -DCLG_GATED" : "");
   bool item = variant == CLG_VARIANT_ITEM || variant == CLG_VARIANT_ITEM_PF ||
               variant == CLG_VARIANT_ITEM_NT || variant == CLG_VARIANT_PLANE ||
               variant == CLG_VARIANT_BLOCK;
@@ -169,13 +181,15 @@ typedef struct gather_trial_arg {
   const clg_params *norm;
   const clg_launch *l;
   const clg_gather_plan *plan;
+  unsigned kernels;
 } gather_trial_arg;
 
 static clg_status gather_trial(void *arg, int variant, double *seconds) {
   const gather_trial_arg *t = arg;
   clg_kernel_call call;
   clg_status st =
-      gather_call(t->ctx, t->norm, t->l, false, t->plan, variant, &call);
+      gather_call(t->ctx, t->norm, t->l, false, t->plan, variant, t->kernels,
+                  &call);
   return st == CLG_SUCCESS ? clg__time_call(t->ctx, &call, t->l->queue, t->l->num_events,
                                             t->l->wait_list, seconds) : st;
 }
@@ -217,14 +231,18 @@ static clg_status gather_prepare(clg_context *ctx, const clg_params *norm,
            clg__log2(plan.s), clg__log2(plan.rows), clg__log2(plan.outer),
            plan.index_bytes, (int)norm->mode,
            (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) ? 1 : 0);
-  gather_trial_arg arg = {ctx, norm, l, &plan};
+  unsigned kernels = 0;
+  for (int i = 0; i < count; ++i)
+    kernels |= gather_kernel_bit(cands[i]);
+  gather_trial_arg arg = {ctx, norm, l, &plan, kernels};
   bool can_time = !gated && l->d->mem && l->x->mem && l->o->mem && l->queue &&
                   l->of.bytes >= CLG_TUNE_MIN_BYTES;
   clg_choice how;
   int variant = clg__tune_pick(
       ctx, key, cands, count, clg__gather_allowed(&plan, clg__plan_device(ctx)),
       can_time ? gather_trial : NULL, &arg, &how);
-  clg_status st = gather_call(ctx, norm, l, gated, &plan, variant, call);
+  clg_status st =
+      gather_call(ctx, norm, l, gated, &plan, variant, kernels, call);
   if (st == CLG_SUCCESS && l->queue) /* a launch, not a plan's bake */
     clg__tune_note(ctx, variant, how);
   return st;
