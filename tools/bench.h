@@ -276,6 +276,11 @@ typedef struct result {
   const char *copy_method; /* which one */
   double seconds;          /* wall time spent on the workload */
   double reference_s;      /* one run of the plain-C reference (info) */
+  double first_call_s;     /* the workload's first clg_run on its cl_mem
+                            * tensors, wall clock to completion: its shape
+                            * class's first use in the process (programs
+                            * from the disk cache or built, the variant
+                            * from the disk cache or timed) */
   const char *variant;     /* the kernel variant (a) ran */
   clg_choice choice;       /* how the library chose it */
 } result;

@@ -115,10 +115,12 @@ void run_workload(env *E, const workload *w, result *r) {
     snprintf(msg, msglen, "clEnqueueFillBuffer: %s", bench_cl_error(e));
     goto done;
   }
+  double t_first = bench_now();
   if (sample_kernel(&dev, &t, msg, msglen) != 0) {
     r->status = ST_NA;
     goto done;
   }
+  r->first_call_s = bench_now() - t_first;
   e = clEnqueueReadBuffer(E->cl.queue, omem, CL_TRUE, 0, r->out_bytes, got, 0,
                           NULL, NULL);
   if (e != CL_SUCCESS) {

@@ -253,8 +253,9 @@ void print_json(const run_info *info, const settings *cfg, const int *idx,
                                                       ? "wrong"
                                                       : "error");
     json_string(r->message);
-    printf(", \"seconds\": %.3f, \"reference_once_s\": %.6g", r->seconds,
-           r->reference_s);
+    printf(", \"seconds\": %.3f, \"reference_once_s\": %.6g, "
+           "\"first_call_s\": %.6g",
+           r->seconds, r->reference_s, r->first_call_s);
     if (r->status == ST_OK) {
       json_stats("kernel", &r->kernel);
       json_stats("copy_buffer", &r->copybuf);

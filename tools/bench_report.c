@@ -246,11 +246,11 @@ void print_table(const run_info *info, const settings *cfg, const int *idx,
   if (n == 0)
     goto extras_out;
   printf("\n");
-  printf("%-8s %-14s %10s %9s %9s %9s %9s %9s %7s %8s  %s\n", "workload", "",
-         "out", "kern ms", "kern GB/s", "copy GB/s", "x copy-ref", "call ms",
-         "valid", "bounds", "variant (e)");
-  printf("%-8s %-14s %10s %9s %9s %9s %9s %9s %7s %8s\n", "", "", "bytes",
-         "(a)", "", "(d)", "", "(b)", "/call", "GB/s (c)");
+  printf("%-8s %-14s %10s %9s %9s %9s %9s %9s %9s %7s %8s  %s\n", "workload",
+         "", "out", "kern ms", "kern GB/s", "copy GB/s", "x copy-ref",
+         "call ms", "1st ms", "valid", "bounds", "variant (e)");
+  printf("%-8s %-14s %10s %9s %9s %9s %9s %9s %9s %7s %8s\n", "", "", "bytes",
+         "(a)", "", "(d)", "", "(b)", "(f)", "/call", "GB/s (c)");
   for (int i = 0; i < n; ++i) {
     const workload *w = &g_work[idx[i]];
     const result *r = &res[i];
@@ -264,8 +264,9 @@ void print_table(const run_info *info, const settings *cfg, const int *idx,
              r->message);
       continue;
     }
-    char km[16], kg[16], cg[16], cm[16], bg[16];
+    char km[16], kg[16], cg[16], cm[16], fc[16], bg[16];
     fmt_ms(km, sizeof km, r->kernel.median);
+    fmt_ms(fc, sizeof fc, r->first_call_s);
     fmt_gbps(kg, sizeof kg, (double)r->out_bytes, r->kernel.median);
     fmt_gbps(cg, sizeof cg, (double)r->out_bytes, r->copy_ref);
     fmt_ms(cm, sizeof cm, r->call.median);
@@ -273,9 +274,9 @@ void print_table(const run_info *info, const settings *cfg, const int *idx,
       fmt_gbps(bg, sizeof bg, (double)r->index_bytes, r->validate.median);
     else
       snprintf(bg, sizeof bg, "-");
-    printf("%-8s %-14s %10s %9s %9s %9s %9.2f %9s %6.1f%% %8s  %s, %s\n",
+    printf("%-8s %-14s %10s %9s %9s %9s %9.2f %9s %9s %6.1f%% %8s  %s, %s\n",
            w->name, w->label, ob, km, kg, cg, r->copy_ref / r->kernel.median,
-           cm, 100.0 * r->validate.median / r->call.median, bg,
+           cm, fc, 100.0 * r->validate.median / r->call.median, bg,
            r->variant ? r->variant : "?", choice_name(r->choice));
   }
   printf("\n(a) gather kernel on cl_mem tensors, event START..END; "
@@ -287,6 +288,11 @@ void print_table(const run_info *info, const settings *cfg, const int *idx,
          "(e) the kernel variant (a) ran (clg_context_last_variant) and how "
          "the library chose it: measured on this device, default (one "
          "candidate or output < 1 MiB), forced (CLGATHER_VARIANT).\n"
+         "(f) the workload's first clg_run on its cl_mem tensors (its shape "
+         "class's first use in this process: programs loaded from the disk "
+         "cache or built,\nthe variant read from it or timed on the device), "
+         "wall clock to completion; steady state: (a) and (b). With "
+         "CLGATHER_CACHE_DIR=off: a first use from scratch.\n"
          "\nworkloads:\n");
   for (int i = 0; i < n; ++i) {
     char d[256];
