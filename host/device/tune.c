@@ -43,6 +43,11 @@ typedef struct clg_tune_entry {
   struct clg_tune_entry *next;
   char key[CLG_TUNE_KEY_MAX];
   int variant;
+  /* Timed on this device (here or by an earlier process: the disk cache);
+   * else the default of a call that could not time (too small, gated),
+   * kept so that such calls look at the disk cache once, not every time,
+   * and replaced by the first call that times. */
+  bool measured;
 } clg_tune_entry;
 
 double clg__now(void) {
@@ -63,36 +68,48 @@ static bool clg_tune_off(void) {
   return e && (strcmp(e, "off") == 0 || strcmp(e, "0") == 0);
 }
 
-/* Under ctx->lock: the remembered choice for key, or -1. */
+/* Under ctx->lock: the remembered choice for key (*measured: timed), or
+ * -1 when the context has none and the disk cache none either. */
 static int clg_tune_lookup(clg_context *ctx, const char *key, const int *cands,
-                           int count) {
+                           int count, bool *measured) {
+  *measured = false;
   for (clg_tune_entry *e = ctx->tuned; e; e = e->next)
-    if (strcmp(e->key, key) == 0)
+    if (strcmp(e->key, key) == 0) {
+      /* A class spans shapes whose candidates may differ (a power of two
+       * of rows): another call's choice counts only among this one's. */
+      if (!clg_is_candidate(e->variant, cands, count))
+        return -1;
+      *measured = e->measured;
       return e->variant;
+    }
   clg_hash128 h;
   char rec[32];
   if (clg__cache_key(ctx, "clgather-tune-v2", key, &h) &&
       clg__cache_get_record(ctx, &h, ".tune", rec, sizeof rec)) {
     int v = clg__variant_parse(rec);
-    if (v >= 0 && clg_is_candidate(v, cands, count))
+    if (v >= 0 && clg_is_candidate(v, cands, count)) {
+      *measured = true;
       return v;
+    }
   }
   return -1;
 }
 
 /* Under ctx->lock: remember key -> variant (in memory; on disk when
- * `store`). */
+ * `store`, which only a measured choice is). */
 static void clg_tune_remember(clg_context *ctx, const char *key, int variant,
-                              bool store) {
+                              bool measured, bool store) {
   for (clg_tune_entry *e = ctx->tuned; e; e = e->next)
     if (strcmp(e->key, key) == 0) {
       e->variant = variant;
+      e->measured = measured;
       return;
     }
   clg_tune_entry *e = CLG_CALLOC(1, sizeof *e);
   if (e) {
     snprintf(e->key, sizeof e->key, "%s", key);
     e->variant = variant;
+    e->measured = measured;
     e->next = ctx->tuned;
     ctx->tuned = e;
   }
@@ -150,17 +167,22 @@ int clg__tune_pick(clg_context *ctx, const char *key, const int *cands,
   *how = CLG_CHOICE_DEFAULT;
   if (count <= 1)
     return cands[0];
+  bool measured = false, timing = trial && !clg_tune_off();
   pthread_mutex_lock(&ctx->lock);
-  int known = clg_tune_lookup(ctx, key, cands, count);
-  if (known >= 0)
-    clg_tune_remember(ctx, key, known, false);
+  int known = clg_tune_lookup(ctx, key, cands, count, &measured);
+  /* Kept in memory: a choice from the disk, and the default of a call that
+   * cannot time (the next such call of the class then finds it here). */
+  if (known >= 0 && (measured || !timing))
+    clg_tune_remember(ctx, key, known, measured, false);
+  else if (known < 0 && !timing)
+    clg_tune_remember(ctx, key, cands[0], false, false);
   pthread_mutex_unlock(&ctx->lock);
-  if (known >= 0) {
+  if (known >= 0 && measured) {
     *how = CLG_CHOICE_MEASURED;
     return known;
   }
-  if (!trial || clg_tune_off())
-    return cands[0];
+  if (!timing)
+    return known >= 0 ? known : cands[0];
 
   /* Each candidate once untimed (a driver may finish compiling a kernel
    * at its first launch: POCL builds the work-group function for the
@@ -201,7 +223,7 @@ int clg__tune_pick(clg_context *ctx, const char *key, const int *cands,
     if (best[i] < best[pick])
       pick = i;
   pthread_mutex_lock(&ctx->lock);
-  clg_tune_remember(ctx, key, cands[pick], true);
+  clg_tune_remember(ctx, key, cands[pick], true, true);
   pthread_mutex_unlock(&ctx->lock);
   *how = CLG_CHOICE_MEASURED;
   return cands[pick];
