@@ -32,6 +32,14 @@ static const clg_quirk_rule clg_quirk_table[] = {
       * them is reported; the same bytes through CL_MEM_COPY_HOST_PTR are
       * not), which would hide real reports among false ones. */
      "llvm.prefetch is not executable; wrapped host memory unchecked"},
+    {"NVIDIA CUDA", CLG_QUIRK_NO_HINTS,
+     /* NVIDIA's OpenCL (driver 580, CUDA 13.0, on an H200): its compiler
+      * takes __builtin_prefetch's argument for a generic pointer and
+      * refuses a global one ("passing 'const __global void *' to parameter
+      * of type 'const void *' changes address space of pointer"); the
+      * fallback found it too, after a failed build per program and
+      * "1 error generated." on the process's stderr from the driver. */
+     "__builtin_prefetch refuses global pointers"},
 };
 
 /* The disk-cache key of the device's quirks record. */

@@ -234,10 +234,10 @@ clg_status clg__run(const clg_call *call) {
     device_plan = l.state != NULL; /* else the host's plan */
     deferred = device_plan;
   }
-  clg_verdict v = {NULL, 0, 0, NULL, false};
+  clg_verdict v = {NULL, 0, 0, NULL, false, false, false, NULL};
   if (deferred)
     st = clg__verdict_enqueue(ctx, &c, l.queue, call->data, call->indices,
-                              call->num_events, call->wait_list, &v);
+                              call->num_events, call->wait_list, false, &v);
   else if (c.impl->index_plan) /* the values are checked on the host */
     st = clg_index_plan(ctx, &c, &l, call->data, call->indices,
                         !call->values_checked);
