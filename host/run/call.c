@@ -206,44 +206,48 @@ clg_status clg__run(const clg_call *call) {
   l.num_events = call->num_events;
   l.wait_list = call->wait_list;
   clg_context *ctx = call->ctx;
-  /* Asynchronous checked mode with cl_mem indices in mode RAISE and a
-   * cl_mem output: the verdict stays on the device and gates the
-   * operator's kernels. Everything else checks values now: host indices,
-   * modes WRAP / CLIP, and a host output (the call blocks then anyway, and
-   * the read-back of a gated kernel's unwritten staging buffer would change
-   * it). */
-  bool deferred = call->outcome && !call->values_checked &&
-                  !c.impl->index_plan &&
-                  call->output->storage == CLG_STORAGE_BUFFER &&
-                  clg__values_on_device(&c, call->indices);
-  /* An operator with an index plan (the scatters) on cl_mem indices and a
-   * cl_mem output: the plan too is left to the device (device_plan()),
-   * asynchronously or, past the validation kernel's threshold, in a
-   * synchronous call, which then waits for the verdict at the end. */
-  bool device_plan =
-      c.impl->device_plan && !call->values_checked &&
-      call->output->storage == CLG_STORAGE_BUFFER &&
-      clg__values_on_device(&c, call->indices) &&
-      (call->outcome ||
-       clg__validate_on_device(ctx, c.xf.bytes, c.xf.flags));
-  if (device_plan) {
+  /* How the index values are checked (strategy.c's table). GATED:
+   * asynchronous checked mode with cl_mem indices in mode RAISE and a
+   * cl_mem output, the verdict stays on the device and gates the
+   * operator's kernels; everything else in that mode checks values now
+   * (host indices, modes WRAP / CLIP, and a host output: the call blocks
+   * then anyway, and the read-back of a gated kernel's unwritten staging
+   * buffer would change it). DEVICE_PLAN: an operator with an index plan
+   * (the scatters) on cl_mem indices and a cl_mem output leaves the plan
+   * too to the device, asynchronously or, past the validation kernel's
+   * threshold, in a synchronous call, which then waits for the verdict at
+   * the end. */
+  clg_check_way way =
+      clg__check_way(ctx, &c, call->indices, call->output,
+                     call->outcome != NULL, call->values_checked);
+  if (way == CLG_CHECK_DEVICE_PLAN) {
     st = c.impl->device_plan(ctx, &c.norm, &c.sc, call->data, call->indices,
                              &l.state);
     if (st != CLG_SUCCESS)
       return st;
-    device_plan = l.state != NULL; /* else the host's plan */
-    deferred = device_plan;
+    if (!l.state) /* declined: the host's plan */
+      way = CLG_CHECK_HOST_PLAN;
   }
+  bool device_plan = way == CLG_CHECK_DEVICE_PLAN;
+  bool deferred = clg__check_row(way)->gated;
   clg_verdict v = {NULL, 0, 0, NULL, false, false, false, NULL};
-  if (deferred)
+  switch (way) {
+  case CLG_CHECK_GATED:
+  case CLG_CHECK_DEVICE_PLAN:
     st = clg__verdict_enqueue(ctx, &c, l.queue, call->data, call->indices,
                               call->num_events, call->wait_list, false, &v);
-  else if (c.impl->index_plan) /* the values are checked on the host */
+    break;
+  case CLG_CHECK_HOST_PLAN: /* the values are checked on the host */
     st = clg_index_plan(ctx, &c, &l, call->data, call->indices,
                         !call->values_checked);
-  else if (!call->values_checked)
-    st = clg__check_index_values(ctx, &c, l.queue, call->data, call->indices,
-                                 call->num_events, call->wait_list);
+    break;
+  default: /* NONE, HOST, READ_BACK, DEVICE */
+    if (!call->values_checked)
+      st = clg__check_index_values(ctx, &c, l.queue, call->data,
+                                   call->indices, call->num_events,
+                                   call->wait_list);
+    break;
+  }
   if (st != CLG_SUCCESS) {
     if (l.state)
       c.impl->release_state(l.state);
@@ -419,21 +423,19 @@ clg_status clg__bake(clg_context *ctx, const clg_checked *c,
         clg__same_storage(in[k], c->inf[k].bytes, output, of->bytes))
       l.ins[k] = &o;
   }
-  /* Gated as clg__run() gates: a cl_mem output and values on the device. */
-  gated = gated && output->storage == CLG_STORAGE_BUFFER &&
-          clg__values_on_device(c, indices);
-  /* A scatter: the device's index pass where clg__run() would take it
-   * (then always gated), else the host's kernels (prepare() with no state
-   * while baking). */
-  if (c->impl->device_plan && output->storage == CLG_STORAGE_BUFFER &&
-      clg__values_on_device(c, indices) &&
-      (gated || clg__validate_on_device(ctx, c->xf.bytes, c->xf.flags))) {
+  /* Gated as clg__run() gates, by the same rule (strategy.c): a scatter
+   * takes the device's index pass where clg__run() would (then always
+   * gated), else the host's kernels (prepare() with no state while
+   * baking). */
+  clg_check_way way = clg__check_way(ctx, c, indices, output, gated, false);
+  if (way == CLG_CHECK_DEVICE_PLAN) {
     if ((st = c->impl->device_plan(ctx, &c->norm, &c->sc, data, indices,
                                    &l.state)) != CLG_SUCCESS)
       return st;
-    gated = l.state != NULL;
-  } else if (c->impl->index_plan)
-    gated = false; /* the host's checks come first: nothing to gate on */
+    if (!l.state)
+      way = CLG_CHECK_HOST_PLAN;
+  }
+  gated = clg__check_row(way)->gated;
   clg_kernel_calls calls;
   st = c->impl->prepare(ctx, &c->norm, &l, gated, &calls);
   if (l.state)

@@ -404,14 +404,18 @@ clg_status clg__check_index_values(clg_context *ctx, const clg_checked *c,
   if (c->impl->check_mode &&
       (st = c->impl->check_mode(&c->norm, data, c->xf.count)) != CLG_SUCCESS)
     return st;
-  if (c->norm.mode != CLG_MODE_RAISE || c->xf.count == 0)
-    return CLG_SUCCESS;
-  if (indices->storage == CLG_STORAGE_HOST)
+  switch (clg__check_values_way(ctx, c, indices)) {
+  case CLG_CHECK_HOST:
     return clg__check_host_index_values(c, data, indices, indices->host);
-  if (clg__validate_on_device(ctx, c->xf.bytes, c->xf.flags))
+  case CLG_CHECK_DEVICE:
     return clg_check_on_device(ctx, c, queue, data, indices, num_events,
                                wait_list);
-  return clg_check_read_back(c, queue, data, indices, num_events, wait_list);
+  case CLG_CHECK_READ_BACK:
+    return clg_check_read_back(c, queue, data, indices, num_events,
+                               wait_list);
+  default:
+    return CLG_SUCCESS;
+  }
 }
 
 clg_status clg__verdict_status(const clg_op_impl *impl, const clg_params *norm,

@@ -1,4 +1,4 @@
-/* run/: one call of the family from checks to kernels (call.c), the index-value pass (index_pass.c), outcomes (outcome.c). Not installed. */
+/* run/: one call of the family from checks to kernels (call.c), the ways index values are checked (strategy.c), the index-value pass (index_pass.c), outcomes (outcome.c). Not installed. */
 #ifndef CLGATHER_HOST_RUN_H
 #define CLGATHER_HOST_RUN_H
 
@@ -81,6 +81,45 @@ clg_status clg__check_index_values(clg_context *ctx, const clg_checked *c,
                                    const clg_tensor *indices,
                                    cl_uint num_events,
                                    const cl_event *wait_list);
+
+/* --------------------------------------------------------- strategy.c */
+
+/* The ways a call's index values are checked (strategy.c's table says
+ * when each applies, what it enqueues and how its verdict completes). */
+typedef enum clg_check_way {
+  CLG_CHECK_NONE = 0,
+  CLG_CHECK_HOST,
+  CLG_CHECK_READ_BACK,
+  CLG_CHECK_DEVICE,
+  CLG_CHECK_GATED,
+  CLG_CHECK_HOST_PLAN,
+  CLG_CHECK_DEVICE_PLAN,
+  CLG_CHECK_WAYS
+} clg_check_way;
+
+typedef struct clg_check_row {
+  const char *name;
+  bool gated;  /* the operator's kernels read the verdict on the device */
+  bool blocks; /* the host waits for the device before the kernels */
+  const char *what;
+} clg_check_row;
+
+/* The row of `way` (NULL when out of range). */
+const clg_check_row *clg__check_row(clg_check_way way);
+/* The way of a call (a pure function of its arguments and the context's
+ * device facts; clg__run and clg__bake both ask it): `async` is the
+ * asynchronous checked mode (or a plan baked for it), `values_checked`
+ * the parts of a call whose values were checked whole. DEVICE_PLAN
+ * becomes HOST_PLAN where the operator's device_plan() declines. */
+clg_check_way clg__check_way(const clg_context *ctx, const clg_checked *c,
+                             const clg_tensor *indices,
+                             const clg_tensor *output, bool async,
+                             bool values_checked);
+/* The synchronous value pass of an operator without an index plan: NONE
+ * (no value to read), HOST, READ_BACK or DEVICE. */
+clg_check_way clg__check_values_way(const clg_context *ctx,
+                                    const clg_checked *c,
+                                    const clg_tensor *indices);
 
 /* ---------------------------------------------------------------- op.c */
 

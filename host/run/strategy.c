@@ -1,0 +1,72 @@
+/* How a call's index values are checked: one table of the ways, and the
+ * one pure function that picks a row, used by a call (call.c: clg__run)
+ * and by a plan's baking (call.c: clg__bake) alike. A new way is a row
+ * here and a case in clg__run(). */
+#include "run/run.h"
+
+static const clg_check_row clg_check_table[CLG_CHECK_WAYS] = {
+    [CLG_CHECK_NONE] = {"none", false, false,
+                        "nothing to read: the values were checked before "
+                        "(the parts of a split or sharded call), or mode WRAP "
+                        "or CLIP (the operator's mode rule only), or no "
+                        "index"},
+    [CLG_CHECK_HOST] = {"host", false, false,
+                        "host indices scanned in place before anything is "
+                        "enqueued"},
+    [CLG_CHECK_READ_BACK] = {"read-back", false, true,
+                             "cl_mem indices under the device threshold: "
+                             "read back (blocking, after the wait list) and "
+                             "scanned on the host; then the kernels"},
+    [CLG_CHECK_DEVICE] = {"device", false, true,
+                          "cl_mem indices from the threshold up: the "
+                          "validation kernel, its verdict read (blocking) "
+                          "before any kernel of the operator is enqueued"},
+    [CLG_CHECK_GATED] = {"gated", true, false,
+                         "asynchronous checked mode, cl_mem output: the "
+                         "validation kernel, the operator's kernels gated on "
+                         "its verdict on the device; the outcome reads it"},
+    [CLG_CHECK_HOST_PLAN] = {"host plan", false, true,
+                             "an operator with an index plan (the "
+                             "scatters): values on the host (read back from "
+                             "a cl_mem), checked unless checked before, and "
+                             "planned; then the kernels"},
+    [CLG_CHECK_DEVICE_PLAN] = {"device plan", true, false,
+                               "the scatters' plan on the device (cl_mem "
+                               "indices and output): its kernels and the "
+                               "operator's, gated; the verdict read after "
+                               "the last (synchronous) or by the outcome"},
+};
+
+const clg_check_row *clg__check_row(clg_check_way way) {
+  return way >= 0 && way < CLG_CHECK_WAYS ? &clg_check_table[way] : NULL;
+}
+
+clg_check_way clg__check_values_way(const clg_context *ctx,
+                                    const clg_checked *c,
+                                    const clg_tensor *indices) {
+  if (c->norm.mode != CLG_MODE_RAISE || c->xf.count == 0)
+    return CLG_CHECK_NONE;
+  if (indices->storage == CLG_STORAGE_HOST)
+    return CLG_CHECK_HOST;
+  return clg__validate_on_device(ctx, c->xf.bytes, c->xf.flags)
+             ? CLG_CHECK_DEVICE
+             : CLG_CHECK_READ_BACK;
+}
+
+clg_check_way clg__check_way(const clg_context *ctx, const clg_checked *c,
+                             const clg_tensor *indices,
+                             const clg_tensor *output, bool async,
+                             bool values_checked) {
+  bool on_device = clg__values_on_device(c, indices) && !values_checked;
+  bool device_output = output->storage == CLG_STORAGE_BUFFER;
+  if (c->impl->device_plan && on_device && device_output &&
+      (async || clg__validate_on_device(ctx, c->xf.bytes, c->xf.flags)))
+    return CLG_CHECK_DEVICE_PLAN; /* HOST_PLAN where the operator declines */
+  if (c->impl->index_plan)
+    return CLG_CHECK_HOST_PLAN;
+  if (values_checked)
+    return CLG_CHECK_NONE;
+  if (async && on_device && device_output)
+    return CLG_CHECK_GATED;
+  return clg__check_values_way(ctx, c, indices);
+}
