@@ -4,8 +4,9 @@
  * data is viewed as [outer][s][inner] copy units and the output as
  * [outer][n][inner] units, where outer = batch * outer_pb and batch bi reads
  * its own n indices, indices[bi * n .. bi * n + n). A unit is CLG_UNIT
- * (uchar .. uint4, 1 to 16 bytes), the widest type the slice size and buffer
- * offsets allow.
+ * (uchar .. uint16, 1 to 64 bytes; up to uint4 in clg_gather_small and
+ * clg_gather_rows), the widest type the slice size and buffer offsets
+ * allow.
  *
  * In mode RAISE every index was validated on the host before this kernel
  * was enqueued; the range check below is only defence in depth (an invalid

@@ -27,7 +27,7 @@
  * Two more kernels for the [np, n, nq] view run one element per
  * work-item (clg_gather_elements_item) or one output row per work-item after
  * prefetching its data row (clg_gather_elements_plane); the host picks one
- * of the three by timing them on the device (host/tune.c).
+ * of the three by timing them on the device (host/device/tune.c).
  *
  * Build options (-D): CLG_UNIT, CLG_EU (units per element), CLG_INDEX (int
  * or long), CLG_LAST (item: 1 when nq == 1, the NDRange then runs over

@@ -135,11 +135,13 @@ kernel void clg_gather_nd_small(global const unit_t *restrict data,
   }
 }
 
-/* One work-item per part of an output slice, the slice's shape and m build
- * constants (CLG_INNER units, CLG_PARTS parts of CLG_PART_UNITS, CLG_M
- * components), as clg_gather_item of gather.cl: a CPU compiler maps the
- * work-items of a work-group onto SIMD lanes and the tuple decode unrolls.
- * NDRange (n * CLG_PARTS rounded up to the work-group size, 1, batch). */
+/* One work-item per part of an output slice, as clg_gather_item of
+ * gather.cl: the slice is CLG_INNER units, one part per slice, when that is
+ * a build constant, else inner_units in `parts` parts of `part_units` (the
+ * arguments; PARTS and PART_UNITS above); m is the build constant CLG_M. A
+ * CPU compiler maps the work-items of a work-group onto SIMD lanes and the
+ * tuple decode unrolls. NDRange (n * PARTS rounded up to the work-group
+ * size, 1, batch). */
 kernel void clg_gather_nd_item(global const unit_t *restrict data,
                                ulong data_off,
                                global const index_t *restrict indices,

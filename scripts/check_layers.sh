@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # The module order of host/ (host/README.md): a file of a module includes
 # only headers of its own module or of modules before it, and never
-# internal.h (the tests' umbrella). Prints each violation; exit 1 if any.
+# internal.h (the tests' umbrella). And the files comments name: every path
+# a comment of a C source, header, kernel, .def or CMake file names (a
+# token ending in .c .h .cl .cmake .sh .py .md .def .txt) is a file of the
+# repository, by its name alone or by its path or the tail of one. Prints
+# each violation; exit 1 if any.
 set -euo pipefail
 cd "$(dirname "$0")/../host"
 order=(core device check ops run)
@@ -27,4 +31,77 @@ for i in "${!order[@]}"; do
   done
 done
 [ "$bad" = 0 ] && echo "host layers: ${order[*]}: ok"
+
+# Names a comment may give that are no file of the repository, on purpose:
+# placeholders (ops/FILE.c, kernels/KERNEL.cl, ref_FILE.c, source.c,
+# file.cl); system and other projects' headers (CL/cl.h, mpi.h, CLBlast's
+# clblast_c.h); ONNX's docs/IR.md; files generated in the build tree
+# (protoc-c's onnx.pb-c.h, the embedded kernels' clgather_kernels.c,
+# clgather_export.h, python's _installed.py) or at install
+# (clgatherConfig.cmake, clgather_mpiTargets.cmake).
+outside='^(.*(FILE|KERNEL|NAME)\.[a-z]+|source\.c|file\.cl|CL/cl\.h|mpi\.h'
+outside+='|criterion/[a-z]+\.h|clblast_c\.h|docs/IR\.md|onnx\.pb-c\.h'
+outside+='|clgather_kernels\.c|clgather_export\.h|_installed\.py'
+outside+='|clgatherConfig\.cmake|clgather(_mpi)?Targets\.cmake)$'
+cd ..
+# Every file outside hidden and build folders, and the sources to read.
+files=$(find . -type d \( -name '.?*' -o -name 'build*' -o -name 'obj-*' \) \
+  -prune -o -type f -print | sed 's|^\./||')
+sources=$(grep -E '(\.[ch]|\.cl|\.def|\.cmake|\.cmake\.in|/CMakeLists\.txt)$' \
+  <<<"$files")
+missing=$(awk -v outside="$outside" '
+  BEGIN {
+    name = "[A-Za-z0-9_./+-]*[A-Za-z0-9_][.](c|h|cl|cmake|sh|py|md|def|txt)"
+  }
+  # A file is named by its path or any tail of it (host/ops/gather.c:
+  # ops/gather.c, gather.c).
+  FILENAME == "-" {
+    for (f = $0; ; f = substr(f, i + 1)) {
+      have[f] = 1
+      if (!(i = index(f, "/"))) break
+    }
+    next
+  }
+  FNR == 1 { inc = 0; cmake = FILENAME ~ /(CMakeLists\.txt|\.cmake(\.in)?)$/ }
+  {
+    # The comment text of the line: after # in CMake; in C, what lies
+    # between /* and */ (across lines) or after //, strings and characters
+    # out.
+    s = $0; text = ""
+    if (cmake) {
+      gsub(/"(\\.|[^"\\])*"/, "\"\"", s)
+      if (i = index(s, "#")) text = substr(s, i + 1)
+      s = ""
+    }
+    while (s != "") {
+      if (inc) {
+        if (e = index(s, "*/")) {
+          text = text " " substr(s, 1, e - 1); s = substr(s, e + 2); inc = 0
+        } else {
+          text = text " " s; s = ""
+        }
+        continue
+      }
+      gsub(/\047(\\.|[^\047\\])\047/, "0", s)
+      gsub(/"(\\.|[^"\\])*"/, "\"\"", s)
+      b = index(s, "/*"); l = index(s, "//")
+      if (l && (!b || l < b)) { text = text " " substr(s, l + 2); s = "" }
+      else if (b) { s = substr(s, b + 2); inc = 1 }
+      else s = ""
+    }
+    while (match(text, name)) {
+      p = substr(text, RSTART, RLENGTH); before = substr(text, RSTART - 1, 1)
+      text = substr(text, RSTART + RLENGTH)
+      # Not a name: foo.h2m, a URL, ${VAR}/x.c (a folder from a variable).
+      if (text ~ /^[A-Za-z0-9_]/ || before ~ /[$}]/ || p ~ /\/\//) continue
+      while (p ~ /^\.\.?\//) sub(/^\.\.?\//, "", p)
+      if (!(p in have) && p !~ outside)
+        print FILENAME ":" FNR ": names " p ", which is no file here"
+    }
+  }' - $sources <<<"$files")
+if [ -n "$missing" ]; then
+  echo "$missing"; bad=1
+else
+  echo "file names in comments: ok"
+fi
 exit "$bad"

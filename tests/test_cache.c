@@ -1,5 +1,5 @@
-/* host/cache.c: program binaries are written to the disk cache after a
- * source build and loaded by later contexts; a corrupt file, an unusable
+/* host/device/cache.c: program binaries are written to the disk cache after
+ * a source build and loaded by later contexts; a corrupt file, an unusable
  * directory or a failing OpenCL call is ignored silently and the program is
  * built from source; "off" turns the cache off. Each test has its own
  * temporary directory (Criterion runs each test in its own process, so the

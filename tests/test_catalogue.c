@@ -33,7 +33,7 @@
  *
  * Every status the API can return appears at least once (checked at the end):
  * NO_DEVICE by a device spec that matches nothing, OPENCL / BUILD_FAILED /
- * OUT_OF_HOST_MEMORY by test-only fault injection (host/faults.h).
+ * OUT_OF_HOST_MEMORY by test-only fault injection (host/core/faults.h).
  *
  * One Test loops over the table (Criterion forks a process per Test; one
  * process keeps the suite at a few seconds); every failure message names the
@@ -59,7 +59,7 @@
 #include "internal.h" /* clg_context::device_validations */
 
 /* CLGATHER_TEST_DEVICE_VALIDATION=always: cl_mem indices are validated by a
- * kernel (host/op.c), never read back. */
+ * kernel (host/run/index_pass.c), never read back. */
 static bool device_validation_forced(void) {
   const char *e = getenv("CLGATHER_TEST_DEVICE_VALIDATION");
   return e && strcmp(e, "always") == 0;

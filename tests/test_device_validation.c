@@ -4,7 +4,7 @@
  * message (clg_last_error()) for every case, and the same as host indices.
  *
  * The path is forced per call with CLGATHER_TEST_DEVICE_VALIDATION
- * (always|never, read by test builds only, host/faults.h); the context's
+ * (always|never, read by test builds only, host/core/faults.h); the context's
  * device_validations counter proves which path ran. Cases: Gather (axis,
  * batch_dims, modes), GatherElements and GatherND (tuple lengths 1..3, with
  * batch_dims), int32 and int64 indices, buffer offsets, arrays spanning one

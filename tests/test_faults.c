@@ -1,6 +1,6 @@
 /*
  * OpenCL and host-allocation failures, injected at every call position of
- * every path (host/faults.h, test builds only).
+ * every path (host/core/faults.h, test builds only).
  *
  * For each setup (a gather path, or a context constructor) the test first
  * counts, in a clean run, how many calls of each fault kind the path makes;

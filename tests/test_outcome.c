@@ -1170,7 +1170,7 @@ static void later_commands_case(int scenario) {
             clg_status_string(ws), clg_last_error());
   cr_expect(!fired,
             "scenario %d: clg_outcome_wait() waited for %s: it reads the "
-            "verdict on the context's own in-order queue (host/outcome.c), "
+            "verdict on the context's own in-order queue (host/run/outcome.c), "
             "behind every command enqueued there since",
             scenario,
             scenario == 1 ? "a command enqueued after the call"
@@ -1448,7 +1448,7 @@ Test(outcome, failed_wait_list_event, .timeout = 20) {
   cr_assert(wait_within(&w1, 3000),
             "clg_outcome_wait() did not return within 3 s after an event of "
             "the call's wait list failed (it hangs in the blocking read of "
-            "the verdict: host/index_pass.c, clg__verdict_read)");
+            "the verdict: host/run/index_pass.c, clg__verdict_read)");
   waiter w2 = {oc, CLG_SUCCESS, {0}, false};
   cr_assert(wait_within(&w2, 3000), "a second clg_outcome_wait() hangs");
   cr_expect(w1.st == CLG_ERROR_OPENCL && tu_contains(w1.msg, "verdict"),
@@ -1911,11 +1911,11 @@ Test(outcome, chained_pipeline) {
 /* ------------------------------------------ host output, not wrapped */
 
 /* A host output at an address that is not aligned to its element size is
- * not wrapped in place (host/enqueue.c) but staged in a device buffer and
- * read back: a deferred verdict would let that read-back copy the staging
- * buffer's unwritten bytes into the caller's memory. With a host output the
- * call checks the values itself (include/clgather/clgather.h), and the
- * output stays exactly as it was, aligned or not. */
+ * not wrapped in place (host/device/enqueue.c) but staged in a device buffer
+ * and read back: a deferred verdict would let that read-back copy the
+ * staging buffer's unwritten bytes into the caller's memory. With a host
+ * output the call checks the values itself (include/clgather/clgather.h),
+ * and the output stays exactly as it was, aligned or not. */
 Test(outcome, oob_leaves_an_unaligned_host_output_untouched) {
   static const int64_t ds[2] = {5, 3}, is[2] = {2, 3}, os[3] = {2, 3, 3};
   static const int64_t idx[6] = {0, 4, -5, 2, 5, 3}; /* indices[4] = 5 */

@@ -1,4 +1,5 @@
-/* host/plan.c: the byte view, the copy unit, the variant and the NDRange. */
+/* host/ops/gather_plan.c: the byte view, the copy unit, the variant and the
+ * NDRange. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "internal.h"
 

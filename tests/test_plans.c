@@ -1,13 +1,13 @@
 /*
- * host/plans.c: plans (clg_plan_create / bake / enqueue / destroy) and
- * clg_supported().
+ * host/run/plans.c: plans (clg_plan_create / bake / enqueue / destroy), and
+ * clg_supported() (host/ops/registry.c).
  *
  *  - Plans reuse programs, counted on a clg_context of the test's own (its
  *    `builds` counter counts every program created, from source or from the
  *    disk cache): bake builds what the header promises, and enqueues on new
- *    memory build nothing; every result equals the plain-C reference (tests/
- *    tools/reference/ref_*.c) byte for byte, with the guard bytes around it and
- *    the inputs unchanged.
+ *    memory build nothing; every result equals the plain-C reference
+ *    (tools/reference/ref_*.c) byte for byte, with the guard bytes around it
+ *    and the inputs unchanged.
  *  - Bake is idempotent and optional; a plan gives clg_run()'s bytes; other
  *    offsets than the template's still give the right result.
  *  - Every error of clg_plan_create() and clg_plan_enqueue(): its status, a

@@ -1,5 +1,5 @@
-/* host/programs.c: programs are built once per (source, options) and
- * kernels are reused; a build failure returns the log. */
+/* host/device/programs.c: programs are built once per context and (source,
+ * options) and kernels are reused; a build failure returns the log. */
 #define _POSIX_C_SOURCE 200809L /* setenv, mkdtemp */
 #include "internal.h"
 #include "support/testutil.h"

@@ -1,9 +1,10 @@
-/* host/tune.c and Gather's variants in host/plan.c: candidates, forced
- * variants, choices measured on the device and kept in the context and the
- * disk cache, the size threshold, a failing trial, and the NDRange of each
- * variant covering every slice. Results are compared byte for byte with the
- * plain-C reference whichever variant ran. Each test runs in its own
- * process (Criterion), so the environment set here does not leak. */
+/* host/device/tune.c and Gather's variants in host/ops/gather_plan.c:
+ * candidates, forced variants, choices measured on the device and kept in
+ * the context and the disk cache, the size threshold, a failing trial, and
+ * the NDRange of each variant covering every slice. Results are compared
+ * byte for byte with the plain-C reference whichever variant ran. Each test
+ * runs in its own process (Criterion), so the environment set here does not
+ * leak. */
 #define _XOPEN_SOURCE 700
 
 #include "internal.h"

@@ -946,7 +946,7 @@ Test(validate, gather_validate_without_output) {
   clReleaseMemObject(buf);
 }
 
-/* The bounds scan (host/validate.c) against a brute-force loop: random and
+/* The bounds scan (host/check/checks.c) against a brute-force loop: random and
  * edge values, both index types, periods 1-4 (GatherND components), bounds
  * up to the index types' extremes, unaligned addresses, and an array large
  * enough for the threaded path. */

@@ -15,8 +15,10 @@
  * bench_workloads.c  the workload table, --only selection, names.
  * bench_ref.c        random inputs and a plain-C reference for Gather
  *                    (batch_dims, modes), GatherElements and GatherND,
- *                    written from the operators' definitions (DESIGN.md
- *                    "Semantics"), not from the library's code.
+ *                    written from the operators' definitions (ONNX's, as
+ *                    the "Semantics" at the top of
+ *                    include/clgather/clgather.h cites them), not from
+ *                    the library's code.
  * bench_cl.c         the OpenCL-only references: clEnqueueCopyBuffer, a
  *                    plain copy kernel over every compute unit, and an empty
  *                    kernel.
@@ -292,7 +294,7 @@ void run_workload(env *E, const workload *w, result *r);
 
 /* The library validates cl_mem indices with its validation kernel from this
  * many index bytes up and by read-back + host scan below
- * (CLG_VALIDATE_DEVICE_MIN_BYTES in host/index_pass.c). The bench cannot
+ * (CLG_VALIDATE_DEVICE_MIN_BYTES in host/run/index_pass.c). The bench cannot
  * ask which path a call took: it infers it from this threshold. */
 #define BENCH_VALIDATE_DEVICE_MIN_BYTES ((uint64_t)32 << 10)
 

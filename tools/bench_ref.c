@@ -1,5 +1,6 @@
 /* clgather-bench: random inputs and a plain-C reference of the gather family,
- * written from the operators' definitions (DESIGN.md "Semantics"):
+ * written from the operators' definitions (ONNX's, as the "Semantics" at
+ * the top of include/clgather/clgather.h cites them):
  *  - Gather with batch_dims b and axis a (b <= a):
  *      out[p_0..p_{a-1}, i_b..i_{q-1}, t..] =
  *        data[p_0..p_{a-1}, map(indices[p_0..p_{b-1}, i_b..i_{q-1}]), t..]

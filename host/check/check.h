@@ -5,7 +5,7 @@
 #include "core/core.h"
 #include <stdbool.h>
 
-/* ---------------------------------------------------------- validate.c */
+/* ------------------------------------------------------------ checks.c */
 
 /* Facts about one validated tensor descriptor. */
 typedef struct clg_tensor_facts {

@@ -116,7 +116,8 @@ cl_device_type clg__fi_plan_device(cl_device_type real);
 void *clg__fi_calloc(size_t, size_t);
 /* CLGATHER_TEST_DEVICE_VALIDATION=always|never: validate cl_mem indices on
  * the device (1) or by a read-back (0) whatever their size; -1 when unset
- * (the measured choice, see host/op.c). */
+ * (the measured choice, CLG_VALIDATE_DEVICE_MIN_BYTES in
+ * host/run/index_pass.c). */
 int clg__fi_device_validation(void);
 /* CLGATHER_TEST_MAX_ALLOC=BYTES: the device's largest buffer as the
  * library sees it, instead of `real` when smaller (so the suites run the

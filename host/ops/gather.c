@@ -1,6 +1,6 @@
 /* Gather: ONNX Gather (opsets 1, 11, 13), TensorFlow's batch_dims
  * (tf.gather / GatherV2) and numpy.take's index modes. Shape rules, the
- * index-bounds pass and the kernel launch; the common path is op.c. */
+ * index-bounds pass and the kernel launch; the common path is run/call.c. */
 #include "ops/op.h"
 #include "ops/gather_plan.h"
 #include "device/tune.h"

@@ -1,6 +1,6 @@
 /* GatherElements: ONNX GatherElements (opsets 11, 13), numpy's
  * take_along_axis. Shape rules, the index-bounds pass and the kernel launch;
- * the common path is op.c. */
+ * the common path is run/call.c. */
 #include "ops/op.h"
 #include "ops/gather_plan.h"
 #include "device/tune.h"

@@ -1,6 +1,6 @@
 /* GatherND: ONNX GatherND (opsets 11, 12, 13, with batch_dims), tf.gather_nd.
  * Shape rules, the per-component index-bounds pass and the kernel launch;
- * the common path is op.c. */
+ * the common path is run/call.c. */
 #include "ops/op.h"
 #include "ops/gather_plan.h"
 #include "device/tune.h"

@@ -4,7 +4,7 @@
 
 #include "device/tune.h"
 
-/* -------------------------------------------------------------- plan.c */
+/* ------------------------------------------------------- gather_plan.c */
 
 /* A gather seen as bytes: data [outer, s, inner], output [outer, n, inner],
  * with inner counted in units of unit_bytes. With batch_dims, outer runs

@@ -17,7 +17,7 @@
  *    to one verdict per work-group (the group's first offending position and
  *    its value, or none), waiting for the wait list; the host reads those
  *    few bytes (blocking: the only host wait of the device-resident path).
- * In asynchronous checked mode (op.c) the verdict is not read here: the
+ * In asynchronous checked mode (call.c) the verdict is not read here: the
  * gated gather kernel reads it on the device, and clg_outcome_wait() reads
  * it later (outcome.c).
  * Both end in the operator's report(pos, value): one message either way.

@@ -121,7 +121,7 @@ clg_check_way clg__check_values_way(const clg_context *ctx,
                                     const clg_checked *c,
                                     const clg_tensor *indices);
 
-/* ---------------------------------------------------------------- op.c */
+/* ------------------------------------------------------ call_checks.c */
 
 /* ONNX Gather on axis 0: what NULL params mean. */
 extern const clg_params clg__default_params;
@@ -176,9 +176,6 @@ bool clg__reads_output(const clg_checked *c);
 clg_status clg__check_call(const clg_call *call, clg_checked *c,
                            clg_tensor_facts *of, cl_command_queue *queue);
 
-/* Run a call: checks, index values, kernels (see clg_run, clg_run_async). */
-clg_status clg__run(const clg_call *call);
-
 /* The checks of clg__check_call() that need no memory, on plan templates
  * (plans.c): shapes, types, params (and, `scatter`: the scatter's
  * attributes and updates), sizes, the indices offset's alignment. No queue,
@@ -188,6 +185,19 @@ clg_status clg__check_templates(clg_context *ctx, const clg_params *params,
                                 const clg_tensor *const *in,
                                 const clg_tensor *output, clg_checked *c,
                                 clg_tensor_facts *of);
+
+/* Output shape of any operator: argument checks (NULL shapes, ranks, negative
+ * dims, params) and then the operator's own rules; *norm gets the
+ * normalised params. */
+clg_status clg__output_shape(const clg_params *params, int32_t data_rank,
+                             const int64_t *data_shape, int32_t indices_rank,
+                             const int64_t *indices_shape, clg_params *norm,
+                             int32_t *out_rank, int64_t *out_shape);
+
+/* ------------------------------------------------------------- call.c */
+
+/* Run a call: checks, index values, kernels (see clg_run, clg_run_async). */
+clg_status clg__run(const clg_call *call);
 
 /* Build every kernel a call with these checked tensors would need at the
  * tensors' offsets: validation in mode RAISE; the operator's kernels, gated
@@ -210,13 +220,5 @@ clg_status clg__outcome_pending(clg_context *ctx, const clg_checked *c,
                                 const clg_tensor *indices,
                                 cl_command_queue queue, const clg_verdict *v,
                                 clg_outcome **out);
-
-/* Output shape of any operator: argument checks (NULL shapes, ranks, negative
- * dims, params) and then the operator's own rules; *norm gets the
- * normalised params. */
-clg_status clg__output_shape(const clg_params *params, int32_t data_rank,
-                             const int64_t *data_shape, int32_t indices_rank,
-                             const int64_t *indices_shape, clg_params *norm,
-                             int32_t *out_rank, int64_t *out_shape);
 
 #endif /* CLGATHER_HOST_RUN_H */

@@ -132,8 +132,10 @@ typedef enum clg_status {
   /** A scatter with reduction none (and duplicates CLG_DUPLICATES_ERROR)
    * has two index entries that write the same output element: ONNX says
    * indices must not repeat, since the result would depend on the order.
-   * The message names both entries' positions and the target. Raised
-   * before any kernel is enqueued; the output is untouched. */
+   * The message names both entries' positions and the target. Found on the
+   * host before any kernel is enqueued, or on the device (cl_mem indices
+   * and output, see clg_scatter()) by kernels that every write of the
+   * output waits on; either way the output is untouched. */
   CLG_ERROR_DUPLICATE_INDEX = 19,
 } clg_status;
 
@@ -1069,16 +1071,20 @@ CLG_API void clg_plan_destroy(clg_plan *plan);
  * of `indices_dtype`, data of rank `data_rank` and indices of rank
  * `indices_rank`, in index mode `mode`? For a runtime deciding, before it
  * dispatches, whether to fall back to another implementation. Pure: no
- * device is consulted (every kernel runs on any OpenCL 1.2 device); shapes
- * are not considered (see clg_output_shape() for them). Supported: the
- * three operators; every fixed-size ONNX element type (not string or
- * undefined); int32 or int64 indices; ranks in [1, CLG_MAX_RANK] for data
- * and [0, CLG_MAX_RANK] for indices, with, per operator: Gather any mode
- * and data_rank - 1 + indices_rank <= CLG_MAX_RANK (the output rank
- * with batch_dims 0; a Gather with batch_dims b > 0 has output rank
- * data_rank - 1 + indices_rank - b, which clg_output_shape() checks);
- * GatherElements mode RAISE and indices_rank ==
- * data_rank; GatherND mode RAISE and indices_rank >= 1. Returns 1 if
+ * device is consulted; shapes are not considered (see clg_output_shape()
+ * for them), nor a scatter's reduction: clg_scatter() refuses, with
+ * CLG_ERROR_UNSUPPORTED_DTYPE, min/max on complex types, a reduction on
+ * float64 or complex128 on a device without cl_khr_fp64, and one computed
+ * in float (float, bfloat16, complex64) or double (float64, complex128) on
+ * a device that flushes those subnormals to zero. Supported: the six operators (clg_op); every
+ * fixed-size ONNX element type (not string or undefined); int32 or int64
+ * indices; ranks in [1, CLG_MAX_RANK] for data and [0, CLG_MAX_RANK] for
+ * indices, with, per operator: Gather any mode and data_rank - 1 +
+ * indices_rank <= CLG_MAX_RANK (the output rank with batch_dims 0; a
+ * Gather with batch_dims b > 0 has output rank data_rank - 1 +
+ * indices_rank - b, which clg_output_shape() checks); GatherElements,
+ * ScatterElements and Scatter mode RAISE and indices_rank == data_rank;
+ * GatherND and ScatterND mode RAISE and indices_rank >= 1. Returns 1 if
  * supported, 0 if not; never fails.
  */
 CLG_API int clg_supported(clg_op op, clg_dtype data_dtype,
