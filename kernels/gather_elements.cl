@@ -31,7 +31,8 @@
  *
  * Build options (-D): CLG_UNIT, CLG_EU (units per element), CLG_INDEX (int
  * or long), CLG_LAST (item: 1 when nq == 1, the NDRange then runs over
- * (n, np)). CLG_ITEMS is accepted and unused (per_item is an argument).
+ * (n, np)). The block kernels take their elements per work-item as an
+ * argument (per_item).
  */
 #ifndef CLG_UNIT
 #error "build with -DCLG_UNIT=<type>"
@@ -44,9 +45,6 @@
 #endif
 #ifndef CLG_LAST
 #define CLG_LAST 0
-#endif
-#ifndef CLG_ITEMS
-#define CLG_ITEMS 16
 #endif
 
 /* The data position an index selects on an axis of size s, or -1. */

@@ -275,21 +275,23 @@ const sct_case sct_cases[] = {
     {"output double, data float", SE, b_dtype, NULL, {3, DT(DOUBLE)}, ST(DTYPE_MISMATCH), {"output has element type double but data has float"}, 0},
 
     /* ---- shapes */
-    {"ScatterElements updates [2, 2]", SE, b_shape, NULL, {2, 2, 2, 2}, ST(INCOMPATIBLE_SHAPES), {"updates has shape [2, 2] but indices has [2, 3]"}, 0},
+    {"ScatterElements updates [2, 2]", SE, b_shape, NULL, {2, 2, 2, 2}, ST(INCOMPATIBLE_SHAPES), {"ScatterElements: updates has shape [2, 2] but indices has [2, 3]"}, 0},
     {"ScatterElements updates [2, 3, 1]", SE, b_shape, NULL, {2, 3, 2, 3, 1}, ST(INCOMPATIBLE_SHAPES), {"updates has shape [2, 3, 1] but indices has [2, 3]"}, 0},
-    {"Scatter updates [3, 2]", S9, b_shape, NULL, {2, 2, 3, 2}, ST(INCOMPATIBLE_SHAPES), {"updates has shape [3, 2] but indices has [2, 3]"}, 0},
+    {"Scatter updates [3, 2]", S9, b_shape, NULL, {2, 2, 3, 2}, ST(INCOMPATIBLE_SHAPES), {"Scatter: updates has shape [3, 2] but indices has [2, 3]"}, 0},
     {"ScatterND updates [2]", ND, b_shape, NULL, {2, 1, 2}, ST(INCOMPATIBLE_SHAPES), {"updates has shape [2] but indices.shape[:-1] + data.shape[2:] is [3]"}, 0},
     {"ScatterND updates [3, 3]", ND, b_shape, NULL, {2, 2, 3, 3}, ST(INCOMPATIBLE_SHAPES), {"updates has shape [3, 3]", "is [3]"}, 0},
     {"updates with a negative dimension", SE, b_shape, NULL, {2, 2, 2, -3}, ST(INVALID_SHAPE), {"updates has a negative dimension: shape[1] = -3"}, 0},
     {"updates of 2^80 elements", ND, b_shape, NULL, {2, 2, (int64_t)1 << 40, (int64_t)1 << 40}, ST(SIZE_OVERFLOW), {"updates of shape", "overflows size_t"}, 0},
     {"ScatterElements indices rank 1, data rank 2", SE, b_ishape, NULL, {1, 6, 0, 1, 6, 0}, ST(INCOMPATIBLE_SHAPES), {"ScatterElements needs indices of data's rank", "data has rank 2 (shape [4, 3]) but indices has rank 1 (shape [6])"}, 0},
-    {"ScatterElements indices.shape[1] 4 > data's 3", SE, b_ishape, NULL, {2, 1, 4, 2, 1, 4}, ST(INCOMPATIBLE_SHAPES), {"on axis 0: indices dimension 1 is 4 but data's is 3"}, 0},
+    {"ScatterElements indices.shape[1] 4 > data's 3", SE, b_ishape, NULL, {2, 1, 4, 2, 1, 4}, ST(INCOMPATIBLE_SHAPES), {"ScatterElements on axis 0: indices dimension 1 is 4 but data's is 3"}, 0},
+    {"Scatter indices rank 1, data rank 2", S9, b_ishape, NULL, {1, 6, 0, 1, 6, 0}, ST(INCOMPATIBLE_SHAPES), {"Scatter needs indices of data's rank", "data has rank 2 (shape [4, 3]) but indices has rank 1 (shape [6])"}, 0},
+    {"Scatter indices.shape[1] 4 > data's 3", S9, b_ishape, NULL, {2, 1, 4, 2, 1, 4}, ST(INCOMPATIBLE_SHAPES), {"Scatter on axis 0: indices dimension 1 is 4 but data's is 3"}, 0},
     {"ScatterND tuple length 3 > data rank 2", ND, b_ishape, NULL, {2, 2, 3, 1, 2, 0}, ST(INCOMPATIBLE_SHAPES), {"the index tuple length, is 3", "with data of rank 2 it must be in [1, 2]"}, 0},
     {"ScatterND tuple length 0", ND, b_ishape, NULL, {2, 3, 0, 1, 3, 0}, ST(INCOMPATIBLE_SHAPES), {"the index tuple length, is 0"}, 0},
     {"ScatterND indices rank 0", ND, b_ishape, NULL, {0, 0, 0, 1, 3, 0}, ST(INVALID_RANK), {"indices has rank 0", "ScatterND needs indices of rank >= 1"}, 0},
     {"output shape [4, 2]", SE, b_shape, NULL, {3, 2, 4, 2}, ST(SHAPE_MISMATCH), {"output has shape [4, 2] but ScatterElements on axis 0 produces [4, 3]"}, 0},
     {"output shape [12] (ScatterND)", ND, b_shape, NULL, {3, 1, 12}, ST(SHAPE_MISMATCH), {"output has shape [12] but ScatterND produces [4, 3]"}, 0},
-    {"output shape [4, 3, 1] (Scatter)", S9, b_shape, NULL, {3, 3, 4, 3, 1}, ST(SHAPE_MISMATCH), {"output has shape [4, 3, 1]", "produces [4, 3]"}, 0},
+    {"output shape [4, 3, 1] (Scatter)", S9, b_shape, NULL, {3, 3, 4, 3, 1}, ST(SHAPE_MISMATCH), {"output has shape [4, 3, 1] but Scatter on axis 0 produces [4, 3]"}, 0},
 
     /* ---- memory: overlap, alignment, wait list */
     {"output overlaps data (4 bytes in)", SE, NULL, p_overlap, {0, 4}, ST(INVALID_ARGUMENT), {"output overlaps data"}, SCT_NOT_IN_PLACE},

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 /* Work-items per work-group (capped by the device) and output elements per
- * work-item (kernel -D value). */
+ * work-item (the block kernels' per_item argument). */
 #define GE_LOCAL_SIZE 64
 #define GE_ITEMS 16
 /* CPU devices: at most this many work-items (a few per core). */
@@ -148,10 +148,9 @@ static clg_status ge_call(clg_context *ctx, const clg_launch *l, bool gated,
   bool last = g->nq == 1;
   char options[192];
   snprintf(options, sizeof options,
-           "-DCLG_UNIT=%s -DCLG_EU=%zu -DCLG_INDEX=%s -DCLG_ITEMS=%d "
-           "-DCLG_LAST=%d%s",
+           "-DCLG_UNIT=%s -DCLG_EU=%zu -DCLG_INDEX=%s -DCLG_LAST=%d%s",
            clg__unit_type(g->unit), g->eu,
-           l->xf.elem_size == 4 ? "int" : "long", GE_ITEMS,
+           l->xf.elem_size == 4 ? "int" : "long",
            variant == CLG_VARIANT_ITEM && last, gated ? " -DCLG_GATED" : "");
   const char *kname = variant == CLG_VARIANT_ITEM ? "clg_gather_elements_item"
                       : variant == CLG_VARIANT_PLANE

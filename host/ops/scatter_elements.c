@@ -9,6 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The operator the caller named: ScatterElements, or the deprecated ONNX
+ * Scatter that shares this file's code. */
+static const char *se_name(const clg_params *p) {
+  return p->op == CLG_OP_SCATTER ? "Scatter" : "ScatterElements";
+}
+
 static clg_status se_shape(const clg_params *params, int32_t r,
                            const int64_t *ds, int32_t q, const int64_t *qs,
                            clg_params *norm, int32_t *out_rank,
@@ -18,9 +24,9 @@ static clg_status se_shape(const clg_params *params, int32_t r,
     clg__format_shape(dshape, sizeof dshape, r, ds);
     clg__format_shape(ishape, sizeof ishape, q, qs);
     return clg__fail(CLG_ERROR_INCOMPATIBLE_SHAPES,
-                     "ScatterElements needs indices of data's rank: data has "
-                     "rank %d (shape %s) but indices has rank %d (shape %s)",
-                     (int)r, dshape, (int)q, ishape);
+                     "%s needs indices of data's rank: data has rank %d "
+                     "(shape %s) but indices has rank %d (shape %s)",
+                     se_name(params), (int)r, dshape, (int)q, ishape);
   }
   int32_t a = 0;
   clg_status st = clg__normalize_axis(params->axis, r, "axis", &a);
@@ -29,10 +35,10 @@ static clg_status se_shape(const clg_params *params, int32_t r,
   for (int32_t d = 0; d < r; ++d)
     if (d != a && qs[d] > ds[d])
       return clg__fail(CLG_ERROR_INCOMPATIBLE_SHAPES,
-                       "ScatterElements on axis %d: indices dimension %d is "
-                       "%" PRId64 " but data's is %" PRId64 "; off the axis, "
-                       "indices must not exceed data",
-                       (int)a, (int)d, qs[d], ds[d]);
+                       "%s on axis %d: indices dimension %d is %" PRId64
+                       " but data's is %" PRId64 "; off the axis, indices "
+                       "must not exceed data",
+                       se_name(params), (int)a, (int)d, qs[d], ds[d]);
   for (int32_t d = 0; d < r; ++d)
     out_shape[d] = ds[d];
   *out_rank = r;
@@ -45,7 +51,6 @@ static clg_status se_check_updates(const clg_params *norm,
                                    const clg_tensor *data,
                                    const clg_tensor *indices,
                                    const clg_tensor *updates) {
-  (void)norm;
   (void)data;
   bool same = updates->rank == indices->rank;
   for (int32_t d = 0; same && d < indices->rank; ++d)
@@ -56,9 +61,9 @@ static clg_status se_check_updates(const clg_params *norm,
   clg__format_shape(us, sizeof us, updates->rank, updates->shape);
   clg__format_shape(is, sizeof is, indices->rank, indices->shape);
   return clg__fail(CLG_ERROR_INCOMPATIBLE_SHAPES,
-                   "ScatterElements: updates has shape %s but indices has "
-                   "%s; they must be equal",
-                   us, is);
+                   "%s: updates has shape %s but indices has %s; they must "
+                   "be equal",
+                   se_name(norm), us, is);
 }
 
 /* Every index is bounded by data.shape[axis]. */
@@ -237,7 +242,7 @@ static bool se_supported(int32_t data_rank, int32_t indices_rank) {
 }
 
 static void se_describe(const clg_params *norm, char *buf, size_t cap) {
-  snprintf(buf, cap, "ScatterElements on axis %" PRId64, norm->axis);
+  snprintf(buf, cap, "%s on axis %" PRId64, se_name(norm), norm->axis);
 }
 
 static bool se_split(const clg_params *norm, const clg_tensor *indices,
