@@ -320,9 +320,13 @@ typedef enum clg_choice {
  * outer row; GatherND and GatherElements likewise), the first call of each
  * shape class with an output of 1 MiB or more on a context runs each
  * candidate once untimed (a driver may finish compiling at a first launch)
- * and then one to three times timed, on the call's own tensors (the timed
- * rounds stop after ~0.2 s; the call blocks until then, and the index
- * values are checked before any of it), and keeps the fastest, in the context
+ * and then in up to five rounds of one timed run each, on the call's own
+ * tensors, each run after the device's caches were evicted by filling a
+ * scratch buffer of twice CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (at most 256 MiB
+ * and a quarter of the largest allocation; created for the tuning and
+ * released after it; without it the runs are timed warm). No round starts
+ * after ~0.2 s; the call blocks until then, and the index values are
+ * checked before any of it. It keeps the fastest, in the context
  * and beside the program cache (CLGATHER_CACHE_DIR), so later calls and
  * processes reuse it. Every variant writes the same bytes: the choice
  * changes speed only. CLGATHER_VARIANT=NAME forces a variant wherever it
