@@ -269,8 +269,6 @@ void clg_context_destroy(clg_context *ctx) {
     clReleaseCommandQueue(ctx->queue);
   if (ctx->verdict_queue)
     clReleaseCommandQueue(ctx->verdict_queue);
-  for (int i = 0; i < ctx->verdict_pooled; ++i)
-    clReleaseMemObject(ctx->verdict_pool[i]);
   clReleaseContext(ctx->cl_ctx);
   if (!ctx->owns_cl_ctx)
     clReleaseDevice(ctx->device);

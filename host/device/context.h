@@ -42,12 +42,6 @@ struct clg_context {
   cl_mem tune_scratch;
   size_t tune_scratch_bytes;
   unsigned tune_users;
-  /* Verdict buffers of the synchronous device index check, each of the
-   * largest verdict's size, kept for the next call (run/index_pass.c):
-   * creating one per call cost ~11 us on a discrete GPU (NVIDIA H200: a
-   * new buffer's first use), under `lock`. */
-  cl_mem verdict_pool[4];
-  int verdict_pooled;
   /* CL_DEVICE_HOST_UNIFIED_MEMORY: host memory is device memory (CPU
    * devices, integrated GPUs). Host tensors are then wrapped in place
    * (CL_MEM_USE_HOST_PTR) instead of being copied. */

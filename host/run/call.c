@@ -230,12 +230,12 @@ clg_status clg__run(const clg_call *call) {
   }
   bool device_plan = way == CLG_CHECK_DEVICE_PLAN;
   bool deferred = clg__check_row(way)->gated;
-  clg_verdict v = {NULL, 0, 0, NULL, false, false, false, NULL};
+  clg_verdict v = {NULL, 0, 0, NULL, false};
   switch (way) {
   case CLG_CHECK_GATED:
   case CLG_CHECK_DEVICE_PLAN:
     st = clg__verdict_enqueue(ctx, &c, l.queue, call->data, call->indices,
-                              call->num_events, call->wait_list, false, &v);
+                              call->num_events, call->wait_list, &v);
     break;
   case CLG_CHECK_HOST_PLAN: /* the values are checked on the host */
     st = clg_index_plan(ctx, &c, &l, call->data, call->indices,

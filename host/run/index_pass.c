@@ -174,34 +174,13 @@ clg_status clg__verdict_kernel(clg_context *ctx, const clg_checked *c,
   return clg_verdict_layout(ctx, c, data, indices, &lay);
 }
 
-/* A verdict buffer of the largest size, from the context's pool or new. */
-static cl_mem clg_verdict_take(clg_context *ctx, cl_int *err) {
-  cl_mem mem = NULL;
-  pthread_mutex_lock(&ctx->lock);
-  if (ctx->verdict_pooled > 0)
-    mem = ctx->verdict_pool[--ctx->verdict_pooled];
-  pthread_mutex_unlock(&ctx->lock);
-  if (mem)
-    return mem;
-  return clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE,
-                        sizeof clg_verdict_zeros, NULL, err);
-}
-
 clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
                                 cl_command_queue queue, const clg_tensor *data,
                                 const clg_tensor *indices, cl_uint num_events,
-                                const cl_event *wait_list, bool pooled,
-                                clg_verdict *v) {
+                                const cl_event *wait_list, clg_verdict *v) {
   v->mem = NULL;
   v->event = NULL;
   v->groups = 0;
-  /* Not after events of the caller's: a command that waits for a command
-   * waiting for a user event that then fails crashed POCL 3.1
-   * (pocl_update_event_failed: "PTHREAD ERROR ... Invalid argument"). */
-  pooled = pooled && num_events == 0;
-  v->pooled = pooled;
-  v->read = false;
-  v->ctx = ctx;
   v->extra = c->impl->device_plan ? CLG_VERDICT_EXTRA : 0;
   v->after_caller = num_events > 0;
   clg_vlayout lay;
@@ -214,30 +193,12 @@ clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
   clg_kernel_entry *kernel = lay.kernel;
 
   cl_int err = CL_SUCCESS;
-  size_t bytes = clg_verdict_bytes(groups, v->extra);
-  /* Zeros first: the flag and the operator's words must start clear, and a
-   * group's words that the kernel did not write read as position 0, an
-   * error, never as a stale verdict. A pooled buffer is cleared on the
-   * queue (the kernel waits for the clearing). */
-  cl_mem res = pooled ? clg_verdict_take(ctx, &err)
-                      : clCreateBuffer(ctx->cl_ctx,
-                                       CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                                       bytes, (void *)clg_verdict_zeros, &err);
+  cl_mem res = clCreateBuffer(
+      ctx->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+      clg_verdict_bytes(groups, v->extra), (void *)clg_verdict_zeros, &err);
   if (!res)
     return clg__fail_cl(err, "clCreateBuffer",
                         "allocating the validation verdict of indices");
-  cl_event cleared = NULL;
-  if (pooled) {
-    err = clEnqueueWriteBuffer(queue, res, CL_FALSE, 0, bytes,
-                               clg_verdict_zeros, 0, NULL, &cleared);
-    if (err != CL_SUCCESS) {
-      clReleaseMemObject(res);
-      return clg__fail_cl(err, "clEnqueueWriteBuffer",
-                          "clearing the validation verdict of indices");
-    }
-    num_events = 1;
-    wait_list = &cleared;
-  }
   cl_ulong x_off = indices->offset / isz, n = count, ch = chunk;
   cl_uint per = (cl_uint)period;
   cl_ulong16 bounds;
@@ -251,8 +212,6 @@ clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
   size_t global = groups * local;
   st = clg__launch(kernel, queue, 7, sizes, values, 1, &global, &local,
                    num_events, wait_list, &v->event);
-  if (cleared)
-    clReleaseEvent(cleared);
   if (st != CLG_SUCCESS) {
     clReleaseMemObject(res);
     return st;
@@ -264,18 +223,7 @@ clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
 }
 
 void clg__verdict_release(clg_verdict *v) {
-  bool kept = false;
-  if (v->mem && v->pooled && v->read) {
-    clg_context *ctx = v->ctx;
-    pthread_mutex_lock(&ctx->lock);
-    int cap = (int)(sizeof ctx->verdict_pool / sizeof *ctx->verdict_pool);
-    if (ctx->verdict_pooled < cap) {
-      ctx->verdict_pool[ctx->verdict_pooled++] = v->mem;
-      kept = true;
-    }
-    pthread_mutex_unlock(&ctx->lock);
-  }
-  if (v->mem && !kept)
+  if (v->mem)
     clReleaseMemObject(v->mem);
   if (v->event)
     clReleaseEvent(v->event);
@@ -371,15 +319,13 @@ static clg_status clg_check_on_device(clg_context *ctx, const clg_checked *c,
                                       cl_uint num_events,
                                       const cl_event *wait_list) {
   clg_verdict v;
-  /* Pooled: nothing but this read uses the buffer once it is done. */
   clg_status st = clg__verdict_enqueue(ctx, c, queue, data, indices, num_events,
-                                       wait_list, true, &v);
+                                       wait_list, &v);
   if (st != CLG_SUCCESS)
     return st;
   cl_ulong pos = 0;
   int64_t value = 0;
   st = clg__verdict_read(&v, queue, &pos, &value, NULL);
-  v.read = st == CLG_SUCCESS;
   clg__verdict_release(&v);
   if (st != CLG_SUCCESS || pos == CLG_VERDICT_NONE)
     return st;

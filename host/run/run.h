@@ -20,11 +20,6 @@ typedef struct clg_verdict {
    * verdict's event is waited for before its read (else the blocking read,
    * after that event, is the only wait). */
   bool after_caller;
-  /* From the context's pool (clg__verdict_enqueue's `pooled`), and read
-   * whole (clg__verdict_read): only then does the buffer go back to the
-   * pool, no command left that writes or reads it. */
-  bool pooled, read;
-  clg_context *ctx; /* whose pool */
 } clg_verdict;
 
 /* No offending position. */
@@ -35,8 +30,7 @@ typedef struct clg_verdict {
 clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
                                 cl_command_queue queue, const clg_tensor *data,
                                 const clg_tensor *indices, cl_uint num_events,
-                                const cl_event *wait_list, bool pooled,
-                                clg_verdict *v);
+                                const cl_event *wait_list, clg_verdict *v);
 /* Read a verdict (blocking, on `queue`, once its event has completed; a
  * kernel that failed, e.g. for a failed wait-list event, is an error): *pos
  * is the first offending flat position or CLG_VERDICT_NONE, *value its
