@@ -22,7 +22,8 @@
  * differ in run-time arguments only, so one program holds them all (one
  * build, not one per candidate): `ahead` (item and block: prefetch the
  * slice of the index this many slices ahead; plane: prefetch the whole
- * plane first; 0: none; not named `prefetch`, which would hide OpenCL's
+ * plane first, unless `staged` copies it into local memory; 0: none; not
+ * named `prefetch`, which would hide OpenCL's
  * prefetch() from CLG_PREFETCH_LINE) and `stream` (item: non-temporal
  * stores).
  * Offsets are in units (data, output) and in index elements (indices).
@@ -201,24 +202,40 @@ kernel void clg_gather_item(global const unit_t *restrict data, ulong data_off,
 #endif
 
 /* One work-item per outer row (work-groups of one): it copies the row's n
- * slices in order. With `ahead` set it first prefetches the row's whole
- * plane of data (s slices) line by line, a sequential stream the memory
- * system serves at full bandwidth, so that the random reads that follow
- * hit the cache: for short slices gathered densely from their plane
- * (last-axis gathers). NDRange (outer_pb, batch). */
+ * slices in order, from the row's plane of data (its s slices) that it
+ * first brings close: with `staged` set, it copies the plane into `stage`
+ * (local memory of at least s * INNER units), a sequential stream the
+ * memory system serves at full bandwidth, and gathers from there; else,
+ * with `ahead` set, it prefetches the plane line by line and gathers from
+ * global memory. For short slices gathered densely from their plane
+ * (last-axis gathers), where reading the whole plane in order beats
+ * reading its lines in the indices' order. NDRange (outer_pb, batch). */
 #if CLG_KERNEL_PLANE
 kernel void clg_gather_plane(global const unit_t *restrict data,
                              ulong data_off,
                              global const index_t *restrict indices,
                              ulong indices_off, global unit_t *restrict out,
                              ulong out_off, ulong n, ulong s, ulong outer_pb,
-                             ulong inner, ulong ahead CLG_GATE_ARG) {
+                             ulong inner, ulong ahead,
+                             local unit_t *restrict stage,
+                             uint staged CLG_GATE_ARG) {
   CLG_GATE
   ulong bi = get_global_id(1);
   ulong o = bi * outer_pb + get_global_id(0);
   global const index_t *idx = indices + indices_off + bi * n;
   global const unit_t *plane = data + data_off + o * s * INNER;
   global unit_t *dst = out + out_off + o * n * INNER;
+  if (staged) {
+    for (ulong u = 0; u < s * INNER; ++u)
+      stage[u] = plane[u];
+    for (ulong j = 0; j < n; ++j) {
+      long k = clg_source_row(idx[j], s);
+      if (k >= 0)
+        for (ulong u = 0; u < INNER; ++u)
+          dst[j * INNER + u] = stage[(ulong)k * INNER + u];
+    }
+    return;
+  }
   if (ahead > 0) {
     global const uchar *line = (global const uchar *)plane;
     ulong lines = (s * INNER * sizeof(unit_t) + 63) / 64;

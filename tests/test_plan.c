@@ -161,6 +161,12 @@ Test(plan, item_ndrange_covers_every_slice_part) {
     clg__plan_gather_variant(&p, CLG_VARIANT_PLANE, 2);
     cr_expect_eq(p.global[0] * p.global[1], cases[i].outer);
     cr_expect_eq(p.local[0] * p.local[1] * p.local[2], 1);
+    /* staged exactly when the plane fits in local memory */
+    uint64_t plane = cases[i].s * cases[i].slice;
+    clg__plan_gather_stage(&p, plane);
+    cr_expect_eq(p.stage_units * p.unit_bytes, cases[i].slice ? plane : 0);
+    clg__plan_gather_stage(&p, plane - 1);
+    cr_expect_eq(p.stage_units, 0);
   }
 }
 

@@ -26,6 +26,9 @@ static clg_status clg_context_init(cl_context cl_ctx, cl_device_id device,
     err = clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE,
                           sizeof ctx->cache_bytes, &ctx->cache_bytes, NULL);
   if (err == CL_SUCCESS)
+    err = clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE,
+                          sizeof ctx->local_bytes, &ctx->local_bytes, NULL);
+  if (err == CL_SUCCESS)
     err = clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS,
                           sizeof ctx->compute_units, &ctx->compute_units, NULL);
   if (err == CL_SUCCESS)

@@ -30,6 +30,7 @@ struct clg_context {
   size_t max_work_group_size;
   cl_uint compute_units; /* CL_DEVICE_MAX_COMPUTE_UNITS */
   cl_ulong cache_bytes;  /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (0: none) */
+  cl_ulong local_bytes;  /* CL_DEVICE_LOCAL_MEM_SIZE */
   /* CL_DEVICE_MAX_MEM_ALLOC_SIZE: the largest buffer the device takes; host
    * tensors larger than this are split (run/split.c). Test builds may
    * lower it (CLGATHER_TEST_MAX_ALLOC). */

@@ -217,9 +217,13 @@ void clg__call_set(clg_kernel_call *call, clg_kernel_entry *k, cl_uint nargs,
                    const size_t *local) {
   call->kernel = k;
   call->nargs = nargs;
+  call->local_args = 0;
   for (cl_uint i = 0; i < nargs; ++i) {
     call->sizes[i] = sizes[i];
-    memcpy(call->args[i], values[i], sizes[i]);
+    if (values[i])
+      memcpy(call->args[i], values[i], sizes[i]);
+    else
+      call->local_args |= 1u << i;
   }
   call->work_dim = work_dim;
   for (cl_uint d = 0; d < 3; ++d) {
@@ -235,7 +239,7 @@ clg_status clg__call_launch(const clg_kernel_call *call, cl_command_queue queue,
   size_t sizes[CLG_MAX_KERNEL_ARGS + 1];
   cl_uint n = call->nargs;
   for (cl_uint i = 0; i < n; ++i) {
-    values[i] = call->args[i];
+    values[i] = (call->local_args >> i) & 1u ? NULL : call->args[i];
     sizes[i] = call->sizes[i];
   }
   if (verdict) {

@@ -48,12 +48,14 @@ clg_status clg__read_buffer(cl_command_queue queue, const clg_tensor *t,
                             const cl_event *wait_list, const char *what);
 
 /* A kernel launch set up by an operator's prepare(): the kernel, a copy of
- * its arguments and the NDRange. */
+ * its arguments (local-memory arguments by their size alone, a bit each in
+ * local_args) and the NDRange. */
 #define CLG_MAX_KERNEL_ARGS 16
 #define CLG_MAX_ARG_BYTES 128 /* a ulong16 */
 typedef struct clg_kernel_call {
   clg_kernel_entry *kernel;
   cl_uint nargs;
+  unsigned local_args; /* bit i: argument i is local memory of sizes[i] */
   size_t sizes[CLG_MAX_KERNEL_ARGS];
   _Alignas(16) unsigned char args[CLG_MAX_KERNEL_ARGS][CLG_MAX_ARG_BYTES];
   cl_uint work_dim;
@@ -61,7 +63,7 @@ typedef struct clg_kernel_call {
 } clg_kernel_call;
 
 /* Fill *call with kernel k, `nargs` arguments (sizes[i] bytes at values[i],
- * copied) and the NDRange; `local` NULL lets the driver choose the
+ * copied; values[i] NULL: local memory of sizes[i] bytes) and the NDRange; `local` NULL lets the driver choose the
  * work-group size. */
 void clg__call_set(clg_kernel_call *call, clg_kernel_entry *k, cl_uint nargs,
                    const size_t *sizes, const void *const *values,

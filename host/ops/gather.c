@@ -99,6 +99,7 @@ static clg_status gather_call(clg_context *ctx, const clg_params *norm,
                               unsigned kernels, clg_kernel_call *call) {
   clg_gather_plan plan = *plan0;
   clg__plan_gather_variant(&plan, variant, ctx->compute_units);
+  clg__plan_gather_stage(&plan, ctx->local_bytes);
 
   char options[256];
   snprintf(options, sizeof options,
@@ -134,10 +135,11 @@ static clg_status gather_call(clg_context *ctx, const clg_params *norm,
            outer_pb = plan.outer_pb, rows = plan.rows, per = plan.per_item,
            parts = plan.parts, part_units = plan.part_units,
            prefetch = plan.prefetch;
-  cl_uint stream = plan.stream ? 1 : 0;
+  cl_uint stream = plan.stream ? 1 : 0, staged = plan.stage_units > 0;
   if (item) {
     /* item: ..., inner, parts, part_units, prefetch, stream; plane: ...,
-     * inner, prefetch; block: ..., inner, per_item, prefetch. */
+     * inner, prefetch, stage (local memory), staged; block: ..., inner,
+     * per_item, prefetch. */
     const void *values[] = {&l->d->mem, &data_off, &l->x->mem, &idx_off,
                             &l->o->mem, &out_off,  &nn,        &s,
                             &outer_pb,  &inner,    &parts,     &part_units,
@@ -151,7 +153,11 @@ static clg_status gather_call(clg_context *ctx, const clg_params *norm,
     if (variant == CLG_VARIANT_PLANE) {
       values[10] = &prefetch;
       sizes[10] = sizeof prefetch;
-      nargs = 11;
+      values[11] = NULL;
+      sizes[11] = (size_t)(staged ? plan.stage_units : 1) * plan.unit_bytes;
+      values[12] = &staged;
+      sizes[12] = sizeof staged;
+      nargs = 13;
     } else if (variant == CLG_VARIANT_BLOCK) {
       values[10] = &per;
       sizes[10] = sizeof per;

@@ -63,6 +63,7 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,
   plan->prefetch = 0;
   plan->stream = false;
   plan->per_item = 0;
+  plan->stage_units = 0;
   plan->slice_bytes = slice_bytes;
   plan->data_align = data_align;
   plan->out_align = out_align;
@@ -265,6 +266,14 @@ void clg__plan_gather_variant(clg_gather_plan *plan, int variant,
   plan->global[0] = clg_round_up((size_t)items, local);
   plan->global[1] = (size_t)plan->outer_pb;
   plan->global[2] = (size_t)batch;
+}
+
+void clg__plan_gather_stage(clg_gather_plan *plan, uint64_t local_bytes) {
+  plan->stage_units = 0;
+  if (plan->variant != CLG_VARIANT_PLANE || plan->inner == 0 ||
+      plan->s > local_bytes / plan->slice_bytes)
+    return;
+  plan->stage_units = plan->s * plan->inner;
 }
 
 uint64_t clg__inner_constant(const clg_gather_plan *plan) {

@@ -30,6 +30,8 @@ typedef struct clg_gather_plan {
   bool stream;         /* their stream argument: non-temporal stores
                         * (ITEM_NT) */
   uint64_t per_item;   /* BLOCK: output slices per work-item */
+  uint64_t stage_units; /* PLANE: units of local memory its plane is copied
+                         * into (clg__plan_gather_stage), 0: not staged */
   /* What clg__plan_gather was given, for re-planning into a variant. */
   uint64_t slice_bytes;
   size_t data_align, out_align, max_local;
@@ -69,6 +71,11 @@ unsigned clg__gather_allowed(const clg_gather_plan *plan,
  * NDRange. */
 void clg__plan_gather_variant(clg_gather_plan *plan, int variant,
                               cl_uint compute_units);
+
+/* PLANE on a device with `local_bytes` of local memory: stage each plane
+ * (s slices) in local memory when it fits there (plan->stage_units), else
+ * not (0: the kernel prefetches the plane instead). */
+void clg__plan_gather_stage(clg_gather_plan *plan, uint64_t local_bytes);
 
 /* The -DCLG_INNER value of the ITEM / PLANE / BLOCK programs: the slice's
  * units when the slice is short and in one part (built into the program),
