@@ -162,17 +162,38 @@ kernel void clg_si_hist(global const uint *restrict keys, ulong n, ulong chunk,
 }
 
 /* Radix pass, 2: the counts in (digit, chunk) order, exclusively summed:
- * where each chunk's pairs of each digit go. One work-item. */
-kernel void clg_si_scan(global uint *restrict hist, uint total, uint gate,
-                        ulong vx, global uint *verdict) {
-  if (get_global_id(0) != 0)
-    return;
+ * where each chunk's pairs of each digit go. One work-group of L
+ * work-items (`part`: L uints of local memory): work-item i sums its own
+ * contiguous segment of the counts, work-item 0 sums those L sums
+ * exclusively, and each work-item then rewrites its segment from its
+ * segment's start. L is 1 on CPUs (a plain loop); a GPU's work-items each
+ * walk total / L counts instead of one work-item walking them all. */
+kernel void clg_si_scan(global uint *restrict hist, uint total,
+                        local uint *restrict part, uint gate, ulong vx,
+                        global uint *verdict) {
   CLG_SI_GATE(verdict, vx, gate)
+  const uint L = (uint)get_local_size(0), i = (uint)get_local_id(0);
+  const uint seg = (total + L - 1) / L; /* no %: see clg_si_keys_elements */
+  const uint b = min(i * seg, total), e = min(b + seg, total);
   uint sum = 0;
-  for (uint i = 0; i < total; ++i) {
-    const uint c = hist[i];
-    hist[i] = sum;
-    sum += c;
+  for (uint k = b; k < e; ++k)
+    sum += hist[k];
+  part[i] = sum;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (i == 0) {
+    uint run = 0;
+    for (uint k = 0; k < L; ++k) {
+      const uint c = part[k];
+      part[k] = run;
+      run += c;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint run = part[i];
+  for (uint k = b; k < e; ++k) {
+    const uint c = hist[k];
+    hist[k] = run;
+    run += c;
   }
 }
 

@@ -18,6 +18,8 @@
 #define CLG_SORT_CHUNK_CPU 4096
 #define CLG_SORT_CHUNK_GPU 256
 #define CLG_SORT_MAX_CHUNKS 4096
+/* Work-items of the sort's scan of the counts on a GPU (one on a CPU). */
+#define CLG_SORT_SCAN_GPU 256
 
 clg_status clg__scatter_device_plan(const clg_scatter_kind *kind,
                                     const clg_params *norm,
@@ -116,6 +118,9 @@ static clg_status clg_sort(clg_context *ctx, const clg_launch *l,
   int passes = (bits + 7) / 8;
   cl_ulong nn = n, ch = chunk;
   cl_uint C = (cl_uint)chunks, total = (cl_uint)(chunks * 256);
+  size_t scan = cpu ? 1 : CLG_SORT_SCAN_GPU;
+  if (scan > ctx->max_work_group_size)
+    scan = ctx->max_work_group_size;
   int src = 0;
   for (int p = 0; p < passes; ++p) {
     cl_uint shift = (cl_uint)(8 * p);
@@ -126,11 +131,14 @@ static clg_status clg_sort(clg_context *ctx, const clg_launch *l,
     if ((st = clg_add(ctx, calls, opts, "clg_si_hist", 8, hs, hv, chunks,
                       true)) != CLG_SUCCESS)
       return st;
-    const void *sv[4] = {&s->dmem[4], &total, &gate, &vx};
-    size_t ss[4] = {sizeof(cl_mem), 4, 4, 8};
-    if ((st = clg_add(ctx, calls, opts, "clg_si_scan", 4, ss, sv, 1, true)) !=
-        CLG_SUCCESS)
+    /* The scan: one work-group of `scan` work-items, local memory for
+     * their sums (kernels/scatter_index.cl). */
+    const void *sv[5] = {&s->dmem[4], &total, NULL, &gate, &vx};
+    size_t ss[5] = {sizeof(cl_mem), 4, scan * 4, 4, 8};
+    if ((st = clg_add(ctx, calls, opts, "clg_si_scan", 5, ss, sv, scan,
+                      true)) != CLG_SUCCESS)
       return st;
+    calls->call[calls->count - 1].local[0] = scan;
     cl_uint iota = p == 0;
     const void *pv[12] = {&s->dmem[src], &s->dmem[src + 1], &s->dmem[dst],
                           &s->dmem[dst + 1], &nn, &ch, &shift, &s->dmem[4],
