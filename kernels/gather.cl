@@ -47,6 +47,11 @@
 #ifndef CLG_INNER
 #define CLG_INNER 0
 #endif
+/* clg_gather_item with CLG_WHOLE 1: a short slice (CLG_INNER > 0) in one
+ * part, and an NDRange exactly n work-items wide (no padding). */
+#ifndef CLG_WHOLE
+#define CLG_WHOLE 0
+#endif
 #if CLG_INNER > 0
 #define INNER ((ulong)CLG_INNER)
 #define PARTS ((ulong)1)
@@ -175,6 +180,33 @@ kernel void clg_gather_item(global const unit_t *restrict data, ulong data_off,
   CLG_GATE
   ulong g = get_global_id(0);
   ulong j = g / PARTS;
+#if CLG_WHOLE
+  /* Every work-item has a slice (the NDRange is exactly n wide) and no
+   * work-item returns early or stores conditionally, so that a CPU
+   * compiler runs the work-items of a work-group as SIMD lanes (a
+   * conditional return or store keeps them scalar): an invalid index
+   * (RAISE: never, once validated) reads slice 0 of its row and stores
+   * back what the output held. */
+  ulong bi = get_global_id(2);
+  ulong o = bi * outer_pb + get_global_id(1);
+  global const index_t *idx = indices + indices_off + bi * n;
+  if (ahead > 0) {
+    long kp = clg_source_row(idx[min(j + ahead, n - 1)], s);
+    CLG_PREFETCH_LINE(data + data_off +
+                      (o * s + (kp >= 0 ? (ulong)kp : 0)) * INNER);
+  }
+  long k = clg_source_row(idx[j], s);
+  bool ok = k >= 0;
+  global const unit_t *src =
+      data + data_off + (o * s + (ok ? (ulong)k : 0)) * INNER;
+  global unit_t *dst = out + out_off + (o * n + j) * INNER;
+  if (stream)
+    for (ulong u = 0; u < INNER; ++u)
+      CLG_STORE_NT(dst + u, ok ? src[u] : dst[u]);
+  else
+    for (ulong u = 0; u < INNER; ++u)
+      dst[u] = ok ? src[u] : dst[u];
+#else
   if (j >= n)
     return;
   ulong bi = get_global_id(2);
@@ -198,6 +230,7 @@ kernel void clg_gather_item(global const unit_t *restrict data, ulong data_off,
   else
     for (ulong u = u0; u < u1; ++u)
       dst[u] = src[u];
+#endif
 }
 #endif
 

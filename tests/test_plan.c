@@ -170,6 +170,41 @@ Test(plan, item_ndrange_covers_every_slice_part) {
   }
 }
 
+Test(plan, whole_work_groups_tile_short_slices_exactly) {
+  size_t l[2];
+  /* 4-byte slices, n = 32, many outer rows: 32 lanes, 4 KiB a group */
+  clg_gather_plan p = base_plan(131072, 131072, 64, 32, 4, 0, 0);
+  clg__plan_gather_variant(&p, CLG_VARIANT_ITEM, 2);
+  clg__plan_gather_whole(&p, 4096, l);
+  cr_expect_eq(l[0], 32);
+  cr_expect_eq(l[1], 32);
+  cr_expect_eq(p.n % l[0], 0);
+  cr_expect_eq(p.outer_pb % l[1], 0);
+  /* the device's work-group limit holds */
+  clg__plan_gather_whole(&p, 256, l);
+  cr_expect_eq(l[0] * l[1], 256);
+  /* n with a power-of-two factor under 8: none */
+  p = base_plan(64, 64, 64, 36, 4, 0, 0);
+  clg__plan_gather_variant(&p, CLG_VARIANT_ITEM, 2);
+  clg__plan_gather_whole(&p, 4096, l);
+  cr_expect_eq(l[0], 0);
+  /* n = 1e6 = 2^6 * 15625: 64 lanes, one outer row */
+  p = base_plan(1, 1, 4000000, 1000000, 4, 0, 0);
+  clg__plan_gather_variant(&p, CLG_VARIANT_ITEM, 2);
+  clg__plan_gather_whole(&p, 4096, l);
+  cr_expect_eq(l[0], 64);
+  cr_expect_eq(l[1], 1);
+  /* slices over 8 bytes, or split into parts: none */
+  p = base_plan(64, 64, 64, 32, 16, 0, 0);
+  clg__plan_gather_variant(&p, CLG_VARIANT_ITEM, 2);
+  clg__plan_gather_whole(&p, 4096, l);
+  cr_expect_eq(l[0], 0);
+  p = base_plan(1, 1, 3, 1, 1 << 20, 0, 0);
+  clg__plan_gather_variant(&p, CLG_VARIANT_ITEM, 2);
+  clg__plan_gather_whole(&p, 4096, l);
+  cr_expect_eq(l[0], 0);
+}
+
 Test(plan, long_slices_of_few_rows_are_split_into_parts) {
   clg_gather_plan p = base_plan(1, 1, 3, 1, 1 << 20, 0, 0);
   clg__plan_gather_variant(&p, CLG_VARIANT_ITEM, 2);

@@ -100,6 +100,23 @@ static clg_status gather_call(clg_context *ctx, const clg_params *norm,
   clg_gather_plan plan = *plan0;
   clg__plan_gather_variant(&plan, variant, ctx->compute_units);
   clg__plan_gather_stage(&plan, ctx->local_bytes);
+  /* On CPUs, ITEM's work-items as SIMD lanes where n allows whole
+   * work-groups: decided on ITEM's plan, so that every candidate of the
+   * shape class shares the program (CLG_WHOLE only changes
+   * clg_gather_item). */
+  size_t whole[2] = {0, 0};
+  if (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) {
+    clg_gather_plan ip = *plan0;
+    clg__plan_gather_variant(&ip, CLG_VARIANT_ITEM, ctx->compute_units);
+    clg__plan_gather_whole(&ip, ctx->max_work_group_size, whole);
+  }
+  if (whole[0] && (variant == CLG_VARIANT_ITEM ||
+                   variant == CLG_VARIANT_ITEM_PF ||
+                   variant == CLG_VARIANT_ITEM_NT)) {
+    plan.local[0] = whole[0];
+    plan.local[1] = whole[1];
+    plan.global[0] = (size_t)plan.n;
+  }
 
   char options[256];
   snprintf(options, sizeof options,
@@ -114,8 +131,9 @@ static clg_status gather_call(clg_context *ctx, const clg_params *norm,
               variant == CLG_VARIANT_BLOCK;
   if (item) {
     size_t used = strlen(options);
-    snprintf(options + used, sizeof options - used, " -DCLG_INNER=%llu",
-             (unsigned long long)clg__inner_constant(&plan));
+    snprintf(options + used, sizeof options - used,
+             " -DCLG_INNER=%llu -DCLG_WHOLE=%d",
+             (unsigned long long)clg__inner_constant(&plan), whole[0] ? 1 : 0);
   }
   const char *kname = variant == CLG_VARIANT_ROWS    ? "clg_gather_rows"
                       : variant == CLG_VARIANT_SMALL ? "clg_gather_small"

@@ -120,6 +120,14 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,
  * program (straight-line copies); longer ones share one program per unit
  * type, with the length an argument. */
 #define CLG_INNER_CONSTANT_MAX 16
+/* ITEM with whole work-groups (clg__plan_gather_whole): only where a
+ * work-group gives the compiler at least this many SIMD lanes. */
+#define CLG_WHOLE_MIN_LANES 8
+#define CLG_WHOLE_GROUP_BYTES 4096
+/* ... and for slices of at most this many bytes (a lane a scalar: wider
+ * units across lanes were slower, 32-byte rows 0.58 -> 0.46 of the best
+ * peer, Zen 3, POCL). */
+#define CLG_WHOLE_MAX_SLICE 8
 /* Drivers that map NDRange dims 1 and 2 onto a grid limited to 65535. */
 #define CLG_GRID_DIM_MAX 65535
 
@@ -274,6 +282,29 @@ void clg__plan_gather_stage(clg_gather_plan *plan, uint64_t local_bytes) {
       plan->s > local_bytes / plan->slice_bytes)
     return;
   plan->stage_units = plan->s * plan->inner;
+}
+
+void clg__plan_gather_whole(const clg_gather_plan *plan, size_t max_group,
+                            size_t local[2]) {
+  local[0] = local[1] = 0;
+  if (plan->parts != 1 || plan->n == 0 || clg__inner_constant(plan) == 0 ||
+      plan->slice_bytes > CLG_WHOLE_MAX_SLICE)
+    return;
+  size_t l0 = 1, l1 = 1;
+  while (l0 * 2 <= CLG_LOCAL_SIZE && l0 * 2 <= max_group &&
+         plan->n % (l0 * 2) == 0)
+    l0 *= 2;
+  if (l0 < CLG_WHOLE_MIN_LANES)
+    return;
+  /* Short rows: work-groups over several outer rows, up to
+   * CLG_WHOLE_GROUP_BYTES of output (a work-group's fixed cost is paid
+   * per group, not per row). */
+  while (l0 * l1 * 2 <= max_group &&
+         l0 * l1 * 2 * plan->slice_bytes <= CLG_WHOLE_GROUP_BYTES &&
+         plan->outer_pb % (l1 * 2) == 0)
+    l1 *= 2;
+  local[0] = l0;
+  local[1] = l1;
 }
 
 uint64_t clg__inner_constant(const clg_gather_plan *plan) {

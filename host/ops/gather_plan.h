@@ -77,6 +77,17 @@ void clg__plan_gather_variant(clg_gather_plan *plan, int variant,
  * not (0: the kernel prefetches the plane instead). */
 void clg__plan_gather_stage(clg_gather_plan *plan, uint64_t local_bytes);
 
+/* ITEM (ITEM_PF, ITEM_NT) planned by clg__plan_gather_variant, as
+ * work-groups that tile the NDRange exactly, for kernels built with
+ * CLG_WHOLE (no padding, no conditional store: SIMD lanes on a CPU):
+ * local[0], the largest power of two dividing n (at most CLG_LOCAL_SIZE),
+ * and local[1], outer rows per work-group (a power of two dividing
+ * outer_pb, up to 4 KiB of output a work-group), together at most
+ * max_group work-items; both 0 where local[0] would give under 8 lanes,
+ * the slice is over 8 bytes, or its length is not a build constant. */
+void clg__plan_gather_whole(const clg_gather_plan *plan, size_t max_group,
+                            size_t local[2]);
+
 /* The -DCLG_INNER value of the ITEM / PLANE / BLOCK programs: the slice's
  * units when the slice is short and in one part (built into the program),
  * else 0 (the kernels take it as an argument). */
