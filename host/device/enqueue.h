@@ -63,8 +63,8 @@ typedef struct clg_kernel_call {
 } clg_kernel_call;
 
 /* Fill *call with kernel k, `nargs` arguments (sizes[i] bytes at values[i],
- * copied; values[i] NULL: local memory of sizes[i] bytes) and the NDRange; `local` NULL lets the driver choose the
- * work-group size. */
+ * copied; values[i] NULL: local memory of sizes[i] bytes) and the NDRange;
+ * `local` NULL lets the driver choose the work-group size. */
 void clg__call_set(clg_kernel_call *call, clg_kernel_entry *k, cl_uint nargs,
                    const size_t *sizes, const void *const *values,
                    cl_uint work_dim, const size_t *global, const size_t *local);

@@ -110,9 +110,9 @@ static clg_status gather_call(clg_context *ctx, const clg_params *norm,
     clg__plan_gather_variant(&ip, CLG_VARIANT_ITEM, ctx->compute_units);
     clg__plan_gather_whole(&ip, ctx->max_work_group_size, whole);
   }
-  if (whole[0] && (variant == CLG_VARIANT_ITEM ||
-                   variant == CLG_VARIANT_ITEM_PF ||
-                   variant == CLG_VARIANT_ITEM_NT)) {
+  if (whole[0] &&
+      (variant == CLG_VARIANT_ITEM || variant == CLG_VARIANT_ITEM_PF ||
+       variant == CLG_VARIANT_ITEM_NT)) {
     plan.local[0] = whole[0];
     plan.local[1] = whole[1];
     plan.global[0] = (size_t)plan.n;

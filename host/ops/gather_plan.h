@@ -30,8 +30,9 @@ typedef struct clg_gather_plan {
   bool stream;         /* their stream argument: non-temporal stores
                         * (ITEM_NT) */
   uint64_t per_item;   /* BLOCK: output slices per work-item */
-  uint64_t stage_units; /* PLANE: units of local memory its plane is copied
-                         * into (clg__plan_gather_stage), 0: not staged */
+  /* PLANE: units of local memory its plane is copied into
+   * (clg__plan_gather_stage), 0: not staged. */
+  uint64_t stage_units;
   /* What clg__plan_gather was given, for re-planning into a variant. */
   uint64_t slice_bytes;
   size_t data_align, out_align, max_local;
