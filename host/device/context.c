@@ -37,6 +37,9 @@ static clg_status clg_context_init(cl_context cl_ctx, cl_device_id device,
 #if defined(CLGATHER_TESTING)
   ctx->max_alloc = clg__fi_max_alloc(ctx->max_alloc);
 #endif
+  ctx->forced_variant = clg__variant_parse(getenv("CLGATHER_VARIANT"));
+  const char *tune = getenv("CLGATHER_TUNE");
+  ctx->tune_off = tune && (strcmp(tune, "off") == 0 || strcmp(tune, "0") == 0);
   cl_bool unified = CL_FALSE;
   if (err == CL_SUCCESS)
     err = clGetDeviceInfo(device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified,

@@ -43,6 +43,11 @@ struct clg_context {
   cl_mem tune_scratch;
   size_t tune_scratch_bytes;
   unsigned tune_users;
+  /* The environment's say on the variants, read when the context is
+   * created (not at each call): CLGATHER_VARIANT (the forced variant, -1:
+   * none) and CLGATHER_TUNE=off|0 (no timing). */
+  int forced_variant;
+  bool tune_off;
   /* CL_DEVICE_HOST_UNIFIED_MEMORY: host memory is device memory (CPU
    * devices, integrated GPUs). Host tensors are then wrapped in place
    * (CL_MEM_USE_HOST_PTR) instead of being copied. */

@@ -63,11 +63,6 @@ static bool clg_is_candidate(int v, const int *cands, int count) {
   return false;
 }
 
-static bool clg_tune_off(void) {
-  const char *e = getenv("CLGATHER_TUNE");
-  return e && (strcmp(e, "off") == 0 || strcmp(e, "0") == 0);
-}
-
 /* Under ctx->lock: the remembered choice for key (*measured: timed), or
  * -1 when the context has none and the disk cache none either. */
 static int clg_tune_lookup(clg_context *ctx, const char *key, const int *cands,
@@ -162,7 +157,7 @@ static void clg_tune_scratch_drop(clg_context *ctx) {
 int clg__tune_pick(clg_context *ctx, const char *key, const int *cands,
                    int count, unsigned allowed, clg_trial_fn trial, void *arg,
                    clg_choice *how) {
-  int forced = clg__variant_parse(getenv("CLGATHER_VARIANT"));
+  int forced = ctx->forced_variant;
   if (forced >= 0 && ((allowed >> forced) & 1u)) {
     *how = CLG_CHOICE_FORCED;
     return forced;
@@ -170,7 +165,7 @@ int clg__tune_pick(clg_context *ctx, const char *key, const int *cands,
   *how = CLG_CHOICE_DEFAULT;
   if (count <= 1)
     return cands[0];
-  bool measured = false, timing = trial && !clg_tune_off();
+  bool measured = false, timing = trial && !ctx->tune_off;
   pthread_mutex_lock(&ctx->lock);
   int known = clg_tune_lookup(ctx, key, cands, count, &measured);
   /* Kept in memory: a choice from the disk, and the default of a call that

@@ -331,7 +331,9 @@ typedef enum clg_choice {
  * processes reuse it. Every variant writes the same bytes: the choice
  * changes speed only. CLGATHER_VARIANT=NAME forces a variant wherever it
  * can run the call (candidate or not; elsewhere it is ignored);
- * CLGATHER_TUNE=off takes the first candidate without timing.
+ * CLGATHER_TUNE=off takes the first candidate without timing. Both are read
+ * when the context is created: a change of the environment applies to
+ * contexts created after it.
  */
 CLG_API const char *clg_context_last_variant(clg_context *ctx, clg_choice *how);
 
