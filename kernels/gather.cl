@@ -23,9 +23,8 @@
  * build, not one per candidate): `ahead` (item and block: prefetch the
  * slice of the index this many slices ahead; plane: prefetch the whole
  * plane first, unless `staged` copies it into local memory; 0: none; not
- * named `prefetch`, which would hide OpenCL's
- * prefetch() from CLG_PREFETCH_LINE) and `stream` (item: non-temporal
- * stores).
+ * named `prefetch`, which would hide OpenCL's prefetch() from
+ * CLG_PREFETCH_LINE) and `stream` (item: non-temporal stores).
  * Offsets are in units (data, output) and in index elements (indices).
  */
 #ifndef CLG_UNIT
