@@ -48,98 +48,135 @@ static void clg_si_lanes(ulong16 v, ulong *out) {
     return;
 
 /* ScatterND: entry e is the tuple x[e*m .. e*m+m-1]; its target, the
- * slice's index over data.shape[:m], is dims-mixed-radix. */
+ * slice's index over data.shape[:m], is dims-mixed-radix. Work-item g takes
+ * entries [g * per, (g + 1) * per): per is 1 on GPUs (neighbouring
+ * work-items read neighbouring entries) and a run on CPUs (one work-item
+ * per entry cost POCL its per-work-item overhead, about 4 ns an entry). */
 kernel void clg_si_keys_nd(global const index_t *restrict x, ulong x_off,
-                           ulong n, uint m, ulong16 dims,
+                           ulong n, uint m, ulong16 dims, ulong per,
                            global uint *restrict keys, ulong vx,
                            global uint *verdict) {
-  const size_t e = get_global_id(0);
-  if (e >= n)
+  const ulong b = get_global_id(0) * per;
+  if (b >= n)
     return;
   CLG_SI_GATE(verdict, vx, 0)
+  const ulong end = min(b + per, n);
   if (m == 1) {
-    const long v = (long)x[x_off + e];
-    keys[e] = (uint)(v < 0 ? v + (long)dims.s0 : v);
+    const long d0 = (long)dims.s0;
+    for (ulong e = b; e < end; ++e) {
+      const long v = (long)x[x_off + e];
+      keys[e] = (uint)(v < 0 ? v + d0 : v);
+    }
     return;
   }
   ulong d[16];
   clg_si_lanes(dims, d);
-  ulong t = 0;
-  for (uint j = 0; j < m; ++j) {
-    long v = (long)x[x_off + e * m + j];
-    if (v < 0)
-      v += (long)d[j];
-    t = t * d[j] + (ulong)v;
+  for (ulong e = b; e < end; ++e) {
+    ulong t = 0;
+    for (uint j = 0; j < m; ++j) {
+      long v = (long)x[x_off + e * m + j];
+      if (v < 0)
+        v += (long)d[j];
+      t = t * d[j] + (ulong)v;
+    }
+    keys[e] = (uint)t;
   }
-  keys[e] = (uint)t;
 }
 
 /* ScatterElements: entry e is x[e]; its coordinates in indices' (merged)
  * shape `dims` (rank r), with the one on the axis `a` replaced by the index
- * value, weighted by data's `strides`, give its target element. NDRange
- * (dims[r-1], the rest): no division for the innermost dimension, and none
- * at all up to rank 2. */
+ * value, weighted by data's `strides`, give its target element. Work-item
+ * g takes entries [g * per, (g + 1) * per) (per: as clg_si_keys_nd's), row
+ * by row of the innermost dimension (n0 entries): the part of the target
+ * that the dimensions before the innermost give is worked out once a row
+ * (divisions only from rank 3), the rest is a multiply-add an entry. */
 kernel void clg_si_keys_elements(global const index_t *restrict x, ulong x_off,
-                                 ulong n0, ulong rows, uint r, ulong16 dims,
+                                 ulong n, ulong n0, uint r, ulong16 dims,
                                  ulong16 strides, uint a, ulong abound,
-                                 global uint *restrict keys, ulong vx,
-                                 global uint *verdict) {
-  const size_t j = get_global_id(0), row = get_global_id(1);
-  if (j >= n0 || row >= rows)
+                                 ulong per, global uint *restrict keys,
+                                 ulong vx, global uint *verdict) {
+  const ulong b = get_global_id(0) * per;
+  if (b >= n)
     return;
   CLG_SI_GATE(verdict, vx, 0)
-  const size_t e = row * n0 + j;
-  const long v = (long)x[x_off + e];
-  const ulong value = (ulong)(v < 0 ? v + (long)abound : v);
-  ulong t;
-  if (r == 1)
-    t = value * strides.s0;
-  else if (r == 2)
-    t = (a == 0 ? value : (ulong)row) * strides.s0 +
-        (a == 1 ? value : (ulong)j) * strides.s1;
-  else {
-    ulong d[16], s[16];
-    clg_si_lanes(dims, d);
-    clg_si_lanes(strides, s);
-    ulong rest = row;
-    t = (a == r - 1 ? value : (ulong)j) * s[r - 1];
+  const ulong end = min(b + per, n);
+  ulong d[16], s[16];
+  clg_si_lanes(dims, d);
+  clg_si_lanes(strides, s);
+  /* Targets are below 2^32 (the host's condition for this path), so they
+   * are computed modulo 2^32, in uint: a 64-bit multiply has no vector
+   * instruction before AVX-512, a 32-bit one has. */
+  const uint sa = (uint)s[a], sl = (uint)s[r - 1], ab = (uint)abound;
+  const bool last = a == r - 1;
+  ulong row = b / n0, j = b - row * n0;
+  for (ulong e = b; e < end; ++row, j = 0) {
+    /* Row `row`'s coordinates before the innermost, the axis's left out. */
+    ulong rest = row, base = 0;
     for (int i = (int)r - 2; i >= 0; --i) {
       /* rest - q * d[i], not rest % d[i]: see gather_elements.cl (LLVM's
        * `freeze`, fatal to Oclgrind 21.10's uninitialized-value check). */
       ulong q = rest / d[i];
       ulong c = rest - q * d[i];
       rest = q;
-      t += ((uint)i == a ? value : c) * s[i];
+      if ((uint)i != a)
+        base += c * s[i];
+    }
+    const ulong stop = min(end, e + (n0 - j));
+    const uint b32 = (uint)base;
+    for (; e < stop; ++e, ++j) {
+      const long v = (long)x[x_off + e];
+      const uint value = (uint)v + (v < 0 ? ab : 0u);
+      keys[e] = b32 + value * sa + (last ? 0u : (uint)j * sl);
     }
   }
-  keys[e] = (uint)t;
 }
 
-/* A bitmap of `words` words, cleared. */
-kernel void clg_si_zero(global uint *restrict bits, ulong words, ulong vx,
-                        global uint *verdict) {
-  const size_t i = get_global_id(0);
-  if (i >= words)
+/* A bitmap of `words` words, cleared; work-item g clears words
+ * [g * per, (g + 1) * per). */
+kernel void clg_si_zero(global uint *restrict bits, ulong words, ulong per,
+                        ulong vx, global uint *verdict) {
+  const ulong b = get_global_id(0) * per;
+  if (b >= words)
     return;
   CLG_SI_GATE(verdict, vx, 0)
-  bits[i] = 0;
+  const ulong end = min(b + per, words);
+  for (ulong i = b; i < end; ++i)
+    bits[i] = 0;
 }
 
 /* Reduction none, duplicates an error: each entry claims its target's bit;
  * finding it set means a repeat (which entry finds it depends on the
- * schedule; the message comes from the sorted search below). */
-kernel void clg_si_claim(global const uint *restrict keys, ulong n,
-                         global uint *bits, ulong vx, global uint *verdict) {
-  const size_t e = get_global_id(0);
-  if (e >= n)
+ * schedule; the message comes from the sorted search below). Work-item g
+ * claims for entries [g * per, (g + 1) * per). `plain`: no other
+ * work-item touches the words of this one's targets (the host's promise:
+ * ScatterElements on the innermost axis, each run whole rows, each row's
+ * targets whole words of their own), so plain loads and stores do; else
+ * atomics (about 20 cycles each on a CPU). */
+kernel void clg_si_claim(global const uint *restrict keys, ulong n, ulong per,
+                         uint plain, global uint *bits, ulong vx,
+                         global uint *verdict) {
+  const ulong b = get_global_id(0) * per;
+  if (b >= n)
     return;
   CLG_SI_GATE(verdict, vx, 0)
-  const uint t = keys[e], bit = 1u << (t & 31u);
+  const ulong end = min(b + per, n);
+  uint seen = 0;
+  if (plain)
+    for (ulong e = b; e < end; ++e) {
+      const uint t = keys[e], bit = 1u << (t & 31u), w = bits[t >> 5];
+      seen |= w & bit;
+      bits[t >> 5] = w | bit;
+    }
+  else
+    for (ulong e = b; e < end; ++e) {
+      const uint t = keys[e], bit = 1u << (t & 31u);
+      seen |= atomic_or(&bits[t >> 5], bit) & bit;
+    }
   /* Only the repeat's word: verdict[0], which every work-item here reads
    * (the gate, a plain load), is set by clg_si_later, which runs (after
    * the sort) only once a repeat was found; an atomic store to it here
    * raced with those loads (Oclgrind --data-races). */
-  if (atomic_or(&bits[t >> 5], bit) & bit)
+  if (seen)
     atomic_xchg(&CLG_SI_DUP(verdict, vx), 1u);
 }
 

@@ -320,6 +320,85 @@ Test(scatter_device, vector_lanes) {
   }
 }
 
+/* Reduction none with duplicates an error on the innermost axis, with more
+ * entries than one run of the CPU's claim kernel: rows of targets that are
+ * whole bitmap words (64 floats; each run whole rows, claimed without
+ * atomics) and rows that are not (100 floats: atomics), rows of 48 and 40
+ * entries that do not divide a run of 4096, and rank 3, where the rows
+ * merge. Distinct targets in each row succeed; a repeat planted in a late
+ * row gives the host path's status and message and leaves the output as it
+ * was. */
+Test(scatter_device, innermost_axis_repeats) {
+  setenv("CLGATHER_TEST_DEVICE_VALIDATION", "always", 1);
+  tu_rng rng = tu_rng_make(16);
+  for (int k = 0; k < 6; ++k) {
+    sd_case c;
+    memset(&c, 0, sizeof c);
+    c.op = CLG_OP_SCATTER_ELEMENTS;
+    c.idt = k % 2 ? CLG_DTYPE_INT32 : CLG_DTYPE_INT64;
+    c.in_place = k % 3 == 0;
+    if (k < 4) {
+      c.r = c.q = 2;
+      c.ds[0] = c.is[0] = 300;
+      c.ds[1] = k < 2 ? 64 : 100;
+      c.is[1] = 48;
+      c.axis = k % 2 ? -1 : 1;
+    } else {
+      c.r = c.q = 3;
+      c.ds[0] = c.is[0] = 20;
+      c.ds[1] = c.is[1] = 30;
+      c.ds[2] = 64;
+      c.is[2] = 40;
+      c.axis = 2;
+    }
+    float *data, *upd;
+    void *idx;
+    sd_inputs(&c, &rng, &data, &idx, &upd);
+    int64_t d = c.ds[c.r - 1], n0 = c.is[c.r - 1],
+            rows = tu_numel(c.q, c.is) / n0;
+    int64_t planted = 0; /* row rows-3's entry 5, as written */
+    for (int64_t row = 0; row < rows; ++row) { /* distinct in each row */
+      int64_t start = tu_rng_range(&rng, 0, d - 1);
+      for (int64_t j = 0; j < n0; ++j) {
+        int64_t v = (start + j * 7) % d; /* 7 is prime to 64 and 100 */
+        tu_set_index(idx, c.idt, row * n0 + j, j % 3 ? v : v - d);
+        if (row == rows - 3 && j == 5)
+          planted = v;
+      }
+    }
+    size_t dn = (size_t)tu_numel(c.r, c.ds);
+    float *want = malloc(dn * sizeof *want);
+    cr_assert(want);
+    for (int repeat = 0; repeat < 2; ++repeat) {
+      if (repeat) /* row rows-3: its entry 30 repeats its entry 5 */
+        tu_set_index(idx, c.idt, (rows - 3) * n0 + 30, planted);
+      memcpy(want, data, dn * sizeof *want);
+      int rc = sd_reference(&c, want, idx, upd);
+      cr_assert_eq(rc, repeat ? REF_DUPLICATE : REF_OK, "case %d", k);
+      sd_run dev, hostr;
+      sd_call(&c, data, idx, upd, true, false, &dev);
+      if (!repeat) {
+        cr_expect_eq(dev.st, CLG_SUCCESS, "case %d: %s", k, dev.msg);
+        cr_expect_eq(tu_first_diff(dev.out, want, dn * sizeof *want), -1,
+                     "case %d", k);
+      } else {
+        sd_call(&c, data, idx, upd, false, false, &hostr);
+        cr_expect_eq(dev.st, CLG_ERROR_DUPLICATE_INDEX, "case %d: %s", k,
+                     dev.msg);
+        cr_expect_str_eq(dev.msg, hostr.msg, "case %d", k);
+        cr_expect_eq(tu_first_diff(dev.out, data, dn * sizeof *data), -1,
+                     "case %d: output changed by a failed call", k);
+        free(hostr.out);
+      }
+      free(dev.out);
+    }
+    free(want);
+    free(data);
+    free(idx);
+    free(upd);
+  }
+}
+
 /* Out-of-bounds values and repeats planted at random places: the device
  * gives the host's status and message, sync and async, output unchanged. */
 Test(scatter_device, errors_match_the_host) {
