@@ -1,5 +1,6 @@
-/* host/ops/gather_plan.c: the byte view, the copy unit, the variant and the
- * NDRange. */
+/* host/ops/gather_plan.c: the byte view, the variant and the NDRange; with
+ * the copy unit and its type name (ops/op_shared.c) and the device type
+ * plans are made for (device/quirks.c). */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "internal.h"
 

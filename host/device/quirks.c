@@ -111,3 +111,11 @@ cl_device_type clg__quirk_device_type(cl_device_type reported) {
     return CL_DEVICE_TYPE_CPU;
   return reported;
 }
+
+cl_device_type clg__plan_device(const clg_context *ctx) {
+#if defined(CLGATHER_TESTING)
+  return clg__fi_plan_device(ctx->device_type);
+#else
+  return ctx->device_type;
+#endif
+}

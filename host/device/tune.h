@@ -70,7 +70,4 @@ unsigned clg__log2(uint64_t v);
 /* Seconds of a monotonic clock. */
 double clg__now(void);
 
-/* OpenCL C type name of a copy unit of `unit_bytes` ("uint4"). */
-const char *clg__unit_type(size_t unit_bytes);
-
 #endif /* CLGATHER_HOST_DEVICE_TUNE_H */

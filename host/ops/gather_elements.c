@@ -2,7 +2,6 @@
  * take_along_axis. Shape rules, the index-bounds pass and the kernel launch;
  * the common path is run/call.c. */
 #include "ops/op.h"
-#include "ops/gather_plan.h"
 #include "device/tune.h"
 
 #include <inttypes.h>

@@ -1,21 +1,9 @@
 /* Planning: a gather as a byte copy [outer, s, inner] -> [outer, n, inner],
  * the widest copy unit the sizes and offsets allow, and the NDRange. */
 #include "ops/gather_plan.h"
-#include "device/tune.h"
+#include "ops/op.h"
 
 #include <string.h>
-
-const char *clg__unit_type(size_t unit_bytes) {
-  switch (unit_bytes) {
-  case 64: return "uint16";
-  case 32: return "uint8";
-  case 16: return "uint4";
-  case 8: return "uint2";
-  case 4: return "uint";
-  case 2: return "ushort";
-  default: return "uchar";
-  }
-}
 
 /* Slices shorter than this many units use the SMALL variant. */
 #define CLG_ROWS_MIN_UNITS 32
@@ -28,18 +16,6 @@ const char *clg__unit_type(size_t unit_bytes) {
 #define CLG_ROWS_MAX_DIM1 65535
 
 static size_t clg_round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
-
-size_t clg__copy_unit_max(uint64_t bytes, size_t align_a, size_t align_b,
-                          size_t max) {
-  size_t unit = max;
-  while (unit > 1 && (bytes % unit || align_a % unit || align_b % unit))
-    unit /= 2;
-  return unit;
-}
-
-size_t clg__copy_unit(uint64_t bytes, size_t align_a, size_t align_b) {
-  return clg__copy_unit_max(bytes, align_a, align_b, 16);
-}
 
 void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,
                       uint64_t s, uint64_t n, uint64_t slice_bytes,
@@ -310,12 +286,4 @@ void clg__plan_gather_whole(const clg_gather_plan *plan, size_t max_group,
 uint64_t clg__inner_constant(const clg_gather_plan *plan) {
   return plan->parts == 1 && plan->inner <= CLG_INNER_CONSTANT_MAX ? plan->inner
                                                                    : 0;
-}
-
-cl_device_type clg__plan_device(const clg_context *ctx) {
-#if defined(CLGATHER_TESTING)
-  return clg__fi_plan_device(ctx->device_type);
-#else
-  return ctx->device_type;
-#endif
 }

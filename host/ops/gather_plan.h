@@ -94,16 +94,4 @@ void clg__plan_gather_whole(const clg_gather_plan *plan, size_t max_group,
  * else 0 (the kernels take it as an argument). */
 uint64_t clg__inner_constant(const clg_gather_plan *plan);
 
-/* The device type plans are made for: the context's device's, except in
- * test builds, where CLGATHER_TEST_PLAN_DEVICE=gpu|cpu overrides it so the
- * GPU kernel variants also run on POCL's CPU device. */
-cl_device_type clg__plan_device(const clg_context *ctx);
-
-/* The widest copy unit (16, 8, 4, 2 or 1 bytes) dividing `bytes` and both
- * byte offsets `align_a` and `align_b`. */
-size_t clg__copy_unit(uint64_t bytes, size_t align_a, size_t align_b);
-/* The same up to `max` bytes (a power of two <= 64). */
-size_t clg__copy_unit_max(uint64_t bytes, size_t align_a, size_t align_b,
-                          size_t max);
-
 #endif /* CLGATHER_HOST_OPS_GATHER_PLAN_H */

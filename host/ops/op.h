@@ -1,10 +1,12 @@
-/* ops/: what an operator of the family supplies (clg_op_impl) and the
- * registry that lists them (operators.def, registry.c). Not installed. */
+/* ops/: what an operator of the family supplies (clg_op_impl), the
+ * registry that lists them (operators.def, registry.c) and what operators
+ * share (op_shared.c). Not installed. */
 #ifndef CLGATHER_HOST_OPS_OP_H
 #define CLGATHER_HOST_OPS_OP_H
 
 #include "check/check.h"
 #include "device/enqueue.h"
+#include "device/quirks.h"
 
 #include <string.h>
 
@@ -201,11 +203,24 @@ static inline int64_t clg__index_value(const void *values, size_t size,
   return v;
 }
 
+/* ------------------------------------------------------- op_shared.c */
+/* What several operators use; an operator's file calls no other operator's
+ * file (scripts/check_layers.sh checks it). */
+
+/* The widest copy unit (16, 8, 4, 2 or 1 bytes) dividing `bytes` and both
+ * byte offsets `align_a` and `align_b`. */
+size_t clg__copy_unit(uint64_t bytes, size_t align_a, size_t align_b);
+/* The same up to `max` bytes (a power of two <= 64). */
+size_t clg__copy_unit_max(uint64_t bytes, size_t align_a, size_t align_b,
+                          size_t max);
+/* OpenCL C type name of a copy unit of `unit_bytes` ("uint4"): the kernels'
+ * -DCLG_UNIT. */
+const char *clg__unit_type(size_t unit_bytes);
+
 /* The flat element of data that entry e of a GatherElements or
  * ScatterElements reads or writes, for every entry (C order over indices'
  * shape): e's position with its axis coordinate replaced by its index value
- * (values in host memory, index_size 4 or 8, checked against the bounds).
- * Defined in scatter_elements.c. */
+ * (values in host memory, index_size 4 or 8, checked against the bounds). */
 void clg__elements_positions(const clg_params *norm, const clg_tensor *data,
                              const clg_tensor *indices, const void *values,
                              size_t index_size, int64_t *t);

@@ -6,7 +6,6 @@
  * result is the sequential one on any device, whatever the work-group
  * sizes (kernels/scatter.cl). */
 #include "ops/scatter.h"
-#include "ops/gather_plan.h"
 #include "device/tune.h"
 
 #include <inttypes.h>

@@ -9,7 +9,6 @@
  * and the scatter itself (scatter.c) is gated on it: the output stays as it
  * was when a check fails, in place included. */
 #include "ops/scatter.h"
-#include "ops/gather_plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,7 +7,6 @@
 
 #include <inttypes.h>
 #include <stdio.h>
-#include <string.h>
 
 /* The operator the caller named: ScatterElements, or the deprecated ONNX
  * Scatter that shares this file's code. */
@@ -94,62 +93,6 @@ static void se_geometry(const clg_params *norm, const clg_tensor *data,
   *entries = (size_t)n;
   *inner = 1;
   *targets = t;
-}
-
-/* The targets of one run of `len` entries along the innermost dimension,
- * starting at entry e0 whose offset without the axis' term is `base`:
- * a tight loop per index type. `inner_axis`: the innermost dimension is the
- * axis (the value is the coordinate), else the value's term is v * sa and
- * the coordinate's is j. */
-#define CLG_SE_RUN(T)                                                          \
-  do {                                                                         \
-    const unsigned char *src = (const unsigned char *)values + e0 * sizeof(T); \
-    for (int64_t j = 0; j < len; ++j) {                                        \
-      T raw;                                                                   \
-      memcpy(&raw, src + (size_t)j * sizeof(T), sizeof raw);                   \
-      int64_t v = (int64_t)raw;                                                \
-      v += v < 0 ? s : 0;                                                      \
-      t[e0 + (size_t)j] = inner_axis ? base + v : base + v * sa + j;           \
-    }                                                                          \
-  } while (0)
-
-/* Entry idx (C order over indices' shape) writes data element idx with
- * idx[axis] replaced by its index value: an odometer over the outer
- * dimensions (no division), a tight loop along the innermost one. */
-void clg__elements_positions(const clg_params *norm, const clg_tensor *data,
-                             const clg_tensor *indices, const void *values,
-                             size_t index_size, int64_t *t) {
-  int32_t r = indices->rank, a = (int32_t)norm->axis, last = r - 1;
-  int64_t stride[CLG_MAX_RANK] = {0}, coord[CLG_MAX_RANK] = {0};
-  int64_t acc = 1;
-  for (int32_t d = r - 1; d >= 0; --d) {
-    stride[d] = acc;
-    acc *= data->shape[d];
-  }
-  int64_t s = data->shape[a], sa = stride[a], len = indices->shape[last];
-  bool inner_axis = a == last;
-  size_t runs = 1;
-  for (int32_t d = 0; d < last; ++d)
-    runs *= (size_t)indices->shape[d];
-  if (len == 0)
-    return;
-  int64_t base = 0; /* the offset of the run's first entry, axis term aside */
-  for (size_t run = 0; run < runs; ++run) {
-    size_t e0 = run * (size_t)len;
-    if (index_size == 8)
-      CLG_SE_RUN(int64_t);
-    else
-      CLG_SE_RUN(int32_t);
-    for (int32_t d = last - 1; d >= 0; --d) { /* the next run */
-      if (d != a)
-        base += stride[d];
-      if (++coord[d] < indices->shape[d])
-        break;
-      if (d != a)
-        base -= stride[d] * coord[d];
-      coord[d] = 0;
-    }
-  }
 }
 
 static clg_status se_report_duplicate(const clg_params *norm,

@@ -1,7 +1,7 @@
 /* The index-value pass of every operator: host indices scanned in place,
  * cl_mem indices read back or checked by the validation kernel. */
 #include "run/run.h"
-#include "ops/gather_plan.h"
+#include "device/quirks.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
