@@ -1,6 +1,6 @@
 /*
  * host/run/plans.c: plans (clg_plan_create / bake / enqueue / destroy), and
- * clg_supported() (host/ops/registry.c).
+ * clg_supported() (host/run/api.c, from the registry).
  *
  *  - Plans reuse programs, counted on a clg_context of the test's own (its
  *    `builds` counter counts every program created, from source or from the

@@ -348,22 +348,3 @@ const clg_op_impl clg__op_gather = {
     .split = gather_split,
     .slices = gather_slices,
 };
-
-clg_status clg_gather_output_shape(int32_t data_rank, const int64_t *data_shape,
-                                   int32_t indices_rank,
-                                   const int64_t *indices_shape, int64_t axis,
-                                   int32_t *out_rank, int64_t *out_shape) {
-  clg_params p = {CLG_OP_GATHER, axis, 0, CLG_MODE_RAISE};
-  return clg_output_shape(&p, data_rank, data_shape, indices_rank,
-                          indices_shape, out_rank, out_shape);
-}
-
-clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
-                      const clg_tensor *indices, int64_t axis,
-                      const clg_tensor *output, cl_command_queue queue,
-                      cl_uint num_events, const cl_event *wait_list,
-                      cl_event *event) {
-  clg_params p = {CLG_OP_GATHER, axis, 0, CLG_MODE_RAISE};
-  return clg_run(ctx, &p, data, indices, output, queue, num_events, wait_list,
-                 event);
-}

@@ -361,13 +361,3 @@ const clg_op_impl clg__op_gather_elements = {
     .split = gather_elements_split,
     .slices = gather_elements_slices,
 };
-
-clg_status clg_gather_elements(clg_context *ctx, const clg_tensor *data,
-                               const clg_tensor *indices, int64_t axis,
-                               const clg_tensor *output, cl_command_queue queue,
-                               cl_uint num_events, const cl_event *wait_list,
-                               cl_event *event) {
-  clg_params p = {CLG_OP_GATHER_ELEMENTS, axis, 0, CLG_MODE_RAISE};
-  return clg_run(ctx, &p, data, indices, output, queue, num_events, wait_list,
-                 event);
-}

@@ -232,6 +232,9 @@ void clg__elements_positions(const clg_params *norm, const clg_tensor *data,
 #include "ops/operators.def"
 #undef CLG_OPERATOR
 
+/* The registry's table, in operators.def's order (clg_operators()); its
+ * length in *count when count is not NULL. */
+const clg_op_info *clg__op_table(size_t *count);
 /* The registered operator `op`: its description and hooks; NULL (both) if
  * there is none. */
 const clg_op_info *clg__op_info(clg_op op);

@@ -20,7 +20,7 @@ static const clg_op_impl *const clg_impls[] = {
 
 #define CLG_OP_COUNT (sizeof clg_infos / sizeof clg_infos[0])
 
-const clg_op_info *clg_operators(size_t *count) {
+const clg_op_info *clg__op_table(size_t *count) {
   if (count)
     *count = CLG_OP_COUNT;
   return clg_infos;
@@ -72,24 +72,4 @@ clg_status clg__check_params(const clg_params *p, const clg_op_info **info,
                      "%s takes no axis (got %" PRId64 ")", (*info)->name,
                      p->axis);
   return (*impl)->check_params ? (*impl)->check_params(p) : CLG_SUCCESS;
-}
-
-int clg_supported(clg_op op, clg_dtype data_dtype, clg_dtype indices_dtype,
-                  int32_t data_rank, int32_t indices_rank,
-                  clg_index_mode mode) {
-  const clg_op_info *info = clg__op_info(op);
-  if (!info)
-    return 0;
-  if (mode != CLG_MODE_RAISE &&
-      (!(info->params & CLG_PARAM_MODE) ||
-       (mode != CLG_MODE_WRAP && mode != CLG_MODE_CLIP)))
-    return 0;
-  if (data_dtype == CLG_DTYPE_STRING || clg_dtype_size(data_dtype) == 0)
-    return 0;
-  if (indices_dtype != CLG_DTYPE_INT32 && indices_dtype != CLG_DTYPE_INT64)
-    return 0;
-  if (data_rank < 1 || data_rank > CLG_MAX_RANK || indices_rank < 0 ||
-      indices_rank > CLG_MAX_RANK)
-    return 0;
-  return clg__op_impl(op)->supported(data_rank, indices_rank) ? 1 : 0;
 }

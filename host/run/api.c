@@ -1,0 +1,74 @@
+/* The public entry points that are shorthands or questions: the
+ * convenience calls of one operator (clg_gather, clg_gather_elements,
+ * clg_gather_nd, clg_gather_output_shape) over clg_run() and
+ * clg_output_shape(), and the registry's answers (clg_operators,
+ * clg_supported). Here, above the operators, so that ops/ defines no
+ * exported function and calls nothing of run/.
+ *
+ * Every function the library exports is defined in core/ (status.c,
+ * dtype.c, version.c), device/ (context.c, cache.c's clg_context_cache_info,
+ * tune.c's clg_context_last_variant) or run/: this file, call.c (clg_run,
+ * clg_run_async, clg_scatter, clg_scatter_async), call_checks.c
+ * (clg_output_shape, clg_validate), outcome.c, plans.c and shard.c. */
+#include "run/run.h"
+
+clg_status clg_gather_output_shape(int32_t data_rank, const int64_t *data_shape,
+                                   int32_t indices_rank,
+                                   const int64_t *indices_shape, int64_t axis,
+                                   int32_t *out_rank, int64_t *out_shape) {
+  clg_params p = {CLG_OP_GATHER, axis, 0, CLG_MODE_RAISE};
+  return clg_output_shape(&p, data_rank, data_shape, indices_rank,
+                          indices_shape, out_rank, out_shape);
+}
+
+clg_status clg_gather(clg_context *ctx, const clg_tensor *data,
+                      const clg_tensor *indices, int64_t axis,
+                      const clg_tensor *output, cl_command_queue queue,
+                      cl_uint num_events, const cl_event *wait_list,
+                      cl_event *event) {
+  clg_params p = {CLG_OP_GATHER, axis, 0, CLG_MODE_RAISE};
+  return clg_run(ctx, &p, data, indices, output, queue, num_events, wait_list,
+                 event);
+}
+
+clg_status clg_gather_elements(clg_context *ctx, const clg_tensor *data,
+                               const clg_tensor *indices, int64_t axis,
+                               const clg_tensor *output, cl_command_queue queue,
+                               cl_uint num_events, const cl_event *wait_list,
+                               cl_event *event) {
+  clg_params p = {CLG_OP_GATHER_ELEMENTS, axis, 0, CLG_MODE_RAISE};
+  return clg_run(ctx, &p, data, indices, output, queue, num_events, wait_list,
+                 event);
+}
+
+clg_status clg_gather_nd(clg_context *ctx, const clg_tensor *data,
+                         const clg_tensor *indices, int64_t batch_dims,
+                         const clg_tensor *output, cl_command_queue queue,
+                         cl_uint num_events, const cl_event *wait_list,
+                         cl_event *event) {
+  clg_params p = {CLG_OP_GATHER_ND, 0, batch_dims, CLG_MODE_RAISE};
+  return clg_run(ctx, &p, data, indices, output, queue, num_events, wait_list,
+                 event);
+}
+
+const clg_op_info *clg_operators(size_t *count) { return clg__op_table(count); }
+
+int clg_supported(clg_op op, clg_dtype data_dtype, clg_dtype indices_dtype,
+                  int32_t data_rank, int32_t indices_rank,
+                  clg_index_mode mode) {
+  const clg_op_info *info = clg__op_info(op);
+  if (!info)
+    return 0;
+  if (mode != CLG_MODE_RAISE &&
+      (!(info->params & CLG_PARAM_MODE) ||
+       (mode != CLG_MODE_WRAP && mode != CLG_MODE_CLIP)))
+    return 0;
+  if (data_dtype == CLG_DTYPE_STRING || clg_dtype_size(data_dtype) == 0)
+    return 0;
+  if (indices_dtype != CLG_DTYPE_INT32 && indices_dtype != CLG_DTYPE_INT64)
+    return 0;
+  if (data_rank < 1 || data_rank > CLG_MAX_RANK || indices_rank < 0 ||
+      indices_rank > CLG_MAX_RANK)
+    return 0;
+  return clg__op_impl(op)->supported(data_rank, indices_rank) ? 1 : 0;
+}
