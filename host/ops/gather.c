@@ -297,29 +297,37 @@ static bool gather_split(const clg_params *p, const clg_tensor *indices,
   return true;
 }
 
-/* Slices (op.h): data [R, s, inner] (R the rows before the axis), output
- * [R, n, inner]; output slice r * n + j comes from data slice r * s + k,
- * k = indices[batch row of r, j] as the mode maps it. */
+/* Rows (op.h): data [batch * outer, s, inner], output [batch * outer, n,
+ * inner], n indices per batch row. */
+static void gather_rows(const clg_params *norm, const clg_tensor *data,
+                        const clg_tensor *indices, clg_row_view *v) {
+  int32_t a = (int32_t)norm->axis, b = (int32_t)norm->batch_dims;
+  v->batch = v->outer = v->inner = v->n = 1;
+  for (int32_t i = 0; i < b; ++i)
+    v->batch *= data->shape[i];
+  for (int32_t i = b; i < a; ++i)
+    v->outer *= data->shape[i];
+  for (int32_t i = a + 1; i < data->rank; ++i)
+    v->inner *= data->shape[i];
+  for (int32_t i = b; i < indices->rank; ++i)
+    v->n *= indices->shape[i];
+  v->s = data->shape[a];
+}
+
+/* Slices (op.h): the rows' view; output slice r * n + j comes from data
+ * slice r * s + k, k = indices[batch row of r, j] as the mode maps it. */
 static void gather_slices(const clg_params *norm, const clg_tensor *data,
                           const clg_tensor *indices, const void *values,
                           size_t index_size, size_t *entries, uint64_t *inner,
                           int64_t *pos) {
-  int64_t batch = 1, outer = 1, in = 1, n = 1;
-  int32_t a = (int32_t)norm->axis, b = (int32_t)norm->batch_dims;
-  for (int32_t i = 0; i < b; ++i)
-    batch *= data->shape[i];
-  for (int32_t i = b; i < a; ++i)
-    outer *= data->shape[i];
-  for (int32_t i = a + 1; i < data->rank; ++i)
-    in *= data->shape[i];
-  for (int32_t i = b; i < indices->rank; ++i)
-    n *= indices->shape[i];
-  int64_t s = data->shape[a];
-  *entries = (size_t)(batch * outer * n);
-  *inner = (uint64_t)in;
+  clg_row_view v;
+  gather_rows(norm, data, indices, &v);
+  int64_t outer = v.outer, n = v.n, s = v.s, rows = v.batch * v.outer;
+  *entries = (size_t)(rows * n);
+  *inner = (uint64_t)v.inner;
   if (!pos)
     return;
-  for (int64_t r = 0; r < batch * outer; ++r) {
+  for (int64_t r = 0; r < rows; ++r) {
     size_t first = (size_t)((r / outer) * n);
     for (int64_t j = 0; j < n; ++j) {
       int64_t k = clg__index_value(values, index_size, first + (size_t)j);
@@ -347,4 +355,5 @@ const clg_op_impl clg__op_gather = {
     .describe = gather_describe,
     .split = gather_split,
     .slices = gather_slices,
+    .rows = gather_rows,
 };

@@ -65,6 +65,15 @@ typedef struct clg_kernel_calls {
  * repeat's flag, its entries and its target (kernels/scatter_index.cl). */
 #define CLG_VERDICT_EXTRA 4
 
+/* A gather seen as whole rows (the rows hook), in elements: data [batch *
+ * outer, s, inner] and output [batch * outer, n, inner], where the n
+ * indices of batch row b (output rows [b * outer, (b + 1) * outer)) are
+ * indices' elements [b * n, (b + 1) * n). Any run of rows within one batch
+ * row is a Gather on axis 1 of [rows, s, inner] by those n indices. */
+typedef struct clg_row_view {
+  int64_t batch, outer, s, n, inner;
+} clg_row_view;
+
 /* One operator of the family: the hooks its file (ops/FILE.c, registered
  * in ops/operators.def) supplies. Optional hooks may be NULL. */
 typedef struct clg_op_impl {
@@ -169,6 +178,12 @@ typedef struct clg_op_impl {
    * An operator that updates in place says yes for data; NULL: no input.
    * Any other overlap of the output with an input is an error. */
   bool (*output_may_alias)(int input);
+  /* Optional, gathers: the call as whole rows (clg_row_view), for host tensors
+   * larger than one device buffer: where a data row fits one buffer,
+   * run/split.c runs groups of rows as Gathers on axis 1 and reads no index
+   * value (else, or NULL, it uses slices()). */
+  void (*rows)(const clg_params *norm, const clg_tensor *data,
+               const clg_tensor *indices, clg_row_view *rows);
 } clg_op_impl;
 
 /* Checked inputs of a call: the operator, normalised params, facts. */

@@ -6,7 +6,8 @@
  * and a scatter's repeats), before anything runs; the result is byte for
  * byte the one-buffer result.
  *
- * Gather whose data rows before the axis fit, viewed as data [R, s, inner]
+ * A gather whose operator gives its call as whole rows (the rows hook,
+ * ops/op.h: Gather) and whose data rows fit, viewed as data [R, s, inner]
  * and output [R, n, inner] (R: the rows before the axis, batch rows
  * included; n: the indices of one batch row): groups of whole rows run as
  * one Gather each (data rows [r0, r1), output rows [r0, r1), the indices of
@@ -118,26 +119,28 @@ static clg_status clg_run_part(const clg_call *call, cl_command_queue queue,
   return clg__run(&sub);
 }
 
-/* Gather's geometry (see the top of the file). */
+/* A gather as whole rows (the operator's rows hook, ops/op.h), with the
+ * bytes of an element and of a slice. */
 typedef struct clg_gather_view {
   int64_t batch, outer, s, n, inner; /* inner: elements of a slice */
   size_t esize, slice;               /* bytes: an element, a slice */
 } clg_gather_view;
 
-static void clg_view_of(const clg_checked *c, const clg_tensor *data,
+/* False: the operator has no rows hook. */
+static bool clg_view_of(const clg_checked *c, const clg_call *call,
                         clg_gather_view *g) {
-  int32_t a = c->norm.axis, b = c->norm.batch_dims;
-  g->batch = g->outer = g->inner = 1;
-  for (int32_t i = 0; i < b; ++i)
-    g->batch *= data->shape[i];
-  for (int32_t i = b; i < a; ++i)
-    g->outer *= data->shape[i];
-  g->s = data->shape[a];
-  for (int32_t i = a + 1; i < data->rank; ++i)
-    g->inner *= data->shape[i];
+  clg_row_view r;
+  if (!c->impl->rows)
+    return false;
+  c->impl->rows(&c->norm, call->data, call->indices, &r);
+  g->batch = r.batch;
+  g->outer = r.outer;
+  g->s = r.s;
+  g->n = r.n;
+  g->inner = r.inner;
   g->esize = c->df.elem_size;
   g->slice = (size_t)g->inner * g->esize;
-  g->n = g->batch ? (int64_t)(c->xf.count / (size_t)g->batch) : 0;
+  return true;
 }
 
 /* Rows that fit: whole data rows (and their output rows) per part. */
@@ -464,14 +467,12 @@ clg_status clg__run_split(const clg_call *call, const clg_checked *c,
     return clg_too_large(ctx, what, bytes[big], why);
   }
 
-  /* Gather whose data rows before the axis fit: whole rows per part, no
-   * index value read here. */
-  bool gather = c->info->op == CLG_OP_GATHER;
+  /* A gather as whole rows (its rows hook) whose data rows fit: whole rows
+   * per part, no index value read here. */
   clg_gather_view g = {0};
-  if (gather)
-    clg_view_of(c, call->data, &g);
-  bool rows = gather && (call->data->storage != CLG_STORAGE_HOST ||
-                         (cl_ulong)g.s * g.slice <= limit);
+  bool rows = clg_view_of(c, call, &g);
+  if (rows && call->data->storage == CLG_STORAGE_HOST)
+    rows = (cl_ulong)g.s * g.slice <= limit;
 
   /* The whole call's index values, once, before any part runs. */
   clg_status st = CLG_SUCCESS;
