@@ -4,9 +4,24 @@
 # internal.h (the tests' umbrella). And the files comments name: every path
 # a comment of a C source, header, kernel, .def or CMake file names (a
 # token ending in .c .h .cl .cmake .sh .py .md .def .txt) is a file of the
-# repository, by its name alone or by its path or the tail of one. Prints
-# each violation; exit 1 if any.
+# repository, by its name alone or by its path or the tail of one. And what
+# the objects of a build call (nm, readelf): an object of a module
+# references no symbol defined by a module after it, an operator's file
+# (ops/operators.def) no symbol of another operator's file, and check/ and
+# ops/ export no symbol (the public entry points are run/'s).
+#
+# Usage: check_layers.sh [BUILD_DIR]; BUILD_DIR (or $CLGATHER_BUILD_DIR, or
+# the repository's build/ when it has one) is a CMake build tree of the
+# library, whose clgather_objects target's objects are read
+# (CMakeFiles/clgather_objects.dir); ctest passes its own. Without one the
+# calls are not checked (it says so). Prints each violation; exit 1 if any.
 set -euo pipefail
+build=${1:-${CLGATHER_BUILD_DIR:-}}
+if [ -n "$build" ]; then
+  build=$(cd "$build" && pwd)
+elif [ -d "$(dirname "$0")/../build" ]; then
+  build=$(cd "$(dirname "$0")/../build" && pwd)
+fi
 cd "$(dirname "$0")/../host"
 order=(core device check ops run)
 bad=0
@@ -103,5 +118,80 @@ if [ -n "$missing" ]; then
   echo "$missing"; bad=1
 else
   echo "file names in comments: ok"
+fi
+
+# The calls, from the objects of host/MODULE/FILE.c in the build tree (an
+# object whose source is gone is stale, and skipped).
+if [ -z "$build" ]; then
+  echo "host calls: no build tree (give one as argument or" \
+    "CLGATHER_BUILD_DIR): not checked"
+  exit "$bad"
+fi
+dir=$build/CMakeFiles/clgather_objects.dir
+objects=()
+while IFS= read -r o; do
+  src=${o#"$dir"/}
+  src=host/${src#*host/} # past a configuration's folder, if any
+  src=${src%.o}
+  mod=${src#host/}
+  mod=${mod%%/*}
+  if [ -f "$src" ] && [[ " ${order[*]} " == *" $mod "* ]]; then
+    objects+=("$src" "$o")
+  fi
+done < <([ -d "$dir" ] && find "$dir" -path '*/host/*' -name '*.o' | sort)
+if [ "${#objects[@]}" = 0 ]; then
+  echo "host calls: no object of the clgather_objects target in $dir"
+  exit 1
+fi
+# The operators' own files, from the registry (its comment's example line
+# aside: ENUM is not a CLG_OP_ value).
+opfiles=$(tr '\n' ' ' <host/ops/operators.def |
+  grep -oE 'CLG_OPERATOR\(CLG_OP_[A-Z_0-9]+, *[a-z_0-9]+, *[a-z_0-9]+' |
+  sed -E 's/.*, *//' | sort -u | tr '\n' ' ')
+# One line per global symbol: source file, module, symbol, nm type (U:
+# referenced, another capital: defined); and "X file module symbol" for
+# each exported one (default visibility, defined).
+calls=$(for ((k = 0; k < ${#objects[@]}; k += 2)); do
+  src=${objects[k]} o=${objects[k + 1]}
+  mod=${src#host/}
+  mod=${mod%%/*}
+  nm -P "$o" | awk -v f="$src" -v m="$mod" '$2 ~ /^[A-Z]$/ {
+    print f, m, $1, $2 }'
+  readelf -sW "$o" | awk -v f="$src" -v m="$mod" '
+    $5 == "GLOBAL" && $6 == "DEFAULT" && $7 != "UND" { print "X", f, m, $8 }'
+done)
+wrong=$(awk -v order="${order[*]}" -v opfiles=" $opfiles" '
+  BEGIN {
+    n = split(order, o, " ")
+    for (i = 1; i <= n; ++i) rank[o[i]] = i
+  }
+  $1 == "X" { if ($3 == "check" || $3 == "ops") print $2 ": exports " $4 \
+                ", but check/ and ops/ export nothing (public entry " \
+                "points go in run/, e.g. run/api.c)"
+              next }
+  $4 == "U" { use[++uses] = $0; next }
+  { def[$3] = $1; defmod[$3] = $2 }
+  END {
+    for (u = 1; u <= uses; ++u) {
+      split(use[u], w, " ")
+      f = w[1]; m = w[2]; s = w[3]
+      if (!(s in def)) continue
+      if (rank[defmod[s]] > rank[m])
+        print f ": references " s ", defined in " def[s] ", but " m \
+          " comes before " defmod[s]
+      a = f; b = def[s]
+      sub(/^host\/ops\//, "", a); sub(/\.c$/, "", a)
+      sub(/^host\/ops\//, "", b); sub(/\.c$/, "", b)
+      if (f != def[s] && index(opfiles, " " a " ") &&
+          index(opfiles, " " b " "))
+        print f ": references " s ", defined in " def[s] ": an operator" \
+          "\047s file uses no other operator\047s (shared helpers: " \
+          "ops/op_shared.c)"
+    }
+  }' <<<"$calls")
+if [ -n "$wrong" ]; then
+  echo "$wrong"; bad=1
+else
+  echo "host calls: $((${#objects[@]} / 2)) objects of $build: ok"
 fi
 exit "$bad"

@@ -3,7 +3,8 @@
  * clg_gather_nd, clg_gather_output_shape) over clg_run() and
  * clg_output_shape(), and the registry's answers (clg_operators,
  * clg_supported). Here, above the operators, so that ops/ defines no
- * exported function and calls nothing of run/.
+ * exported function and calls nothing of run/ (scripts/check_layers.sh
+ * checks both).
  *
  * Every function the library exports is defined in core/ (status.c,
  * dtype.c, version.c), device/ (context.c, cache.c's clg_context_cache_info,
