@@ -38,11 +38,12 @@ if(CLGATHER_SANITIZE)
 endif()
 
 # Address (or leak) builds also run the CLI under LeakSanitizer on a normal
-# gather and on every error path (tests/sanitizers/cli_leaks.sh). Registered
+# gather and on every error path (tests/sanitizers/cli_leaks.sh; with .pb
+# files, so with CLGATHER_BUILD_ONNX). Registered
 # at the end of the top-level directory, once the CLI target and
 # enable_testing() exist.
 function(clgather_sanitize_register_tests)
-  if(CLGATHER_BUILD_TESTS AND CLGATHER_BUILD_TOOLS AND
+  if(CLGATHER_BUILD_TESTS AND CLGATHER_BUILD_TOOLS AND CLGATHER_BUILD_ONNX AND
      ("address" IN_LIST CLGATHER_SANITIZE_LIST OR
       "leak" IN_LIST CLGATHER_SANITIZE_LIST))
     add_test(NAME cli_leaks

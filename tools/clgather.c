@@ -8,7 +8,7 @@
  *   clgather gather-nd [--batch-dims B] [--device SPEC] DATA INDICES -o OUT
  *   clgather scatter-elements | scatter-nd | scatter [options]
  *                   DATA INDICES UPDATES -o OUT
- *   clgather onnx-test [--device SPEC] [DIR ...]
+ *   clgather onnx-test [--device SPEC] [DIR ...]    (built with ONNX)
  *   clgather selftest [--device SPEC] [--quick] [--json]
  *   clgather COMMAND --help, clgather help [COMMAND], clgather -V|--version
  *
@@ -435,8 +435,16 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < n_ops; ++i)
     if (strcmp(cmd, ops[i].command) == 0)
       return cmd_family(&ops[i], argc - 1, argv + 1);
-  if (strcmp(cmd, "onnx-test") == 0)
+  if (strcmp(cmd, "onnx-test") == 0) {
+#if CLGATHER_CLI_ONNX
     return cli_cmd_onnx_test(argc - 1, argv + 1);
+#else
+    fprintf(stderr, PROG ": onnx-test is not in this build: clgather was "
+                         "built without ONNX (configure with "
+                         "-DCLGATHER_BUILD_ONNX=ON)\n");
+    return CLI_EXIT_USAGE;
+#endif
+  }
   if (strcmp(cmd, "selftest") == 0)
     return cli_cmd_selftest(argc - 1, argv + 1);
   return cli_usage_error("unknown command '%s'", cmd);

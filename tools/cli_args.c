@@ -100,6 +100,11 @@ void cli_print_usage(int to_stderr) {
       "exit status: 0 success, 1 invalid input, 2 usage error, 3 "
       "device/OpenCL error\n",
       f);
+#if !CLGATHER_CLI_ONNX
+  fputs("\nThis clgather was built without ONNX: onnx-test and .pb files are "
+        "not\navailable (configure with -DCLGATHER_BUILD_ONNX=ON).\n",
+        f);
+#endif
 }
 
 /* ------------------------------------------------------- per-command help */

@@ -2,9 +2,9 @@
  * `clgather selftest [--device SPEC] [--quick] [--json]`: the conformance
  * of a user's own OpenCL device (selftest.h). The harness: open the
  * device, run each table of cases (selftest_gather.c, selftest_scatter.c,
- * selftest_bad.c, the installed ONNX node folders through onnx_test.c),
- * time each row, print the summary table (or JSON) and the first failing
- * cases in full.
+ * selftest_bad.c, the installed ONNX node folders through onnx_test.c in
+ * a CLI built with ONNX), time each row, print the summary table (or JSON)
+ * and the first failing cases in full.
  *
  * Exit status: 0 every case passed, 1 a case failed, 2 usage error, 3 no
  * device or a device/OpenCL error.
@@ -166,7 +166,14 @@ static void phase_gather(st_run *r) { st_gather_cases(r); }
 static void phase_scatter(st_run *r) { st_scatter_cases(r); }
 static void phase_bad(st_run *r) { st_bad_input_cases(r); }
 
+/* A CLI built without ONNX (CLGATHER_CLI_ONNX 0) has no onnx_test.c: the
+ * row says why it did not run, as when no test data is installed. */
 static void phase_onnx(st_run *r) {
+#if !CLGATHER_CLI_ONNX
+  snprintf(r->rows[ST_ROW_ONNX].note, sizeof r->rows[ST_ROW_ONNX].note,
+           "not run: this clgather was built without ONNX "
+           "(-DCLGATHER_BUILD_ONNX=ON)");
+#else
   cli_onnx_summary sum;
   st_row *w = &r->rows[ST_ROW_ONNX];
   r->row = ST_ROW_ONNX;
@@ -193,6 +200,7 @@ static void phase_onnx(st_run *r) {
   else if (sum.skipped > 0)
     snprintf(w->note, sizeof w->note, "%d folders skipped: operators "
              "outside the family", sum.skipped);
+#endif
 }
 
 /* The child: open the device, run every table into the shared r. Returns

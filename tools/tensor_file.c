@@ -1,10 +1,30 @@
 /* Tensor files: the format chosen by the file's extension, dispatching to
- * npy.c and onnx_pb.c. */
+ * npy.c and onnx_pb.c. A CLI built without ONNX (CLGATHER_CLI_ONNX 0,
+ * tools/CMakeLists.txt) has no onnx_pb.c: .pb files are refused, saying so,
+ * before any device is opened. */
 #include "tensor_file.h"
 
 #include <string.h>
 
+#if CLGATHER_CLI_ONNX
 #include "onnx_pb.h"
+#else
+static int no_pb(const char *path, char *err, size_t errlen) {
+  return cli_fail(err, errlen, "cannot use '%s': this clgather was built "
+                  "without ONNX TensorProto (.pb) files (configure with "
+                  "-DCLGATHER_BUILD_ONNX=ON); use .npy", path);
+}
+static int onnx_tensor_read(const char *path, cli_tensor *t, char *err,
+                            size_t errlen) {
+  (void)t;
+  return no_pb(path, err, errlen);
+}
+static int onnx_tensor_write(const char *path, const cli_tensor *t, char *err,
+                             size_t errlen) {
+  (void)t;
+  return no_pb(path, err, errlen);
+}
+#endif
 
 static int ends_with_ci(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);
@@ -73,7 +93,11 @@ int cli_tensor_check_writable(const char *path, const cli_tensor *t,
                       clg_dtype_name(t->dtype));
     return 0;
   case CLI_FORMAT_PB:
+#if CLGATHER_CLI_ONNX
     return 0;
+#else
+    return no_pb(path, err, errlen);
+#endif
   case CLI_FORMAT_UNKNOWN:
   default:
     return cli_fail(err, errlen, "cannot tell the format of '%s': the file "
