@@ -1,33 +1,39 @@
-# The parts of a build, and what each needs beyond the library's own
+# What a build holds, and what each part needs beyond the library's own
 # dependencies (CMake, a C compiler, the OpenCL ICD loader and headers,
-# Threads). Each option below adds a part with the dependency it names,
-# found here, so that a missing one stops the configure at once with the
-# option and the Debian package to install.
+# Threads).
 #
-#   CLGATHER_BUILD_TOOLS     the CLI, clgather (tools/)
-#   CLGATHER_BUILD_ONNX      the CLI's ONNX parts: .pb tensor files,
-#                            `clgather onnx-test`, selftest's ONNX node
-#                            folders (protobuf-c, protoc-c, onnx.proto)
-#   CLGATHER_BUILD_BENCH     clgather-bench, clgather-bench-scatter
-#                            (tools/bench*.c; not installed)
-#   CLGATHER_BUILD_MPI       clgather_mpi and clgather-mpi (Open MPI)
-#   CLGATHER_BUILD_TESTS     the ctest suite (Criterion); with MPI, its mpirun
-#                            tests; with the CLI and ONNX, the CLI's tests and
-#                            ONNX's conformance runs
-#   CLGATHER_BUILD_EXAMPLES  examples/, run as tests in test builds
-#   CLGATHER_MANPAGE         where help2man is found (tools/CMakeLists.txt)
-#   CLGATHER_INSTALL_PYTHON  the Python package, plain files
-#                            (python/CMakeLists.txt)
+# The default build is the library (shared and static) and the clgather
+# CLI's plain commands (devices, the gathers and scatters on .npy files,
+# selftest): nothing else to install. Each option below adds a part with the
+# dependency it names, found here, so that a missing one stops the configure
+# at once with the option and the Debian package to install. scripts/test.sh,
+# .ci/run's scripts and debian/rules turn on what they need explicitly.
+#
+#   CLGATHER_BUILD_TOOLS     ON   the CLI, clgather (tools/)
+#   CLGATHER_BUILD_ONNX      OFF  the CLI's ONNX parts: .pb tensor files,
+#                                 `clgather onnx-test`, selftest's ONNX node
+#                                 folders (protobuf-c, protoc-c, onnx.proto)
+#   CLGATHER_BUILD_BENCH     OFF  clgather-bench, clgather-bench-scatter
+#                                 (tools/bench*.c; not installed)
+#   CLGATHER_BUILD_MPI       OFF  clgather_mpi and clgather-mpi (Open MPI)
+#   CLGATHER_BUILD_TESTS     OFF  the ctest suite (Criterion); with MPI, its
+#                                 mpirun tests; with the CLI and ONNX, the
+#                                 CLI's tests and ONNX's conformance runs
+#   CLGATHER_BUILD_EXAMPLES  OFF  examples/; test builds build them always,
+#                                 and run them
+#   CLGATHER_MANPAGE         ON where help2man is found (tools/CMakeLists.txt)
+#   CLGATHER_INSTALL_PYTHON  ON   the Python package, plain files
+#                                 (python/CMakeLists.txt)
 option(CLGATHER_BUILD_TOOLS "Build the clgather command-line tool" ON)
 option(CLGATHER_BUILD_ONNX
   "The CLI's ONNX parts: .pb tensor files, onnx-test (needs protobuf-c, protoc-c and onnx.proto)"
-  ON)
+  OFF)
 option(CLGATHER_BUILD_BENCH
-  "Build clgather-bench and clgather-bench-scatter (not installed)" ON)
-option(CLGATHER_BUILD_MPI "Build clgather_mpi and clgather-mpi (needs MPI)" ON)
-option(CLGATHER_BUILD_TESTS "Build the test suite (needs Criterion)" ON)
-option(CLGATHER_BUILD_EXAMPLES "Build examples/ (run as tests in test builds)"
-  ON)
+  "Build clgather-bench and clgather-bench-scatter (not installed)" OFF)
+option(CLGATHER_BUILD_MPI "Build clgather_mpi and clgather-mpi (needs MPI)" OFF)
+option(CLGATHER_BUILD_TESTS "Build the test suite (needs Criterion)" OFF)
+option(CLGATHER_BUILD_EXAMPLES
+  "Build examples/ (test builds always do: they run them)" OFF)
 
 # clgather_needs(OPTION WHAT DEBIAN [DETAIL]): stop the configure: OPTION is
 # on and WHAT, from the Debian packages DEBIAN, was not found.
@@ -105,7 +111,8 @@ endif()
 
 set(_clg_parts "library")
 foreach(_part TOOLS ONNX BENCH MPI TESTS EXAMPLES)
-  if(CLGATHER_BUILD_${_part})
+  if(CLGATHER_BUILD_${_part} OR
+     (_part STREQUAL "EXAMPLES" AND CLGATHER_BUILD_TESTS))
     string(TOLOWER ${_part} _p)
     list(APPEND _clg_parts ${_p})
   endif()

@@ -4,7 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+# With the CLI's ONNX parts (onnx-test, .pb files; cmake/Options.cmake).
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCLGATHER_BUILD_ONNX=ON \
+  >/dev/null
 cmake --build build -j"$(nproc)" >/dev/null
 clg=build/tools/clgather
 "$clg" devices

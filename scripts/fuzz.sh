@@ -17,8 +17,11 @@ root=$PWD
 
 bash scripts/install-deps.sh hardening
 build=${CLGATHER_FUZZ_BUILD_DIR:-build-fuzz}
-CC=clang cmake -S . -B "$build" -DCLGATHER_FUZZ=ON \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLGATHER_WERROR=ON >/dev/null
+# The harnesses are tests (tests/fuzz/); npy and tensorproto read files
+# through the CLI's ONNX parts.
+CC=clang cmake -S . -B "$build" -DCLGATHER_FUZZ=ON -DCLGATHER_BUILD_TESTS=ON \
+  -DCLGATHER_BUILD_ONNX=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCLGATHER_WERROR=ON >/dev/null
 
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(npy tensorproto gather family scatter)

@@ -63,8 +63,10 @@ export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
 
 # ---------------------------------------------------------------- 1. ASan
 phase "1/3 ASan+UBSan build and whole test suite ($asan_build)"
+# Every optional part, as scripts/test.sh builds them.
 CC=$cc cmake --fresh -S . -B "$asan_build" -DCLGATHER_SANITIZE=address,undefined \
-  -DCLGATHER_WERROR=ON >/dev/null
+  -DCLGATHER_WERROR=ON -DCLGATHER_BUILD_TESTS=ON -DCLGATHER_BUILD_ONNX=ON \
+  -DCLGATHER_BUILD_BENCH=ON -DCLGATHER_BUILD_MPI=ON >/dev/null
 cmake --build "$asan_build" -j"$jobs"
 POCL_CACHE_DIR=$root/$asan_build/pocl-cache
 rm -rf "$POCL_CACHE_DIR"
@@ -102,7 +104,8 @@ done_phase "2/3 CLI leak runs"
 # ---------------------------------------------------------------- 3. TSan
 phase "3/3 TSan build and test_concurrency ($tsan_build)"
 CC=$cc cmake --fresh -S . -B "$tsan_build" -DCLGATHER_SANITIZE=thread \
-  -DCLGATHER_BUILD_TOOLS=OFF -DCLGATHER_WERROR=ON >/dev/null
+  -DCLGATHER_BUILD_TESTS=ON -DCLGATHER_BUILD_TOOLS=OFF -DCLGATHER_WERROR=ON \
+  >/dev/null
 cmake --build "$tsan_build" -j"$jobs" --target test_concurrency
 POCL_CACHE_DIR=$root/$tsan_build/pocl-cache
 rm -rf "$POCL_CACHE_DIR"

@@ -9,12 +9,14 @@
 #     suites, the device index checks, onnx-test and `clgather selftest
 #     --quick`, any report of Oclgrind's a failure.
 # Builds in CLGATHER_BUILD_DIR (default build, as scripts/test.sh, which
-# then finds it built).
+# then finds it built), with scripts/test.sh's options: every optional part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh devices
 build=${CLGATHER_BUILD_DIR:-build}
-cmake -S . -B "$build" -DCLGATHER_WERROR=ON >/dev/null
+cmake -S . -B "$build" -DCLGATHER_WERROR=ON -DCLGATHER_BUILD_TESTS=ON \
+  -DCLGATHER_BUILD_ONNX=ON -DCLGATHER_BUILD_BENCH=ON -DCLGATHER_BUILD_MPI=ON \
+  >/dev/null
 cmake --build "$build" -j"$(nproc)"
 
 start=$SECONDS
