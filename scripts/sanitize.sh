@@ -74,6 +74,8 @@ rm -rf "$POCL_CACHE_DIR"
 # builds a consumer with plain compiler flags, as a user would; linking
 # sanitizer-instrumented objects without -fsanitize fails (undefined
 # __asan_*/__ubsan_* symbols). The plain run (scripts/test.sh) covers it.
+# So is lean_build: it configures and builds a plain (uninstrumented) copy
+# of the default build, which the plain run builds the same.
 # cli_leaks is phase 2.
 # --repeat until-pass:2: LeakSanitizer's own tracer has been seen to crash
 # ("Tracer caught signal 11") at a process exit, once in about five runs, with
@@ -93,7 +95,7 @@ rm -rf "$POCL_CACHE_DIR"
 # test_split takes every path of host/run/split.c under the sanitizers.
 ctest --test-dir "$asan_build" --output-on-failure -j"$jobs" \
   --repeat until-pass:2 \
-  -E '^(install_consumer|cli_leaks|test_gather_variant_.*|python_.*|.*mpi.*|test_.*_split)$'
+  -E '^(install_consumer|lean_build|cli_leaks|test_gather_variant_.*|python_.*|.*mpi.*|test_.*_split)$'
 done_phase "1/3 ASan+UBSan suite"
 
 # ------------------------------------------------------- 2. CLI under LSan

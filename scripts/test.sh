@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Install dependencies, build with warnings as errors, run the whole suite
-# (unit tests, CLI tests, ONNX conformance, install/consumer test) on the
-# default OpenCL device (POCL's CPU device when there is no GPU). Every
-# optional part is turned on (cmake/Options.cmake: the default build is the
-# library and the CLI only); scripts/test-devices.sh configures the same
-# build folder with the same options.
+# (unit tests, CLI tests, ONNX conformance, install/consumer test, the lean
+# default build) on the default OpenCL device (POCL's CPU device when there
+# is no GPU). Every optional part is turned on (cmake/Options.cmake: the
+# default build is the library and the CLI only); scripts/test-devices.sh
+# configures the same build folder with the same options.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
