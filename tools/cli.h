@@ -30,7 +30,8 @@ enum {
 };
 
 /** Exit status for a failed library call: CLI_EXIT_DEVICE for no device,
- * OpenCL, build and host-memory failures, CLI_EXIT_INPUT otherwise. */
+ * OpenCL, build and host-memory failures and clgather's internal errors,
+ * CLI_EXIT_INPUT otherwise. */
 int cli_exit_for_status(clg_status status);
 
 /** clg_last_error(), or the status name if the message is empty. */

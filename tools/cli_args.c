@@ -398,6 +398,7 @@ int cli_exit_for_status(clg_status status) {
   case CLG_ERROR_OPENCL:
   case CLG_ERROR_BUILD_FAILED:
   case CLG_ERROR_OUT_OF_HOST_MEMORY:
+  case CLG_ERROR_INTERNAL: /* not the input's fault */
     return CLI_EXIT_DEVICE;
   default:
     return CLI_EXIT_INPUT;

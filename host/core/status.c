@@ -31,6 +31,7 @@ const char *clg_status_string(clg_status status) {
   case CLG_ERROR_INVALID_BATCH_DIMS: return "invalid batch_dims";
   case CLG_ERROR_INCOMPATIBLE_SHAPES: return "incompatible shapes";
   case CLG_ERROR_DUPLICATE_INDEX: return "duplicate index";
+  case CLG_ERROR_INTERNAL: return "internal error";
   }
   return "unknown status";
 }

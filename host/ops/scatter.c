@@ -335,7 +335,7 @@ static clg_status clg_device_apply(clg_context *ctx,
                      sizeof uo,      sizeof(cl_mem), sizeof(cl_mem),
                      sizeof inner,   sizeof items};
   if (calls->count >= CLG_MAX_CALLS)
-    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+    return clg__fail(CLG_ERROR_INTERNAL,
                      "internal: too many kernel calls for a scatter");
   if (sorted)
     clg__call_set(&calls->call[calls->count++], k, 8, sizes, vals, 2, global,

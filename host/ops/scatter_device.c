@@ -78,7 +78,7 @@ static clg_status clg_add(clg_context *ctx, clg_kernel_calls *calls,
                           const size_t *sizes, const void *const *vals,
                           size_t items, bool one) {
   if (calls->count >= CLG_MAX_CALLS)
-    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+    return clg__fail(CLG_ERROR_INTERNAL,
                      "internal: too many kernel calls for a scatter");
   clg_kernel_entry *k = NULL;
   clg_status st = clg__get_kernel(ctx, clg_kernel_scatter_index, opts, name, &k);

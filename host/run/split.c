@@ -443,7 +443,7 @@ clg_status clg__run_split(const clg_call *call, const clg_checked *c,
         clg_host_over(t[k], bytes[k], limit))
       big = k;
   if (big < 0 || limit < CLG_SPLIT_MIN_LIMIT)
-    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+    return clg__fail(CLG_ERROR_INTERNAL,
                      "internal: a split call with no tensor over the limit, "
                      "or a limit of %" PRIu64 " bytes",
                      (uint64_t)limit);

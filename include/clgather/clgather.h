@@ -137,6 +137,11 @@ typedef enum clg_status {
    * and output, see clg_scatter()) by kernels that every write of the
    * output waits on; either way the output is untouched. */
   CLG_ERROR_DUPLICATE_INDEX = 19,
+  /** clgather broke one of its own rules: a bug in clgather, not a mistake
+   * of the caller's (the message begins "internal:" and says which rule;
+   * please report it). Found while planning, before anything is enqueued:
+   * the output is untouched. */
+  CLG_ERROR_INTERNAL = 20,
 } clg_status;
 
 /** A short, fixed English name for a status ("index out of bounds"). Never

@@ -184,6 +184,7 @@ STATUS_EXCEPTIONS = {
     # ("subscript out of range"); the set of indices is an invalid value
     # for a scatter without reduction (ONNX: indices must not repeat).
     19: ValueError,
+    20: RuntimeError,  # INTERNAL (a bug in clgather)
 }
 
 

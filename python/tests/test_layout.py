@@ -43,7 +43,7 @@ STATUS_CLASSES = {
     "NO_DEVICE": RuntimeError, "OPENCL": RuntimeError,
     "BUILD_FAILED": RuntimeError, "OUT_OF_HOST_MEMORY": MemoryError,
     "INVALID_BATCH_DIMS": ValueError, "INCOMPATIBLE_SHAPES": ValueError,
-    "DUPLICATE_INDEX": ValueError,
+    "DUPLICATE_INDEX": ValueError, "INTERNAL": RuntimeError,
 }
 
 
