@@ -218,12 +218,20 @@ void clg__call_set(clg_kernel_call *call, clg_kernel_entry *k, cl_uint nargs,
   call->kernel = k;
   call->nargs = nargs;
   call->local_args = 0;
-  for (cl_uint i = 0; i < nargs; ++i) {
-    call->sizes[i] = sizes[i];
-    if (values[i])
-      memcpy(call->args[i], values[i], sizes[i]);
-    else
+  call->too_big = nargs > CLG_MAX_KERNEL_ARGS;
+  size_t at = 0;
+  for (cl_uint i = 0; i < nargs && !call->too_big; ++i) {
+    call->sizes[i] = (uint32_t)sizes[i];
+    call->at[i] = (uint16_t)at;
+    if (!values[i]) {
       call->local_args |= 1u << i;
+      call->too_big = sizes[i] > UINT32_MAX;
+    } else if (sizes[i] > CLG_CALL_ARG_BYTES - at) {
+      call->too_big = true;
+    } else {
+      memcpy(call->args + at, values[i], sizes[i]);
+      at += (sizes[i] + 15) / 16 * 16;
+    }
   }
   call->work_dim = work_dim;
   for (cl_uint d = 0; d < 3; ++d) {
@@ -238,8 +246,14 @@ clg_status clg__call_launch(const clg_kernel_call *call, cl_command_queue queue,
   const void *values[CLG_MAX_KERNEL_ARGS + 1];
   size_t sizes[CLG_MAX_KERNEL_ARGS + 1];
   cl_uint n = call->nargs;
+  if (call->too_big)
+    return clg__fail(CLG_ERROR_INTERNAL,
+                     "internal: the arguments of kernel %s take more than "
+                     "%d bytes or %d arguments",
+                     call->kernel ? call->kernel->name : "?",
+                     CLG_CALL_ARG_BYTES, CLG_MAX_KERNEL_ARGS);
   for (cl_uint i = 0; i < n; ++i) {
-    values[i] = (call->local_args >> i) & 1u ? NULL : call->args[i];
+    values[i] = (call->local_args >> i) & 1u ? NULL : call->args + call->at[i];
     sizes[i] = call->sizes[i];
   }
   if (verdict) {

@@ -49,22 +49,30 @@ clg_status clg__read_buffer(cl_command_queue queue, const clg_tensor *t,
 
 /* A kernel launch set up by an operator's prepare(): the kernel, a copy of
  * its arguments (local-memory arguments by their size alone, a bit each in
- * local_args) and the NDRange. */
+ * local_args) and the NDRange. The arguments' bytes share one pool, each at
+ * a multiple of 16 bytes (the most any kernel takes is about 350: two
+ * ulong16 and a dozen scalars, ScatterElements' targets), so that a list of
+ * CLG_MAX_CALLS calls takes about 14 KB of a caller's stack, not 45 (a
+ * runtime's worker threads may have small stacks). */
 #define CLG_MAX_KERNEL_ARGS 16
-#define CLG_MAX_ARG_BYTES 128 /* a ulong16 */
+#define CLG_CALL_ARG_BYTES 512
 typedef struct clg_kernel_call {
   clg_kernel_entry *kernel;
   cl_uint nargs;
   unsigned local_args; /* bit i: argument i is local memory of sizes[i] */
-  size_t sizes[CLG_MAX_KERNEL_ARGS];
-  _Alignas(16) unsigned char args[CLG_MAX_KERNEL_ARGS][CLG_MAX_ARG_BYTES];
+  bool too_big;        /* the arguments did not fit: launching fails */
+  uint32_t sizes[CLG_MAX_KERNEL_ARGS];
+  uint16_t at[CLG_MAX_KERNEL_ARGS]; /* argument i's offset in args */
+  _Alignas(16) unsigned char args[CLG_CALL_ARG_BYTES];
   cl_uint work_dim;
   size_t global[3], local[3];
 } clg_kernel_call;
 
 /* Fill *call with kernel k, `nargs` arguments (sizes[i] bytes at values[i],
  * copied; values[i] NULL: local memory of sizes[i] bytes) and the NDRange;
- * `local` NULL lets the driver choose the work-group size. */
+ * `local` NULL lets the driver choose the work-group size. Arguments beyond
+ * the pool (or more than CLG_MAX_KERNEL_ARGS) make clg__call_launch fail
+ * with CLG_ERROR_INTERNAL. */
 void clg__call_set(clg_kernel_call *call, clg_kernel_entry *k, cl_uint nargs,
                    const size_t *sizes, const void *const *values,
                    cl_uint work_dim, const size_t *global, const size_t *local);
