@@ -16,6 +16,8 @@
 #include "core/faults.h"
 #include "support/testutil.h"
 
+#include "internal.h" /* clg__context_host_threads */
+
 static cl_device_id first_device(cl_platform_id *platform_out) {
   cl_platform_id p = NULL;
   cl_uint np = 0;
@@ -172,6 +174,38 @@ Test(context, create_null_arguments) {
   cr_expect_eq(context_refcount(cl), before, "a failed create leaked a reference");
   clg_context_destroy(NULL); /* no-op */
   clReleaseContext(cl);
+}
+
+/* clg_context_set_option: its errors leave the option as it was, and
+ * CLGATHER_HOST_THREADS gives the default at creation (a bad value: 0). */
+Test(context, options) {
+  clg_context *ctx = NULL;
+  setenv("CLGATHER_HOST_THREADS", "3", 1);
+  cr_assert_eq(clg_context_create_default(NULL, &ctx), CLG_SUCCESS, "%s",
+               clg_last_error());
+  cr_expect_eq(clg__context_host_threads(ctx), 3u);
+  cr_expect_eq(clg_context_set_option(NULL, CLG_OPTION_HOST_THREADS, 1),
+               CLG_ERROR_NULL_ARGUMENT);
+  cr_expect_eq(clg_context_set_option(ctx, CLG_OPTION_HOST_THREADS, -1),
+               CLG_ERROR_INVALID_ARGUMENT);
+  cr_expect(tu_contains(clg_last_error(), "CLG_OPTION_HOST_THREADS is -1"),
+            "%s", clg_last_error());
+  cr_expect_eq(clg_context_set_option(ctx, CLG_OPTION_HOST_THREADS, 1025),
+               CLG_ERROR_INVALID_ARGUMENT);
+  cr_expect_eq(clg_context_set_option(ctx, (clg_option)77, 1),
+               CLG_ERROR_INVALID_ARGUMENT);
+  cr_expect(tu_contains(clg_last_error(), "unknown context option 77"), "%s",
+            clg_last_error());
+  cr_expect_eq(clg__context_host_threads(ctx), 3u, "changed by a failure");
+  cr_expect_eq(clg_context_set_option(ctx, CLG_OPTION_HOST_THREADS, 1),
+               CLG_SUCCESS);
+  cr_expect_eq(clg__context_host_threads(ctx), 1u);
+  clg_context_destroy(ctx);
+  setenv("CLGATHER_HOST_THREADS", "two", 1);
+  cr_assert_eq(clg_context_create_default(NULL, &ctx), CLG_SUCCESS);
+  cr_expect_eq(clg__context_host_threads(ctx), 0u);
+  clg_context_destroy(ctx);
+  unsetenv("CLGATHER_HOST_THREADS");
 }
 
 /* A device that is not part of the context: a sub-device of the CPU device,

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h> /* sysconf */
 
 #include "internal.h" /* clg__any_index_out_of_range */
 #include "support/testutil.h"
@@ -1011,7 +1012,7 @@ Test(validate, bounds_scan_matches_brute_force) {
       }
     }
     bool want = brute_out_of_range(v, isz, n, s, period);
-    bool got = clg__any_index_out_of_range(v, isz, n, s, period);
+    bool got = clg__any_index_out_of_range(v, isz, n, s, period, 0);
     cr_expect_eq(got, want,
                  "case %d: %zu-byte indices, n %zu, period %zu, s[0] %" PRId64
                  ": scan says %d, brute force %d",
@@ -1026,10 +1027,21 @@ Test(validate, bounds_scan_matches_brute_force) {
   for (size_t i = 0; i < n; ++i)
     big[i] = (int64_t)(i % 1000) - 500;
   int64_t s1 = 500;
-  cr_expect(!clg__any_index_out_of_range(big, 8, n, &s1, 1));
+  for (size_t mt = 0; mt <= 2; ++mt) /* no bound, the caller only, two */
+    cr_expect(!clg__any_index_out_of_range(big, 8, n, &s1, 1, mt), "%zu", mt);
   big[n - 3] = 500;
-  cr_expect(clg__any_index_out_of_range(big, 8, n, &s1, 1));
+  for (size_t mt = 0; mt <= 2; ++mt)
+    cr_expect(clg__any_index_out_of_range(big, 8, n, &s1, 1, mt), "%zu", mt);
   free(big);
+  /* The threads a scan takes: one below 16 MiB, never more than the bound
+   * given, 8, the online CPUs or one per 8 MiB. */
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  size_t most = cpus > 8 ? 8 : cpus > 1 ? (size_t)cpus : 1;
+  cr_expect_eq(clg__scan_threads((size_t)16 << 20 >> 1, 0), 1u);
+  cr_expect_eq(clg__scan_threads((size_t)1 << 30, 1), 1u);
+  cr_expect_eq(clg__scan_threads((size_t)1 << 30, 0), most);
+  cr_expect_eq(clg__scan_threads((size_t)1 << 30, 2), most < 2 ? most : 2u);
+  cr_expect_eq(clg__scan_threads((size_t)24 << 20, 0), most < 3 ? most : 3u);
   cr_log_info("bounds scan: %d random cases", cases);
 }
 

@@ -1,4 +1,4 @@
-/* check/: descriptor, type, axis and index-range checks (checks.c), pure functions of their arguments. Not installed. */
+/* check/: descriptor, type, axis and index-range checks (checks.c): functions of their arguments, which ask the OpenCL driver about a cl_mem (clGetMemObjectInfo: its context, size and flags) and, for large index arrays, scan with up to the threads they are given (started and joined within the call). Not installed. */
 #ifndef CLGATHER_HOST_CHECK_H
 #define CLGATHER_HOST_CHECK_H
 
@@ -49,18 +49,26 @@ clg_status clg__report_index_oob(size_t pos, int64_t value, int32_t idx_rank,
 
 /* The flat position of the first of `count` int32/int64 values (index_size
  * 4/8) outside [-s[j], s[j] - 1], j = position % period, or `count` if every
- * value is in range (the fast scan below, then a second pass on failure). */
+ * value is in range (the fast scan below, with up to `max_threads`, then a
+ * second pass on failure). */
 size_t clg__first_index_out_of_range(const void *values, size_t index_size,
                                      size_t count, const int64_t *s,
-                                     size_t period);
+                                     size_t period, size_t max_threads);
 
 /* Is any of `count` int32/int64 values (index_size 4/8, at any byte
  * address) outside [-s[j], s[j] - 1], j = position % period (period in
  * [1, CLG_MAX_RANK], s[j] >= 0)? Exact. Branch-free and vectorized; large
- * arrays are split across threads (falling back to the calling thread when
- * one cannot be created). Callers find the first offender themselves. */
+ * arrays are split across clg__scan_threads(bytes, max_threads) threads,
+ * the calling thread one of them, the others started and joined here
+ * (falling back to the calling thread when one cannot be created). */
 bool clg__any_index_out_of_range(const void *values, size_t index_size,
-                                 size_t count, const int64_t *s, size_t period);
+                                 size_t count, const int64_t *s, size_t period,
+                                 size_t max_threads);
+/* The threads a scan of `bytes` of index values uses: 1 below twice
+ * CLG_SCAN_SPLIT_BYTES (16 MiB), else one per online CPU, at most one per
+ * 8 MiB, CLG_SCAN_MAX_THREADS (8) and `max_threads` (0: no bound of its
+ * own; 1: the calling thread only). */
+size_t clg__scan_threads(size_t bytes, size_t max_threads);
 /* Element i of an int32 (index_size 4) or int64 array at any byte address. */
 int64_t clg__index_at(const void *values, size_t index_size, size_t i);
 

@@ -304,23 +304,23 @@ static void *clg_scan_worker(void *arg) {
   return NULL;
 }
 
-/* Threads for `bytes` of indices: 1 below twice the split size, else one
- * per online CPU, at most one per split size and CLG_SCAN_MAX_THREADS. */
-static size_t clg_scan_threads(size_t bytes) {
+size_t clg__scan_threads(size_t bytes, size_t max_threads) {
   if (bytes < 2 * CLG_SCAN_SPLIT_BYTES)
     return 1;
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   size_t t = cpus > 1 ? (size_t)cpus : 1;
   if (t > CLG_SCAN_MAX_THREADS)
     t = CLG_SCAN_MAX_THREADS;
+  if (max_threads > 0 && t > max_threads)
+    t = max_threads;
   if (t > bytes / CLG_SCAN_SPLIT_BYTES)
     t = bytes / CLG_SCAN_SPLIT_BYTES;
   return t;
 }
 
 bool clg__any_index_out_of_range(const void *values, size_t index_size,
-                                 size_t count, const int64_t *s,
-                                 size_t period) {
+                                 size_t count, const int64_t *s, size_t period,
+                                 size_t max_threads) {
   if (count == 0)
     return false;
   for (size_t j = 0; j < period; ++j)
@@ -347,7 +347,7 @@ bool clg__any_index_out_of_range(const void *values, size_t index_size,
     sc.pat32[i] = (uint32_t)sc.pat[i];
   }
 
-  size_t nt = clg_scan_threads(count * index_size);
+  size_t nt = clg__scan_threads(count * index_size, max_threads);
   if (nt <= 1)
     return clg_scan_range(&sc, 0, count);
   /* Helpers that cannot be created are simply not there: the calling
@@ -383,9 +383,9 @@ int64_t clg__index_at(const void *indices, size_t index_size, size_t i) {
 
 size_t clg__first_index_out_of_range(const void *values, size_t index_size,
                                      size_t count, const int64_t *s,
-                                     size_t period) {
-  if (count == 0 ||
-      !clg__any_index_out_of_range(values, index_size, count, s, period))
+                                     size_t period, size_t max_threads) {
+  if (count == 0 || !clg__any_index_out_of_range(values, index_size, count, s,
+                                                 period, max_threads))
     return count;
   /* Failure only: a second scan finds the first offender for the message. */
   for (size_t i = 0; i < count; ++i) {

@@ -6,9 +6,25 @@
 #include "device/tune.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The most threads CLG_OPTION_HOST_THREADS takes (more would only be
+ * bounded lower by the scan itself). */
+#define CLG_HOST_THREADS_MAX 1024
+
+/* A count from the environment: a decimal integer in [0,
+ * CLG_HOST_THREADS_MAX]; anything else (unset included) is 0, the
+ * default. */
+static size_t clg_env_count(const char *s) {
+  if (!s || !*s)
+    return 0;
+  char *end = NULL;
+  long v = strtol(s, &end, 10);
+  return *end || v < 0 || v > CLG_HOST_THREADS_MAX ? 0 : (size_t)v;
+}
 
 static clg_status clg_context_init(cl_context cl_ctx, cl_device_id device,
                                    bool owns, clg_context **out) {
@@ -40,6 +56,8 @@ static clg_status clg_context_init(cl_context cl_ctx, cl_device_id device,
   ctx->forced_variant = clg__variant_parse(getenv("CLGATHER_VARIANT"));
   const char *tune = getenv("CLGATHER_TUNE");
   ctx->tune_off = tune && (strcmp(tune, "off") == 0 || strcmp(tune, "0") == 0);
+  atomic_init(&ctx->host_threads,
+              clg_env_count(getenv("CLGATHER_HOST_THREADS")));
   cl_bool unified = CL_FALSE;
   if (err == CL_SUCCESS)
     err = clGetDeviceInfo(device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified,
@@ -318,4 +336,26 @@ cl_command_queue clg__verdict_queue(clg_context *ctx) {
   cl_command_queue q = ctx->verdict_queue;
   pthread_mutex_unlock(&ctx->lock);
   return q;
+}
+
+clg_status clg_context_set_option(clg_context *ctx, clg_option option,
+                                  int64_t value) {
+  if (!ctx)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "ctx is NULL");
+  switch (option) {
+  case CLG_OPTION_HOST_THREADS:
+    if (value < 0 || value > CLG_HOST_THREADS_MAX)
+      return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                       "CLG_OPTION_HOST_THREADS is %" PRId64
+                       ", but it takes 0 (no bound) to %d threads",
+                       value, CLG_HOST_THREADS_MAX);
+    atomic_store(&ctx->host_threads, (size_t)value);
+    return CLG_SUCCESS;
+  }
+  return clg__fail(CLG_ERROR_INVALID_ARGUMENT, "unknown context option %d",
+                   (int)option);
+}
+
+size_t clg__context_host_threads(const clg_context *ctx) {
+  return atomic_load(&((clg_context *)ctx)->host_threads);
 }

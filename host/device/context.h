@@ -48,6 +48,9 @@ struct clg_context {
    * none) and CLGATHER_TUNE=off|0 (no timing). */
   int forced_variant;
   bool tune_off;
+  /* CLG_OPTION_HOST_THREADS (clg_context_set_option; from
+   * CLGATHER_HOST_THREADS at creation): 0 no bound of the context's own. */
+  atomic_size_t host_threads;
   /* CL_DEVICE_HOST_UNIFIED_MEMORY: host memory is device memory (CPU
    * devices, integrated GPUs). Host tensors are then wrapped in place
    * (CL_MEM_USE_HOST_PTR) instead of being copied. */
@@ -86,6 +89,9 @@ struct clg_context {
   const char *last_variant;
   clg_choice last_choice;
 };
+
+/* The context's CLG_OPTION_HOST_THREADS (0: no bound of its own). */
+size_t clg__context_host_threads(const clg_context *ctx);
 
 /* The context's verdict-reading queue (created on first use; NULL with the
  * message set when it cannot be). */

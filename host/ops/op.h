@@ -193,6 +193,7 @@ typedef struct clg_checked {
   clg_params norm;
   clg_scatter_params sc; /* the scatters' attributes (defaults otherwise) */
   int num_inputs;        /* impl's, 2 or 3 */
+  size_t host_threads;   /* the context's bound on a host scan's threads */
   union {
     clg_tensor_facts inf[CLG_MAX_INPUTS];
     struct {

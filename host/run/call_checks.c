@@ -155,6 +155,7 @@ static clg_status clg_check_inputs(clg_context *ctx, const clg_params *params,
         (st = c->impl->check_scatter(&c->sc)) != CLG_SUCCESS)))
     return st;
   c->num_inputs = c->impl->num_inputs ? c->impl->num_inputs : 2;
+  c->host_threads = ctx ? clg__context_host_threads(ctx) : 0; /* clg_validate */
   if (entry == CLG_ENTRY_VALIDATE)
     c->num_inputs = 2; /* index values need no updates */
   if (c->num_inputs > CLG_IN_UPDATES && entry != CLG_ENTRY_VALIDATE &&

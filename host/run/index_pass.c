@@ -86,8 +86,8 @@ clg_status clg__check_host_index_values(const clg_checked *c,
                                         const void *values) {
   int64_t s[CLG_MAX_RANK];
   size_t period = c->impl->bounds(&c->norm, data, indices, s);
-  size_t pos = clg__first_index_out_of_range(values, c->xf.elem_size,
-                                             c->xf.count, s, period);
+  size_t pos = clg__first_index_out_of_range(
+      values, c->xf.elem_size, c->xf.count, s, period, c->host_threads);
   if (pos == c->xf.count)
     return CLG_SUCCESS;
   return c->impl->report(&c->norm, data, indices, pos,

@@ -300,6 +300,32 @@ CLG_API cl_context clg_context_cl_context(const clg_context *ctx);
 CLG_API cl_device_id clg_context_device(const clg_context *ctx);
 CLG_API cl_command_queue clg_context_queue(clg_context *ctx);
 
+/** A setting of one context (clg_context_set_option()). */
+typedef enum clg_option {
+  /** The most threads a scan of index values on the host may use, the
+   * calling thread included (an integer >= 0). The only threads clgather
+   * starts are these: a call that scans 16 MiB or more of index values on
+   * the host (host indices, or `cl_mem` indices read back) splits the scan
+   * over min(online CPUs, 8, one per 8 MiB, this value) threads, started
+   * and joined within the call. 1: the calling thread only, no thread is
+   * ever started; 0 (the default): no bound beyond those. The default is
+   * read from the environment variable CLGATHER_HOST_THREADS (a decimal
+   * integer) when the context is created. */
+  CLG_OPTION_HOST_THREADS = 1,
+} clg_option;
+
+/**
+ * Set `option` of ctx to `value`, for the calls that start after this one
+ * returns; calls already running keep the value they started with.
+ * Thread-safe. Does not block on the device.
+ *
+ * Errors: CLG_ERROR_NULL_ARGUMENT (ctx), CLG_ERROR_INVALID_ARGUMENT (an
+ * option clgather does not know, or a value outside the option's range);
+ * the context is unchanged then.
+ */
+CLG_API clg_status clg_context_set_option(clg_context *ctx, clg_option option,
+                                          int64_t value);
+
 /** How a kernel variant was chosen (clg_context_last_variant). */
 typedef enum clg_choice {
   CLG_CHOICE_NONE = 0,     /* no kernel launched on the context yet */
