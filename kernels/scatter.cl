@@ -6,11 +6,9 @@
  * same element and the result does not depend on their order.
  *
  * Build constants:
- *   CLG_KIND  element kind: 0 raw units of CLG_UNIT (reduction none), 1
- *             float, 2 double, 3 half (bits), 4 bfloat16 (bits), 5 char,
- *             6 uchar, 7 short, 8 ushort, 9 int, 10 uint, 11 long, 12 ulong,
- *             13 bool (uchar 0/1), 14 complex64 (float2), 15 complex128
- *             (double2)
+ *   CLG_KIND  element kind, one of the CLG_K_NAME the host defines from
+ *             its table (host/ops/scatter_kinds.def): CLG_K_RAW raw units
+ *             of CLG_UNIT (reduction none), CLG_K_FLOAT ... CLG_K_COMPLEX128
  *   CLG_VEC   with CLG_VECT float|double: elements per vector (add, mul)
  *   CLG_POS   targets' and entries' type: long (host index pass) or uint
  *   CLG_GATED the gate of the asynchronous checked mode (kernels/prelude.cl)
@@ -27,8 +25,8 @@
  * multiply-adds (FP_CONTRACT OFF, and the products are named values). */
 #pragma OPENCL FP_CONTRACT OFF
 
-#ifndef CLG_KIND
-#define CLG_KIND 0
+#if !defined(CLG_KIND) || !defined(CLG_K_RAW)
+#error "build with -DCLG_KIND and the kinds' names (host/ops/scatter_kinds.def)"
 #endif
 #ifndef CLG_RED
 #define CLG_RED 0
@@ -50,7 +48,7 @@ typedef CLG_POS pos_t;
 /* Sorted positions a work-item prefetches ahead (CLG_LOOP). */
 #define CLG_AHEAD 16
 
-#if CLG_KIND == 2 || CLG_KIND == 15
+#if CLG_KIND == CLG_K_DOUBLE || CLG_KIND == CLG_K_COMPLEX128
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
@@ -58,42 +56,43 @@ typedef CLG_POS pos_t;
 
 #define CLG_CAT2(a, b) a##b
 #define CLG_CAT(a, b) CLG_CAT2(a, b)
-#if defined(CLG_VEC) && (CLG_KIND == 1 || CLG_KIND == 2)
+#if defined(CLG_VEC) && (CLG_KIND == CLG_K_FLOAT || CLG_KIND == CLG_K_DOUBLE)
 /* float / double add or mul, CLG_VEC elements a vector (the host passes
  * offsets and inner in vectors): the same operation lane by lane, so the
  * same rounding as one element at a time. */
 typedef CLG_CAT(CLG_VECT, CLG_VEC) elem_t;
-#elif CLG_KIND == 0
+#elif CLG_KIND == CLG_K_RAW
 typedef CLG_UNIT elem_t;
-#elif CLG_KIND == 1
+#elif CLG_KIND == CLG_K_FLOAT
 typedef float elem_t;
-#elif CLG_KIND == 2
+#elif CLG_KIND == CLG_K_DOUBLE
 typedef double elem_t;
-#elif CLG_KIND == 3 || CLG_KIND == 4 || CLG_KIND == 8
+#elif CLG_KIND == CLG_K_HALF || CLG_KIND == CLG_K_BFLOAT16 ||                \
+    CLG_KIND == CLG_K_USHORT
 typedef ushort elem_t;
-#elif CLG_KIND == 5
+#elif CLG_KIND == CLG_K_CHAR
 typedef char elem_t;
-#elif CLG_KIND == 6 || CLG_KIND == 13
+#elif CLG_KIND == CLG_K_UCHAR || CLG_KIND == CLG_K_BOOL
 typedef uchar elem_t;
-#elif CLG_KIND == 7
+#elif CLG_KIND == CLG_K_SHORT
 typedef short elem_t;
-#elif CLG_KIND == 9
+#elif CLG_KIND == CLG_K_INT
 typedef int elem_t;
-#elif CLG_KIND == 10
+#elif CLG_KIND == CLG_K_UINT
 typedef uint elem_t;
-#elif CLG_KIND == 11
+#elif CLG_KIND == CLG_K_LONG
 typedef long elem_t;
-#elif CLG_KIND == 12
+#elif CLG_KIND == CLG_K_ULONG
 typedef ulong elem_t;
-#elif CLG_KIND == 14
+#elif CLG_KIND == CLG_K_COMPLEX64
 typedef float comp_t;
 typedef float2 elem_t;
-#elif CLG_KIND == 15
+#elif CLG_KIND == CLG_K_COMPLEX128
 typedef double comp_t;
 typedef double2 elem_t;
 #endif
 
-#if CLG_KIND == 14 || CLG_KIND == 15
+#if CLG_KIND == CLG_K_COMPLEX64 || CLG_KIND == CLG_K_COMPLEX128
 /* Complex elements are read and written as pairs of components, which
  * need only the component's alignment. */
 typedef comp_t mem_t;
@@ -125,7 +124,7 @@ typedef elem_t mem_t;
 #if CLG_RED == 0
 #define RED(a, b) (b)
 
-#elif CLG_KIND == 1 || CLG_KIND == 2
+#elif CLG_KIND == CLG_K_FLOAT || CLG_KIND == CLG_K_DOUBLE
 #if CLG_RED == 1
 #define RED(a, b) ((a) + (b))
 #elif CLG_RED == 2
@@ -134,8 +133,8 @@ typedef elem_t mem_t;
 #define RED(a, b) (CLG_KEEP((a), (b)) ? (a) : (b))
 #endif
 
-#elif CLG_KIND == 3 || CLG_KIND == 4
-#if CLG_KIND == 3
+#elif CLG_KIND == CLG_K_HALF || CLG_KIND == CLG_K_BFLOAT16
+#if CLG_KIND == CLG_K_HALF
 /* vload_half / vstore_half_rte take half pointers: the bits are a ushort's
  * (half itself may not be declared without cl_khr_fp16). */
 static float clg_to_float(ushort h) {
@@ -180,20 +179,20 @@ static ushort clg_red(ushort a, ushort b) {
 }
 #define RED(a, b) clg_red((a), (b))
 
-#elif CLG_KIND >= 5 && CLG_KIND <= 12
+#elif CLG_KIND >= CLG_K_CHAR && CLG_KIND <= CLG_K_ULONG
 /* Integers wrap: add and multiply in the unsigned type of the width. */
-#if CLG_KIND <= 6
+#if CLG_KIND <= CLG_K_UCHAR
 typedef uchar uelem_t;
-#elif CLG_KIND <= 8
+#elif CLG_KIND <= CLG_K_USHORT
 typedef ushort uelem_t;
-#elif CLG_KIND <= 10
+#elif CLG_KIND <= CLG_K_UINT
 typedef uint uelem_t;
 #else
 typedef ulong uelem_t;
 #endif
 /* ... at least as wide as uint: narrower types would promote to int, whose
  * overflow is undefined */
-#if CLG_KIND <= 10
+#if CLG_KIND <= CLG_K_UINT
 typedef uint wide_t;
 #else
 typedef ulong wide_t;
@@ -208,14 +207,14 @@ typedef ulong wide_t;
 #define RED(a, b) ((a) >= (b) ? (a) : (b))
 #endif
 
-#elif CLG_KIND == 13
+#elif CLG_KIND == CLG_K_BOOL
 #if CLG_RED == 1 || CLG_RED == 4
 #define RED(a, b) ((elem_t)((a) | (b)))
 #else
 #define RED(a, b) ((elem_t)((a) & (b)))
 #endif
 
-#elif CLG_KIND == 14 || CLG_KIND == 15
+#elif CLG_KIND == CLG_K_COMPLEX64 || CLG_KIND == CLG_K_COMPLEX128
 #if CLG_RED == 1
 #define RED(a, b) ((a) + (b))
 #elif CLG_RED == 2

@@ -227,30 +227,37 @@ clg_status clg__scatter_plan(const clg_scatter_kind *kind,
 
 /* ------------------------------------------------------------ kernels */
 
-/* The kernel's element kind (kernels/scatter.cl, CLG_KIND) for `dtype`
- * under a reduction; 0 (raw units) for reduction none. -1: no arithmetic
- * for this type (min/max on complex). */
+/* The kernel's element kinds (kernels/scatter.cl, CLG_KIND): one table,
+ * scatter_kinds.def, gives their numbers, the names the kernel compares
+ * with (clg_kind_defines, passed at every build of scatter.cl) and the
+ * dtype each stands for. */
+enum {
+#define CLG_SCATTER_KIND(name, n, dtype) CLG_K_##name = n,
+#include "ops/scatter_kinds.def"
+#undef CLG_SCATTER_KIND
+};
+static const char clg_kind_defines[] =
+#define CLG_SCATTER_KIND(name, n, dtype) " -DCLG_K_" #name "=" #n
+#include "ops/scatter_kinds.def"
+#undef CLG_SCATTER_KIND
+    ;
+
+/* The kind for `dtype` under a reduction; CLG_K_RAW (raw units) for
+ * reduction none. -1: no arithmetic for this type (min/max on complex). */
 static int clg_kind(clg_dtype dtype, clg_reduction red) {
   if (red == CLG_REDUCTION_NONE)
-    return 0;
-  bool minmax = red == CLG_REDUCTION_MIN || red == CLG_REDUCTION_MAX;
+    return CLG_K_RAW;
+  if ((red == CLG_REDUCTION_MIN || red == CLG_REDUCTION_MAX) &&
+      (dtype == CLG_DTYPE_COMPLEX64 || dtype == CLG_DTYPE_COMPLEX128))
+    return -1;
   switch (dtype) {
-  case CLG_DTYPE_FLOAT: return 1;
-  case CLG_DTYPE_DOUBLE: return 2;
-  case CLG_DTYPE_FLOAT16: return 3;
-  case CLG_DTYPE_BFLOAT16: return 4;
-  case CLG_DTYPE_INT8: return 5;
-  case CLG_DTYPE_UINT8: return 6;
-  case CLG_DTYPE_INT16: return 7;
-  case CLG_DTYPE_UINT16: return 8;
-  case CLG_DTYPE_INT32: return 9;
-  case CLG_DTYPE_UINT32: return 10;
-  case CLG_DTYPE_INT64: return 11;
-  case CLG_DTYPE_UINT64: return 12;
-  case CLG_DTYPE_BOOL: return 13;
-  case CLG_DTYPE_COMPLEX64: return minmax ? -1 : 14;
-  case CLG_DTYPE_COMPLEX128: return minmax ? -1 : 15;
-  default: return -1;
+#define CLG_SCATTER_KIND(name, n, dt)                                          \
+  case dt:                                                                     \
+    return n == CLG_K_RAW ? -1 : n;
+#include "ops/scatter_kinds.def"
+#undef CLG_SCATTER_KIND
+  default:
+    return -1;
   }
 }
 
@@ -375,17 +382,18 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
     return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
                      "reduction %s is not defined on element type %s",
                      clg_reduction_names[red], clg_dtype_name(dtype));
-  if ((kind == 2 || kind == 15) && !clg_has_fp64(ctx))
+  bool fp64 = kind == CLG_K_DOUBLE || kind == CLG_K_COMPLEX128;
+  if (fp64 && !clg_has_fp64(ctx))
     return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
                      "reduction %s on %s needs double precision, which this "
                      "device lacks (no cl_khr_fp64)",
                      clg_reduction_names[red], clg_dtype_name(dtype));
   /* float, bfloat16, complex64 in float; double, complex128 in double.
-   * float16 (kind 3) needs no subnormal float: its values, sums and
+   * float16 (CLG_K_HALF) needs no subnormal float: its values, sums and
    * products are normal floats or zero. */
-  if (kind == 1 || kind == 4 || kind == 14 || kind == 2 || kind == 15) {
-    clg_status dst =
-        clg_check_denormals(ctx, kind == 2 || kind == 15, red, dtype);
+  bool complex = kind == CLG_K_COMPLEX64 || kind == CLG_K_COMPLEX128;
+  if (kind == CLG_K_FLOAT || kind == CLG_K_BFLOAT16 || fp64 || complex) {
+    clg_status dst = clg_check_denormals(ctx, fp64, red, dtype);
     if (dst != CLG_SUCCESS)
       return dst;
   }
@@ -393,12 +401,12 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
   /* The unit the apply kernel reads and writes: the element, a complex
    * number's component, or for reduction none the widest power of two up
    * to 8 bytes dividing the element and every offset. */
-  size_t unit = kind == 14 ? 4 : kind == 15 ? 8 : esize;
-  if (kind == 0)
+  size_t unit = complex ? esize / 2 : esize;
+  if (kind == CLG_K_RAW)
     unit = clg__copy_unit_max(esize, l->d->align, l->o->align, 8);
-  if (kind == 0)
+  if (kind == CLG_K_RAW)
     unit = clg__copy_unit_max(unit, l->u->align, unit, 8);
-  size_t per = kind == 14 || kind == 15 ? 2 : 1; /* units per LOAD */
+  size_t per = complex ? 2 : 1; /* units per LOAD */
   const clg_staged *st3[3] = {l->d, l->u, l->o};
   static const char *const names[3] = {"data", "updates", "output"};
   for (int i = 0; i < 3; ++i)
@@ -410,7 +418,7 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
                        per == 2 ? "'s component" : "");
   bool in_place = l->d == l->o || (!l->baking && l->d->mem == l->o->mem &&
                                     l->d->offset == l->o->offset);
-  char opts[192];
+  char opts[512]; /* the kinds' names take about 300 bytes */
   const char *gate = gated ? " -DCLG_GATED" : "";
   clg_status st;
   /* The device's index pass first (its kernels read the verdict). */
@@ -419,8 +427,8 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
     return st;
   if (!in_place) {
     size_t cu = clg__copy_unit(l->of.bytes, l->d->align, l->o->align);
-    snprintf(opts, sizeof opts, "-DCLG_KIND=0 -DCLG_RED=0 -DCLG_UNIT=%s%s",
-             clg__unit_type(cu), gate);
+    snprintf(opts, sizeof opts, "-DCLG_KIND=0 -DCLG_RED=0 -DCLG_UNIT=%s%s%s",
+             clg__unit_type(cu), gate, clg_kind_defines);
     clg_kernel_entry *k = NULL;
     if ((st = clg__get_kernel(ctx, clg_kernel_scatter, opts,
                               "clg_scatter_copy", &k)) != CLG_SUCCESS)
@@ -438,17 +446,17 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
   }
   if (!s || s->entries == 0 || s->inner == 0)
     return CLG_SUCCESS; /* nothing to update */
-  size_t units_per_elem = kind == 0 ? esize / unit : 1;
+  size_t units_per_elem = kind == CLG_K_RAW ? esize / unit : 1;
   bool loop = (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
   snprintf(opts, sizeof opts,
-           "-DCLG_KIND=%d -DCLG_RED=%d -DCLG_UNIT=%s -DCLG_LOOP=%d%s%s", kind,
-           (int)red, clg__unit_type(unit), loop ? 1 : 0,
-           s->device ? " -DCLG_POS=uint" : "", gate);
+           "-DCLG_KIND=%d -DCLG_RED=%d -DCLG_UNIT=%s -DCLG_LOOP=%d%s%s%s",
+           kind, (int)red, clg__unit_type(unit), loop ? 1 : 0,
+           s->device ? " -DCLG_POS=uint" : "", gate, clg_kind_defines);
   if (s->device) {
     /* float / double add and mul on a CPU: CLG_VEC elements at a time
      * along a target (32 bytes), where inner and the offsets allow. */
     size_t vec = 32 / esize, vb = 32;
-    bool vectors = loop && (kind == 1 || kind == 2) &&
+    bool vectors = loop && (kind == CLG_K_FLOAT || kind == CLG_K_DOUBLE) &&
                    (red == CLG_REDUCTION_ADD || red == CLG_REDUCTION_MUL) &&
                    s->inner % vec == 0 && l->o->offset % vb == 0 &&
                    l->o->align % vb == 0 && l->u->offset % vb == 0 &&
@@ -456,7 +464,7 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
     if (vectors) {
       size_t len = strlen(opts);
       snprintf(opts + len, sizeof opts - len, " -DCLG_VEC=%zu -DCLG_VECT=%s",
-               vec, kind == 1 ? "float" : "double");
+               vec, kind == CLG_K_FLOAT ? "float" : "double");
     }
     return clg_device_apply(ctx, s, l, opts, loop, unit, per, units_per_elem,
                             vectors ? vec : 1, calls);
@@ -500,9 +508,9 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
    * means work-groups of one. */
   bool small = ctx->max_work_group_size < CLG_SCATTER_LOCAL;
   if (reduce) { /* the updates, permuted into target order */
-    char popts[96];
-    snprintf(popts, sizeof popts, "-DCLG_KIND=0 -DCLG_RED=0 -DCLG_UNIT=%s",
-             clg__unit_type(pu));
+    char popts[384];
+    snprintf(popts, sizeof popts, "-DCLG_KIND=0 -DCLG_RED=0 -DCLG_UNIT=%s%s",
+             clg__unit_type(pu), clg_kind_defines);
     clg_kernel_entry *pk = NULL;
     if ((st = clg__get_kernel(ctx, clg_kernel_scatter, popts,
                               "clg_scatter_permute", &pk)) != CLG_SUCCESS)
