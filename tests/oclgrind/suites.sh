@@ -17,8 +17,8 @@
 # Left out under Oclgrind, with the reason:
 #  - tests that call OpenCL from a second thread while the first waits in
 #    an OpenCL call (gather/concurrent_threads_share_context,
-#    gather/wait_list_is_honoured, device_validation/waits_for_the_wait_list,
-#    device_validation/failed_wait_list_event, plans/two_threads,
+#    gather/wait_list_is_honoured, index_pass/waits_for_the_wait_list,
+#    index_pass/failed_wait_list_event, plans/two_threads,
 #    outcome/wait_does_not_wait_for_later_commands: a thread completes a
 #    user event the first one's commands wait for): Oclgrind's runtime is
 #    not thread-safe (jrprice/Oclgrind#28, #202); they crash or hang inside
@@ -63,7 +63,7 @@ check onnx-test "$cli" onnx-test
 check selftest "$cli" selftest --quick
 for s in test_gather test_gather_elements test_gather_nd \
   test_scatter_elements test_scatter_nd test_scatter_device \
-  test_device_validation test_plans; do
+  test_index_pass test_plans; do
   check "$s" "$t/$s" -j1 --filter "$skip"
 done
 # Gather's CPU plans too (Oclgrind is planned as a GPU; test builds read

@@ -1,7 +1,7 @@
 /*
  * A case runner for the gather family beyond Gather (GatherElements and
- * GatherND), shared by tests/test_gather_elements.c and
- * tests/test_gather_nd.c: it draws data and valid indices from a seed,
+ * GatherND), shared by tests/ops/test_gather_elements.c and
+ * tests/ops/test_gather_nd.c: it draws data and valid indices from a seed,
  * checks clg_output_shape() against the reference's shape, clg_validate()
  * (with and without a context), runs the operator through clg_run() or its
  * convenience call, and compares the output with the reference byte for

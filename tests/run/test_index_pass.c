@@ -149,7 +149,7 @@ static void run_dv_case(const dv_case *k, clg_status want,
 #define I32 CLG_DTYPE_INT32
 #define I64 CLG_DTYPE_INT64
 
-Test(device_validation, same_message_as_host) {
+Test(index_pass, same_message_as_host) {
   /* Large arrays (> 16384 values per work-group) span many work-groups. */
   static const dv_case cases[] = {
       {"gather i64 first", G(0, 0), 2, {5, 3}, 2, {2, 3}, I64, 0, 1, {{0, 5}}},
@@ -409,7 +409,7 @@ Test(device_validation, same_message_as_host) {
 }
 
 /* Several offenders: the first is reported, by both paths. */
-Test(device_validation, first_offender_positions) {
+Test(index_pass, first_offender_positions) {
   dv_case k = {"", G(0, 0), 1, {10}, 1, {100000}, I32, 0, 2, {{0}, {0}}};
   const int64_t pos[] = {0, 1, 63, 64, 16383, 16384, 99998, 99999};
   for (size_t a = 0; a < sizeof pos / sizeof pos[0]; ++a) {
@@ -484,7 +484,7 @@ static void wait_list_case(const char *path, bool out_of_order) {
   clReleaseCommandQueue(q);
 }
 
-Test(device_validation, waits_for_the_wait_list) {
+Test(index_pass, waits_for_the_wait_list) {
   wait_list_case("always", false);
   wait_list_case("always", true);
   wait_list_case("never", false);
@@ -552,7 +552,7 @@ static void failed_wait_list_case(const char *path, bool later) {
   clReleaseMemObject(om);
 }
 
-Test(device_validation, failed_wait_list_event, .timeout = 60) {
+Test(index_pass, failed_wait_list_event, .timeout = 60) {
   failed_wait_list_case("always", false);
   failed_wait_list_case("never", false);
   failed_wait_list_case("always", true);
@@ -561,7 +561,7 @@ Test(device_validation, failed_wait_list_event, .timeout = 60) {
 
 /* clg_run() through the device path, all in cl_mem: a correct gather; and
  * a bad index: no gather kernel, output untouched. */
-Test(device_validation, run_all_device) {
+Test(index_pass, run_all_device) {
   int64_t ds[2] = {5, 3}, is[2] = {2, 3}, os[3] = {2, 3, 3};
   float data[15], want[18], got[18];
   for (int k = 0; k < 15; ++k)

@@ -1,7 +1,7 @@
 /*
  * OpenCL and host-allocation failures injected at every call position of
  * the scatters' paths (core/faults.h, test builds only), as
- * tests/test_faults.c does for the gathers: for each setup a clean run
+ * tests/run/test_faults.c does for the gathers: for each setup a clean run
  * counts the calls of each kind, then each call in turn fails and the test
  * checks the status (CLG_ERROR_OPENCL, CLG_ERROR_BUILD_FAILED,
  * CLG_ERROR_OUT_OF_HOST_MEMORY), that the message names the call, that no

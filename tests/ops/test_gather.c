@@ -414,7 +414,7 @@ Test(gather, storage_combinations) {
 
 /* data/output offsets that are not a multiple of the element size: the
  * header allows any byte offset. (The indices offset stays a multiple of the
- * index size: the library rejects others, see test_validate.) */
+ * index size: the library rejects others, see test_checks.) */
 Test(gather, buffer_unaligned_offsets) {
   static const clg_dtype dtypes[] = {CLG_DTYPE_UINT16, CLG_DTYPE_FLOAT,
                                      CLG_DTYPE_DOUBLE, CLG_DTYPE_COMPLEX128};

@@ -1,7 +1,8 @@
 /*
- * The scatters' bad-input catalogue (tests/test_scatter_catalogue.c, the
- * runner; tests/scatter_catalogue_cases.c, the builders and the table):
- * what an entry is and how the runner lays out the tensors it builds.
+ * The scatters' bad-input catalogue (tests/check/test_scatter_catalogue.c,
+ * the runner; tests/check/scatter_catalogue_cases.c, the builders and the
+ * table): what an entry is and how the runner lays out the tensors it
+ * builds.
  */
 #ifndef CLGATHER_TESTS_SCATTER_CATALOGUE_H
 #define CLGATHER_TESTS_SCATTER_CATALOGUE_H

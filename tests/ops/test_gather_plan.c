@@ -17,7 +17,7 @@ static clg_gather_plan plan_for(uint64_t outer, uint64_t s, uint64_t n,
   return p;
 }
 
-Test(plan, widest_unit_dividing_slice_and_offsets) {
+Test(gather_plan, widest_unit_dividing_slice_and_offsets) {
   /* slice bytes, data offset, output offset -> expected unit */
   static const struct {
     uint64_t slice;
@@ -38,7 +38,7 @@ Test(plan, widest_unit_dividing_slice_and_offsets) {
   }
 }
 
-Test(plan, byte_view_and_rows) {
+Test(gather_plan, byte_view_and_rows) {
   clg_gather_plan p = plan_for(7, 11, 13, 4, 0, 0);
   cr_expect_eq(p.outer, 7);
   cr_expect_eq(p.s, 11);
@@ -47,7 +47,7 @@ Test(plan, byte_view_and_rows) {
   cr_expect_eq(p.index_bytes, 8);
 }
 
-Test(plan, short_slices_use_small_variant_covering_all_rows) {
+Test(gather_plan, short_slices_use_small_variant_covering_all_rows) {
   clg_gather_plan p = plan_for(3, 10, 1001, 4, 0, 0);
   cr_assert_eq(p.variant, CLG_VARIANT_SMALL);
   cr_expect_eq(p.work_dim, 1);
@@ -55,7 +55,7 @@ Test(plan, short_slices_use_small_variant_covering_all_rows) {
   cr_expect_geq(p.global[0] * CLG_SMALL_ROWS_PER_ITEM, p.rows);
 }
 
-Test(plan, long_slices_use_rows_variant) {
+Test(gather_plan, long_slices_use_rows_variant) {
   clg_gather_plan p = plan_for(2, 10, 9, 4096 * 4, 0, 0);
   cr_assert_eq(p.variant, CLG_VARIANT_ROWS);
   cr_expect_eq(p.work_dim, 2);
@@ -65,14 +65,14 @@ Test(plan, long_slices_use_rows_variant) {
   cr_expect_leq(p.global[0], p.inner);
 }
 
-Test(plan, local_size_respects_device_limit) {
+Test(gather_plan, local_size_respects_device_limit) {
   clg_gather_plan p;
   clg__plan_gather(&p, 1, 1, 4, 4, 4, 4, 0, 0, 16);
   cr_expect_leq(p.local[0], 16);
   cr_expect_eq(p.global[0] % p.local[0], 0);
 }
 
-Test(plan, unit_type_names) {
+Test(gather_plan, unit_type_names) {
   cr_expect_str_eq(clg__unit_type(1), "uchar");
   cr_expect_str_eq(clg__unit_type(2), "ushort");
   cr_expect_str_eq(clg__unit_type(4), "uint");
@@ -84,7 +84,7 @@ Test(plan, unit_type_names) {
 
 /* Test builds plan for the device type CLGATHER_TEST_PLAN_DEVICE names, so
  * the *_gpu_plans ctests really run the GPU variants on a CPU device. */
-Test(plan, test_builds_can_plan_for_another_device_type) {
+Test(gather_plan, test_builds_can_plan_for_another_device_type) {
   clg_context fake;
   memset(&fake, 0, sizeof fake);
   fake.device_type = CL_DEVICE_TYPE_CPU;
@@ -102,7 +102,7 @@ Test(plan, test_builds_can_plan_for_another_device_type) {
   unsetenv("CLGATHER_TEST_PLAN_DEVICE");
 }
 
-Test(plan, rows_variant_caps_ndrange_dim1) {
+Test(gather_plan, rows_variant_caps_ndrange_dim1) {
   clg_gather_plan p = plan_for(1, 100, 70000, 128 * 4, 0, 0);
   cr_assert_eq(p.variant, CLG_VARIANT_ROWS);
   cr_expect_eq(p.global[1], 65535, "dim 1 must stay within 65535");
@@ -122,7 +122,7 @@ static clg_gather_plan base_plan(uint64_t outer, uint64_t outer_pb, uint64_t s,
 
 /* Every (slice, part) is covered by exactly the work-items the kernel
  * keeps (j < n), for each variant. */
-Test(plan, item_ndrange_covers_every_slice_part) {
+Test(gather_plan, item_ndrange_covers_every_slice_part) {
   static const struct {
     uint64_t outer, outer_pb, s, n, slice;
   } cases[] = {
@@ -171,7 +171,7 @@ Test(plan, item_ndrange_covers_every_slice_part) {
   }
 }
 
-Test(plan, whole_work_groups_tile_short_slices_exactly) {
+Test(gather_plan, whole_work_groups_tile_short_slices_exactly) {
   size_t l[2];
   /* 4-byte slices, n = 32, many outer rows: 32 lanes, 4 KiB a group */
   clg_gather_plan p = base_plan(131072, 131072, 64, 32, 4, 0, 0);
@@ -206,7 +206,7 @@ Test(plan, whole_work_groups_tile_short_slices_exactly) {
   cr_expect_eq(l[0], 0);
 }
 
-Test(plan, long_slices_of_few_rows_are_split_into_parts) {
+Test(gather_plan, long_slices_of_few_rows_are_split_into_parts) {
   clg_gather_plan p = base_plan(1, 1, 3, 1, 1 << 20, 0, 0);
   clg__plan_gather_variant(&p, CLG_VARIANT_ITEM, 2);
   cr_expect_gt(p.parts, 1);
@@ -217,7 +217,7 @@ Test(plan, long_slices_of_few_rows_are_split_into_parts) {
   cr_expect_eq(p.parts, 1);
 }
 
-Test(plan, wide_unit_follows_the_offsets) {
+Test(gather_plan, wide_unit_follows_the_offsets) {
   clg_gather_plan p = base_plan(1, 1, 10, 4, 3072, 0, 0);
   clg__plan_gather_variant(&p, CLG_VARIANT_ITEM, 2);
   cr_expect_eq(p.unit_bytes, 64);
@@ -232,7 +232,7 @@ Test(plan, wide_unit_follows_the_offsets) {
   cr_expect_leq(p.unit_bytes, 16);
 }
 
-Test(plan, candidates_per_device_type) {
+Test(gather_plan, candidates_per_device_type) {
   int c[CLG_VARIANT_COUNT];
   /* last-axis, dense: PLANE first on CPUs */
   clg_gather_plan p = base_plan(4096, 4096, 4096, 1024, 4, 0, 0);
@@ -276,7 +276,7 @@ Test(plan, candidates_per_device_type) {
   cr_expect_neq(allowed & (1u << CLG_VARIANT_SMALL), 0);
 }
 
-Test(plan, variant_names_round_trip) {
+Test(gather_plan, variant_names_round_trip) {
   for (int v = 0; v < CLG_VARIANT_COUNT; ++v)
     cr_expect_eq(clg__variant_parse(clg__variant_name(v)), v);
   cr_expect_eq(clg__variant_parse("nope"), -1);

@@ -196,7 +196,7 @@ static void basic_init(basic *b) {
 
 /* The basic setup itself succeeds (so the error cases below differ from a
  * good call only in what they break). */
-Test(validate, basic_setup_is_valid) {
+Test(checks, basic_setup_is_valid) {
   basic b;
   basic_init(&b);
   float out[18], want[18];
@@ -210,7 +210,7 @@ Test(validate, basic_setup_is_valid) {
 
 /* ------------------------------------------------------------- NULL */
 
-Test(validate, null_arguments) {
+Test(checks, null_arguments) {
   basic b;
   basic_init(&b);
   check_error("ctx NULL", NULL, &b.d, &b.i, 0, &b.o,
@@ -266,7 +266,7 @@ Test(validate, null_arguments) {
                           {"wait|event", NULL}, {0}, 0});
 }
 
-Test(validate, bad_storage_and_buffers) {
+Test(checks, bad_storage_and_buffers) {
   basic b;
   basic_init(&b);
   clg_tensor d = b.d;
@@ -348,7 +348,7 @@ Test(validate, bad_storage_and_buffers) {
 }
 
 /* The output must not overlap an input. */
-Test(validate, output_overlaps_input) {
+Test(checks, output_overlaps_input) {
   basic b;
   basic_init(&b);
   /* Host: output starts inside data. */
@@ -401,7 +401,7 @@ Test(validate, output_overlaps_input) {
 
 /* ------------------------------------------------------------- ranks */
 
-Test(validate, ranks) {
+Test(checks, ranks) {
   basic b;
   basic_init(&b);
   int64_t big[CLG_MAX_RANK + 4];
@@ -463,7 +463,7 @@ Test(validate, ranks) {
 
 /* ----------------------------------------------------- shapes, axis */
 
-Test(validate, negative_dims_and_axis) {
+Test(checks, negative_dims_and_axis) {
   basic b;
   basic_init(&b);
   const int64_t dneg_shape[2] = {5, -3};
@@ -501,7 +501,7 @@ Test(validate, negative_dims_and_axis) {
 
 /* ------------------------------------------------------------ dtypes */
 
-Test(validate, dtypes) {
+Test(checks, dtypes) {
   basic b;
   basic_init(&b);
   static const struct {
@@ -550,7 +550,7 @@ Test(validate, dtypes) {
 
 /* ---------------------------------------------------- output shape */
 
-Test(validate, output_shape_mismatch) {
+Test(checks, output_shape_mismatch) {
   basic b;
   basic_init(&b);
   const int64_t r2[2] = {6, 3};
@@ -582,7 +582,7 @@ Test(validate, output_shape_mismatch) {
 
 /* ---------------------------------------------------------- overflow */
 
-Test(validate, size_overflow) {
+Test(checks, size_overflow) {
   unsigned char tiny[64] = {0};
   int64_t zeros[8] = {0};
   const int64_t two32 = (int64_t)1 << 32;
@@ -681,7 +681,7 @@ static void run_oob(const oob_case *c, tu_storage ist, tu_storage dst,
   free(data);
 }
 
-Test(validate, index_out_of_bounds) {
+Test(checks, index_out_of_bounds) {
   static const oob_case cases[] = {
       {"header example: indices[3] = 7, s 5", CLG_DTYPE_INT64, 2, {5, 3}, 0,
        2, {2, 3}, {3, -1, -1}, {7, 0, 0}, "[-5, 4]"},
@@ -718,7 +718,7 @@ Test(validate, index_out_of_bounds) {
   }
 }
 
-Test(validate, index_out_of_bounds_cl_mem_indices) {
+Test(checks, index_out_of_bounds_cl_mem_indices) {
   static const oob_case cases[] = {
       {"header example", CLG_DTYPE_INT64, 2, {5, 3}, 0, 2, {2, 3},
        {3, -1, -1}, {7, 0, 0}, "[-5, 4]"},
@@ -751,7 +751,7 @@ Test(validate, index_out_of_bounds_cl_mem_indices) {
 
 /* ------------------------------------------- clg_gather_output_shape */
 
-Test(validate, output_shape_results) {
+Test(checks, output_shape_results) {
   tu_rng rng = tu_rng_make(4242);
   int n = 0;
   for (int32_t r = 1; r <= 8; ++r)
@@ -812,7 +812,7 @@ static void shape_err(const char *label, int32_t r, const int64_t *ds,
               msg);
 }
 
-Test(validate, output_shape_errors) {
+Test(checks, output_shape_errors) {
   int64_t ds[CLG_MAX_RANK + 2], is[CLG_MAX_RANK + 2];
   for (int k = 0; k < CLG_MAX_RANK + 2; ++k)
     ds[k] = is[k] = 3;
@@ -855,7 +855,7 @@ Test(validate, output_shape_errors) {
 
 /* ----------------------------------------------------- tensor builders */
 
-Test(validate, tensor_builders) {
+Test(checks, tensor_builders) {
   int64_t shape[20];
   for (int k = 0; k < 20; ++k)
     shape[k] = k + 1;
@@ -884,7 +884,7 @@ Test(validate, tensor_builders) {
 
 /* clg_validate: the input checks of clg_gather without an output,
  * with the same statuses and messages; no device needed for host inputs. */
-Test(validate, gather_validate_without_output) {
+Test(checks, gather_validate_without_output) {
   int64_t dshape[2] = {5, 3}, ishape[2] = {2, 2};
   float data[15] = {0};
   int64_t idx[4] = {0, -5, 4, 1};
@@ -970,7 +970,7 @@ static bool brute_out_of_range(const unsigned char *v, size_t isz, size_t n,
   return false;
 }
 
-Test(validate, bounds_scan_matches_brute_force) {
+Test(checks, bounds_scan_matches_brute_force) {
   tu_rng rng = tu_rng_make(9100);
   static const int64_t bounds[] = {0, 1, 2, 5, 1000, (int64_t)1 << 30,
                                    ((int64_t)1 << 31) - 1, (int64_t)1 << 31,
@@ -1049,7 +1049,7 @@ Test(validate, bounds_scan_matches_brute_force) {
  * device (small arrays too) with the same message as host indices; an
  * output the kernels may not write, or an input they may not read, is
  * rejected before anything runs. */
-Test(validate, buffer_access_flags) {
+Test(checks, buffer_access_flags) {
   int64_t dshape[2] = {5, 3}, ishape[1] = {4}, oshape[2] = {4, 3};
   float data[15];
   for (int i = 0; i < 15; ++i)

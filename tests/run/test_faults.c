@@ -670,8 +670,8 @@ Test(faults, every_injection_point, .timeout = 300) {
   char kinds[1024];
   size_t used = 0;
   for (int k = 0; k < CLG_FAULT_COUNT; ++k) {
-    /* The disk cache's calls fail silently (tests/test_cache.c); the cache
-     * is off for this suite. */
+    /* The disk cache's calls fail silently (tests/device/test_cache.c); the
+     * cache is off for this suite. */
     bool cache_call =
         k == CLG_FAULT_CREATE_PROGRAM_BINARY || k == CLG_FAULT_PROGRAM_INFO;
     /* clCreateSubBuffer: only sharded calls over 2+ devices (test_shard). */

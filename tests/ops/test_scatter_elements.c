@@ -342,7 +342,7 @@ Test(scatter_elements, empty_indices) {
  * the flag, the buffer untouched (ScatterElements and ScatterND, every
  * reduction). Reduction none only writes the output: the same buffer is
  * taken and written. CL_MEM_READ_ONLY outputs are refused for every
- * operator (test_validate). */
+ * operator (test_checks). */
 Test(scatter_elements_errors, write_only_output_of_a_reduction) {
   static const clg_reduction reds[] = {CLG_REDUCTION_ADD, CLG_REDUCTION_MUL,
                                        CLG_REDUCTION_MIN, CLG_REDUCTION_MAX};
