@@ -16,7 +16,7 @@
 #include <unistd.h> /* sysconf */
 
 #include "internal.h" /* clg__any_index_out_of_range */
-#include "support/testutil.h"
+#include "support/gather_case.h"
 
 /* ONNX Gather parameters on `axis`, for clg_validate. */
 #define GP(axis) (&(clg_params){CLG_OP_GATHER, (axis), 0, CLG_MODE_RAISE})
@@ -87,7 +87,7 @@ static void check_error_wl(const char *label, clg_context *ctx,
     check_status(label, "no output", st, &e, msg);
     check_message(label, "no output", msg, &e);
     cr_expect(ev == NULL, "%s: an event was returned on error", label);
-    tu_assert_context_works(label);
+    gc_assert_context_works(label);
     return;
   }
   unsigned variants = o->variants ? o->variants : 3u;
@@ -145,7 +145,7 @@ static void check_error_wl(const char *label, clg_context *ctx,
     if (buf)
       clReleaseMemObject(buf);
   }
-  tu_assert_context_works(label);
+  gc_assert_context_works(label);
 }
 
 static void check_error(const char *label, clg_context *ctx,
@@ -396,7 +396,7 @@ Test(checks, output_overlaps_input) {
   tu_buffer_read(buf, 0, sizeof back, back);
   cr_expect(memcmp(back, copy, sizeof back) == 0, "buffer changed on error");
   clReleaseMemObject(buf);
-  tu_assert_context_works("overlap errors");
+  gc_assert_context_works("overlap errors");
 }
 
 /* ------------------------------------------------------------- ranks */

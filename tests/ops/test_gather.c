@@ -1,9 +1,11 @@
 /*
- * clg_gather() against the reference gather, byte for byte, on the real
- * device: every element size and fixed-size dtype, int32/int64 indices,
- * data ranks 1-6 with every axis in both forms, index ranks 0-3, negative
- * indices, empty tensors, every host/cl_mem storage combination with
- * offsets, events, wait lists, caller queues and concurrent callers.
+ * Gather (clg_run with CLG_OP_GATHER, clg_gather) against the reference
+ * gather, byte for byte, on the real device: every element size and
+ * fixed-size dtype, int32/int64 indices, data ranks 1-6 with every axis in
+ * both forms, index ranks 0-3, negative indices, empty tensors, every
+ * host/cl_mem storage combination with offsets, clg_output_shape and
+ * clg_validate, events, wait lists, caller queues and concurrent callers
+ * (the case runner: support/gather_case.h).
  *
  * Each Test loops over many generated cases; a failure names the case.
  */
@@ -17,46 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "support/testutil.h"
-
-#define MAX_FAILURES 8
-
-typedef struct runner {
-  int cases;
-  int failures;
-} runner;
-
-static void run(runner *rn, const tu_case *c, uint64_t seed) {
-  char msg[1536];
-  if (!tu_sampled())
-    return;
-  rn->cases++;
-  if (!tu_run_case(c, seed, msg, sizeof msg)) {
-    rn->failures++;
-    cr_expect(false, "%s", msg);
-    cr_assert(rn->failures < MAX_FAILURES, "too many failures, stopping");
-  }
-}
-
-static void finish(const runner *rn, const char *what) {
-  cr_log_info("%s: %d cases", what, rn->cases);
-  cr_assert(rn->cases > 0, "no cases ran");
-}
-
-static tu_storage host_st(void) {
-  tu_storage s = {CLG_STORAGE_HOST, 0, false, false};
-  return s;
-}
-
-static tu_storage buf_st(size_t offset) {
-  tu_storage s = {CLG_STORAGE_BUFFER, offset, false, false};
-  return s;
-}
-
-static void set_shape(int64_t *dst, int32_t rank, const int64_t *src) {
-  for (int32_t i = 0; i < rank; ++i)
-    dst[i] = src[i];
-}
+#include "support/gather_case.h"
 
 static const clg_dtype index_types[2] = {CLG_DTYPE_INT32, CLG_DTYPE_INT64};
 
@@ -73,58 +36,47 @@ Test(gather, every_dtype) {
       {4, 3, {2, 1, 3, 2}, {2, 2, 2}, 2},
       {2, 1, {6, 5}, {9}, -2},
   };
-  runner rn = {0, 0};
+  gc_runner rn = {0};
   for (size_t t = 0; t < 15; ++t)
     for (size_t k = 0; k < 2; ++k)
       for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
         for (int bufs = 0; bufs < 2; ++bufs) {
-          tu_case c = {0};
+          gc_case c = {0};
           c.dtype = tu_all_dtypes[t];
           c.idt = index_types[k];
           c.r = shapes[s].r;
           c.q = shapes[s].q;
-          set_shape(c.dshape, c.r, shapes[s].d);
-          set_shape(c.ishape, c.q, shapes[s].i);
-          c.axis = shapes[s].axis;
+          gc_set_shape(c.dshape, c.r, shapes[s].d);
+          gc_set_shape(c.ishape, c.q, shapes[s].i);
+          c.p.axis = shapes[s].axis;
           c.mode = TU_IDX_ANY;
           for (int j = 0; j < 3; ++j) {
             size_t es = clg_dtype_size(j == 1 ? c.idt : c.dtype);
-            c.st[j] = bufs ? buf_st(es * (size_t)(j + 1)) : host_st();
+            c.st[j] = bufs ? gc_buf(es * (size_t)(j + 1)) : gc_host();
           }
           c.want_event = bufs;
-          run(&rn, &c, 1000u + t * 100u + k * 10u + s);
+          c.api = (gc_api)(s % 2); /* clg_run or clg_gather */
+          gc_run(&rn, &c, 1000u + t * 100u + k * 10u + s);
         }
-  finish(&rn, "every_dtype");
+  gc_finish(&rn, "every_dtype");
 }
 
 /* ------------------------------------- data ranks 1-6 x every axis x q 0-3 */
 
-/* Cycles through the 8 host/buffer combinations with offsets that are
- * multiples of the element size. */
-static void storage_for(tu_case *c, int n) {
-  size_t es = clg_dtype_size(c->dtype);
-  size_t is = clg_dtype_size(c->idt);
-  for (int j = 0; j < 3; ++j) {
-    bool buf = (n >> j) & 1;
-    size_t off = (size_t)((n / 8 + j) % 3) * (j == 1 ? is : es) * 4u;
-    c->st[j] = buf ? buf_st(off) : host_st();
-  }
-}
-
 static void ranks_and_axes(clg_dtype dtype, uint64_t seed0) {
-  runner rn = {0, 0};
+  gc_runner rn = {0};
   tu_rng rng = tu_rng_make(seed0);
   int n = 0;
   for (int32_t r = 1; r <= 6; ++r)
     for (int64_t axis = -r; axis < r; ++axis)
       for (int32_t q = 0; q <= 3; ++q)
         for (size_t k = 0; k < 2; ++k) {
-          tu_case c = {0};
+          gc_case c = {0};
           c.dtype = dtype;
           c.idt = index_types[k];
           c.r = r;
           c.q = q;
-          c.axis = axis;
+          c.p.axis = axis;
           int32_t a = (int32_t)(axis < 0 ? axis + r : axis);
           for (int32_t i = 0; i < r; ++i)
             c.dshape[i] = tu_rng_range(&rng, 1, r > 4 ? 3 : 4);
@@ -132,12 +84,12 @@ static void ranks_and_axes(clg_dtype dtype, uint64_t seed0) {
           for (int32_t i = 0; i < q; ++i)
             c.ishape[i] = tu_rng_range(&rng, 1, 3);
           c.mode = TU_IDX_ANY;
-          storage_for(&c, n);
+          gc_storage_for(&c, n, 4);
           c.want_event = (n % 3) == 0;
-          run(&rn, &c, seed0 + (uint64_t)n);
+          gc_run(&rn, &c, seed0 + (uint64_t)n);
           ++n;
         }
-  finish(&rn, clg_dtype_name(dtype));
+  gc_finish(&rn, clg_dtype_name(dtype));
 }
 
 Test(gather, ranks_axes_1byte) { ranks_and_axes(CLG_DTYPE_UINT8, 10000); }
@@ -156,40 +108,40 @@ static const clg_dtype one_per_size[5] = {CLG_DTYPE_INT8, CLG_DTYPE_BFLOAT16,
  * in both the positive and the negative (b - q) form, every axis a >= b,
  * ranks up to 5, all element sizes, storages and both index types. */
 Test(gather, batch_dims) {
-  runner rn = {0, 0};
+  gc_runner rn = {0};
   tu_rng rng = tu_rng_make(61000);
   int n = 0;
   for (int32_t r = 2; r <= 5; ++r)
     for (int32_t q = 1; q <= 3; ++q)
       for (int32_t b = 1; b <= q && b < r; ++b)
         for (int32_t a = b; a < r; ++a) {
-          tu_case c = {0};
+          gc_case c = {0};
           c.dtype = one_per_size[n % 5];
           c.idt = index_types[(n / 5) % 2];
           c.r = r;
           c.q = q;
-          c.axis = (n & 1) ? a - r : a;
-          c.batch_dims = (n & 2) ? b - q : b;
+          c.p.axis = (n & 1) ? a - r : a;
+          c.p.batch_dims = (n & 2) ? b - q : b;
           for (int32_t i = 0; i < r; ++i)
             c.dshape[i] = tu_rng_range(&rng, 1, 3);
           c.dshape[a] = tu_rng_range(&rng, 1, 6);
           for (int32_t i = 0; i < q; ++i)
             c.ishape[i] = i < b ? c.dshape[i] : tu_rng_range(&rng, 1, 4);
           c.mode = TU_IDX_ANY;
-          c.gmode = (clg_index_mode)(n % 3); /* RAISE, WRAP, CLIP */
-          storage_for(&c, n);
+          c.p.mode = (clg_index_mode)(n % 3); /* RAISE, WRAP, CLIP */
+          gc_storage_for(&c, n, 4);
           c.want_event = (n % 4) == 0;
-          run(&rn, &c, 61000u + (uint64_t)n);
+          gc_run(&rn, &c, 61000u + (uint64_t)n);
           ++n;
         }
-  finish(&rn, "batch_dims");
+  gc_finish(&rn, "batch_dims");
 }
 
 /* More output slices than NDRange dim 1 may hold on some drivers (65535):
  * the ROWS kernel (run by the *_gpu_plans ctest) strides over the rest. */
 Test(gather, more_slices_than_ndrange_dim1) {
-  runner rn = {0, 0};
-  tu_case c = {0};
+  gc_runner rn = {0};
+  gc_case c = {0};
   c.dtype = CLG_DTYPE_FLOAT;
   c.idt = CLG_DTYPE_INT32;
   c.r = 2;
@@ -198,13 +150,13 @@ Test(gather, more_slices_than_ndrange_dim1) {
   c.q = 1;
   c.ishape[0] = 70000;
   c.mode = TU_IDX_ANY;
-  c.st[0] = c.st[1] = c.st[2] = buf_st(0);
-  run(&rn, &c, 64000);
-  c.batch_dims = 0;
-  c.gmode = CLG_MODE_WRAP;
+  c.st[0] = c.st[1] = c.st[2] = gc_buf(0);
+  gc_run(&rn, &c, 64000);
+  c.p.batch_dims = 0;
+  c.p.mode = CLG_MODE_WRAP;
   c.mode = TU_IDX_WILD;
-  run(&rn, &c, 64001);
-  finish(&rn, "dim-1 limit");
+  gc_run(&rn, &c, 64001);
+  gc_finish(&rn, "dim-1 limit");
 }
 
 /* numpy.take's wrap and clip: any index value, the index types' extremes
@@ -222,26 +174,26 @@ Test(gather, wrap_and_clip_modes) {
       {3, {4, 1, 5}, 1, 2, {3, 3}},   {4, {2, 3, 4, 70}, 2, 1, {17}},
       {2, {1000, 4}, 0, 1, {300}},    {3, {3, 2, 600}, -2, 1, {5}},
   };
-  runner rn = {0, 0};
+  gc_runner rn = {0};
   int n = 0;
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
     for (int m = 1; m <= 2; ++m)
       for (int k = 0; k < 5; ++k) {
-        tu_case c = {0};
+        gc_case c = {0};
         c.dtype = one_per_size[k];
         c.idt = index_types[(n / 3) % 2];
         c.r = shapes[i].r;
-        set_shape(c.dshape, c.r, shapes[i].dshape);
-        c.axis = shapes[i].axis;
+        gc_set_shape(c.dshape, c.r, shapes[i].dshape);
+        c.p.axis = shapes[i].axis;
         c.q = shapes[i].q;
-        set_shape(c.ishape, c.q, shapes[i].ishape);
+        gc_set_shape(c.ishape, c.q, shapes[i].ishape);
         c.mode = TU_IDX_WILD;
-        c.gmode = (clg_index_mode)m;
-        storage_for(&c, n);
-        run(&rn, &c, 62000u + (uint64_t)n);
+        c.p.mode = (clg_index_mode)m;
+        gc_storage_for(&c, n, 4);
+        gc_run(&rn, &c, 62000u + (uint64_t)n);
         ++n;
       }
-  finish(&rn, "wrap/clip");
+  gc_finish(&rn, "wrap/clip");
 }
 
 /* Out-of-range indices in WRAP/CLIP are not errors, but RAISE rejects the
@@ -303,26 +255,26 @@ Test(gather, negative_indices) {
       {2, 1, {1, 4}, {5}, 0}, /* s = 1: only 0 and -1 are valid */
   };
   static const tu_index_mode modes[] = {TU_IDX_NEG, TU_IDX_ANY, TU_IDX_EDGES};
-  runner rn = {0, 0};
+  gc_runner rn = {0};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (size_t m = 0; m < 3; ++m)
       for (size_t k = 0; k < 2; ++k)
         for (int bufs = 0; bufs < 2; ++bufs) {
-          tu_case c = {0};
+          gc_case c = {0};
           c.dtype = s % 2 ? CLG_DTYPE_INT32 : CLG_DTYPE_DOUBLE;
           c.idt = index_types[k];
           c.r = shapes[s].r;
           c.q = shapes[s].q;
-          set_shape(c.dshape, c.r, shapes[s].d);
-          set_shape(c.ishape, c.q, shapes[s].i);
-          c.axis = shapes[s].axis;
+          gc_set_shape(c.dshape, c.r, shapes[s].d);
+          gc_set_shape(c.ishape, c.q, shapes[s].i);
+          c.p.axis = shapes[s].axis;
           c.mode = modes[m];
-          c.st[0] = host_st();
-          c.st[1] = bufs ? buf_st(8) : host_st();
-          c.st[2] = bufs ? buf_st(0) : host_st();
-          run(&rn, &c, 60000u + s * 100u + m * 10u + k);
+          c.st[0] = gc_host();
+          c.st[1] = bufs ? gc_buf(8) : gc_host();
+          c.st[2] = bufs ? gc_buf(0) : gc_host();
+          gc_run(&rn, &c, 60000u + s * 100u + m * 10u + k);
         }
-  finish(&rn, "negative_indices");
+  gc_finish(&rn, "negative_indices");
 }
 
 /* ------------------------------------------------------------- empty */
@@ -342,35 +294,38 @@ Test(gather, empty_tensors) {
       {2, 1, {2, 0}, {0}, -1},
       {2, 1, {0, 0}, {0}, 0},
   };
-  runner rn = {0, 0};
+  gc_runner rn = {0};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (size_t k = 0; k < 2; ++k)
       for (int v = 0; v < 4; ++v) {
-        tu_case c = {0};
+        gc_case c = {0};
         c.dtype = k ? CLG_DTYPE_FLOAT : CLG_DTYPE_UINT16;
         c.idt = index_types[k];
         c.r = shapes[s].r;
         c.q = shapes[s].q;
-        set_shape(c.dshape, c.r, shapes[s].d);
-        set_shape(c.ishape, c.q, shapes[s].i);
-        c.axis = shapes[s].axis;
+        gc_set_shape(c.dshape, c.r, shapes[s].d);
+        gc_set_shape(c.ishape, c.q, shapes[s].i);
+        c.p.axis = shapes[s].axis;
         c.mode = TU_IDX_ANY;
         for (int j = 0; j < 3; ++j) {
           switch (v) {
-          case 0: c.st[j] = host_st(); break;
-          case 1: c.st[j] = host_st(); c.st[j].null_empty = true; break;
-          case 2: c.st[j] = buf_st(0); break;
+          case 0: c.st[j] = gc_host(); break;
+          case 1:
+            c.st[j] = gc_host();
+            c.st[j].null_empty = true;
+            break;
+          case 2: c.st[j] = gc_buf(0); break;
           default:
-            c.st[j] = (j % 2) ? buf_st(8) : host_st();
+            c.st[j] = (j % 2) ? gc_buf(8) : gc_host();
             c.st[j].tight = true;
             c.st[j].null_empty = true;
             break;
           }
         }
         c.want_event = v >= 2;
-        run(&rn, &c, 70000u + s * 10u + k);
+        gc_run(&rn, &c, 70000u + s * 10u + k);
       }
-  finish(&rn, "empty_tensors");
+  gc_finish(&rn, "empty_tensors");
 }
 
 /* ----------------------------------------------------------- storage */
@@ -378,12 +333,12 @@ Test(gather, empty_tensors) {
 Test(gather, storage_combinations) {
   static const clg_dtype dtypes[] = {CLG_DTYPE_UINT8, CLG_DTYPE_FLOAT,
                                      CLG_DTYPE_COMPLEX128};
-  runner rn = {0, 0};
+  gc_runner rn = {0};
   for (int combo = 0; combo < 8; ++combo)
     for (int offs = 0; offs < 5; ++offs)
       for (size_t t = 0; t < 3; ++t)
         for (size_t k = 0; k < 2; ++k) {
-          tu_case c = {0};
+          gc_case c = {0};
           c.dtype = dtypes[t];
           c.idt = index_types[k];
           c.r = 3;
@@ -393,7 +348,7 @@ Test(gather, storage_combinations) {
           c.q = 2;
           c.ishape[0] = 3;
           c.ishape[1] = 4;
-          c.axis = (combo + offs) % 2 ? 1 : -2;
+          c.p.axis = (combo + offs) % 2 ? 1 : -2;
           c.mode = TU_IDX_ANY;
           for (int j = 0; j < 3; ++j) {
             size_t es = clg_dtype_size(j == 1 ? c.idt : c.dtype);
@@ -403,13 +358,14 @@ Test(gather, storage_combinations) {
               off = es * 64u;
             else if (offs == j + 1)
               off = es * 3u;
-            c.st[j] = ((combo >> j) & 1) ? buf_st(off) : host_st();
+            c.st[j] = ((combo >> j) & 1) ? gc_buf(off) : gc_host();
             c.st[j].tight = (k == 1);
           }
           c.want_event = (t == 1);
-          run(&rn, &c, 80000u + (uint64_t)(combo * 100 + offs * 10) + t * 2 + k);
+          gc_run(&rn, &c,
+                 80000u + (uint64_t)(combo * 100 + offs * 10) + t * 2 + k);
         }
-  finish(&rn, "storage_combinations");
+  gc_finish(&rn, "storage_combinations");
 }
 
 /* data/output offsets that are not a multiple of the element size: the
@@ -419,11 +375,11 @@ Test(gather, buffer_unaligned_offsets) {
   static const clg_dtype dtypes[] = {CLG_DTYPE_UINT16, CLG_DTYPE_FLOAT,
                                      CLG_DTYPE_DOUBLE, CLG_DTYPE_COMPLEX128};
   static const size_t offs[] = {1, 3, 5, 7};
-  runner rn = {0, 0};
+  gc_runner rn = {0};
   for (size_t t = 0; t < 4; ++t)
     for (size_t o = 0; o < 4; ++o)
       for (size_t k = 0; k < 2; ++k) {
-        tu_case c = {0};
+        gc_case c = {0};
         c.dtype = dtypes[t];
         c.idt = index_types[k];
         c.r = 2;
@@ -431,15 +387,15 @@ Test(gather, buffer_unaligned_offsets) {
         c.dshape[1] = 5;
         c.q = 1;
         c.ishape[0] = 6;
-        c.axis = (int64_t)(o % 2);
+        c.p.axis = (int64_t)(o % 2);
         c.mode = TU_IDX_ANY;
         for (int j = 0; j < 3; ++j)
-          c.st[j] = buf_st(offs[(o + (size_t)j) % 4]);
-        c.st[1] = buf_st(clg_dtype_size(c.idt) * (o + 1));
+          c.st[j] = gc_buf(offs[(o + (size_t)j) % 4]);
+        c.st[1] = gc_buf(clg_dtype_size(c.idt) * (o + 1));
         c.want_event = true;
-        run(&rn, &c, 90000u + t * 10u + o);
+        gc_run(&rn, &c, 90000u + t * 10u + o);
       }
-  finish(&rn, "buffer_unaligned_offsets");
+  gc_finish(&rn, "buffer_unaligned_offsets");
 }
 
 /* Slices of every byte width from 1 to 17 elements, and larger tensors, to
@@ -448,10 +404,10 @@ Test(gather, slice_widths_and_sizes) {
   static const clg_dtype dtypes[] = {CLG_DTYPE_INT8, CLG_DTYPE_INT16,
                                      CLG_DTYPE_UINT32, CLG_DTYPE_DOUBLE,
                                      CLG_DTYPE_COMPLEX64, CLG_DTYPE_COMPLEX128};
-  runner rn = {0, 0};
+  gc_runner rn = {0};
   for (size_t t = 0; t < 6; ++t)
     for (int64_t inner = 1; inner <= 17; ++inner) {
-      tu_case c = {0};
+      gc_case c = {0};
       c.dtype = dtypes[t];
       c.idt = inner % 2 ? CLG_DTYPE_INT32 : CLG_DTYPE_INT64;
       c.r = 3;
@@ -460,14 +416,14 @@ Test(gather, slice_widths_and_sizes) {
       c.dshape[2] = inner;
       c.q = 1;
       c.ishape[0] = 11;
-      c.axis = 1;
+      c.p.axis = 1;
       c.mode = TU_IDX_ANY;
       for (int j = 0; j < 3; ++j) {
         size_t es = clg_dtype_size(j == 1 ? c.idt : c.dtype);
-        c.st[j] = (inner + j) % 3 ? buf_st(es * (size_t)(inner % 4))
-                                  : host_st();
+        c.st[j] =
+            (inner + j) % 3 ? gc_buf(es * (size_t)(inner % 4)) : gc_host();
       }
-      run(&rn, &c, 100000u + t * 100u + (uint64_t)inner);
+      gc_run(&rn, &c, 100000u + t * 100u + (uint64_t)inner);
     }
   static const struct {
     clg_dtype dt;
@@ -483,21 +439,21 @@ Test(gather, slice_widths_and_sizes) {
   };
   for (size_t b = 0; b < sizeof big / sizeof big[0]; ++b)
     for (int bufs = 0; bufs < 2; ++bufs) {
-      tu_case c = {0};
+      gc_case c = {0};
       c.dtype = big[b].dt;
       c.idt = bufs ? CLG_DTYPE_INT64 : CLG_DTYPE_INT32;
       c.r = big[b].r;
       c.q = big[b].q;
-      set_shape(c.dshape, c.r, big[b].d);
-      set_shape(c.ishape, c.q, big[b].i);
-      c.axis = big[b].axis;
+      gc_set_shape(c.dshape, c.r, big[b].d);
+      gc_set_shape(c.ishape, c.q, big[b].i);
+      c.p.axis = big[b].axis;
       c.mode = TU_IDX_ANY;
       for (int j = 0; j < 3; ++j)
-        c.st[j] = bufs ? buf_st(16) : host_st();
+        c.st[j] = bufs ? gc_buf(16) : gc_host();
       c.want_event = bufs;
-      run(&rn, &c, 110000u + b * 2u + (uint64_t)bufs);
+      gc_run(&rn, &c, 110000u + b * 2u + (uint64_t)bufs);
     }
-  finish(&rn, "slice_widths_and_sizes");
+  gc_finish(&rn, "slice_widths_and_sizes");
 }
 
 /* data, indices and output side by side in one cl_mem (and in one host
@@ -568,14 +524,14 @@ Test(gather, caller_queues) {
   } else {
     cr_log_info("device has no out-of-order queues; testing in-order only");
   }
-  runner rn = {0, 0};
+  gc_runner rn = {0};
   cl_command_queue queues[2] = {in_order, ooo};
   for (int qi = 0; qi < 2; ++qi) {
     if (!queues[qi])
       continue;
     for (int combo = 0; combo < 8; ++combo)
       for (int ev = 0; ev < 2; ++ev) {
-        tu_case c = {0};
+        gc_case c = {0};
         c.dtype = combo % 2 ? CLG_DTYPE_INT16 : CLG_DTYPE_DOUBLE;
         c.idt = index_types[combo % 2];
         c.r = 2;
@@ -584,19 +540,19 @@ Test(gather, caller_queues) {
         c.q = 2;
         c.ishape[0] = 2;
         c.ishape[1] = 5;
-        c.axis = combo % 3 == 0 ? 0 : 1;
+        c.p.axis = combo % 3 == 0 ? 0 : 1;
         c.mode = TU_IDX_ANY;
         for (int j = 0; j < 3; ++j)
-          c.st[j] = ((combo >> j) & 1) ? buf_st(8) : host_st();
+          c.st[j] = ((combo >> j) & 1) ? gc_buf(8) : gc_host();
         c.want_event = ev;
         c.queue = queues[qi];
-        run(&rn, &c, 120000u + (uint64_t)(qi * 100 + combo * 2 + ev));
+        gc_run(&rn, &c, 120000u + (uint64_t)(qi * 100 + combo * 2 + ev));
       }
   }
   clReleaseCommandQueue(in_order);
   if (ooo)
     clReleaseCommandQueue(ooo);
-  finish(&rn, "caller_queues");
+  gc_finish(&rn, "caller_queues");
 }
 
 /* ------------------------------------------------ wait lists (threaded) */
@@ -641,11 +597,11 @@ Test(gather, wait_list_is_honoured) {
     cr_assert(ref_gather(data, 4, 2, dshape, idx, REF_INDEX_I64, 1, ishape, 0,
                          want) == 0);
     tu_tensor td, ti, to;
-    tu_tensor_init(&td, CLG_DTYPE_FLOAT, 2, dshape, buf_st(0), data);
+    tu_tensor_init(&td, CLG_DTYPE_FLOAT, 2, dshape, gc_buf(0), data);
     tu_tensor_init(&ti, CLG_DTYPE_INT64, 1, ishape,
-                   v == 1 ? buf_st(8) : host_st(), idx);
+                   v == 1 ? gc_buf(8) : gc_host(), idx);
     tu_tensor_init(&to, CLG_DTYPE_FLOAT, 2, oshape,
-                   v == 2 ? host_st() : buf_st(4), NULL);
+                   v == 2 ? gc_host() : gc_buf(4), NULL);
     cl_int err = CL_SUCCESS;
     waiter w;
     memset(&w, 0, sizeof w);
@@ -700,11 +656,11 @@ Test(gather, chained_events) {
   cr_assert(ref_gather(data, 4, 1, dshape, idx1, REF_INDEX_I32, 1, ishape, 0, mid) == 0);
   cr_assert(ref_gather(mid, 4, 1, dshape, idx2, REF_INDEX_I32, 1, ishape, 0, want) == 0);
   tu_tensor td, ti1, ti2, tm, to;
-  tu_tensor_init(&td, CLG_DTYPE_INT32, 1, dshape, buf_st(0), data);
-  tu_tensor_init(&ti1, CLG_DTYPE_INT32, 1, ishape, host_st(), idx1);
-  tu_tensor_init(&ti2, CLG_DTYPE_INT32, 1, ishape, host_st(), idx2);
-  tu_tensor_init(&tm, CLG_DTYPE_INT32, 1, dshape, buf_st(12), NULL);
-  tu_tensor_init(&to, CLG_DTYPE_INT32, 1, dshape, buf_st(4), NULL);
+  tu_tensor_init(&td, CLG_DTYPE_INT32, 1, dshape, gc_buf(0), data);
+  tu_tensor_init(&ti1, CLG_DTYPE_INT32, 1, ishape, gc_host(), idx1);
+  tu_tensor_init(&ti2, CLG_DTYPE_INT32, 1, ishape, gc_host(), idx2);
+  tu_tensor_init(&tm, CLG_DTYPE_INT32, 1, dshape, gc_buf(12), NULL);
+  tu_tensor_init(&to, CLG_DTYPE_INT32, 1, dshape, gc_buf(4), NULL);
   cl_event marker = NULL;
   tu_cl_check(clEnqueueMarkerWithWaitList(tu_queue(), 0, NULL, &marker),
               "clEnqueueMarkerWithWaitList");
@@ -739,14 +695,14 @@ typedef struct worker {
   int id;
   int cases;
   int failures;
-  char first_failure[1536];
+  char first_failure[2048];
 } worker;
 
 static void *worker_main(void *arg) {
   worker *w = arg;
   tu_rng rng = tu_rng_make(130000u + (uint64_t)w->id);
   for (int n = 0; n < 24; ++n) {
-    tu_case c = {0};
+    gc_case c = {0};
     c.dtype = tu_all_dtypes[(w->id * 5 + n) % 15];
     c.idt = index_types[n % 2];
     c.r = (int32_t)tu_rng_range(&rng, 1, 4);
@@ -755,14 +711,15 @@ static void *worker_main(void *arg) {
     c.q = (int32_t)tu_rng_range(&rng, 0, 2);
     for (int32_t i = 0; i < c.q; ++i)
       c.ishape[i] = tu_rng_range(&rng, 1, 6);
-    c.axis = tu_rng_range(&rng, -c.r, c.r - 1);
+    c.p.axis = tu_rng_range(&rng, -c.r, c.r - 1);
     c.mode = TU_IDX_ANY;
     for (int j = 0; j < 3; ++j)
-      c.st[j] = ((n + w->id) >> j) & 1 ? buf_st(8) : host_st();
+      c.st[j] = ((n + w->id) >> j) & 1 ? gc_buf(8) : gc_host();
     c.want_event = true;
-    char msg[1536];
+    char msg[2048];
     w->cases++;
-    if (!tu_run_case(&c, 140000u + (uint64_t)(w->id * 100 + n), msg, sizeof msg)) {
+    if (!gc_run_case(&c, 140000u + (uint64_t)(w->id * 100 + n), msg,
+                     sizeof msg)) {
       if (w->failures++ == 0)
         snprintf(w->first_failure, sizeof w->first_failure, "%s", msg);
     }

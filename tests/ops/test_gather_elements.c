@@ -13,7 +13,7 @@
 
 #include <criterion/criterion.h>
 
-#include "support/op_case.h"
+#include "support/gather_case.h"
 
 static const clg_dtype index_types[2] = {CLG_DTYPE_INT32, CLG_DTYPE_INT64};
 /* One dtype per element size: 1, 2, 4, 8, 16 bytes. */
@@ -21,19 +21,19 @@ static const clg_dtype sized[5] = {CLG_DTYPE_UINT8, CLG_DTYPE_FLOAT16,
                                    CLG_DTYPE_FLOAT, CLG_DTYPE_INT64,
                                    CLG_DTYPE_COMPLEX128};
 
-static oc_case ge_case(clg_dtype dtype, clg_dtype idt, int32_t r,
+static gc_case ge_case(clg_dtype dtype, clg_dtype idt, int32_t r,
                        const int64_t *ds, const int64_t *is, int64_t axis) {
-  oc_case c;
+  gc_case c;
   memset(&c, 0, sizeof c);
   c.p.op = CLG_OP_GATHER_ELEMENTS;
   c.p.axis = axis;
   c.dtype = dtype;
   c.idt = idt;
   c.r = c.q = r;
-  oc_set_shape(c.dshape, r, ds);
-  oc_set_shape(c.ishape, r, is);
+  gc_set_shape(c.dshape, r, ds);
+  gc_set_shape(c.ishape, r, is);
   c.mode = TU_IDX_ANY;
-  c.st[0] = c.st[1] = c.st[2] = oc_host();
+  c.st[0] = c.st[1] = c.st[2] = gc_host();
   return c;
 }
 
@@ -50,28 +50,28 @@ Test(gather_elements, every_dtype) {
       {4, {4, 1, 3, 2}, {2, 1, 5, 2}, 2},
       {2, {6, 5}, {9, 5}, -2},
   };
-  oc_runner rn = {0, 0};
+  gc_runner rn = {0};
   for (size_t t = 0; t < 15; ++t)
     for (size_t k = 0; k < 2; ++k)
       for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
         bool bufs = (t + s) % 2;
-        oc_case c = ge_case(tu_all_dtypes[t], index_types[k], shapes[s].r,
+        gc_case c = ge_case(tu_all_dtypes[t], index_types[k], shapes[s].r,
                             shapes[s].d, shapes[s].i, shapes[s].axis);
         for (int j = 0; j < 3; ++j) {
           size_t es = clg_dtype_size(j == 1 ? c.idt : c.dtype);
-          c.st[j] = bufs ? oc_buf(es * (size_t)(j + 1)) : oc_host();
+          c.st[j] = bufs ? gc_buf(es * (size_t)(j + 1)) : gc_host();
         }
         c.want_event = bufs;
-        c.api = (oc_api)(s % 2);
-        oc_run(&rn, &c, 1000u + t * 100u + k * 10u + s);
+        c.api = (gc_api)(s % 2);
+        gc_run(&rn, &c, 1000u + t * 100u + k * 10u + s);
       }
-  oc_finish(&rn, "every_dtype");
+  gc_finish(&rn, "every_dtype");
 }
 
 /* ------------------------- ranks 1-5 x every axis x every element size */
 
 Test(gather_elements, ranks_axes_sizes) {
-  oc_runner rn = {0, 0};
+  gc_runner rn = {0};
   tu_rng rng = tu_rng_make(4242);
   int n = 0;
   for (int32_t r = 1; r <= 5; ++r)
@@ -86,14 +86,14 @@ Test(gather_elements, ranks_axes_sizes) {
               tu_rng_range(&rng, 0, 2) ? ds[i] : tu_rng_range(&rng, 1, ds[i]);
         }
         is[a] = tu_rng_range(&rng, 1, 6);
-        oc_case c = ge_case(sized[e], index_types[n % 2], r, ds, is, axis);
-        oc_storage_for(&c, n);
+        gc_case c = ge_case(sized[e], index_types[n % 2], r, ds, is, axis);
+        gc_storage_for(&c, n, 3);
         c.want_event = (n % 3) == 0;
-        c.api = (oc_api)((n / 2) % 2);
-        oc_run(&rn, &c, 5000u + (uint64_t)n);
+        c.api = (gc_api)((n / 2) % 2);
+        gc_run(&rn, &c, 5000u + (uint64_t)n);
         ++n;
       }
-  oc_finish(&rn, "ranks_axes_sizes");
+  gc_finish(&rn, "ranks_axes_sizes");
 }
 
 /* ------------------------------------- the collapse and both kernels */
@@ -122,18 +122,18 @@ Test(gather_elements, collapse_paths) {
       {3, {4, 5, 6}, {4, 1, 6}, 1},
       {3, {4, 5, 6}, {3, 1, 5}, 1},
   };
-  oc_runner rn = {0, 0};
+  gc_runner rn = {0};
   int n = 0;
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (size_t e = 0; e < 5; e += 2)
       for (size_t k = 0; k < 2; ++k) {
-        oc_case c = ge_case(sized[e], index_types[k], shapes[s].r, shapes[s].d,
+        gc_case c = ge_case(sized[e], index_types[k], shapes[s].r, shapes[s].d,
                             shapes[s].i, shapes[s].axis);
-        oc_storage_for(&c, n);
-        oc_run(&rn, &c, 9000u + (uint64_t)n);
+        gc_storage_for(&c, n, 3);
+        gc_run(&rn, &c, 9000u + (uint64_t)n);
         ++n;
       }
-  oc_finish(&rn, "collapse_paths");
+  gc_finish(&rn, "collapse_paths");
 }
 
 /* --------------------------------------------------------- negatives */
@@ -150,18 +150,18 @@ Test(gather_elements, negative_and_edge_indices) {
   };
   static const tu_index_mode modes[] = {TU_IDX_NEG, TU_IDX_EDGES,
                                         TU_IDX_NONNEG};
-  oc_runner rn = {0, 0};
+  gc_runner rn = {0};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (size_t m = 0; m < 3; ++m)
       for (size_t k = 0; k < 2; ++k) {
-        oc_case c =
+        gc_case c =
             ge_case(s % 2 ? CLG_DTYPE_INT32 : CLG_DTYPE_DOUBLE, index_types[k],
                     shapes[s].r, shapes[s].d, shapes[s].i, shapes[s].axis);
         c.mode = modes[m];
-        c.st[1] = k ? oc_buf(8) : oc_host();
-        oc_run(&rn, &c, 12000u + s * 100u + m * 10u + k);
+        c.st[1] = k ? gc_buf(8) : gc_host();
+        gc_run(&rn, &c, 12000u + s * 100u + m * 10u + k);
       }
-  oc_finish(&rn, "negative_and_edge_indices");
+  gc_finish(&rn, "negative_and_edge_indices");
 }
 
 /* ------------------------------------------------------------- empty */
@@ -180,32 +180,32 @@ Test(gather_elements, empty_tensors) {
       {3, {2, 3, 4}, {2, 0, 4}, -1}, /* zero in indices only */
       {2, {2, 5}, {0, 0}, 0},
   };
-  oc_runner rn = {0, 0};
+  gc_runner rn = {0};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (int v = 0; v < 4; ++v) {
-      oc_case c = ge_case(v % 2 ? CLG_DTYPE_FLOAT : CLG_DTYPE_UINT16,
+      gc_case c = ge_case(v % 2 ? CLG_DTYPE_FLOAT : CLG_DTYPE_UINT16,
                           index_types[v % 2], shapes[s].r, shapes[s].d,
                           shapes[s].i, shapes[s].axis);
       for (int j = 0; j < 3; ++j) {
         switch (v) {
-        case 0: c.st[j] = oc_host(); break;
+        case 0: c.st[j] = gc_host(); break;
         case 1:
-          c.st[j] = oc_host();
+          c.st[j] = gc_host();
           c.st[j].null_empty = true;
           break;
-        case 2: c.st[j] = oc_buf(0); break;
+        case 2: c.st[j] = gc_buf(0); break;
         default:
-          c.st[j] = (j % 2) ? oc_buf(8) : oc_host();
+          c.st[j] = (j % 2) ? gc_buf(8) : gc_host();
           c.st[j].tight = true;
           c.st[j].null_empty = true;
           break;
         }
       }
       c.want_event = v >= 2;
-      c.api = (oc_api)(v / 2);
-      oc_run(&rn, &c, 13000u + s * 10u + (uint64_t)v);
+      c.api = (gc_api)(v / 2);
+      gc_run(&rn, &c, 13000u + s * 10u + (uint64_t)v);
     }
-  oc_finish(&rn, "empty_tensors");
+  gc_finish(&rn, "empty_tensors");
 }
 
 /* ---------------------------------------------------- storage, offsets */
@@ -216,24 +216,24 @@ Test(gather_elements, storage_and_misaligned_offsets) {
                                      CLG_DTYPE_COMPLEX128};
   static const size_t offsets[] = {0, 1, 2, 3, 4, 8, 12, 16};
   static const int64_t ds[3] = {5, 6, 7}, is[3] = {4, 6, 9};
-  oc_runner rn = {0, 0};
+  gc_runner rn = {0};
   int n = 0;
   for (int combo = 0; combo < 8; ++combo)
     for (size_t t = 0; t < 5; ++t) {
-      oc_case c = ge_case(dtypes[t], index_types[combo % 2], 3, ds, is,
+      gc_case c = ge_case(dtypes[t], index_types[combo % 2], 3, ds, is,
                           combo % 3 == 0 ? 2 : -1);
       size_t xs = clg_dtype_size(c.idt);
       for (int j = 0; j < 3; ++j) {
         bool buf = (combo >> j) & 1;
         size_t off =
             j == 1 ? xs * (size_t)(n % 3) : offsets[(size_t)(n + 3 * j) % 8];
-        c.st[j] = buf ? oc_buf(off) : oc_host();
+        c.st[j] = buf ? gc_buf(off) : gc_host();
       }
       c.want_event = combo == 7;
-      oc_run(&rn, &c, 14000u + (uint64_t)n);
+      gc_run(&rn, &c, 14000u + (uint64_t)n);
       ++n;
     }
-  oc_finish(&rn, "storage_and_misaligned_offsets");
+  gc_finish(&rn, "storage_and_misaligned_offsets");
 }
 
 /* ------------------------------------------------------------- large */
@@ -249,24 +249,24 @@ Test(gather_elements, larger_tensors) {
       {2, {1000, 17}, {2500, 16}, 0, CLG_DTYPE_COMPLEX64},
       {3, {33, 64, 20}, {30, 50, 20}, -3, CLG_DTYPE_FLOAT16},
   };
-  oc_runner rn = {0, 0};
+  gc_runner rn = {0};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
-    oc_case c = ge_case(shapes[s].dtype, index_types[s % 2], shapes[s].r,
+    gc_case c = ge_case(shapes[s].dtype, index_types[s % 2], shapes[s].r,
                         shapes[s].d, shapes[s].i, shapes[s].axis);
-    oc_storage_for(&c, (int)s * 3);
-    oc_run(&rn, &c, 15000u + s);
+    gc_storage_for(&c, (int)s * 3, 3);
+    gc_run(&rn, &c, 15000u + s);
   }
-  oc_finish(&rn, "larger_tensors");
+  gc_finish(&rn, "larger_tensors");
 }
 
 /* ------------------------------------ shapes, validate, events, errors */
 
 Test(gather_elements, output_shape_matches_reference) {
   tu_rng rng = tu_rng_make(777);
-  oc_runner rn = {0, 0};
+  gc_runner rn = {0};
   int accepted = 0;
   for (int n = 0; n < 3000; ++n) {
-    oc_case c;
+    gc_case c;
     memset(&c, 0, sizeof c);
     c.p.op = CLG_OP_GATHER_ELEMENTS;
     c.r = (int32_t)tu_rng_range(&rng, 1, 5);
@@ -280,16 +280,16 @@ Test(gather_elements, output_shape_matches_reference) {
                         : tu_rng_range(&rng, 0, 5);
     char msg[2048];
     rn.cases++;
-    if (!oc_shape_agrees(&c, msg, sizeof msg)) {
+    if (!gc_shape_agrees(&c, msg, sizeof msg)) {
       cr_expect(false, "%s", msg);
-      cr_assert(++rn.failures < OC_MAX_FAILURES, "too many failures");
+      cr_assert(++rn.failures < GC_MAX_FAILURES, "too many failures");
     }
     int32_t orank;
     int64_t os[CLG_MAX_RANK];
-    accepted += oc_ref_shape(&c, &orank, os) == 0;
+    accepted += gc_ref_shape(&c, &orank, os) == 0;
   }
   cr_expect(accepted > 300 && accepted < 2700, "%d of 3000 accepted", accepted);
-  oc_finish(&rn, "output_shape_matches_reference");
+  gc_finish(&rn, "output_shape_matches_reference");
 }
 
 Test(gather_elements, validate_and_wait_list) {

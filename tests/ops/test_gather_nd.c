@@ -14,7 +14,7 @@
 
 #include <criterion/criterion.h>
 
-#include "support/op_case.h"
+#include "support/gather_case.h"
 
 static const clg_dtype index_types[2] = {CLG_DTYPE_INT32, CLG_DTYPE_INT64};
 /* One dtype per element size: 1, 2, 4, 8, 16 bytes. */
@@ -22,10 +22,10 @@ static const clg_dtype sized[5] = {CLG_DTYPE_INT8, CLG_DTYPE_BFLOAT16,
                                    CLG_DTYPE_INT32, CLG_DTYPE_DOUBLE,
                                    CLG_DTYPE_COMPLEX128};
 
-static oc_case nd_case(clg_dtype dtype, clg_dtype idt, int32_t r,
+static gc_case nd_case(clg_dtype dtype, clg_dtype idt, int32_t r,
                        const int64_t *ds, int32_t q, const int64_t *is,
                        int64_t b) {
-  oc_case c;
+  gc_case c;
   memset(&c, 0, sizeof c);
   c.p.op = CLG_OP_GATHER_ND;
   c.p.batch_dims = b;
@@ -33,10 +33,10 @@ static oc_case nd_case(clg_dtype dtype, clg_dtype idt, int32_t r,
   c.idt = idt;
   c.r = r;
   c.q = q;
-  oc_set_shape(c.dshape, r, ds);
-  oc_set_shape(c.ishape, q, is);
+  gc_set_shape(c.dshape, r, ds);
+  gc_set_shape(c.ishape, q, is);
   c.mode = TU_IDX_ANY;
-  c.st[0] = c.st[1] = c.st[2] = oc_host();
+  c.st[0] = c.st[1] = c.st[2] = gc_host();
   return c;
 }
 
@@ -54,28 +54,28 @@ Test(gather_nd, every_dtype) {
       {3, 3, {2, 3, 4}, {2, 5, 2}, 1}, /* batch, scalar slices */
       {3, 1, {2, 3, 4}, {2}, 0},       /* a single tuple */
   };
-  oc_runner rn = {0, 0};
+  gc_runner rn = {0};
   for (size_t t = 0; t < 15; ++t)
     for (size_t k = 0; k < 2; ++k)
       for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
         bool bufs = (t + s) % 2;
-        oc_case c = nd_case(tu_all_dtypes[t], index_types[k], shapes[s].r,
+        gc_case c = nd_case(tu_all_dtypes[t], index_types[k], shapes[s].r,
                             shapes[s].d, shapes[s].q, shapes[s].i, shapes[s].b);
         for (int j = 0; j < 3; ++j) {
           size_t es = clg_dtype_size(j == 1 ? c.idt : c.dtype);
-          c.st[j] = bufs ? oc_buf(es * (size_t)(j + 1)) : oc_host();
+          c.st[j] = bufs ? gc_buf(es * (size_t)(j + 1)) : gc_host();
         }
         c.want_event = bufs;
-        c.api = (oc_api)(s % 2);
-        oc_run(&rn, &c, 2000u + t * 100u + k * 10u + s);
+        c.api = (gc_api)(s % 2);
+        gc_run(&rn, &c, 2000u + t * 100u + k * 10u + s);
       }
-  oc_finish(&rn, "every_dtype");
+  gc_finish(&rn, "every_dtype");
 }
 
 /* ----------- data ranks 1-5 x batch_dims 0-2 x m 1..r-b x indices ranks */
 
 Test(gather_nd, ranks_batch_dims_tuple_lengths) {
-  oc_runner rn = {0, 0};
+  gc_runner rn = {0};
   tu_rng rng = tu_rng_make(5151);
   int n = 0;
   for (int32_t r = 1; r <= 5; ++r)
@@ -88,15 +88,15 @@ Test(gather_nd, ranks_batch_dims_tuple_lengths) {
           for (int32_t i = 0; i < q - 1; ++i)
             is[i] = i < b ? ds[i] : tu_rng_range(&rng, 1, 3);
           is[q - 1] = m;
-          oc_case c =
+          gc_case c =
               nd_case(sized[n % 5], index_types[(n / 5) % 2], r, ds, q, is, b);
-          oc_storage_for(&c, n);
+          gc_storage_for(&c, n, 3);
           c.want_event = (n % 3) == 0;
-          c.api = (oc_api)((n / 2) % 2);
-          oc_run(&rn, &c, 6000u + (uint64_t)n);
+          c.api = (gc_api)((n / 2) % 2);
+          gc_run(&rn, &c, 6000u + (uint64_t)n);
           ++n;
         }
-  oc_finish(&rn, "ranks_batch_dims_tuple_lengths");
+  gc_finish(&rn, "ranks_batch_dims_tuple_lengths");
 }
 
 /* ----------------------------------------- long slices, larger tensors */
@@ -114,16 +114,16 @@ Test(gather_nd, long_slices_and_larger_tensors) {
       {4, 3, {4, 30, 20, 3}, {4, 500, 2}, 1, CLG_DTYPE_FLOAT},
       {3, 3, {8, 16, 16}, {8, 300, 2}, 1, CLG_DTYPE_COMPLEX64},
   };
-  oc_runner rn = {0, 0};
+  gc_runner rn = {0};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (int v = 0; v < 2; ++v) {
-      oc_case c = nd_case(shapes[s].dtype, index_types[(s + (size_t)v) % 2],
+      gc_case c = nd_case(shapes[s].dtype, index_types[(s + (size_t)v) % 2],
                           shapes[s].r, shapes[s].d, shapes[s].q, shapes[s].i,
                           shapes[s].b);
-      oc_storage_for(&c, (int)s * 3 + v * 7);
-      oc_run(&rn, &c, 16000u + s * 10u + (uint64_t)v);
+      gc_storage_for(&c, (int)s * 3 + v * 7, 3);
+      gc_run(&rn, &c, 16000u + s * 10u + (uint64_t)v);
     }
-  oc_finish(&rn, "long_slices_and_larger_tensors");
+  gc_finish(&rn, "long_slices_and_larger_tensors");
 }
 
 /* --------------------------------------------------------- negatives */
@@ -139,18 +139,18 @@ Test(gather_nd, negative_and_edge_indices) {
   };
   static const tu_index_mode modes[] = {TU_IDX_NEG, TU_IDX_EDGES,
                                         TU_IDX_NONNEG};
-  oc_runner rn = {0, 0};
+  gc_runner rn = {0};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (size_t m = 0; m < 3; ++m)
       for (size_t k = 0; k < 2; ++k) {
-        oc_case c = nd_case(s % 2 ? CLG_DTYPE_UINT32 : CLG_DTYPE_UINT64,
+        gc_case c = nd_case(s % 2 ? CLG_DTYPE_UINT32 : CLG_DTYPE_UINT64,
                             index_types[k], shapes[s].r, shapes[s].d,
                             shapes[s].q, shapes[s].i, shapes[s].b);
         c.mode = modes[m];
-        c.st[1] = k ? oc_buf(16) : oc_host();
-        oc_run(&rn, &c, 17000u + s * 100u + m * 10u + k);
+        c.st[1] = k ? gc_buf(16) : gc_host();
+        gc_run(&rn, &c, 17000u + s * 100u + m * 10u + k);
       }
-  oc_finish(&rn, "negative_and_edge_indices");
+  gc_finish(&rn, "negative_and_edge_indices");
 }
 
 /* ------------------------------------------------------------- empty */
@@ -167,32 +167,32 @@ Test(gather_nd, empty_tensors) {
       {3, 2, {2, 0, 3}, {2, 1}, 0}, /* slice with a zero */
       {2, 3, {3, 0}, {2, 0, 2}, 0}, {3, 3, {2, 3, 4}, {2, 0, 1}, 1},
   };
-  oc_runner rn = {0, 0};
+  gc_runner rn = {0};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (int v = 0; v < 4; ++v) {
-      oc_case c = nd_case(v % 2 ? CLG_DTYPE_FLOAT : CLG_DTYPE_UINT16,
+      gc_case c = nd_case(v % 2 ? CLG_DTYPE_FLOAT : CLG_DTYPE_UINT16,
                           index_types[v % 2], shapes[s].r, shapes[s].d,
                           shapes[s].q, shapes[s].i, shapes[s].b);
       for (int j = 0; j < 3; ++j) {
         switch (v) {
-        case 0: c.st[j] = oc_host(); break;
+        case 0: c.st[j] = gc_host(); break;
         case 1:
-          c.st[j] = oc_host();
+          c.st[j] = gc_host();
           c.st[j].null_empty = true;
           break;
-        case 2: c.st[j] = oc_buf(0); break;
+        case 2: c.st[j] = gc_buf(0); break;
         default:
-          c.st[j] = (j % 2) ? oc_buf(8) : oc_host();
+          c.st[j] = (j % 2) ? gc_buf(8) : gc_host();
           c.st[j].tight = true;
           c.st[j].null_empty = true;
           break;
         }
       }
       c.want_event = v >= 2;
-      c.api = (oc_api)(v / 2);
-      oc_run(&rn, &c, 18000u + s * 10u + (uint64_t)v);
+      c.api = (gc_api)(v / 2);
+      gc_run(&rn, &c, 18000u + s * 10u + (uint64_t)v);
     }
-  oc_finish(&rn, "empty_tensors");
+  gc_finish(&rn, "empty_tensors");
 }
 
 /* ---------------------------------------------------- storage, offsets */
@@ -203,35 +203,35 @@ Test(gather_nd, storage_and_misaligned_offsets) {
                                      CLG_DTYPE_COMPLEX128};
   static const size_t offsets[] = {0, 1, 2, 3, 4, 8, 12, 16};
   static const int64_t ds[3] = {5, 6, 7}, is[3] = {4, 3, 1}, is2[3] = {5, 3, 1};
-  oc_runner rn = {0, 0};
+  gc_runner rn = {0};
   int n = 0;
   for (int combo = 0; combo < 8; ++combo)
     for (size_t t = 0; t < 5; ++t) {
       bool batch = (combo + (int)t) % 2;
-      oc_case c = nd_case(dtypes[t], index_types[combo % 2], 3, ds, 3,
+      gc_case c = nd_case(dtypes[t], index_types[combo % 2], 3, ds, 3,
                           batch ? is2 : is, batch ? 1 : 0);
       size_t xs = clg_dtype_size(c.idt);
       for (int j = 0; j < 3; ++j) {
         bool buf = (combo >> j) & 1;
         size_t off =
             j == 1 ? xs * (size_t)(n % 3) : offsets[(size_t)(n + 3 * j) % 8];
-        c.st[j] = buf ? oc_buf(off) : oc_host();
+        c.st[j] = buf ? gc_buf(off) : gc_host();
       }
       c.want_event = combo == 7;
-      oc_run(&rn, &c, 19000u + (uint64_t)n);
+      gc_run(&rn, &c, 19000u + (uint64_t)n);
       ++n;
     }
-  oc_finish(&rn, "storage_and_misaligned_offsets");
+  gc_finish(&rn, "storage_and_misaligned_offsets");
 }
 
 /* ------------------------------------ shapes, validate, the message */
 
 Test(gather_nd, output_shape_matches_reference) {
   tu_rng rng = tu_rng_make(888);
-  oc_runner rn = {0, 0};
+  gc_runner rn = {0};
   int accepted = 0;
   for (int n = 0; n < 3000; ++n) {
-    oc_case c;
+    gc_case c;
     memset(&c, 0, sizeof c);
     c.p.op = CLG_OP_GATHER_ND;
     c.r = (int32_t)tu_rng_range(&rng, 1, 5);
@@ -247,16 +247,16 @@ Test(gather_nd, output_shape_matches_reference) {
       c.ishape[c.q - 1] = tu_rng_range(&rng, 1, 3);
     char msg[2048];
     rn.cases++;
-    if (!oc_shape_agrees(&c, msg, sizeof msg)) {
+    if (!gc_shape_agrees(&c, msg, sizeof msg)) {
       cr_expect(false, "%s", msg);
-      cr_assert(++rn.failures < OC_MAX_FAILURES, "too many failures");
+      cr_assert(++rn.failures < GC_MAX_FAILURES, "too many failures");
     }
     int32_t orank;
     int64_t os[CLG_MAX_RANK];
-    accepted += oc_ref_shape(&c, &orank, os) == 0;
+    accepted += gc_ref_shape(&c, &orank, os) == 0;
   }
   /* Ranks above the limit: indices 16 - 1 + data 16 - m 1 = 30. */
-  oc_case big;
+  gc_case big;
   memset(&big, 0, sizeof big);
   big.p.op = CLG_OP_GATHER_ND;
   big.r = big.q = 16;
@@ -269,7 +269,7 @@ Test(gather_nd, output_shape_matches_reference) {
   cr_expect(tu_contains(clg_last_error(), "would have rank 30"), "%s",
             clg_last_error());
   cr_expect(accepted > 300 && accepted < 2700, "%d of 3000 accepted", accepted);
-  oc_finish(&rn, "output_shape_matches_reference");
+  gc_finish(&rn, "output_shape_matches_reference");
 }
 
 Test(gather_nd, out_of_bounds_message_and_validate) {

@@ -1,8 +1,8 @@
 /*
  * Shared helpers for the Criterion suite: the process-wide clg_context, a
  * seeded RNG, tensors in host or cl_mem storage with sentinel guard bytes
- * around them, shape/case formatting, message checks, and a gather case
- * runner that compares clg_gather() with the reference byte for byte.
+ * around them, shape formatting and message checks. The case runners are
+ * support/gather_case.h (the gather family) and support/scatter_case.h.
  *
  * Helpers that hit an unexpected OpenCL failure abort the test with
  * cr_assert: a test never skips for lack of a device.
@@ -141,36 +141,7 @@ bool tu_contains_ci(const char *hay, const char *needle);
  * longer number; a positive v not preceded by '-'). */
 bool tu_contains_int(const char *hay, int64_t v);
 
-/* -------------------------------------------------------------- cases */
-
-typedef struct tu_case {
-  clg_dtype dtype;
-  int32_t r;
-  int64_t dshape[CLG_MAX_RANK];
-  int32_t q;
-  int64_t ishape[CLG_MAX_RANK];
-  int64_t axis;
-  clg_dtype idt;
-  tu_storage st[3]; /* data, indices, output */
-  tu_index_mode mode;
-  int64_t batch_dims;   /* Gather's batch_dims (0: ONNX Gather) */
-  clg_index_mode gmode; /* Gather's index mode (0: RAISE) */
-  bool want_event;        /* pass an event out and wait on it */
-  cl_command_queue queue; /* NULL: the context's queue */
-} tu_case;
-
-/* One-line description of a case for failure messages. */
-const char *tu_case_str(const tu_case *c, char *buf, size_t cap);
-
-/* Runs the case (clg_run with {CLG_OP_GATHER, axis, batch_dims, gmode})
- * with data/indices drawn from seed and compares the output
- * (and the guard bytes around it, and the unchanged inputs) with the
- * reference. Returns true on success; otherwise writes why to msg. */
-bool tu_run_case(const tu_case *c, uint64_t seed, char *msg, size_t cap);
-
-/* Runs a small known-good gather on the shared context (host and buffer
- * storage) and asserts it matches: "the context still works". */
-void tu_assert_context_works(const char *after);
+/* ------------------------------------------------------------- dtypes */
 
 /* Fixed-size ONNX element types (all 15). */
 extern const clg_dtype tu_all_dtypes[15];

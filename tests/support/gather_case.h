@@ -1,0 +1,94 @@
+/*
+ * One case runner for the gather family (Gather, GatherElements, GatherND),
+ * shared by their suites, as support/scatter_case.h is for the scatters: a
+ * case draws data and valid indices from a seed, checks clg_output_shape()
+ * against the reference's shape and clg_validate() (with the context, and
+ * without one for host inputs), runs the operator through clg_run() or its
+ * convenience call (clg_gather, clg_gather_elements, clg_gather_nd) on the
+ * case's context and queue, and compares the output with the plain-C
+ * reference byte for byte, plus the guard bytes around it and the
+ * unchanged inputs.
+ *
+ * A runner counts a Test's cases and stops it after GC_MAX_FAILURES; it may
+ * run its cases on a context of its own (one created with CLGATHER_VARIANT
+ * set, to force a kernel variant: read when a context is created), keep one
+ * case in `every`, and count the cases that ran its forced variant.
+ */
+#ifndef CLGATHER_TESTS_GATHER_CASE_H
+#define CLGATHER_TESTS_GATHER_CASE_H
+
+#include "support/testutil.h"
+
+/* How a case calls the library. */
+typedef enum gc_api {
+  GC_RUN = 0,         /* clg_run(&p) */
+  GC_CONVENIENCE = 1, /* clg_gather / clg_gather_elements / clg_gather_nd */
+} gc_api;
+
+typedef struct gc_case {
+  clg_params p; /* op (0: Gather), axis (Gather, GatherElements),
+                   batch_dims (Gather, GatherND), mode (Gather) */
+  clg_dtype dtype;
+  int32_t r;
+  int64_t dshape[CLG_MAX_RANK];
+  int32_t q;
+  int64_t ishape[CLG_MAX_RANK];
+  clg_dtype idt;
+  tu_storage st[3];   /* data, indices, output */
+  tu_index_mode mode; /* the index values drawn (TU_IDX_WILD: Gather's
+                         WRAP and CLIP only) */
+  gc_api api;
+  bool want_event;        /* pass an event out and wait on it */
+  cl_command_queue queue; /* NULL: the context's queue */
+  clg_context *ctx;       /* NULL: tu_ctx() */
+} gc_case;
+
+/* One-line description of a case for failure messages. */
+const char *gc_case_str(const gc_case *c, char *buf, size_t cap);
+
+/* Runs the case with data and indices drawn from seed. Returns true on
+ * success; otherwise writes why to msg. */
+bool gc_run_case(const gc_case *c, uint64_t seed, char *msg, size_t cap);
+
+/* The reference's output shape; 0 if the case is valid. */
+int gc_ref_shape(const gc_case *c, int32_t *orank, int64_t *oshape);
+
+/* Checks clg_output_shape() against the reference on a shape pair that may
+ * be invalid: both accept with the same shape, or both reject (the library
+ * with a shape/axis/batch_dims/rank status and a message). */
+bool gc_shape_agrees(const gc_case *c, char *msg, size_t cap);
+
+#define GC_MAX_FAILURES 8
+
+typedef struct gc_runner {
+  int cases;
+  int failures;
+  clg_context *ctx;    /* cases without a context of their own run here
+                          (NULL: tu_ctx()) */
+  int every;           /* 0 or 1: every case; n: the first of each n */
+  int seen;            /* cases offered, for `every` */
+  const char *variant; /* the variant forced on ctx (its name), or NULL */
+  int forced;          /* cases that ran `variant`, forced */
+} gc_runner;
+
+/* Runs the case (one in CLGATHER_TEST_SAMPLE, one in rn->every); a failure
+ * is a failed expectation naming the case, and GC_MAX_FAILURES of them end
+ * the Test. */
+void gc_run(gc_runner *rn, const gc_case *c, uint64_t seed);
+/* Logs the count; asserts that a case ran, and, with a variant, that one
+ * ran it. */
+void gc_finish(const gc_runner *rn, const char *what);
+
+/* Storage: host memory; a cl_mem with the tensor `offset` bytes in. */
+tu_storage gc_host(void);
+tu_storage gc_buf(size_t offset);
+/* Cycles through the 8 host/buffer combinations with case number n, the
+ * offsets multiples of `unit` elements. */
+void gc_storage_for(gc_case *c, int n, size_t unit);
+void gc_set_shape(int64_t *dst, int32_t rank, const int64_t *src);
+
+/* Runs a small known-good gather on the shared context (host and buffer
+ * storage) and asserts it matches: "the context still works". */
+void gc_assert_context_works(const char *after);
+
+#endif /* CLGATHER_TESTS_GATHER_CASE_H */
