@@ -2,76 +2,38 @@
  * a source build and loaded by later contexts; a corrupt file, an unusable
  * directory or a failing OpenCL call is ignored silently and the program is
  * built from source; "off" turns the cache off. Each test has its own
- * temporary directory (Criterion runs each test in its own process, so the
- * environment variables set here do not leak between tests). */
+ * temporary directory (support/tmpdir.h). */
 #define _XOPEN_SOURCE 700
 
 #include "internal.h"
+#include "support/tmpdir.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char g_tmp[256];
+static const char *g_cache; /* the cache directory of the test */
 
-static void setup(void) {
-  snprintf(g_tmp, sizeof g_tmp, "/tmp/clgather-test-cache-XXXXXX");
-  cr_assert_not_null(mkdtemp(g_tmp));
-  char dir[512];
-  snprintf(dir, sizeof dir, "%s/cache", g_tmp);
-  cr_assert_eq(setenv("CLGATHER_CACHE_DIR", dir, 1), 0);
-}
+static void setup(void) { g_cache = tu_tmpdir_cache("cache"); }
 
-static int rm_entry(const char *path, const struct stat *st, int flag,
-                    struct FTW *ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
-
-static void teardown(void) { nftw(g_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
-
-TestSuite(cache, .init = setup, .fini = teardown);
+TestSuite(cache, .init = setup, .fini = tu_tmpdir_remove);
 
 static const char good_source[] =
     "kernel void twice(global int *p) { p[get_global_id(0)] *= 2 * K; }\n";
 
-/* Files in `dir` whose name ends with `suffix` (-1: no such directory). */
-static int count_files(const char *dir, const char *suffix) {
-  DIR *d = opendir(dir);
-  if (!d)
-    return -1;
-  int n = 0;
-  for (struct dirent *e; (e = readdir(d)) != NULL;) {
-    size_t len = strlen(e->d_name), sl = strlen(suffix);
-    if (len >= sl && strcmp(e->d_name + len - sl, suffix) == 0)
-      ++n;
-  }
-  closedir(d);
-  return n;
-}
-
-static const char *cache_dir(void) {
-  static char dir[512];
-  snprintf(dir, sizeof dir, "%s/cache", g_tmp);
-  return dir;
-}
-
 /* Apply `edit` to every .bin file of the cache directory. */
 static void edit_files(void (*edit)(const char *path)) {
-  DIR *d = opendir(cache_dir());
+  DIR *d = opendir(g_cache);
   cr_assert_not_null(d);
   for (struct dirent *e; (e = readdir(d)) != NULL;) {
     size_t len = strlen(e->d_name);
     if (len > 4 && strcmp(e->d_name + len - 4, ".bin") == 0) {
       char path[1024];
-      snprintf(path, sizeof path, "%s/%s", cache_dir(), e->d_name);
+      snprintf(path, sizeof path, "%s/%s", g_cache, e->d_name);
       edit(path);
     }
   }
@@ -141,9 +103,9 @@ Test(cache, first_context_stores_second_loads) {
   unsigned programs = a->builds;
   cr_expect_eq(a->disk_loads, 0);
   cr_expect_eq(a->disk_stores, programs);
-  cr_expect_eq(count_files(cache_dir(), ".bin"), (int)programs,
+  cr_expect_eq(tu_count_files(g_cache, ".bin", NULL, 0), (int)programs,
                "one file per program");
-  cr_expect_eq(count_files(cache_dir(), ".tmp"), 0);
+  cr_expect_eq(tu_count_files(g_cache, ".tmp", NULL, 0), 0);
   clg_context_destroy(a);
 
   clg_context *b = gather_on_new_context();
@@ -151,19 +113,19 @@ Test(cache, first_context_stores_second_loads) {
   cr_expect_eq(b->disk_loads, programs, "every program comes from disk");
   cr_expect_eq(b->disk_stores, 0);
   clg_context_destroy(b);
-  cr_expect_eq(count_files(cache_dir(), ".bin"), (int)programs);
+  cr_expect_eq(tu_count_files(g_cache, ".bin", NULL, 0), (int)programs);
 }
 
 Test(cache, directory_is_created_private) {
   char dir[512];
-  snprintf(dir, sizeof dir, "%s/a/b/c/", g_tmp); /* trailing slash too */
+  snprintf(dir, sizeof dir, "%s/a/b/c/", tu_tmpdir()); /* trailing slash too */
   cr_assert_eq(setenv("CLGATHER_CACHE_DIR", dir, 1), 0);
   clg_context_destroy(gather_on_new_context());
   struct stat st;
   cr_assert_eq(stat(dir, &st), 0, "the cache directory was not created");
   cr_expect(S_ISDIR(st.st_mode));
   cr_expect_eq(st.st_mode & 0777, 0700);
-  cr_expect_geq(count_files(dir, ".bin"), 1);
+  cr_expect_geq(tu_count_files(dir, ".bin", NULL, 0), 1);
 }
 
 Test(cache, key_covers_source_and_options) {
@@ -182,7 +144,7 @@ Test(cache, key_covers_source_and_options) {
                CLG_SUCCESS);
   cr_assert_eq(clg__get_kernel(ctx, good_source, "-DK=2", "twice", &e),
                CLG_SUCCESS);
-  cr_expect_eq(count_files(cache_dir(), ".bin"), 2);
+  cr_expect_eq(tu_count_files(g_cache, ".bin", NULL, 0), 2);
   clg_context_destroy(ctx);
 }
 
@@ -216,7 +178,7 @@ Test(cache, truncated_file_is_ignored) {
 Test(cache, unusable_directory_is_ignored) {
   /* A path under a regular file can be neither created nor used. */
   char file[512], dir[600];
-  snprintf(file, sizeof file, "%s/regular", g_tmp);
+  snprintf(file, sizeof file, "%s/regular", tu_tmpdir());
   FILE *f = fopen(file, "w");
   cr_assert_not_null(f);
   fclose(f);
@@ -233,12 +195,13 @@ Test(cache, unusable_directory_is_ignored) {
   clg_context_destroy(ctx);
   /* A read-only directory (root writes anyway, so only checked otherwise). */
   if (geteuid() != 0) {
-    snprintf(dir, sizeof dir, "%s/readonly", g_tmp);
+    snprintf(dir, sizeof dir, "%s/readonly", tu_tmpdir());
     cr_assert_eq(mkdir(dir, 0500), 0);
     cr_assert_eq(setenv("CLGATHER_CACHE_DIR", dir, 1), 0);
     ctx = gather_on_new_context();
     cr_expect_eq(ctx->disk_stores, 0);
-    cr_expect_eq(count_files(dir, ""), 2, "only . and .."); /* nothing */
+    cr_expect_eq(tu_count_files(dir, "", NULL, 0), 2,
+                 "only . and .."); /* nothing */
     clg_context_destroy(ctx);
     chmod(dir, 0700);
   }
@@ -247,8 +210,8 @@ Test(cache, unusable_directory_is_ignored) {
 Test(cache, off_values_disable_it) {
   static const char *const offs[] = {"off", "0", ""};
   char home[512], xdg[512];
-  snprintf(home, sizeof home, "%s/home", g_tmp);
-  snprintf(xdg, sizeof xdg, "%s/xdg", g_tmp);
+  snprintf(home, sizeof home, "%s/home", tu_tmpdir());
+  snprintf(xdg, sizeof xdg, "%s/xdg", tu_tmpdir());
   cr_assert_eq(setenv("HOME", home, 1), 0);
   cr_assert_eq(setenv("XDG_CACHE_HOME", xdg, 1), 0);
   for (size_t i = 0; i < 3; ++i) {
@@ -261,27 +224,31 @@ Test(cache, off_values_disable_it) {
   /* (POCL keeps its own kernel cache under XDG_CACHE_HOME.) */
   char where[600];
   snprintf(where, sizeof where, "%s/clgather", xdg);
-  cr_expect_eq(count_files(where, ""), -1, "\"off\" created %s", where);
+  cr_expect_eq(tu_count_files(where, "", NULL, 0), -1, "\"off\" created %s",
+               where);
   snprintf(where, sizeof where, "%s/.cache/clgather", home);
-  cr_expect_eq(count_files(where, ""), -1, "\"off\" created %s", where);
-  cr_expect_eq(count_files(cache_dir(), ""), -1, "\"off\" created %s",
-               cache_dir());
+  cr_expect_eq(tu_count_files(where, "", NULL, 0), -1, "\"off\" created %s",
+               where);
+  cr_expect_eq(tu_count_files(g_cache, "", NULL, 0), -1, "\"off\" created %s",
+               g_cache);
 }
 
 Test(cache, default_locations) {
   char home[512], xdg[512], where[600];
-  snprintf(home, sizeof home, "%s/home", g_tmp);
-  snprintf(xdg, sizeof xdg, "%s/xdg", g_tmp);
+  snprintf(home, sizeof home, "%s/home", tu_tmpdir());
+  snprintf(xdg, sizeof xdg, "%s/xdg", tu_tmpdir());
   cr_assert_eq(unsetenv("CLGATHER_CACHE_DIR"), 0);
   cr_assert_eq(setenv("HOME", home, 1), 0);
   cr_assert_eq(setenv("XDG_CACHE_HOME", xdg, 1), 0);
   clg_context_destroy(gather_on_new_context());
   snprintf(where, sizeof where, "%s/clgather", xdg);
-  cr_expect_geq(count_files(where, ".bin"), 1, "nothing in %s", where);
+  cr_expect_geq(tu_count_files(where, ".bin", NULL, 0), 1, "nothing in %s",
+                where);
   cr_assert_eq(unsetenv("XDG_CACHE_HOME"), 0);
   clg_context_destroy(gather_on_new_context());
   snprintf(where, sizeof where, "%s/.cache/clgather", home);
-  cr_expect_geq(count_files(where, ".bin"), 1, "nothing in %s", where);
+  cr_expect_geq(tu_count_files(where, ".bin", NULL, 0), 1, "nothing in %s",
+                where);
   /* Neither: no cache, and the call still works. */
   cr_assert_eq(unsetenv("HOME"), 0);
   clg_context *ctx = gather_on_new_context();
@@ -322,15 +289,15 @@ Test(cache, program_info_failure_stores_nothing) {
   /* Each of the clGetProgramInfo calls of a store, failing in turn. */
   for (unsigned skip = 0; skip < 4; ++skip) {
     char dir[512];
-    snprintf(dir, sizeof dir, "%s/info%u", g_tmp, skip);
+    snprintf(dir, sizeof dir, "%s/info%u", tu_tmpdir(), skip);
     cr_assert_eq(setenv("CLGATHER_CACHE_DIR", dir, 1), 0);
     clg_fault_reset();
     clg_fault_inject(CLG_FAULT_PROGRAM_INFO, skip, 1, CL_INVALID_PROGRAM);
     clg_context *ctx = gather_on_new_context();
     cr_expect_geq(clg_fault_calls(CLG_FAULT_PROGRAM_INFO), skip + 1);
     cr_expect_eq(ctx->disk_stores + 1, ctx->builds, "skip %u", skip);
-    cr_expect_eq(count_files(dir, ".bin"), (int)ctx->builds - 1);
-    cr_expect_eq(count_files(dir, ".tmp"), 0);
+    cr_expect_eq(tu_count_files(dir, ".bin", NULL, 0), (int)ctx->builds - 1);
+    cr_expect_eq(tu_count_files(dir, ".tmp", NULL, 0), 0);
     clg_context_destroy(ctx);
   }
   clg_fault_reset();

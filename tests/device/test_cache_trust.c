@@ -14,10 +14,10 @@
 #define _XOPEN_SOURCE 700
 
 #include "internal.h"
+#include "support/tmpdir.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,53 +26,19 @@
 
 #define OTHER_UID 65534 /* nobody */
 
-static char g_tmp[256];
 static char g_dir[1024]; /* the cache directory of the test */
 
 static void setup(void) {
-  snprintf(g_tmp, sizeof g_tmp, "/tmp/clgather-test-trust-XXXXXX");
-  cr_assert_not_null(mkdtemp(g_tmp));
-  snprintf(g_dir, sizeof g_dir, "%s/cache", g_tmp);
-  cr_assert_eq(setenv("CLGATHER_CACHE_DIR", g_dir, 1), 0);
+  snprintf(g_dir, sizeof g_dir, "%s", tu_tmpdir_cache("trust"));
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag,
-                    struct FTW *ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
-
-static void teardown(void) { nftw(g_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
-
-TestSuite(cache_trust, .init = setup, .fini = teardown);
+TestSuite(cache_trust, .init = setup, .fini = tu_tmpdir_remove);
 
 static void need_root(void) {
   if (geteuid() != 0)
     cr_skip_test("needs root to give a file another owner (chown to uid %d); "
                  "CI runs as root",
                  OTHER_UID);
-}
-
-/* Names in `dir` ending with `suffix`: the count, and the first in *first
- * (when not NULL). */
-static int count_files(const char *dir, const char *suffix, char *first,
-                       size_t cap) {
-  DIR *d = opendir(dir);
-  if (!d)
-    return -1;
-  int n = 0;
-  for (struct dirent *e; (e = readdir(d)) != NULL;) {
-    size_t len = strlen(e->d_name), sl = strlen(suffix);
-    if (len >= sl && strcmp(e->d_name + len - sl, suffix) == 0) {
-      if (n == 0 && first)
-        snprintf(first, cap, "%s/%s", dir, e->d_name);
-      ++n;
-    }
-  }
-  closedir(d);
-  return n;
 }
 
 /* A small Gather on a new context, compared byte for byte with rows copied
@@ -126,7 +92,7 @@ Test(cache_trust, private_directory_is_used) {
   cr_expect_eq(st.st_mode & 0777, 0700, "the directory was created %04o",
                (unsigned)(st.st_mode & 0777));
   char file[1024];
-  cr_assert_geq(count_files(g_dir, ".bin", file, sizeof file), 1);
+  cr_assert_geq(tu_count_files(g_dir, ".bin", file, sizeof file), 1);
   cr_assert_eq(stat(file, &st), 0);
   cr_expect_eq(st.st_mode & 07777, 0600, "a file was written %04o",
                (unsigned)(st.st_mode & 07777));
@@ -142,12 +108,12 @@ Test(cache_trust, private_directory_is_used) {
 Test(cache_trust, directory_writable_by_others_is_refused) {
   const mode_t modes[] = {0777, 0770, 0730, 0702, 01777};
   for (size_t k = 0; k < sizeof modes / sizeof modes[0]; ++k) {
-    snprintf(g_dir, sizeof g_dir, "%s/loose%zu", g_tmp, k);
+    snprintf(g_dir, sizeof g_dir, "%s/loose%zu", tu_tmpdir(), k);
     cr_assert_eq(mkdir(g_dir, 0700), 0);
     cr_assert_eq(chmod(g_dir, modes[k]), 0);
     cr_assert_eq(setenv("CLGATHER_CACHE_DIR", g_dir, 1), 0);
     expect_dir_refused("writable by group or others");
-    cr_expect_eq(count_files(g_dir, "", NULL, 0), 2, /* . and .. */
+    cr_expect_eq(tu_count_files(g_dir, "", NULL, 0), 2, /* . and .. */
                  "mode %04o: something was written", (unsigned)modes[k]);
   }
 }
@@ -170,23 +136,23 @@ Test(cache_trust, directory_owned_by_another_user_is_refused) {
 Test(cache_trust, symlinked_directory_is_judged_by_its_target) {
   char real[600], link[600];
   /* A link to a world-writable directory: refused. */
-  snprintf(real, sizeof real, "%s/shared", g_tmp);
-  snprintf(link, sizeof link, "%s/via-link", g_tmp);
+  snprintf(real, sizeof real, "%s/shared", tu_tmpdir());
+  snprintf(link, sizeof link, "%s/via-link", tu_tmpdir());
   cr_assert_eq(mkdir(real, 0700), 0);
   cr_assert_eq(chmod(real, 0777), 0);
   cr_assert_eq(symlink(real, link), 0);
   cr_assert_eq(setenv("CLGATHER_CACHE_DIR", link, 1), 0);
   expect_dir_refused("writable by group or others");
   /* A link to the user's own private directory: used. */
-  snprintf(real, sizeof real, "%s/private", g_tmp);
-  snprintf(link, sizeof link, "%s/to-private", g_tmp);
+  snprintf(real, sizeof real, "%s/private", tu_tmpdir());
+  snprintf(link, sizeof link, "%s/to-private", tu_tmpdir());
   cr_assert_eq(mkdir(real, 0700), 0);
   cr_assert_eq(symlink(real, link), 0);
   cr_assert_eq(setenv("CLGATHER_CACHE_DIR", link, 1), 0);
   clg_context *ctx = gather_on_new_context();
   cr_expect_eq(clg_context_cache_info(ctx, NULL), 1);
   clg_context_destroy(ctx);
-  cr_expect_geq(count_files(real, ".bin", NULL, 0), 1);
+  cr_expect_geq(tu_count_files(real, ".bin", NULL, 0), 1);
 }
 
 /* ------------------------------------------------------------------ files */
@@ -195,7 +161,7 @@ Test(cache_trust, symlinked_directory_is_judged_by_its_target) {
  * that a new context reads none of them and still gets the right result. */
 static void check_file_refused(void (*edit)(const char *path),
                                const char *what) {
-  nftw(g_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); /* start empty */
+  tu_rm_tree(g_dir); /* start empty */
   clg_context *a = gather_on_new_context();
   unsigned programs = a->disk_stores;
   cr_assert_geq(programs, 1);
@@ -253,7 +219,8 @@ static void symlink_to_moved(const char *path) {
   char moved[1100];
   snprintf(moved, sizeof moved, "%s.moved", path);
   char outside[1200];
-  snprintf(outside, sizeof outside, "%s/%s", g_tmp, strrchr(moved, '/') + 1);
+  snprintf(outside, sizeof outside, "%s/%s", tu_tmpdir(),
+           strrchr(moved, '/') + 1);
   cr_assert_eq(rename(path, outside), 0);
   cr_assert_eq(symlink(outside, path), 0);
 }
@@ -277,10 +244,10 @@ Test(cache_trust, fifo_is_not_read, .timeout = 60) {
 Test(cache_trust, store_replaces_a_planted_symlink) {
   clg_context_destroy(gather_on_new_context());
   char file[1024];
-  int n = count_files(g_dir, ".bin", file, sizeof file);
+  int n = tu_count_files(g_dir, ".bin", file, sizeof file);
   cr_assert_geq(n, 1);
   char target[600];
-  snprintf(target, sizeof target, "%s/victim", g_tmp);
+  snprintf(target, sizeof target, "%s/victim", tu_tmpdir());
   FILE *f = fopen(target, "wb");
   cr_assert_not_null(f);
   fputs("do not overwrite", f);
@@ -301,7 +268,7 @@ Test(cache_trust, store_replaces_a_planted_symlink) {
   cr_assert_not_null(fgets(buf, sizeof buf, f));
   fclose(f);
   cr_expect_str_eq(buf, "do not overwrite", "written through the symlink");
-  cr_expect_eq(count_files(g_dir, ".tmp", NULL, 0), 0);
+  cr_expect_eq(tu_count_files(g_dir, ".tmp", NULL, 0), 0);
 }
 
 /* The directory is made 0700 and files are written 0600 whatever the
@@ -315,7 +282,7 @@ Test(cache_trust, files_are_0600_under_any_umask) {
   cr_expect_eq(ds.st_mode & 07777, 0700, "the directory was made %04o",
                (unsigned)(ds.st_mode & 07777));
   char file[1024];
-  cr_assert_geq(count_files(g_dir, ".bin", file, sizeof file), 1);
+  cr_assert_geq(tu_count_files(g_dir, ".bin", file, sizeof file), 1);
   struct stat st;
   cr_assert_eq(stat(file, &st), 0);
   cr_expect_eq(st.st_mode & 07777, 0600);
@@ -350,7 +317,7 @@ Test(cache_trust, off_says_why) {
   cr_assert_eq(setenv("CLGATHER_CACHE_DIR", "off", 1), 0);
   expect_dir_refused("turned off: CLGATHER_CACHE_DIR is 'off'");
   char file[600];
-  snprintf(file, sizeof file, "%s/a-file", g_tmp);
+  snprintf(file, sizeof file, "%s/a-file", tu_tmpdir());
   FILE *f = fopen(file, "wb");
   cr_assert_not_null(f);
   fclose(f);

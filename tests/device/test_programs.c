@@ -1,8 +1,9 @@
 /* host/device/programs.c: programs are built once per context and (source,
  * options) and kernels are reused; a build failure returns the log. */
-#define _POSIX_C_SOURCE 200809L /* setenv, mkdtemp */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "internal.h"
 #include "support/testutil.h"
+#include "support/tmpdir.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -156,8 +157,7 @@ static clg_context *quirk_context(const char *dir) {
  * again without hints, the kernel works, and the context (and, through the
  * disk cache, a later context on the device) builds without them. */
 Test(programs, refused_hints_fall_back_and_are_remembered) {
-  char dir[] = "/tmp/clg-quirks-XXXXXX";
-  cr_assert_not_null(mkdtemp(dir));
+  const char *dir = tu_tmpdir_make("quirks");
   clg_context *c = quirk_context(dir);
   clg_kernel_entry *k = NULL;
   clg_fault_reset();
@@ -196,9 +196,7 @@ Test(programs, refused_hints_fall_back_and_are_remembered) {
                CLG_SUCCESS, "%s", clg_last_error());
   cr_expect_eq(c->quirks & CLG_QUIRK_NO_HINTS, 0u);
   clg_context_destroy(c);
-  char cmd[64];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  cr_expect_eq(system(cmd), 0);
+  tu_tmpdir_remove();
 }
 
 /* A compiler that refuses the hints (a verdict on every build with them)

@@ -9,53 +9,27 @@
 
 #include "internal.h"
 #include "support/testutil.h"
+#include "support/tmpdir.h"
 
 #include <criterion/criterion.h>
-#include <dirent.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-static char g_tmp[256];
+static const char *g_cache; /* the cache directory of the test */
 
 static void setup(void) {
-  snprintf(g_tmp, sizeof g_tmp, "/tmp/clgather-test-tune-XXXXXX");
-  cr_assert_not_null(mkdtemp(g_tmp));
-  char dir[512];
-  snprintf(dir, sizeof dir, "%s/cache", g_tmp);
-  cr_assert_eq(setenv("CLGATHER_CACHE_DIR", dir, 1), 0);
+  g_cache = tu_tmpdir_cache("tune");
   unsetenv("CLGATHER_VARIANT");
   unsetenv("CLGATHER_TUNE");
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag,
-                    struct FTW *ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
+TestSuite(tune, .init = setup, .fini = tu_tmpdir_remove);
 
-static void teardown(void) { nftw(g_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
-
-TestSuite(tune, .init = setup, .fini = teardown);
-
+/* Tuning records in the cache directory (0 while it does not exist). */
 static int count_tune_files(void) {
-  char dir[512];
-  snprintf(dir, sizeof dir, "%s/cache", g_tmp);
-  DIR *d = opendir(dir);
-  if (!d)
-    return 0;
-  int n = 0;
-  for (struct dirent *e; (e = readdir(d)) != NULL;) {
-    size_t len = strlen(e->d_name);
-    if (len > 5 && strcmp(e->d_name + len - 5, ".tune") == 0)
-      ++n;
-  }
-  closedir(d);
-  return n;
+  int n = tu_count_files(g_cache, ".tune", NULL, 0);
+  return n < 0 ? 0 : n;
 }
 
 /* Gather f32 [rows, cols] on axis `axis` with `n` int64 indices on a new
