@@ -1,10 +1,10 @@
 /* host/device/tune.c and Gather's variants in host/ops/gather_plan.c:
- * candidates, forced variants, choices measured on the device and kept in
- * the context and the disk cache, the size threshold, a failing trial, and
- * the NDRange of each variant covering every slice. Results are compared
- * byte for byte with the plain-C reference whichever variant ran. Each test
- * runs in its own process (Criterion), so the environment set here does not
- * leak. */
+ * candidates, forced variants, choices measured on the device (with CPU and
+ * with GPU plans) and kept in the context and the disk cache, the size
+ * threshold, a failing trial, and the NDRange of each variant covering
+ * every slice. Results are compared byte for byte with the plain-C
+ * reference whichever variant ran. Each test runs in its own process
+ * (Criterion), so the environment set here does not leak. */
 #define _XOPEN_SOURCE 700
 
 #include "internal.h"
@@ -128,26 +128,52 @@ Test(tune, small_outputs_take_the_first_candidate_untimed) {
   cr_expect_eq(count_tune_files(), 0);
 }
 
-Test(tune, measured_once_then_reused_from_context_and_disk) {
-  clg_context *probe = NULL;
-  cr_assert_eq(clg_context_create_default(NULL, &probe), CLG_SUCCESS);
-  bool cpu = (probe->device_type & CL_DEVICE_TYPE_CPU) != 0;
-  clg_context_destroy(probe);
+/* Whether `v` is among the variants the plans of `plan_device` ("cpu",
+ * "gpu") time for the BIG shape (f32 [4096, 64], axis 0, 8192 indices:
+ * 256-byte slices, one outer row; host/ops/gather_plan.c,
+ * clg__gather_candidates). A CPU has ITEM and ITEM_PF, and ITEM_NT where
+ * the 2 MiB output is over a quarter of its cache; not BLOCK (slices under
+ * a cache line) nor PLANE (several outer rows), nor the GPU plans. A GPU
+ * has its coalesced plan (ROWS or SMALL, by the slice's length in copy
+ * units) and ITEM, whose NDRange fits the 65535 limit of dims 1 and 2
+ * here: two candidates, so it times them as a CPU does. */
+static bool is_candidate(const char *plan_device, const char *v) {
+  static const char *const cpu[] = {"item", "item_pf", "item_nt"};
+  static const char *const gpu[] = {"rows", "small", "item"};
+  bool on_cpu = strcmp(plan_device, "cpu") == 0;
+  const char *const *names = on_cpu ? cpu : gpu;
+  size_t count =
+      on_cpu ? sizeof cpu / sizeof cpu[0] : sizeof gpu / sizeof gpu[0];
+  for (size_t i = 0; v && i < count; ++i)
+    if (strcmp(v, names[i]) == 0)
+      return true;
+  return false;
+}
+
+/* The first call of the shape class times its candidates and keeps the
+ * fastest in the context and on disk; a new context (a new process would be
+ * the same) reads it back. The plans of either device type, whatever the
+ * device (test builds read CLGATHER_TEST_PLAN_DEVICE at each call). */
+static void measured_once_then_reused(const char *plan_device) {
+  cr_assert_eq(setenv("CLGATHER_TEST_PLAN_DEVICE", plan_device, 1), 0);
   clg_choice how = CLG_CHOICE_NONE;
   const char *first = gather_once(BIG_ROWS, BIG_COLS, BIG_N, 0, &how);
-  cr_assert_not_null(first);
-  if (!cpu) {
-    /* GPU devices have candidates too, but not always several. */
-    cr_expect(how == CLG_CHOICE_MEASURED || how == CLG_CHOICE_DEFAULT);
-    return;
-  }
-  cr_expect_eq(how, CLG_CHOICE_MEASURED);
+  cr_expect_eq(how, CLG_CHOICE_MEASURED, "%s plans: %d", plan_device, how);
+  cr_expect(is_candidate(plan_device, first), "%s plans measured %s",
+            plan_device, first ? first : "nothing");
   cr_expect_eq(count_tune_files(), 1, "the choice is kept on disk");
-  /* A new context (a new process would be the same) reads it back. */
   const char *again = gather_once(BIG_ROWS, BIG_COLS, BIG_N, 0, &how);
-  cr_expect_eq(how, CLG_CHOICE_MEASURED);
+  cr_expect_eq(how, CLG_CHOICE_MEASURED, "%s plans: %d", plan_device, how);
   cr_expect_str_eq(again, first);
   cr_expect_eq(count_tune_files(), 1);
+}
+
+Test(tune, measured_once_then_reused_cpu_plans) {
+  measured_once_then_reused("cpu");
+}
+
+Test(tune, measured_once_then_reused_gpu_plans) {
+  measured_once_then_reused("gpu");
 }
 
 Test(tune, off_takes_the_first_candidate) {
@@ -159,16 +185,22 @@ Test(tune, off_takes_the_first_candidate) {
   cr_expect_eq(count_tune_files(), 0);
 }
 
+/* Without a disk cache each context measures for itself, on the plans of
+ * either device type. */
 Test(tune, cache_off_still_measures_per_context) {
   cr_assert_eq(setenv("CLGATHER_CACHE_DIR", "off", 1), 0);
-  clg_context *probe = NULL;
-  cr_assert_eq(clg_context_create_default(NULL, &probe), CLG_SUCCESS);
-  bool cpu = (probe->device_type & CL_DEVICE_TYPE_CPU) != 0;
-  clg_context_destroy(probe);
-  clg_choice how = CLG_CHOICE_NONE;
-  (void)gather_once(BIG_ROWS, BIG_COLS, BIG_N, 0, &how);
-  if (cpu)
-    cr_expect_eq(how, CLG_CHOICE_MEASURED);
+  static const char *const plan_devices[] = {"cpu", "gpu"};
+  for (size_t i = 0; i < 2; ++i) {
+    cr_assert_eq(setenv("CLGATHER_TEST_PLAN_DEVICE", plan_devices[i], 1), 0);
+    for (int k = 0; k < 2; ++k) {
+      clg_choice how = CLG_CHOICE_NONE;
+      const char *v = gather_once(BIG_ROWS, BIG_COLS, BIG_N, 0, &how);
+      cr_expect_eq(how, CLG_CHOICE_MEASURED, "%s plans, context %d: %d",
+                   plan_devices[i], k, how);
+      cr_expect(is_candidate(plan_devices[i], v), "%s plans measured %s",
+                plan_devices[i], v ? v : "nothing");
+    }
+  }
   cr_expect_eq(count_tune_files(), 0);
 }
 
