@@ -43,6 +43,10 @@ skip+='|*/two_threads|*/async_enqueue_does_not_wait'
 skip+='|*/async_returns_before_its_wait_list|*/wrap_and_clip_have_no_verdict'
 skip+='|*/wait_list_is_respected_without_blocking'
 skip+='|*/wait_twice_from_two_threads_and_release'
+# And the gather family's forced_variant_* Tests: CPU kernel variants
+# forced, which rerun kernels the suites run already (pthread only, as
+# above).
+skip+='|*/forced_variant_*'
 # A test that hangs all the same fails after 10 minutes, not CI's 90.
 basic='test_gather|test_gather_elements|test_gather_nd|test_scatter_elements'
 basic+='|test_scatter_nd|test_[a-z_]*_gpu_plans|test_index_pass'

@@ -10,9 +10,9 @@
 # of their generated cases (CLGATHER_TEST_SAMPLE below), the index
 # checks on the device, the asynchronous checked mode (selftest's cases),
 # the plans (test_plans), and the CLI's conformance runs; the suites that
-# repeat the same kernels under other settings (kernel variants forced,
-# faults injected, the bad-input catalogues, sharding, splitting) run on
-# POCL's two drivers.
+# repeat the same kernels under other settings (kernel variants forced: the
+# forced_variant_* Tests, left out by `skip` below; faults injected, the
+# bad-input catalogues, sharding, splitting) run on POCL.
 #
 # Left out under Oclgrind, with the reason:
 #  - tests that call OpenCL from a second thread while the first waits in
@@ -57,7 +57,7 @@ case $CLGATHER_OCLGRIND_PRELOAD in /*) ;; *)
 esac
 export CLGATHER_TEST_SAMPLE=${CLGATHER_TEST_SAMPLE:-10}
 skip='!(*/concurrent_threads_share_context|*/wait_list_is_honoured|*/waits_for_the_wait_list|*/failed_wait_list_event|*/two_threads|*/wait_does_not_wait_for_later_commands|*/more_slices_than_ndrange_dim1|*/larger_tensors'
-skip+='|*/valid_inputs_match_the_reference)'
+skip+='|*/valid_inputs_match_the_reference|*/forced_variant_*)'
 
 check onnx-test "$cli" onnx-test
 check selftest "$cli" selftest --quick

@@ -25,7 +25,7 @@ static const clg_dtype index_types[2] = {CLG_DTYPE_INT32, CLG_DTYPE_INT64};
 
 /* ------------------------------------------------------- all dtypes */
 
-Test(gather, every_dtype) {
+GC_CASES(gather, every_dtype) {
   static const struct {
     int32_t r, q;
     int64_t d[4], i[3], axis;
@@ -36,7 +36,6 @@ Test(gather, every_dtype) {
       {4, 3, {2, 1, 3, 2}, {2, 2, 2}, 2},
       {2, 1, {6, 5}, {9}, -2},
   };
-  gc_runner rn = {0};
   for (size_t t = 0; t < 15; ++t)
     for (size_t k = 0; k < 2; ++k)
       for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
@@ -56,15 +55,13 @@ Test(gather, every_dtype) {
           }
           c.want_event = bufs;
           c.api = (gc_api)(s % 2); /* clg_run or clg_gather */
-          gc_run(&rn, &c, 1000u + t * 100u + k * 10u + s);
+          gc_run(rn, &c, 1000u + t * 100u + k * 10u + s);
         }
-  gc_finish(&rn, "every_dtype");
 }
 
 /* ------------------------------------- data ranks 1-6 x every axis x q 0-3 */
 
-static void ranks_and_axes(clg_dtype dtype, uint64_t seed0) {
-  gc_runner rn = {0};
+static void ranks_and_axes(gc_runner *rn, clg_dtype dtype, uint64_t seed0) {
   tu_rng rng = tu_rng_make(seed0);
   int n = 0;
   for (int32_t r = 1; r <= 6; ++r)
@@ -86,17 +83,26 @@ static void ranks_and_axes(clg_dtype dtype, uint64_t seed0) {
           c.mode = TU_IDX_ANY;
           gc_storage_for(&c, n, 4);
           c.want_event = (n % 3) == 0;
-          gc_run(&rn, &c, seed0 + (uint64_t)n);
+          gc_run(rn, &c, seed0 + (uint64_t)n);
           ++n;
         }
-  gc_finish(&rn, clg_dtype_name(dtype));
 }
 
-Test(gather, ranks_axes_1byte) { ranks_and_axes(CLG_DTYPE_UINT8, 10000); }
-Test(gather, ranks_axes_2byte) { ranks_and_axes(CLG_DTYPE_FLOAT16, 20000); }
-Test(gather, ranks_axes_4byte) { ranks_and_axes(CLG_DTYPE_FLOAT, 30000); }
-Test(gather, ranks_axes_8byte) { ranks_and_axes(CLG_DTYPE_INT64, 40000); }
-Test(gather, ranks_axes_16byte) { ranks_and_axes(CLG_DTYPE_COMPLEX128, 50000); }
+GC_CASES(gather, ranks_axes_1byte) {
+  ranks_and_axes(rn, CLG_DTYPE_UINT8, 10000);
+}
+GC_CASES(gather, ranks_axes_2byte) {
+  ranks_and_axes(rn, CLG_DTYPE_FLOAT16, 20000);
+}
+GC_CASES(gather, ranks_axes_4byte) {
+  ranks_and_axes(rn, CLG_DTYPE_FLOAT, 30000);
+}
+GC_CASES(gather, ranks_axes_8byte) {
+  ranks_and_axes(rn, CLG_DTYPE_INT64, 40000);
+}
+GC_CASES(gather, ranks_axes_16byte) {
+  ranks_and_axes(rn, CLG_DTYPE_COMPLEX128, 50000);
+}
 
 /* ------------------------------------------ batch_dims and index modes */
 
@@ -107,8 +113,7 @@ static const clg_dtype one_per_size[5] = {CLG_DTYPE_INT8, CLG_DTYPE_BFLOAT16,
 /* TensorFlow batch_dims (tf.gather, GatherV2): every b in [1, min(q, a)],
  * in both the positive and the negative (b - q) form, every axis a >= b,
  * ranks up to 5, all element sizes, storages and both index types. */
-Test(gather, batch_dims) {
-  gc_runner rn = {0};
+GC_CASES(gather, batch_dims) {
   tu_rng rng = tu_rng_make(61000);
   int n = 0;
   for (int32_t r = 2; r <= 5; ++r)
@@ -131,16 +136,14 @@ Test(gather, batch_dims) {
           c.p.mode = (clg_index_mode)(n % 3); /* RAISE, WRAP, CLIP */
           gc_storage_for(&c, n, 4);
           c.want_event = (n % 4) == 0;
-          gc_run(&rn, &c, 61000u + (uint64_t)n);
+          gc_run(rn, &c, 61000u + (uint64_t)n);
           ++n;
         }
-  gc_finish(&rn, "batch_dims");
 }
 
 /* More output slices than NDRange dim 1 may hold on some drivers (65535):
  * the ROWS kernel (run by the *_gpu_plans ctest) strides over the rest. */
-Test(gather, more_slices_than_ndrange_dim1) {
-  gc_runner rn = {0};
+GC_CASES(gather, more_slices_than_ndrange_dim1) {
   gc_case c = {0};
   c.dtype = CLG_DTYPE_FLOAT;
   c.idt = CLG_DTYPE_INT32;
@@ -151,17 +154,16 @@ Test(gather, more_slices_than_ndrange_dim1) {
   c.ishape[0] = 70000;
   c.mode = TU_IDX_ANY;
   c.st[0] = c.st[1] = c.st[2] = gc_buf(0);
-  gc_run(&rn, &c, 64000);
+  gc_run(rn, &c, 64000);
   c.p.batch_dims = 0;
   c.p.mode = CLG_MODE_WRAP;
   c.mode = TU_IDX_WILD;
-  gc_run(&rn, &c, 64001);
-  gc_finish(&rn, "dim-1 limit");
+  gc_run(rn, &c, 64001);
 }
 
 /* numpy.take's wrap and clip: any index value, the index types' extremes
  * included, maps into [0, s) (clip sends negatives to 0). */
-Test(gather, wrap_and_clip_modes) {
+GC_CASES(gather, wrap_and_clip_modes) {
   static const struct {
     int32_t r;
     int64_t dshape[4];
@@ -174,7 +176,6 @@ Test(gather, wrap_and_clip_modes) {
       {3, {4, 1, 5}, 1, 2, {3, 3}},   {4, {2, 3, 4, 70}, 2, 1, {17}},
       {2, {1000, 4}, 0, 1, {300}},    {3, {3, 2, 600}, -2, 1, {5}},
   };
-  gc_runner rn = {0};
   int n = 0;
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
     for (int m = 1; m <= 2; ++m)
@@ -190,10 +191,9 @@ Test(gather, wrap_and_clip_modes) {
         c.mode = TU_IDX_WILD;
         c.p.mode = (clg_index_mode)m;
         gc_storage_for(&c, n, 4);
-        gc_run(&rn, &c, 62000u + (uint64_t)n);
+        gc_run(rn, &c, 62000u + (uint64_t)n);
         ++n;
       }
-  gc_finish(&rn, "wrap/clip");
 }
 
 /* Out-of-range indices in WRAP/CLIP are not errors, but RAISE rejects the
@@ -245,7 +245,7 @@ Test(gather, modes_and_errors) {
 
 /* --------------------------------------------------------- negatives */
 
-Test(gather, negative_indices) {
+GC_CASES(gather, negative_indices) {
   static const struct {
     int32_t r, q;
     int64_t d[3], i[2], axis;
@@ -255,7 +255,6 @@ Test(gather, negative_indices) {
       {2, 1, {1, 4}, {5}, 0}, /* s = 1: only 0 and -1 are valid */
   };
   static const tu_index_mode modes[] = {TU_IDX_NEG, TU_IDX_ANY, TU_IDX_EDGES};
-  gc_runner rn = {0};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (size_t m = 0; m < 3; ++m)
       for (size_t k = 0; k < 2; ++k)
@@ -272,14 +271,13 @@ Test(gather, negative_indices) {
           c.st[0] = gc_host();
           c.st[1] = bufs ? gc_buf(8) : gc_host();
           c.st[2] = bufs ? gc_buf(0) : gc_host();
-          gc_run(&rn, &c, 60000u + s * 100u + m * 10u + k);
+          gc_run(rn, &c, 60000u + s * 100u + m * 10u + k);
         }
-  gc_finish(&rn, "negative_indices");
 }
 
 /* ------------------------------------------------------------- empty */
 
-Test(gather, empty_tensors) {
+GC_CASES(gather, empty_tensors) {
   static const struct {
     int32_t r, q;
     int64_t d[3], i[2], axis;
@@ -294,7 +292,6 @@ Test(gather, empty_tensors) {
       {2, 1, {2, 0}, {0}, -1},
       {2, 1, {0, 0}, {0}, 0},
   };
-  gc_runner rn = {0};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (size_t k = 0; k < 2; ++k)
       for (int v = 0; v < 4; ++v) {
@@ -323,17 +320,15 @@ Test(gather, empty_tensors) {
           }
         }
         c.want_event = v >= 2;
-        gc_run(&rn, &c, 70000u + s * 10u + k);
+        gc_run(rn, &c, 70000u + s * 10u + k);
       }
-  gc_finish(&rn, "empty_tensors");
 }
 
 /* ----------------------------------------------------------- storage */
 
-Test(gather, storage_combinations) {
+GC_CASES(gather, storage_combinations) {
   static const clg_dtype dtypes[] = {CLG_DTYPE_UINT8, CLG_DTYPE_FLOAT,
                                      CLG_DTYPE_COMPLEX128};
-  gc_runner rn = {0};
   for (int combo = 0; combo < 8; ++combo)
     for (int offs = 0; offs < 5; ++offs)
       for (size_t t = 0; t < 3; ++t)
@@ -362,20 +357,18 @@ Test(gather, storage_combinations) {
             c.st[j].tight = (k == 1);
           }
           c.want_event = (t == 1);
-          gc_run(&rn, &c,
+          gc_run(rn, &c,
                  80000u + (uint64_t)(combo * 100 + offs * 10) + t * 2 + k);
         }
-  gc_finish(&rn, "storage_combinations");
 }
 
 /* data/output offsets that are not a multiple of the element size: the
  * header allows any byte offset. (The indices offset stays a multiple of the
  * index size: the library rejects others, see test_checks.) */
-Test(gather, buffer_unaligned_offsets) {
+GC_CASES(gather, buffer_unaligned_offsets) {
   static const clg_dtype dtypes[] = {CLG_DTYPE_UINT16, CLG_DTYPE_FLOAT,
                                      CLG_DTYPE_DOUBLE, CLG_DTYPE_COMPLEX128};
   static const size_t offs[] = {1, 3, 5, 7};
-  gc_runner rn = {0};
   for (size_t t = 0; t < 4; ++t)
     for (size_t o = 0; o < 4; ++o)
       for (size_t k = 0; k < 2; ++k) {
@@ -393,18 +386,16 @@ Test(gather, buffer_unaligned_offsets) {
           c.st[j] = gc_buf(offs[(o + (size_t)j) % 4]);
         c.st[1] = gc_buf(clg_dtype_size(c.idt) * (o + 1));
         c.want_event = true;
-        gc_run(&rn, &c, 90000u + t * 10u + o);
+        gc_run(rn, &c, 90000u + t * 10u + o);
       }
-  gc_finish(&rn, "buffer_unaligned_offsets");
 }
 
 /* Slices of every byte width from 1 to 17 elements, and larger tensors, to
  * reach every copy width the planner can choose. */
-Test(gather, slice_widths_and_sizes) {
+GC_CASES(gather, slice_widths_and_sizes) {
   static const clg_dtype dtypes[] = {CLG_DTYPE_INT8, CLG_DTYPE_INT16,
                                      CLG_DTYPE_UINT32, CLG_DTYPE_DOUBLE,
                                      CLG_DTYPE_COMPLEX64, CLG_DTYPE_COMPLEX128};
-  gc_runner rn = {0};
   for (size_t t = 0; t < 6; ++t)
     for (int64_t inner = 1; inner <= 17; ++inner) {
       gc_case c = {0};
@@ -423,7 +414,7 @@ Test(gather, slice_widths_and_sizes) {
         c.st[j] =
             (inner + j) % 3 ? gc_buf(es * (size_t)(inner % 4)) : gc_host();
       }
-      gc_run(&rn, &c, 100000u + t * 100u + (uint64_t)inner);
+      gc_run(rn, &c, 100000u + t * 100u + (uint64_t)inner);
     }
   static const struct {
     clg_dtype dt;
@@ -451,14 +442,17 @@ Test(gather, slice_widths_and_sizes) {
       for (int j = 0; j < 3; ++j)
         c.st[j] = bufs ? gc_buf(16) : gc_host();
       c.want_event = bufs;
-      gc_run(&rn, &c, 110000u + b * 2u + (uint64_t)bufs);
+      gc_run(rn, &c, 110000u + b * 2u + (uint64_t)bufs);
     }
-  gc_finish(&rn, "slice_widths_and_sizes");
 }
 
 /* data, indices and output side by side in one cl_mem (and in one host
- * block): allowed, since the output overlaps neither input. */
-Test(gather, tensors_share_one_allocation) {
+ * block): allowed, since the output overlaps neither input. Two cases, run
+ * whatever the runner's sampling (every kernel variant must take one
+ * buffer behind all three of its pointers). */
+GC_CASES(gather, tensors_share_one_allocation) {
+  clg_context *ctx = rn->ctx ? rn->ctx : tu_ctx();
+  rn->cases += 2;
   const int64_t ds[2] = {6, 5}, is[1] = {7}, os[2] = {6, 7};
   uint16_t data[30], want[42];
   int32_t idx[7] = {4, -5, 0, 3, -1, 1, 2};
@@ -475,7 +469,7 @@ Test(gather, tensors_share_one_allocation) {
   clg_tensor i = clg_tensor_buffer(CLG_DTYPE_INT32, 1, is, buf, 64);
   clg_tensor o = clg_tensor_buffer(CLG_DTYPE_UINT16, 2, os, buf, 92);
   cl_event ev = NULL;
-  clg_status st = clg_gather(tu_ctx(), &d, &i, -1, &o, NULL, 0, NULL, &ev);
+  clg_status st = clg_gather(ctx, &d, &i, -1, &o, NULL, 0, NULL, &ev);
   cr_assert(st == CLG_SUCCESS, "one cl_mem: %s", clg_last_error());
   tu_cl_check(clWaitForEvents(1, &ev), "clWaitForEvents");
   clReleaseEvent(ev);
@@ -494,7 +488,7 @@ Test(gather, tensors_share_one_allocation) {
   d = clg_tensor_host(CLG_DTYPE_UINT16, 2, ds, img + 4);
   i = clg_tensor_host(CLG_DTYPE_INT32, 1, is, img + 64);
   o = clg_tensor_host(CLG_DTYPE_UINT16, 2, os, img + 92);
-  st = clg_gather(tu_ctx(), &d, &i, 1, &o, NULL, 0, NULL, NULL);
+  st = clg_gather(ctx, &d, &i, 1, &o, NULL, 0, NULL, NULL);
   cr_assert(st == CLG_SUCCESS, "one host block: %s", clg_last_error());
   unsigned char expect_img[200];
   memset(expect_img, TU_SENTINEL, sizeof expect_img);
@@ -507,7 +501,7 @@ Test(gather, tensors_share_one_allocation) {
 
 /* ------------------------------------------------------------ queues */
 
-Test(gather, caller_queues) {
+GC_CASES(gather, caller_queues) {
   cl_int err = CL_SUCCESS;
   cl_command_queue in_order =
       clCreateCommandQueue(tu_cl_context(), tu_device(), 0, &err);
@@ -524,7 +518,6 @@ Test(gather, caller_queues) {
   } else {
     cr_log_info("device has no out-of-order queues; testing in-order only");
   }
-  gc_runner rn = {0};
   cl_command_queue queues[2] = {in_order, ooo};
   for (int qi = 0; qi < 2; ++qi) {
     if (!queues[qi])
@@ -546,14 +539,48 @@ Test(gather, caller_queues) {
           c.st[j] = ((combo >> j) & 1) ? gc_buf(8) : gc_host();
         c.want_event = ev;
         c.queue = queues[qi];
-        gc_run(&rn, &c, 120000u + (uint64_t)(qi * 100 + combo * 2 + ev));
+        gc_run(rn, &c, 120000u + (uint64_t)(qi * 100 + combo * 2 + ev));
       }
   }
   clReleaseCommandQueue(in_order);
   if (ooo)
     clReleaseCommandQueue(ooo);
-  gc_finish(&rn, "caller_queues");
 }
+
+/* ------------------------------------------------ forced kernel variants */
+
+/* Each kernel variant a CPU's tuner may pick for Gather, forced
+ * (CLGATHER_VARIANT) on a context of its own, over the generators above
+ * (each one's first case and about one in GATHER_FORCED_EVERY of the
+ * others): each gathers every kind of case right, whatever the measurement
+ * chooses on the machine running the tests. The GPU's plans (ROWS, SMALL)
+ * run every case in the *_gpu_plans ctest runs. Left out on POCL's basic
+ * driver and on Oclgrind (scripts/test-devices.sh), whose runs are about
+ * the driver, and under the sanitizers (scripts/sanitize.sh). */
+#define GATHER_FORCED_EVERY 4
+static const gc_cases_fn gather_cases[] = {
+    every_dtype_cases,
+    ranks_axes_1byte_cases,
+    ranks_axes_2byte_cases,
+    ranks_axes_4byte_cases,
+    ranks_axes_8byte_cases,
+    ranks_axes_16byte_cases,
+    batch_dims_cases,
+    more_slices_than_ndrange_dim1_cases,
+    wrap_and_clip_modes_cases,
+    negative_indices_cases,
+    empty_tensors_cases,
+    storage_combinations_cases,
+    buffer_unaligned_offsets_cases,
+    slice_widths_and_sizes_cases,
+    caller_queues_cases,
+    tensors_share_one_allocation_cases,
+};
+GC_FORCED(gather, item, gather_cases, GATHER_FORCED_EVERY)
+GC_FORCED(gather, item_pf, gather_cases, GATHER_FORCED_EVERY)
+GC_FORCED(gather, item_nt, gather_cases, GATHER_FORCED_EVERY)
+GC_FORCED(gather, plane, gather_cases, GATHER_FORCED_EVERY)
+GC_FORCED(gather, block, gather_cases, GATHER_FORCED_EVERY)
 
 /* ------------------------------------------------ wait lists (threaded) */
 

@@ -39,7 +39,7 @@ static gc_case ge_case(clg_dtype dtype, clg_dtype idt, int32_t r,
 
 /* ------------------------------------------------------- all dtypes */
 
-Test(gather_elements, every_dtype) {
+GC_CASES(gather_elements, every_dtype) {
   static const struct {
     int32_t r;
     int64_t d[4], i[4], axis;
@@ -50,7 +50,6 @@ Test(gather_elements, every_dtype) {
       {4, {4, 1, 3, 2}, {2, 1, 5, 2}, 2},
       {2, {6, 5}, {9, 5}, -2},
   };
-  gc_runner rn = {0};
   for (size_t t = 0; t < 15; ++t)
     for (size_t k = 0; k < 2; ++k)
       for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
@@ -63,15 +62,13 @@ Test(gather_elements, every_dtype) {
         }
         c.want_event = bufs;
         c.api = (gc_api)(s % 2);
-        gc_run(&rn, &c, 1000u + t * 100u + k * 10u + s);
+        gc_run(rn, &c, 1000u + t * 100u + k * 10u + s);
       }
-  gc_finish(&rn, "every_dtype");
 }
 
 /* ------------------------- ranks 1-5 x every axis x every element size */
 
-Test(gather_elements, ranks_axes_sizes) {
-  gc_runner rn = {0};
+GC_CASES(gather_elements, ranks_axes_sizes) {
   tu_rng rng = tu_rng_make(4242);
   int n = 0;
   for (int32_t r = 1; r <= 5; ++r)
@@ -90,15 +87,14 @@ Test(gather_elements, ranks_axes_sizes) {
         gc_storage_for(&c, n, 3);
         c.want_event = (n % 3) == 0;
         c.api = (gc_api)((n / 2) % 2);
-        gc_run(&rn, &c, 5000u + (uint64_t)n);
+        gc_run(rn, &c, 5000u + (uint64_t)n);
         ++n;
       }
-  gc_finish(&rn, "ranks_axes_sizes");
 }
 
 /* ------------------------------------- the collapse and both kernels */
 
-Test(gather_elements, collapse_paths) {
+GC_CASES(gather_elements, collapse_paths) {
   static const struct {
     int32_t r;
     int64_t d[10], i[10], axis;
@@ -122,7 +118,6 @@ Test(gather_elements, collapse_paths) {
       {3, {4, 5, 6}, {4, 1, 6}, 1},
       {3, {4, 5, 6}, {3, 1, 5}, 1},
   };
-  gc_runner rn = {0};
   int n = 0;
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (size_t e = 0; e < 5; e += 2)
@@ -130,15 +125,14 @@ Test(gather_elements, collapse_paths) {
         gc_case c = ge_case(sized[e], index_types[k], shapes[s].r, shapes[s].d,
                             shapes[s].i, shapes[s].axis);
         gc_storage_for(&c, n, 3);
-        gc_run(&rn, &c, 9000u + (uint64_t)n);
+        gc_run(rn, &c, 9000u + (uint64_t)n);
         ++n;
       }
-  gc_finish(&rn, "collapse_paths");
 }
 
 /* --------------------------------------------------------- negatives */
 
-Test(gather_elements, negative_and_edge_indices) {
+GC_CASES(gather_elements, negative_and_edge_indices) {
   static const struct {
     int32_t r;
     int64_t d[3], i[3], axis;
@@ -150,7 +144,6 @@ Test(gather_elements, negative_and_edge_indices) {
   };
   static const tu_index_mode modes[] = {TU_IDX_NEG, TU_IDX_EDGES,
                                         TU_IDX_NONNEG};
-  gc_runner rn = {0};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (size_t m = 0; m < 3; ++m)
       for (size_t k = 0; k < 2; ++k) {
@@ -159,14 +152,13 @@ Test(gather_elements, negative_and_edge_indices) {
                     shapes[s].r, shapes[s].d, shapes[s].i, shapes[s].axis);
         c.mode = modes[m];
         c.st[1] = k ? gc_buf(8) : gc_host();
-        gc_run(&rn, &c, 12000u + s * 100u + m * 10u + k);
+        gc_run(rn, &c, 12000u + s * 100u + m * 10u + k);
       }
-  gc_finish(&rn, "negative_and_edge_indices");
 }
 
 /* ------------------------------------------------------------- empty */
 
-Test(gather_elements, empty_tensors) {
+GC_CASES(gather_elements, empty_tensors) {
   static const struct {
     int32_t r;
     int64_t d[3], i[3], axis;
@@ -180,7 +172,6 @@ Test(gather_elements, empty_tensors) {
       {3, {2, 3, 4}, {2, 0, 4}, -1}, /* zero in indices only */
       {2, {2, 5}, {0, 0}, 0},
   };
-  gc_runner rn = {0};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (int v = 0; v < 4; ++v) {
       gc_case c = ge_case(v % 2 ? CLG_DTYPE_FLOAT : CLG_DTYPE_UINT16,
@@ -203,20 +194,18 @@ Test(gather_elements, empty_tensors) {
       }
       c.want_event = v >= 2;
       c.api = (gc_api)(v / 2);
-      gc_run(&rn, &c, 13000u + s * 10u + (uint64_t)v);
+      gc_run(rn, &c, 13000u + s * 10u + (uint64_t)v);
     }
-  gc_finish(&rn, "empty_tensors");
 }
 
 /* ---------------------------------------------------- storage, offsets */
 
-Test(gather_elements, storage_and_misaligned_offsets) {
+GC_CASES(gather_elements, storage_and_misaligned_offsets) {
   static const clg_dtype dtypes[] = {CLG_DTYPE_UINT8, CLG_DTYPE_BFLOAT16,
                                      CLG_DTYPE_FLOAT, CLG_DTYPE_DOUBLE,
                                      CLG_DTYPE_COMPLEX128};
   static const size_t offsets[] = {0, 1, 2, 3, 4, 8, 12, 16};
   static const int64_t ds[3] = {5, 6, 7}, is[3] = {4, 6, 9};
-  gc_runner rn = {0};
   int n = 0;
   for (int combo = 0; combo < 8; ++combo)
     for (size_t t = 0; t < 5; ++t) {
@@ -230,15 +219,14 @@ Test(gather_elements, storage_and_misaligned_offsets) {
         c.st[j] = buf ? gc_buf(off) : gc_host();
       }
       c.want_event = combo == 7;
-      gc_run(&rn, &c, 14000u + (uint64_t)n);
+      gc_run(rn, &c, 14000u + (uint64_t)n);
       ++n;
     }
-  gc_finish(&rn, "storage_and_misaligned_offsets");
 }
 
 /* ------------------------------------------------------------- large */
 
-Test(gather_elements, larger_tensors) {
+GC_CASES(gather_elements, larger_tensors) {
   static const struct {
     int32_t r;
     int64_t d[3], i[3], axis;
@@ -249,15 +237,39 @@ Test(gather_elements, larger_tensors) {
       {2, {1000, 17}, {2500, 16}, 0, CLG_DTYPE_COMPLEX64},
       {3, {33, 64, 20}, {30, 50, 20}, -3, CLG_DTYPE_FLOAT16},
   };
-  gc_runner rn = {0};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
     gc_case c = ge_case(shapes[s].dtype, index_types[s % 2], shapes[s].r,
                         shapes[s].d, shapes[s].i, shapes[s].axis);
     gc_storage_for(&c, (int)s * 3, 3);
-    gc_run(&rn, &c, 15000u + s);
+    gc_run(rn, &c, 15000u + s);
   }
-  gc_finish(&rn, "larger_tensors");
 }
+
+/* ------------------------------------------------ forced kernel variants */
+
+/* Each kernel variant a CPU's tuner may pick for GatherElements, forced
+ * (CLGATHER_VARIANT) on a context of its own, over the generators above
+ * (each one's first case and about one in GATHER_ELEMENTS_FORCED_EVERY of
+ * the others), as tests/ops/test_gather.c does for Gather: PLANE (rows
+ * gathered along data's innermost axis), ITEM (the [np, n, nq] view) and
+ * BLOCK (any view); a case whose view admits no forced variant runs the
+ * tuner's choice. BLOCK, ITEM on GPUs, runs every case with GPU plans in
+ * the *_gpu_plans ctest run. Left out on POCL's basic driver and on
+ * Oclgrind (scripts/test-devices.sh) and under the sanitizers
+ * (scripts/sanitize.sh). */
+#define GATHER_ELEMENTS_FORCED_EVERY 2
+static const gc_cases_fn gather_elements_cases[] = {
+    every_dtype_cases,    ranks_axes_sizes_cases,
+    collapse_paths_cases, negative_and_edge_indices_cases,
+    empty_tensors_cases,  storage_and_misaligned_offsets_cases,
+    larger_tensors_cases,
+};
+GC_FORCED(gather_elements, item, gather_elements_cases,
+          GATHER_ELEMENTS_FORCED_EVERY)
+GC_FORCED(gather_elements, plane, gather_elements_cases,
+          GATHER_ELEMENTS_FORCED_EVERY)
+GC_FORCED(gather_elements, block, gather_elements_cases,
+          GATHER_ELEMENTS_FORCED_EVERY)
 
 /* ------------------------------------ shapes, validate, events, errors */
 

@@ -42,7 +42,7 @@ static gc_case nd_case(clg_dtype dtype, clg_dtype idt, int32_t r,
 
 /* ------------------------------------------------------- all dtypes */
 
-Test(gather_nd, every_dtype) {
+GC_CASES(gather_nd, every_dtype) {
   static const struct {
     int32_t r, q;
     int64_t d[3], i[3], b;
@@ -54,7 +54,6 @@ Test(gather_nd, every_dtype) {
       {3, 3, {2, 3, 4}, {2, 5, 2}, 1}, /* batch, scalar slices */
       {3, 1, {2, 3, 4}, {2}, 0},       /* a single tuple */
   };
-  gc_runner rn = {0};
   for (size_t t = 0; t < 15; ++t)
     for (size_t k = 0; k < 2; ++k)
       for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
@@ -67,15 +66,13 @@ Test(gather_nd, every_dtype) {
         }
         c.want_event = bufs;
         c.api = (gc_api)(s % 2);
-        gc_run(&rn, &c, 2000u + t * 100u + k * 10u + s);
+        gc_run(rn, &c, 2000u + t * 100u + k * 10u + s);
       }
-  gc_finish(&rn, "every_dtype");
 }
 
 /* ----------- data ranks 1-5 x batch_dims 0-2 x m 1..r-b x indices ranks */
 
-Test(gather_nd, ranks_batch_dims_tuple_lengths) {
-  gc_runner rn = {0};
+GC_CASES(gather_nd, ranks_batch_dims_tuple_lengths) {
   tu_rng rng = tu_rng_make(5151);
   int n = 0;
   for (int32_t r = 1; r <= 5; ++r)
@@ -93,15 +90,14 @@ Test(gather_nd, ranks_batch_dims_tuple_lengths) {
           gc_storage_for(&c, n, 3);
           c.want_event = (n % 3) == 0;
           c.api = (gc_api)((n / 2) % 2);
-          gc_run(&rn, &c, 6000u + (uint64_t)n);
+          gc_run(rn, &c, 6000u + (uint64_t)n);
           ++n;
         }
-  gc_finish(&rn, "ranks_batch_dims_tuple_lengths");
 }
 
 /* ----------------------------------------- long slices, larger tensors */
 
-Test(gather_nd, long_slices_and_larger_tensors) {
+GC_CASES(gather_nd, long_slices_and_larger_tensors) {
   static const struct {
     int32_t r, q;
     int64_t d[4], i[3], b;
@@ -114,21 +110,19 @@ Test(gather_nd, long_slices_and_larger_tensors) {
       {4, 3, {4, 30, 20, 3}, {4, 500, 2}, 1, CLG_DTYPE_FLOAT},
       {3, 3, {8, 16, 16}, {8, 300, 2}, 1, CLG_DTYPE_COMPLEX64},
   };
-  gc_runner rn = {0};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (int v = 0; v < 2; ++v) {
       gc_case c = nd_case(shapes[s].dtype, index_types[(s + (size_t)v) % 2],
                           shapes[s].r, shapes[s].d, shapes[s].q, shapes[s].i,
                           shapes[s].b);
       gc_storage_for(&c, (int)s * 3 + v * 7, 3);
-      gc_run(&rn, &c, 16000u + s * 10u + (uint64_t)v);
+      gc_run(rn, &c, 16000u + s * 10u + (uint64_t)v);
     }
-  gc_finish(&rn, "long_slices_and_larger_tensors");
 }
 
 /* --------------------------------------------------------- negatives */
 
-Test(gather_nd, negative_and_edge_indices) {
+GC_CASES(gather_nd, negative_and_edge_indices) {
   static const struct {
     int32_t r, q;
     int64_t d[3], i[3], b;
@@ -139,7 +133,6 @@ Test(gather_nd, negative_and_edge_indices) {
   };
   static const tu_index_mode modes[] = {TU_IDX_NEG, TU_IDX_EDGES,
                                         TU_IDX_NONNEG};
-  gc_runner rn = {0};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (size_t m = 0; m < 3; ++m)
       for (size_t k = 0; k < 2; ++k) {
@@ -148,14 +141,13 @@ Test(gather_nd, negative_and_edge_indices) {
                             shapes[s].q, shapes[s].i, shapes[s].b);
         c.mode = modes[m];
         c.st[1] = k ? gc_buf(16) : gc_host();
-        gc_run(&rn, &c, 17000u + s * 100u + m * 10u + k);
+        gc_run(rn, &c, 17000u + s * 100u + m * 10u + k);
       }
-  gc_finish(&rn, "negative_and_edge_indices");
 }
 
 /* ------------------------------------------------------------- empty */
 
-Test(gather_nd, empty_tensors) {
+GC_CASES(gather_nd, empty_tensors) {
   static const struct {
     int32_t r, q;
     int64_t d[3], i[3], b;
@@ -167,7 +159,6 @@ Test(gather_nd, empty_tensors) {
       {3, 2, {2, 0, 3}, {2, 1}, 0}, /* slice with a zero */
       {2, 3, {3, 0}, {2, 0, 2}, 0}, {3, 3, {2, 3, 4}, {2, 0, 1}, 1},
   };
-  gc_runner rn = {0};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (int v = 0; v < 4; ++v) {
       gc_case c = nd_case(v % 2 ? CLG_DTYPE_FLOAT : CLG_DTYPE_UINT16,
@@ -190,20 +181,18 @@ Test(gather_nd, empty_tensors) {
       }
       c.want_event = v >= 2;
       c.api = (gc_api)(v / 2);
-      gc_run(&rn, &c, 18000u + s * 10u + (uint64_t)v);
+      gc_run(rn, &c, 18000u + s * 10u + (uint64_t)v);
     }
-  gc_finish(&rn, "empty_tensors");
 }
 
 /* ---------------------------------------------------- storage, offsets */
 
-Test(gather_nd, storage_and_misaligned_offsets) {
+GC_CASES(gather_nd, storage_and_misaligned_offsets) {
   static const clg_dtype dtypes[] = {CLG_DTYPE_BOOL, CLG_DTYPE_INT16,
                                      CLG_DTYPE_UINT32, CLG_DTYPE_UINT64,
                                      CLG_DTYPE_COMPLEX128};
   static const size_t offsets[] = {0, 1, 2, 3, 4, 8, 12, 16};
   static const int64_t ds[3] = {5, 6, 7}, is[3] = {4, 3, 1}, is2[3] = {5, 3, 1};
-  gc_runner rn = {0};
   int n = 0;
   for (int combo = 0; combo < 8; ++combo)
     for (size_t t = 0; t < 5; ++t) {
@@ -218,11 +207,35 @@ Test(gather_nd, storage_and_misaligned_offsets) {
         c.st[j] = buf ? gc_buf(off) : gc_host();
       }
       c.want_event = combo == 7;
-      gc_run(&rn, &c, 19000u + (uint64_t)n);
+      gc_run(rn, &c, 19000u + (uint64_t)n);
       ++n;
     }
-  gc_finish(&rn, "storage_and_misaligned_offsets");
 }
+
+/* ------------------------------------------------ forced kernel variants */
+
+/* Each kernel variant a CPU's tuner may pick for GatherND, ITEM and
+ * ITEM_PF, forced (CLGATHER_VARIANT) on a context of its own, over the
+ * generators above (each one's first case and about one in
+ * GATHER_ND_FORCED_EVERY of the others), as tests/ops/test_gather.c does
+ * for Gather. One in four: the ITEM kernels take the copy unit, the slice's
+ * length, m and (ITEM_PF) the prefetch distance as build constants, so
+ * most cases build a program of their own, each a good fraction of a
+ * second on POCL with a cold cache. The GPU's plans (ROWS, SMALL) run every
+ * case in the *_gpu_plans ctest run. Left out on POCL's basic driver and on
+ * Oclgrind (scripts/test-devices.sh) and under the sanitizers
+ * (scripts/sanitize.sh). */
+#define GATHER_ND_FORCED_EVERY 4
+static const gc_cases_fn gather_nd_cases[] = {
+    every_dtype_cases,
+    ranks_batch_dims_tuple_lengths_cases,
+    long_slices_and_larger_tensors_cases,
+    negative_and_edge_indices_cases,
+    empty_tensors_cases,
+    storage_and_misaligned_offsets_cases,
+};
+GC_FORCED(gather_nd, item, gather_nd_cases, GATHER_ND_FORCED_EVERY)
+GC_FORCED(gather_nd, item_pf, gather_nd_cases, GATHER_ND_FORCED_EVERY)
 
 /* ------------------------------------ shapes, validate, the message */
 

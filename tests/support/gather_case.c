@@ -1,4 +1,4 @@
-#define _POSIX_C_SOURCE 200809L
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "support/gather_case.h"
 
 #include <criterion/criterion.h>
@@ -289,10 +289,19 @@ bool gc_shape_agrees(const gc_case *c, char *msg, size_t cap) {
 
 /* ------------------------------------------------------------ runners */
 
+/* splitmix64's finalizer. */
+static uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15u;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
+  return x ^ (x >> 31);
+}
+
 void gc_run(gc_runner *rn, const gc_case *c, uint64_t seed) {
   if (!tu_sampled())
     return;
-  if (rn->every > 1 && rn->seen++ % rn->every != 0)
+  if (rn->every > 1 && rn->seen++ > 0 &&
+      mix(rn->salt * 0x100000001b3u + rn->seen) % (uint64_t)rn->every != 0)
     return;
   gc_case cc = *c;
   if (!cc.ctx)
@@ -314,11 +323,52 @@ void gc_run(gc_runner *rn, const gc_case *c, uint64_t seed) {
 }
 
 void gc_finish(const gc_runner *rn, const char *what) {
-  cr_log_info("%s: %d cases", what, rn->cases);
+  if (rn->variant)
+    cr_log_info("%s: %d cases, %d of them ran %s, forced", what, rn->cases,
+                rn->forced, rn->variant);
+  else
+    cr_log_info("%s: %d cases", what, rn->cases);
   cr_assert(rn->cases > 0, "%s: no cases ran", what);
   if (rn->variant)
     cr_assert(rn->forced > 0, "%s: no case ran variant %s, forced", what,
               rn->variant);
+}
+
+void gc_run_forced(const char *variant, const gc_cases_fn *gens, size_t count,
+                   int every) {
+  /* ctest reruns the suites with other plans, other index checks and a
+   * lowered buffer size (tests/CMakeLists.txt); what varies here is the
+   * kernel, so once, in the plain run, is enough. */
+  static const char *const reruns[] = {"CLGATHER_TEST_PLAN_DEVICE",
+                                       "CLGATHER_TEST_DEVICE_VALIDATION",
+                                       "CLGATHER_TEST_MAX_ALLOC"};
+  for (size_t i = 0; i < sizeof reruns / sizeof reruns[0]; ++i) {
+    const char *e = getenv(reruns[i]);
+    if (e && *e)
+      cr_skip_test("%s is set: the forced variants run in the suite's plain "
+                   "run",
+                   reruns[i]);
+  }
+  /* On the shared cl_context (created first, unforced): the cases'
+   * buffers and queues are its. */
+  cl_context shared = tu_cl_context();
+  cr_assert_eq(setenv("CLGATHER_VARIANT", variant, 1), 0);
+  clg_context *ctx = NULL;
+  clg_status st = clg_context_create(shared, tu_device(), &ctx);
+  cr_assert(st == CLG_SUCCESS, "clg_context_create: %s", clg_last_error());
+  cr_assert_eq(unsetenv("CLGATHER_VARIANT"), 0);
+  gc_runner rn = {0};
+  rn.ctx = ctx;
+  rn.every = every;
+  rn.variant = variant;
+  for (const char *p = variant; *p; ++p)
+    rn.salt = rn.salt * 31u + (unsigned char)*p;
+  for (size_t i = 0; i < count; ++i) {
+    rn.seen = 0;
+    gens[i](&rn);
+  }
+  gc_finish(&rn, variant);
+  clg_context_destroy(ctx);
 }
 
 tu_storage gc_host(void) {

@@ -17,6 +17,8 @@
 #ifndef CLGATHER_TESTS_GATHER_CASE_H
 #define CLGATHER_TESTS_GATHER_CASE_H
 
+#include <criterion/criterion.h>
+
 #include "support/testutil.h"
 
 /* How a case calls the library. */
@@ -65,19 +67,53 @@ typedef struct gc_runner {
   int failures;
   clg_context *ctx;    /* cases without a context of their own run here
                           (NULL: tu_ctx()) */
-  int every;           /* 0 or 1: every case; n: the first of each n */
-  int seen;            /* cases offered, for `every` */
+  int every;           /* 0 or 1: every case; n > 1: about one in n */
+  uint64_t seen;       /* cases offered since `every` was set */
+  uint64_t salt;       /* which one in n */
   const char *variant; /* the variant forced on ctx (its name), or NULL */
   int forced;          /* cases that ran `variant`, forced */
 } gc_runner;
 
-/* Runs the case (one in CLGATHER_TEST_SAMPLE, one in rn->every); a failure
- * is a failed expectation naming the case, and GC_MAX_FAILURES of them end
- * the Test. */
+/* Runs the case (one in CLGATHER_TEST_SAMPLE; with rn->every > 1, the first
+ * case offered and about one in `every` of the others, drawn by a hash of
+ * their number and the salt, so that no loop of the generator aliases with
+ * the choice); a failure is a failed expectation naming the case, and
+ * GC_MAX_FAILURES of them end the Test. */
 void gc_run(gc_runner *rn, const gc_case *c, uint64_t seed);
 /* Logs the count; asserts that a case ran, and, with a variant, that one
  * ran it. */
 void gc_finish(const gc_runner *rn, const char *what);
+
+/* A generator of cases: it hands each to gc_run(rn, ...). */
+typedef void (*gc_cases_fn)(gc_runner *rn);
+
+/* GC_CASES(suite, name) { body }: the generator name_cases(rn), and a Test
+ * suite::name that runs every case it makes on the shared context. The
+ * forced-variant Tests run the same generators (gc_run_forced). */
+#define GC_CASES(suite, name)                                                  \
+  static void name##_cases(gc_runner *rn);                                     \
+  Test(suite, name) {                                                          \
+    gc_runner rn = {0};                                                        \
+    name##_cases(&rn);                                                         \
+    gc_finish(&rn, #name);                                                     \
+  }                                                                            \
+  static void name##_cases(gc_runner *rn)
+
+/* Kernel variant `variant` forced (CLGATHER_VARIANT, read when a context is
+ * created) on a context of its own on the shared cl_context: each of the
+ * `count` generators runs its first case and about one in `every` of the
+ * others there (a different choice per variant), and the variant must have
+ * run, forced, in at least one case. Skipped in the suites' reruns under
+ * CLGATHER_TEST_PLAN_DEVICE, CLGATHER_TEST_DEVICE_VALIDATION or
+ * CLGATHER_TEST_MAX_ALLOC. */
+void gc_run_forced(const char *variant, const gc_cases_fn *gens, size_t count,
+                   int every);
+/* GC_FORCED(suite, variant, gens, every): the Test
+ * suite::forced_variant_VARIANT, gc_run_forced() over the array gens. */
+#define GC_FORCED(suite, variant, gens, every)                                 \
+  Test(suite, forced_variant_##variant) {                                      \
+    gc_run_forced(#variant, gens, sizeof gens / sizeof gens[0], every);        \
+  }
 
 /* Storage: host memory; a cl_mem with the tensor `offset` bytes in. */
 tu_storage gc_host(void);
