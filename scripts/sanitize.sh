@@ -94,11 +94,14 @@ rm -rf "$POCL_CACHE_DIR"
 # library code they run (host/mpi/) is plain C over clgather's public API,
 # whose paths the rest of the suite covers; the plain run runs them. The
 # operator suites rerun with a lowered buffer limit (test_*_split) too:
-# test_split takes every path of host/run/split.c under the sanitizers.
+# test_split takes every path of host/run/split.c under the sanitizers. And
+# the operator suites against the shipped library (test_*_shipped): the
+# same code as the clgather_testing run they follow, which runs here; what
+# they check is the library's build, which the plain run checks.
 CRITERION_TEST_PATTERN='!(*/forced_variant_*)' \
   ctest --test-dir "$asan_build" --output-on-failure -j"$jobs" \
   --repeat until-pass:2 \
-  -E '^(install_consumer|lean_build|cli_leaks|python_.*|.*mpi.*|test_.*_split)$'
+  -E '^(install_consumer|lean_build|cli_leaks|python_.*|.*mpi.*|test_.*_split|test_.*_shipped)$'
 done_phase "1/3 ASan+UBSan suite"
 
 # ------------------------------------------------------- 2. CLI under LSan
