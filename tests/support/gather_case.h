@@ -119,7 +119,8 @@ void gc_run_forced(const char *variant, const gc_cases_fn *gens, size_t count,
   }
 #else
 #define GC_FORCED(suite, variant, gens, every)                                 \
-  static inline const gc_cases_fn *forced_variant_##variant(void) {            \
+  __attribute__((unused)) static const gc_cases_fn *forced_variant_##variant( \
+      void) {                                                                  \
     return gens;                                                               \
   }
 #endif
