@@ -24,6 +24,27 @@ clg_status clg__check_tensor(const clg_context *ctx, const char *name,
                              const clg_tensor *t, size_t elem_size,
                              clg_tensor_facts *facts);
 
+/* What clg__check_strided() found of a strided descriptor. */
+typedef struct clg_strided_facts {
+  clg_tensor_facts dense; /* of the tensor's elements, as if dense */
+  /* The lowest and highest element reached, relative to [0, ..., 0] (in
+   * elements; lo <= 0 <= hi; both 0 when empty). */
+  int64_t lo, hi;
+  /* The strides are those of the dense C-order tensor (ignoring dimensions
+   * of size 1; any strides when empty): it is that tensor. */
+  bool dense_order;
+} clg_strided_facts;
+
+/* Check a strided descriptor (t's storage CLG_STORAGE_*_STRIDED) as
+ * clg__check_tensor() checks a dense one, plus: strides whose reach
+ * overflows, a host pointer or cl_mem range that does not hold every
+ * element reached (the cl_mem's checks are clg__check_tensor()'s, on the
+ * range), a cl_mem offset not a multiple of min(elem_size, 8), and (an
+ * output, `is_output`) strides that give two elements the same memory. */
+clg_status clg__check_strided(const clg_context *ctx, const char *name,
+                              const clg_tensor *t, size_t elem_size,
+                              bool is_output, clg_strided_facts *facts);
+
 /* The output's bytes must not overlap an input's (same host memory or same
  * cl_mem): CLG_ERROR_INVALID_ARGUMENT otherwise. */
 clg_status clg__check_no_overlap(const char *in_name, const clg_tensor *in,

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -48,6 +49,12 @@ clg_status clg__normalize_axis(int64_t axis, int32_t rank, const char *what,
 clg_status clg__check_tensor(const clg_context *ctx, const char *name,
                              const clg_tensor *t, size_t elem_size,
                              clg_tensor_facts *facts) {
+  if (clg__strides(t))
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "%s is a strided tensor (clg_strided_tensor), which this "
+                     "entry point does not take: clg_run_sharded() and the "
+                     "clgather_mpi library take dense tensors only",
+                     name);
   if (t->storage != CLG_STORAGE_HOST && t->storage != CLG_STORAGE_BUFFER)
     return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
                      "%s has unknown storage kind %d (expected "
@@ -141,6 +148,120 @@ clg_status clg__check_tensor(const clg_context *ctx, const char *name,
                      "%s->buffer holds %zu bytes, but offset %zu + %zu bytes "
                      "of %s are needed",
                      name, size, t->offset, facts->bytes, name);
+  return CLG_SUCCESS;
+}
+
+/* sorting (|stride|, size) pairs of an output's dimensions */
+typedef struct clg_dim_reach {
+  uint64_t stride, size;
+} clg_dim_reach;
+
+static int clg_dim_reach_cmp(const void *a, const void *b) {
+  uint64_t x = ((const clg_dim_reach *)a)->stride,
+           y = ((const clg_dim_reach *)b)->stride;
+  return x < y ? -1 : x > y;
+}
+
+clg_status clg__check_strided(const clg_context *ctx, const char *name,
+                              const clg_tensor *t, size_t elem_size,
+                              bool is_output, clg_strided_facts *f) {
+  static unsigned char somewhere;
+  const int64_t *strides = clg__strides(t);
+  bool host = t->storage == CLG_STORAGE_HOST_STRIDED;
+  /* Rank, shape, sizes and the host pointer as for a dense tensor. */
+  clg_tensor d = *t;
+  d.storage = CLG_STORAGE_HOST;
+  d.host = host ? t->host : &somewhere;
+  clg_status st = clg__check_tensor(ctx, name, &d, elem_size, &f->dense);
+  if (st != CLG_SUCCESS)
+    return st;
+  f->lo = f->hi = 0;
+  f->dense_order = true;
+  if (f->dense.count > 0) {
+    /* Every reach fits in int64 bytes with room to add them up. */
+    const uint64_t limit = (uint64_t)INT64_MAX / 16 / elem_size;
+    int64_t expect = 1;
+    for (int32_t i = t->rank - 1; i >= 0; --i) {
+      int64_t n = t->shape[i], s = strides[i];
+      if (n == 1)
+        continue;
+      if (s != expect)
+        f->dense_order = false;
+      expect *= n;
+      uint64_t mag = s < 0 ? (uint64_t)0 - (uint64_t)s : (uint64_t)s;
+      if (mag > limit / (uint64_t)(n - 1) ||
+          (uint64_t)(f->hi - f->lo) + mag * (uint64_t)(n - 1) > limit) {
+        char shape[512];
+        clg__format_shape(shape, sizeof shape, t->rank, t->shape);
+        return clg__fail(CLG_ERROR_SIZE_OVERFLOW,
+                         "%s of shape %s has stride %" PRId64
+                         " (elements) on dimension %d: the memory its "
+                         "elements span overflows a byte offset",
+                         name, shape, s, (int)i);
+      }
+      int64_t reach = s * (n - 1);
+      if (reach < 0)
+        f->lo += reach;
+      else
+        f->hi += reach;
+    }
+  }
+  char shape[512], strd[512];
+  if (is_output && f->dense.count > 1) {
+    /* Sorted by size, each stride must exceed what the smaller ones span:
+     * then no two elements share memory (a sufficient rule; numpy's
+     * may_share_memory answers the general question by a search). */
+    clg_dim_reach dims[CLG_MAX_RANK];
+    int nd = 0;
+    for (int32_t i = 0; i < t->rank; ++i)
+      if (t->shape[i] > 1)
+        dims[nd++] = (clg_dim_reach){
+            strides[i] < 0 ? (uint64_t)0 - (uint64_t)strides[i]
+                           : (uint64_t)strides[i],
+            (uint64_t)t->shape[i]};
+    qsort(dims, (size_t)nd, sizeof dims[0], clg_dim_reach_cmp);
+    uint64_t span = 0;
+    for (int i = 0; i < nd; ++i) {
+      if (dims[i].stride <= span) {
+        clg__format_shape(shape, sizeof shape, t->rank, t->shape);
+        clg__format_shape(strd, sizeof strd, t->rank, strides);
+        return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                         "output of shape %s has strides %s (elements), "
+                         "which give two of its elements the same memory: "
+                         "an output needs each element at a place of its "
+                         "own (sorted by size, each stride must exceed the "
+                         "span of the smaller ones)",
+                         shape, strd);
+      }
+      span += dims[i].stride * (dims[i].size - 1);
+    }
+  }
+  if (host)
+    return CLG_SUCCESS;
+  size_t unit = elem_size < 8 ? elem_size : 8;
+  if (t->offset % unit != 0)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "%s->offset %zu is not a multiple of %zu bytes: a "
+                     "strided cl_mem tensor of %zu-byte elements must start "
+                     "at a multiple of min(element size, 8)",
+                     name, t->offset, unit, elem_size);
+  uint64_t below = (uint64_t)(-f->lo) * elem_size;
+  if (below > t->offset) {
+    clg__format_shape(strd, sizeof strd, t->rank, strides);
+    return clg__fail(CLG_ERROR_BUFFER_TOO_SMALL,
+                     "%s's strides %s (elements) reach %" PRIu64
+                     " bytes below its first element, but it starts at "
+                     "offset %zu of %s->buffer",
+                     name, strd, below, t->offset, name);
+  }
+  /* The buffer's checks on the range the elements reach. */
+  int64_t span = f->dense.count > 0 ? f->hi - f->lo + 1 : 0;
+  clg_tensor r = clg_tensor_buffer(t->dtype, 1, &span, t->buffer,
+                                   t->offset - (size_t)below);
+  clg_tensor_facts rf;
+  if ((st = clg__check_tensor(ctx, name, &r, elem_size, &rf)) != CLG_SUCCESS)
+    return st;
+  f->dense.flags = rf.flags;
   return CLG_SUCCESS;
 }
 

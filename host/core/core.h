@@ -41,4 +41,14 @@ const char *clg__cl_error_name(cl_int err);
 void clg__format_shape(char *buf, size_t cap, int32_t rank,
                        const int64_t *shape);
 
+/* A tensor with strides (CLG_STORAGE_HOST_STRIDED, _BUFFER_STRIDED): the
+ * strides of the clg_strided_tensor whose first member it is; NULL for any
+ * other storage. */
+static inline const int64_t *clg__strides(const clg_tensor *t) {
+  if (t->storage != CLG_STORAGE_HOST_STRIDED &&
+      t->storage != CLG_STORAGE_BUFFER_STRIDED)
+    return NULL;
+  return ((const clg_strided_tensor *)(const void *)t)->strides;
+}
+
 #endif /* CLGATHER_HOST_CORE_H */

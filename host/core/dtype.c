@@ -81,3 +81,24 @@ clg_tensor clg_tensor_buffer(clg_dtype dtype, int32_t rank,
   t.offset = offset;
   return t;
 }
+
+clg_strided_tensor clg_tensor_strided(const clg_tensor *dense,
+                                      const int64_t *strides) {
+  clg_strided_tensor v;
+  memset(&v, 0, sizeof v);
+  if (!dense) {
+    v.tensor.storage = (clg_storage)-1; /* refused by the operator */
+    return v;
+  }
+  v.tensor = *dense;
+  if (dense->storage == CLG_STORAGE_HOST)
+    v.tensor.storage = CLG_STORAGE_HOST_STRIDED;
+  else if (dense->storage == CLG_STORAGE_BUFFER)
+    v.tensor.storage = CLG_STORAGE_BUFFER_STRIDED;
+  int32_t n = dense->rank < 0             ? 0
+              : dense->rank > CLG_MAX_RANK ? CLG_MAX_RANK
+                                           : dense->rank;
+  if (strides && n > 0)
+    memcpy(v.strides, strides, (size_t)n * sizeof *strides);
+  return v;
+}

@@ -63,6 +63,8 @@ bool clg__cache_put_record(clg_context *ctx, const clg_hash128 *key,
 
 /* Embedded kernel sources (generated from the files of kernels/). */
 extern const char clg_kernel_validate[];
+/* Copies between strided and dense layouts (run/strided.c). */
+extern const char clg_kernel_strided[];
 /* The scatters' index pass on the device (ops/scatter_device.c). */
 extern const char clg_kernel_scatter_index[];
 /* The operators' own: ops/op.h, from the registry. */

@@ -190,6 +190,8 @@ static clg_status clg_index_plan(clg_context *ctx, const clg_checked *c,
 }
 
 clg_status clg__run(const clg_call *call) {
+  if (clg__call_strided(call)) /* strided.c: the same call, dense */
+    return clg__run_strided(call);
   clg_checked c;
   clg_launch l;
   clg_tensor_facts of;

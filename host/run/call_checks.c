@@ -281,6 +281,14 @@ clg_status clg_validate(clg_context *ctx, const clg_params *params,
        indices->storage == CLG_STORAGE_BUFFER))
     return clg__fail(CLG_ERROR_NULL_ARGUMENT,
                      "ctx is NULL, but data or indices is a cl_mem");
+  if (data && indices && (clg__strides(data) || clg__strides(indices))) {
+    if (!ctx && (data->storage == CLG_STORAGE_BUFFER_STRIDED ||
+                 indices->storage == CLG_STORAGE_BUFFER_STRIDED))
+      return clg__fail(CLG_ERROR_NULL_ARGUMENT,
+                       "ctx is NULL, but data or indices is a cl_mem");
+    return clg__validate_strided(ctx, params, data, indices, queue,
+                                 num_events, wait_list);
+  }
   clg_checked c;
   const clg_tensor *in[CLG_MAX_INPUTS] = {data, indices, NULL};
   clg_status st = clg_check_inputs(ctx, params, NULL, CLG_ENTRY_VALIDATE, in,
@@ -319,7 +327,8 @@ clg_status clg__check_call(const clg_call *call, clg_checked *c,
 static void clg_template(const clg_tensor *t, clg_tensor *out) {
   static unsigned char nowhere;
   *out = *t;
-  if (t->storage == CLG_STORAGE_HOST || t->storage == CLG_STORAGE_BUFFER) {
+  if (t->storage == CLG_STORAGE_HOST || t->storage == CLG_STORAGE_BUFFER ||
+      clg__strides(t)) {
     out->storage = CLG_STORAGE_HOST;
     out->host = &nowhere;
     out->buffer = NULL;

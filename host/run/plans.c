@@ -22,6 +22,17 @@ struct clg_plan {
 };
 
 /* clg_plan_create() and clg_plan_create_scatter() (updates not NULL). */
+/* A template kept by value: a strided one (only its shape and memory kind
+ * count) as the dense kind of memory it is, since its strides stay with
+ * the caller's clg_strided_tensor. */
+static void clg_plan_template(const clg_tensor *t, clg_tensor *out) {
+  *out = *t;
+  if (t->storage == CLG_STORAGE_HOST_STRIDED)
+    out->storage = CLG_STORAGE_HOST;
+  else if (t->storage == CLG_STORAGE_BUFFER_STRIDED)
+    out->storage = CLG_STORAGE_BUFFER;
+}
+
 static clg_status clg_plan_make(clg_context *ctx, const clg_params *params,
                                 const clg_scatter_params *scatter,
                                 bool is_scatter, const clg_tensor *const *in,
@@ -60,8 +71,8 @@ static clg_status clg_plan_make(clg_context *ctx, const clg_params *params,
   p->flags = flags;
   for (int k = 0; k < CLG_MAX_INPUTS; ++k)
     if (in[k])
-      p->in[k] = *in[k];
-  p->output = *output;
+      clg_plan_template(in[k], &p->in[k]);
+  clg_plan_template(output, &p->output);
   p->checked = c;
   p->of = of;
   *out = p;
@@ -131,11 +142,16 @@ static clg_status clg_plan_match(const char *name, const clg_tensor *t,
                      "%s has shape %s (rank %d) but the plan was made for %s",
                      name, got, (int)t->rank, exp);
   }
-  if (t->storage != tmpl->storage)
-    return clg__fail(
-        CLG_ERROR_INVALID_ARGUMENT, "%s is %s but the plan was made for %s",
-        name, t->storage == CLG_STORAGE_BUFFER ? "a cl_mem" : "host memory",
-        tmpl->storage == CLG_STORAGE_BUFFER ? "a cl_mem" : "host memory");
+  /* Strided or not, the same kind of memory. */
+  bool buf = t->storage == CLG_STORAGE_BUFFER ||
+             t->storage == CLG_STORAGE_BUFFER_STRIDED,
+       tbuf = tmpl->storage == CLG_STORAGE_BUFFER ||
+              tmpl->storage == CLG_STORAGE_BUFFER_STRIDED;
+  if (buf != tbuf)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "%s is %s but the plan was made for %s", name,
+                     buf ? "a cl_mem" : "host memory",
+                     tbuf ? "a cl_mem" : "host memory");
   return CLG_SUCCESS;
 }
 

@@ -151,6 +151,21 @@ bool clg__split_needed(const clg_context *ctx, const clg_checked *c,
 clg_status clg__run_split(const clg_call *call, const clg_checked *c,
                           const clg_tensor_facts *of, cl_command_queue queue);
 
+/* strided.c: does the call take a strided tensor (clg_strided_tensor)? */
+bool clg__call_strided(const clg_call *call);
+/* Run a call with strided tensors as the same call on dense ones: checks
+ * the strided descriptors, copies inputs whose strides are not dense into
+ * dense scratch, runs clg__run(), copies a dense scratch output to the
+ * strided one after it succeeded. */
+clg_status clg__run_strided(const clg_call *call);
+/* clg_validate() with strided data or indices: data by its shape, strided
+ * index values made dense on the host first. */
+clg_status clg__validate_strided(clg_context *ctx, const clg_params *params,
+                                 const clg_tensor *data,
+                                 const clg_tensor *indices,
+                                 cl_command_queue queue, cl_uint num_events,
+                                 const cl_event *wait_list);
+
 /* The names of the inputs in messages: "data", "indices", "updates". */
 extern const char *const clg__input_names[CLG_MAX_INPUTS];
 

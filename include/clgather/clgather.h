@@ -198,6 +198,12 @@ typedef enum clg_storage {
   /** An OpenCL buffer `buffer` of the call's context, starting `offset`
    * bytes in, C order, densely packed. */
   CLG_STORAGE_BUFFER = 1,
+  /** As CLG_STORAGE_HOST and CLG_STORAGE_BUFFER, with strides: the
+   * clg_tensor is the `tensor` member of a clg_strided_tensor (made by
+   * clg_tensor_strided()), which holds the strides. Never set these on a
+   * plain clg_tensor. */
+  CLG_STORAGE_HOST_STRIDED = 2,
+  CLG_STORAGE_BUFFER_STRIDED = 3,
 } clg_storage;
 
 /**
@@ -231,6 +237,73 @@ CLG_API clg_tensor clg_tensor_host(clg_dtype dtype, int32_t rank,
 CLG_API clg_tensor clg_tensor_buffer(clg_dtype dtype, int32_t rank,
                                      const int64_t *shape, cl_mem buffer,
                                      size_t offset);
+
+/**
+ * A tensor with strides: a view such as a column block of a matrix (a
+ * leading dimension larger than its width), a transposed matrix, a
+ * reversed axis, or a dimension broadcast with stride 0, as numpy,
+ * PyTorch, DLPack and StarPU's partitioned handles describe them. Made by
+ * clg_tensor_strided(); pass `&view.tensor` wherever a `const clg_tensor *`
+ * is taken.
+ *
+ * - strides[i] (i < rank) is the distance, in ELEMENTS of the tensor's
+ *   dtype, between elements one apart along dimension i. Elements, not
+ *   bytes: as DLPack, PyTorch and BLAS leading dimensions count them, and
+ *   so that every element stays aligned for the device's loads (numpy's
+ *   byte strides divide by the item size; one that does not is no view a
+ *   kernel can read: copy it). Strides may be negative (the element at
+ *   [0, ..., 0] need not be the lowest in memory) and, for inputs, 0.
+ * - host / buffer + offset address the element at [0, ..., 0]; every
+ *   element the shape reaches must lie inside the host allocation or the
+ *   buffer (for a cl_mem: CLG_ERROR_BUFFER_TOO_SMALL otherwise, the
+ *   message naming the lowest and highest byte reached).
+ * - A cl_mem offset must be a multiple of min(element size, 8) bytes
+ *   (CLG_ERROR_INVALID_ARGUMENT otherwise).
+ * - An output's strides must give every element its own memory
+ *   (CLG_ERROR_INVALID_ARGUMENT otherwise, e.g. a stride of 0 on a
+ *   dimension longer than 1): sorted by size, each stride must exceed the
+ *   span of the smaller ones. The output is written at its elements only;
+ *   the bytes between them are never touched.
+ *
+ * Taken by clg_run(), clg_run_async(), clg_scatter(), clg_scatter_async(),
+ * clg_gather(), clg_gather_elements(), clg_gather_nd(), clg_validate() and
+ * the plans (clg_plan_enqueue(), clg_plan_enqueue_scatter(); the plan's
+ * templates may be dense or strided: only their shapes count), for every
+ * operand (data, indices, updates, output), host memory or cl_mem, with the
+ * same results byte for byte as dense copies of the same values.
+ * clg_run_sharded() and the clgather_mpi library take dense tensors only
+ * (CLG_ERROR_INVALID_ARGUMENT). A library older than this header refuses
+ * a strided tensor as an unknown storage kind.
+ *
+ * Cost: strides that are those of a dense tensor in C order (dimensions of
+ * size 1 and empty tensors have any stride) are run as the dense tensor,
+ * at no cost. Any other operand is copied on the device, by one strided
+ * copy kernel, into a dense scratch buffer of its size before the
+ * operator's kernels (an output: from one after them), or on the host
+ * for host memory; so a strided operand costs one more pass over its
+ * bytes and a scratch buffer of its size for the call. The order of work is
+ * unchanged: every index value is checked before anything is written, and
+ * on error the output (and every byte around it) is untouched. In the
+ * asynchronous checked mode a strided output that is not dense makes the
+ * call check the index values before it returns (blocking, as the
+ * synchronous call), since its copy kernel cannot be gated; the outcome
+ * is then decided at once.
+ */
+typedef struct clg_strided_tensor {
+  clg_tensor tensor;
+  int64_t strides[CLG_MAX_RANK];
+} clg_strided_tensor;
+
+/** The strided view of `dense` (a descriptor from clg_tensor_host() or
+ * clg_tensor_buffer(): its dtype, rank, shape, host or buffer and offset)
+ * with strides[0 .. rank-1] in elements (entries past rank are set to 0;
+ * `strides` may be NULL when rank is 0). Its tensor.storage becomes
+ * CLG_STORAGE_HOST_STRIDED or CLG_STORAGE_BUFFER_STRIDED. Checks nothing:
+ * the operator does (a NULL `dense` gives a descriptor of undefined element
+ * type and unknown storage kind, which every operator refuses). Returned by
+ * value; owns nothing. */
+CLG_API clg_strided_tensor clg_tensor_strided(const clg_tensor *dense,
+                                              const int64_t *strides);
 
 /* ---------------------------------------------------------------- context */
 

@@ -543,7 +543,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size) {
   }
   if ((sb & 0x78) == 0x78) { /* an unknown storage kind on one of the three */
     clg_tensor *victim = &all[(sb & 7) % 3]->t;
-    victim->storage = (clg_storage)((sb & 0x80) ? 2 : -1);
+    victim->storage = (clg_storage)((sb & 0x80) ? 7 : -1);
   }
 
   /* ---- the oracle: every rule of the header this call breaks ---- */

@@ -233,7 +233,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size) {
       clg_tensor *victim = (variant / 8) % 3 == 0   ? &d.t
                            : (variant / 8) % 3 == 1 ? &x.t
                                                     : &o.t;
-      victim->storage = (clg_storage)((variant & 16) ? 2 : -1);
+      victim->storage = (clg_storage)((variant & 16) ? 7 : -1);
       break;
     }
     }

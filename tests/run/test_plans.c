@@ -1256,8 +1256,8 @@ Test(plans, create_errors) {
     create_fails("indices storage -1", CLG_ERROR_INVALID_ARGUMENT, "storage",
                  ctx, &g0, &d, &x2, &o, 0);
     clg_tensor o2 = o;
-    o2.storage = (clg_storage)2;
-    create_fails("output storage 2", CLG_ERROR_INVALID_ARGUMENT, "storage", ctx,
+    o2.storage = (clg_storage)4;
+    create_fails("output storage 4", CLG_ERROR_INVALID_ARGUMENT, "storage", ctx,
                  &g0, &d, &x, &o2, 0);
     x2 = x;
     x2.offset = 2;

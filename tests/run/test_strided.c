@@ -1,0 +1,675 @@
+/*
+ * host/run/strided.c and clg__check_strided() (host/check/checks.c):
+ * strided tensors (clg_strided_tensor).
+ *
+ *  - Every operator (Gather with batch_dims, GatherElements, GatherND,
+ *    ScatterElements with a reduction, ScatterND) with every operand
+ *    strided: column blocks (a row pitch), transposed layouts, reversed
+ *    axes (negative strides), a broadcast input (stride 0) and strides that
+ *    are the dense ones; host memory and cl_mem at byte offsets; 1-, 2-,
+ *    4- and 16-byte elements. The output's elements equal the plain-C
+ *    reference (tools/reference/ref_*.c) on dense copies of the same
+ *    values, byte for byte, and every byte of the output's parent
+ *    allocation between its elements is untouched.
+ *  - clg_run_async() (a strided output: the outcome is decided at once),
+ *    plans made from strided templates, clg_validate() on strided indices.
+ *  - Errors: an out-of-bounds index in strided indices (the message names
+ *    its logical position), an output whose strides share memory, strides
+ *    reaching past either end of a buffer, a misaligned offset, strides
+ *    that overflow, clg_run_sharded(); each leaves the output's parent
+ *    unchanged byte for byte.
+ */
+#include <criterion/criterion.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reference/ref_scatter.h"
+#include "reference/reference.h"
+#include "support/testutil.h"
+
+#define SENTINEL 0xA5
+
+/* A layout of a tensor in a parent allocation: dims laid out innermost
+ * first in the order `perm` names them (perm[rank-1] innermost), each
+ * padded by pad[d] elements, reversed (negative stride) where neg[d]. */
+typedef struct layout {
+  int perm[CLG_MAX_RANK];
+  int64_t pad[CLG_MAX_RANK];
+  bool neg[CLG_MAX_RANK];
+  int zero; /* a dim (>= 0) of stride 0: an input broadcast along it */
+} layout;
+
+/* The kinds the cases use. */
+typedef enum lk { DENSE, PITCH, TRANSPOSED, REVERSED, BROADCAST0 } lk;
+
+static layout make_layout(lk kind, int32_t rank) {
+  layout l;
+  memset(&l, 0, sizeof l);
+  l.zero = -1;
+  for (int d = 0; d < rank; ++d)
+    l.perm[d] = d;
+  if (kind == PITCH && rank > 0)
+    l.pad[rank - 1] = 3;
+  if (kind == TRANSPOSED)
+    for (int d = 0; d < rank; ++d)
+      l.perm[d] = rank - 1 - d;
+  if (kind == REVERSED) {
+    l.neg[0] = true;
+    if (rank > 1) {
+      l.neg[rank - 1] = true;
+      l.pad[0] = 1;
+    }
+  }
+  if (kind == BROADCAST0)
+    l.zero = 0;
+  return l;
+}
+
+/* A strided operand: its parent allocation (host, or a cl_mem at `boff`
+ * bytes), where element [0, ..., 0] is, and the strides. */
+typedef struct operand {
+  clg_dtype dtype;
+  size_t es;
+  int32_t rank;
+  int64_t shape[CLG_MAX_RANK], strides[CLG_MAX_RANK];
+  int64_t base;   /* elements from the parent's start to [0, ..., 0] */
+  size_t pbytes;  /* the parent's bytes (from the buffer offset) */
+  unsigned char *host; /* the parent (host copy) */
+  bool on_device;
+  size_t boff; /* byte offset of the parent in the cl_mem */
+  cl_mem mem;
+  clg_strided_tensor view;
+} operand;
+
+static int64_t numel(int32_t r, const int64_t *s) { return tu_numel(r, s); }
+
+/* Element position (in the parent) of flat C-order position i. */
+static int64_t at(const operand *o, int64_t i) {
+  int64_t p = o->base;
+  for (int d = o->rank - 1; d >= 0; --d) {
+    int64_t c = i % o->shape[d];
+    i /= o->shape[d];
+    p += c * o->strides[d];
+  }
+  return p;
+}
+
+/* Lay out `dense` (C order; NULL: an output, the parent all sentinel). */
+static void operand_make(operand *o, clg_dtype dtype, int32_t rank,
+                         const int64_t *shape, lk kind, bool device,
+                         const void *dense) {
+  memset(o, 0, sizeof *o);
+  o->dtype = dtype;
+  o->es = clg_dtype_size(dtype);
+  o->rank = rank;
+  memcpy(o->shape, shape, sizeof(int64_t) * (size_t)rank);
+  layout l = make_layout(kind, rank);
+  int64_t span = 1;
+  for (int j = rank - 1; j >= 0; --j) {
+    int d = l.perm[j];
+    o->strides[d] = d == l.zero ? 0 : span;
+    if (d != l.zero)
+      span *= shape[d] + l.pad[d];
+  }
+  for (int d = 0; d < rank; ++d)
+    if (l.neg[d]) {
+      o->base += (shape[d] - 1) * o->strides[d];
+      o->strides[d] = -o->strides[d];
+    }
+  o->base += 2; /* two elements of slack before */
+  o->pbytes = (size_t)(span + 4) * o->es;
+  o->host = malloc(o->pbytes);
+  cr_assert(o->host);
+  memset(o->host, SENTINEL, o->pbytes);
+  int64_t n = numel(rank, shape);
+  if (dense)
+    for (int64_t i = 0; i < n; ++i)
+      memcpy(o->host + at(o, i) * (int64_t)o->es,
+             (const unsigned char *)dense + i * (int64_t)o->es, o->es);
+  o->on_device = device;
+  clg_tensor t;
+  if (device) {
+    o->boff = 8 * o->es; /* a byte offset, aligned */
+    unsigned char *init = malloc(o->boff + o->pbytes);
+    memset(init, SENTINEL, o->boff);
+    memcpy(init + o->boff, o->host, o->pbytes);
+    o->mem = tu_buffer_create(o->boff + o->pbytes, init);
+    free(init);
+    t = clg_tensor_buffer(dtype, rank, shape, o->mem,
+                          o->boff + (size_t)o->base * o->es);
+  } else {
+    t = clg_tensor_host(dtype, rank, shape, o->host + o->base * (int64_t)o->es);
+  }
+  o->view = clg_tensor_strided(&t, o->strides);
+}
+
+/* The parent as it is now (from the device for a cl_mem). */
+static void operand_parent(const operand *o, unsigned char *dst) {
+  if (o->on_device)
+    tu_buffer_read(o->mem, o->boff, o->pbytes, dst);
+  else
+    memcpy(dst, o->host, o->pbytes);
+}
+
+/* The output's elements equal `want` (C order) and every other byte of the
+ * parent is the sentinel. */
+static void expect_output(const operand *o, const void *want,
+                          const char *what) {
+  unsigned char *now = malloc(o->pbytes), *exp = malloc(o->pbytes);
+  operand_parent(o, now);
+  memset(exp, SENTINEL, o->pbytes);
+  int64_t n = numel(o->rank, o->shape);
+  for (int64_t i = 0; i < n; ++i)
+    memcpy(exp + at(o, i) * (int64_t)o->es,
+           (const unsigned char *)want + i * (int64_t)o->es, o->es);
+  ptrdiff_t d = tu_first_diff(now, exp, o->pbytes);
+  free(now);
+  free(exp);
+  cr_expect(d < 0, "%s: the output's parent differs at byte %td", what, d);
+}
+
+/* The parent still all sentinel: nothing written. */
+static void expect_untouched(const operand *o, const char *what) {
+  unsigned char *now = malloc(o->pbytes), *exp = malloc(o->pbytes);
+  operand_parent(o, now);
+  memset(exp, SENTINEL, o->pbytes);
+  ptrdiff_t d = tu_first_diff(now, exp, o->pbytes);
+  free(now);
+  free(exp);
+  cr_expect(d < 0, "%s: the output was written (byte %td)", what, d);
+}
+
+static void operand_free(operand *o) {
+  free(o->host);
+  if (o->mem)
+    clReleaseMemObject(o->mem);
+}
+
+/* Random values; for a broadcast input, equal along dim 0. */
+static void *values(tu_rng *rng, clg_dtype dt, int32_t r, const int64_t *s,
+                    lk kind) {
+  size_t es = clg_dtype_size(dt), n = (size_t)numel(r, s);
+  unsigned char *v = malloc(n * es + 1);
+  tu_rng_bytes(rng, v, n * es);
+  if (dt == CLG_DTYPE_FLOAT16 || dt == CLG_DTYPE_FLOAT)
+    for (size_t i = 0; i < n; ++i) /* no NaN: compare sums by bits anyway */
+      v[i * es + es - 1] &= 0x3F;
+  if (kind == BROADCAST0 && r > 0) {
+    size_t inner = n / (size_t)s[0];
+    for (size_t i = inner; i < n; ++i)
+      memcpy(v + i * es, v + (i % inner) * es, es);
+  }
+  return v;
+}
+
+static void *index_values(tu_rng *rng, clg_dtype idt, int64_t count, int64_t lo,
+                          int64_t hi) {
+  void *v = malloc((size_t)count * clg_dtype_size(idt) + 1);
+  for (int64_t i = 0; i < count; ++i)
+    tu_set_index(v, idt, i, tu_rng_range(rng, lo, hi));
+  return v;
+}
+
+static const char *kname(lk k) {
+  static const char *const n[] = {"dense", "pitch", "transposed", "reversed",
+                                  "broadcast"};
+  return n[k];
+}
+
+/* ------------------------------------------------------------ gathers */
+
+typedef struct gcase {
+  clg_params p;
+  clg_dtype dt, idt;
+  int32_t r, q;
+  int64_t ds[CLG_MAX_RANK], is[CLG_MAX_RANK];
+  lk kd, ki, ko;
+  bool dev_d, dev_i, dev_o;
+  bool async;
+} gcase;
+
+static void run_gather_case(const gcase *c, uint64_t seed) {
+  tu_rng rng = tu_rng_make(seed);
+  char what[160];
+  snprintf(what, sizeof what, "op %d %s data %s%s, indices %s%s, output %s%s",
+           (int)c->p.op, clg_dtype_name(c->dt), kname(c->kd),
+           c->dev_d ? " (cl_mem)" : "", kname(c->ki),
+           c->dev_i ? " (cl_mem)" : "", kname(c->ko),
+           c->dev_o ? " (cl_mem)" : "");
+  /* Index bounds: the axis (Gather, GatherElements) or the smallest of the
+   * dims GatherND indexes. */
+  int64_t s = c->ds[c->p.op == CLG_OP_GATHER_ND ? c->p.batch_dims : c->p.axis];
+  if (c->p.op == CLG_OP_GATHER_ND)
+    for (int j = 0; j < c->is[c->q - 1]; ++j)
+      if (c->ds[c->p.batch_dims + j] < s)
+        s = c->ds[c->p.batch_dims + j];
+  void *d = values(&rng, c->dt, c->r, c->ds, c->kd);
+  void *x = index_values(&rng, c->idt, numel(c->q, c->is), -s, s - 1);
+  int32_t orank = 0;
+  int64_t os[CLG_MAX_RANK];
+  size_t es = clg_dtype_size(c->dt);
+  cr_assert(clg_output_shape(&c->p, c->r, c->ds, c->q, c->is, &orank, os) ==
+            CLG_SUCCESS);
+  void *want = malloc((size_t)numel(orank, os) * es + 1);
+  ref_index_type rt = tu_ref_index_type(c->idt);
+  int rc;
+  int32_t rr;
+  int64_t rs[CLG_MAX_RANK];
+  if (c->p.op == CLG_OP_GATHER)
+    rc = ref_gather_ex(d, es, c->r, c->ds, x, rt, c->q, c->is, c->p.axis,
+                       c->p.batch_dims, REF_RAISE, want, &rr, rs);
+  else if (c->p.op == CLG_OP_GATHER_ELEMENTS)
+    rc = ref_gather_elements(d, es, c->r, c->ds, x, rt, c->q, c->is,
+                             c->p.axis, want);
+  else
+    rc = ref_gather_nd(d, es, c->r, c->ds, x, rt, c->q, c->is,
+                       c->p.batch_dims, want);
+  cr_assert_eq(rc, 0, "%s: the reference failed", what);
+  operand od, oi, oo;
+  operand_make(&od, c->dt, c->r, c->ds, c->kd, c->dev_d, d);
+  operand_make(&oi, c->idt, c->q, c->is, c->ki, c->dev_i, x);
+  operand_make(&oo, c->dt, orank, os, c->ko, c->dev_o, NULL);
+  clg_status st;
+  if (c->async) {
+    clg_outcome *out = NULL;
+    st = clg_run_async(tu_ctx(), &c->p, &od.view.tensor, &oi.view.tensor,
+                       &oo.view.tensor, tu_queue(), 0, NULL, NULL, &out);
+    if (st == CLG_SUCCESS)
+      st = clg_outcome_wait(out);
+    clg_outcome_release(out);
+  } else {
+    st = clg_run(tu_ctx(), &c->p, &od.view.tensor, &oi.view.tensor,
+                 &oo.view.tensor, tu_queue(), 0, NULL, NULL);
+  }
+  cr_expect_eq(st, CLG_SUCCESS, "%s: %s: %s", what, clg_status_string(st),
+               clg_last_error());
+  clFinish(tu_queue());
+  if (st == CLG_SUCCESS)
+    expect_output(&oo, want, what);
+  operand_free(&od);
+  operand_free(&oi);
+  operand_free(&oo);
+  free(d);
+  free(x);
+  free(want);
+}
+
+static const lk kinds[] = {DENSE, PITCH, TRANSPOSED, REVERSED};
+
+Test(strided, gather_every_layout) {
+  gcase c = {.p = {CLG_OP_GATHER, 1, 0, CLG_MODE_RAISE},
+             .dt = CLG_DTYPE_FLOAT,
+             .idt = CLG_DTYPE_INT64,
+             .r = 3,
+             .q = 2,
+             .ds = {3, 7, 5},
+             .is = {2, 4}};
+  uint64_t seed = 1;
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b)
+      for (int o = 0; o < 4; ++o) {
+        c.kd = kinds[a];
+        c.ki = kinds[b];
+        c.ko = kinds[o];
+        c.dev_d = (a + b) % 2 == 0;
+        c.dev_i = (b + o) % 2 == 0;
+        c.dev_o = (a + o) % 2 == 1;
+        run_gather_case(&c, seed++);
+      }
+}
+
+Test(strided, gather_dtypes_batch_dims_broadcast) {
+  static const clg_dtype dts[] = {CLG_DTYPE_INT8, CLG_DTYPE_FLOAT16,
+                                  CLG_DTYPE_DOUBLE, CLG_DTYPE_COMPLEX128};
+  for (int k = 0; k < 4; ++k) {
+    gcase c = {.p = {CLG_OP_GATHER, 1, 1, CLG_MODE_RAISE},
+               .dt = dts[k],
+               .idt = CLG_DTYPE_INT32,
+               .r = 3,
+               .q = 2,
+               .ds = {4, 6, 3},
+               .is = {4, 5},
+               .kd = k % 2 ? BROADCAST0 : PITCH,
+               .ki = TRANSPOSED,
+               .ko = k % 2 ? REVERSED : PITCH,
+               .dev_d = true,
+               .dev_i = k < 2,
+               .dev_o = k != 1};
+    run_gather_case(&c, 100 + (uint64_t)k);
+  }
+}
+
+Test(strided, gather_elements_and_nd) {
+  for (int k = 0; k < 8; ++k) {
+    gcase e = {.p = {CLG_OP_GATHER_ELEMENTS, k % 2, 0, CLG_MODE_RAISE},
+               .dt = k < 4 ? CLG_DTYPE_FLOAT : CLG_DTYPE_UINT16,
+               .idt = k % 3 ? CLG_DTYPE_INT64 : CLG_DTYPE_INT32,
+               .r = 2,
+               .q = 2,
+               .ds = {5, 6},
+               .is = {4, 6},
+               .kd = kinds[k % 4],
+               .ki = kinds[(k + 1) % 4],
+               .ko = kinds[(k + 2) % 4],
+               .dev_d = k & 1,
+               .dev_i = (k & 2) != 0,
+               .dev_o = (k & 4) != 0};
+    run_gather_case(&e, 200 + (uint64_t)k);
+    gcase n = {.p = {CLG_OP_GATHER_ND, 0, k % 2, CLG_MODE_RAISE},
+               .dt = CLG_DTYPE_FLOAT,
+               .idt = CLG_DTYPE_INT64,
+               .r = 3,
+               .q = 3,
+               .ds = {3, 4, 6},
+               .is = {3, 5, 1 + (k % 2 ? 0 : 1)},
+               .kd = kinds[(k + 3) % 4],
+               .ki = kinds[k % 4],
+               .ko = kinds[(k + 1) % 4],
+               .dev_d = (k & 2) != 0,
+               .dev_i = k & 1,
+               .dev_o = (k & 4) == 0};
+    run_gather_case(&n, 300 + (uint64_t)k);
+  }
+}
+
+Test(strided, async_and_empty) {
+  for (int k = 0; k < 4; ++k) {
+    gcase c = {.p = {CLG_OP_GATHER, 0, 0, CLG_MODE_RAISE},
+               .dt = CLG_DTYPE_FLOAT,
+               .idt = CLG_DTYPE_INT64,
+               .r = 2,
+               .q = 1,
+               .ds = {9, 4},
+               .is = {k == 3 ? 0 : 40},
+               .kd = PITCH,
+               .ki = REVERSED,
+               .ko = k == 1 ? DENSE : TRANSPOSED,
+               .dev_d = true,
+               .dev_i = true,
+               .dev_o = k != 2,
+               .async = true};
+    run_gather_case(&c, 400 + (uint64_t)k);
+  }
+}
+
+/* ------------------------------------------------------------ scatters */
+
+static void run_scatter_case(clg_op op, clg_reduction red, lk kd, lk ki,
+                             lk ku, lk ko, bool dev, uint64_t seed) {
+  tu_rng rng = tu_rng_make(seed);
+  char what[160];
+  snprintf(what, sizeof what, "op %d red %d data %s indices %s updates %s "
+           "output %s%s", (int)op, (int)red, kname(kd), kname(ki), kname(ku),
+           kname(ko), dev ? " (cl_mem)" : "");
+  clg_dtype dt = CLG_DTYPE_FLOAT, idt = CLG_DTYPE_INT64;
+  int64_t ds[2] = {6, 5}, is[2], us[2];
+  int32_t q;
+  if (op == CLG_OP_SCATTER_ELEMENTS) {
+    q = 2;
+    is[0] = 4;
+    is[1] = 5;
+    us[0] = 4;
+    us[1] = 5;
+  } else {
+    q = 2;
+    is[0] = 3;
+    is[1] = 1;
+    us[0] = 3;
+    us[1] = 5;
+  }
+  int64_t ni = numel(q, is);
+  void *d = values(&rng, dt, 2, ds, kd);
+  void *u = values(&rng, dt, 2, us, ku);
+  void *x = malloc((size_t)ni * 8);
+  /* Distinct targets (reduction none needs them): a permutation. */
+  for (int64_t i = 0; i < ni; ++i)
+    tu_set_index(x, idt, i, op == CLG_OP_SCATTER_ELEMENTS ? (i / 5 + i % 5) % 6
+                                                          : (2 * i + 1) % 6);
+  size_t bytes = 30 * 4;
+  void *want = malloc(bytes);
+  memcpy(want, d, bytes);
+  int64_t bad = -1, first = -1;
+  int rc = op == CLG_OP_SCATTER_ELEMENTS
+               ? ref_scatter_elements(want, dt, 2, ds, x, REF_INDEX_I64, is, u,
+                                      0, (ref_reduction)red, 0, &bad, &first)
+               : ref_scatter_nd(want, dt, 2, ds, x, REF_INDEX_I64, q, is, u,
+                                (ref_reduction)red, 0, &bad, &first);
+  cr_assert_eq(rc, REF_OK, "%s: reference %d", what, rc);
+  operand od, oi, ou, oo;
+  operand_make(&od, dt, 2, ds, kd, dev, d);
+  operand_make(&oi, idt, q, is, ki, !dev, x);
+  operand_make(&ou, dt, 2, us, ku, dev, u);
+  operand_make(&oo, dt, 2, ds, ko, dev, NULL);
+  clg_params p = {op, 0, 0, CLG_MODE_RAISE};
+  clg_scatter_params sp = {red, CLG_DUPLICATES_ERROR};
+  clg_status st = clg_scatter(tu_ctx(), &p, &sp, &od.view.tensor,
+                              &oi.view.tensor, &ou.view.tensor,
+                              &oo.view.tensor, tu_queue(), 0, NULL, NULL);
+  cr_expect_eq(st, CLG_SUCCESS, "%s: %s: %s", what, clg_status_string(st),
+               clg_last_error());
+  clFinish(tu_queue());
+  if (st == CLG_SUCCESS)
+    expect_output(&oo, want, what);
+  operand_free(&od);
+  operand_free(&oi);
+  operand_free(&ou);
+  operand_free(&oo);
+  free(d);
+  free(u);
+  free(x);
+  free(want);
+}
+
+Test(strided, scatters) {
+  for (int k = 0; k < 8; ++k) {
+    run_scatter_case(CLG_OP_SCATTER_ELEMENTS,
+                     k % 2 ? CLG_REDUCTION_ADD : CLG_REDUCTION_NONE,
+                     kinds[k % 4], kinds[(k + 1) % 4], kinds[(k + 2) % 4],
+                     kinds[(k + 3) % 4], k < 4, 500 + (uint64_t)k);
+    run_scatter_case(CLG_OP_SCATTER_ND,
+                     k % 2 ? CLG_REDUCTION_MAX : CLG_REDUCTION_NONE,
+                     kinds[(k + 2) % 4], kinds[k % 4], kinds[(k + 3) % 4],
+                     kinds[(k + 1) % 4], k >= 4, 600 + (uint64_t)k);
+  }
+}
+
+/* ------------------------------------------------- plans and validate */
+
+Test(strided, plan_from_strided_templates) {
+  tu_rng rng = tu_rng_make(7);
+  int64_t ds[2] = {8, 6}, is[1] = {5}, os[2] = {5, 6};
+  void *d = values(&rng, CLG_DTYPE_FLOAT, 2, ds, DENSE);
+  void *x = index_values(&rng, CLG_DTYPE_INT32, 5, -8, 7);
+  void *want = malloc(5 * 6 * 4);
+  int32_t rr;
+  int64_t rs[CLG_MAX_RANK];
+  cr_assert_eq(ref_gather_ex(d, 4, 2, ds, x, REF_INDEX_I32, 1, is, 0, 0,
+                             REF_RAISE, want, &rr, rs),
+               0);
+  operand od, oi, oo;
+  operand_make(&od, CLG_DTYPE_FLOAT, 2, ds, PITCH, true, d);
+  operand_make(&oi, CLG_DTYPE_INT32, 1, is, REVERSED, true, x);
+  operand_make(&oo, CLG_DTYPE_FLOAT, 2, os, TRANSPOSED, true, NULL);
+  clg_plan *plan = NULL;
+  clg_status st = clg_plan_create(tu_ctx(), NULL, &od.view.tensor,
+                                  &oi.view.tensor, &oo.view.tensor, 0, &plan);
+  cr_assert_eq(st, CLG_SUCCESS, "%s", clg_last_error());
+  cr_assert_eq(clg_plan_bake(plan), CLG_SUCCESS, "%s", clg_last_error());
+  for (int rep = 0; rep < 2; ++rep) {
+    st = clg_plan_enqueue(plan, &od.view.tensor, &oi.view.tensor,
+                          &oo.view.tensor, tu_queue(), 0, NULL, NULL, NULL);
+    cr_expect_eq(st, CLG_SUCCESS, "%s", clg_last_error());
+    clFinish(tu_queue());
+    expect_output(&oo, want, "plan");
+  }
+  clg_plan_destroy(plan);
+  operand_free(&od);
+  operand_free(&oi);
+  operand_free(&oo);
+  free(d);
+  free(x);
+  free(want);
+}
+
+Test(strided, validate_strided_indices) {
+  int64_t ds[2] = {5, 3}, is[2] = {3, 4};
+  for (int dev = 0; dev < 2; ++dev) {
+    tu_rng rng = tu_rng_make(9);
+    void *x = index_values(&rng, CLG_DTYPE_INT64, 12, -5, 4);
+    tu_set_index(x, CLG_DTYPE_INT64, 6, 5); /* position [1, 2] */
+    operand oi, od;
+    operand_make(&oi, CLG_DTYPE_INT64, 2, is, TRANSPOSED, dev, x);
+    operand_make(&od, CLG_DTYPE_FLOAT, 2, ds, PITCH, dev, NULL);
+    clg_status st = clg_validate(tu_ctx(), NULL, &od.view.tensor,
+                                 &oi.view.tensor, NULL, 0, NULL);
+    cr_expect_eq(st, CLG_ERROR_INDEX_OUT_OF_BOUNDS, "%s",
+                 clg_status_string(st));
+    cr_expect(tu_contains(clg_last_error(), "[1, 2]") &&
+                  tu_contains(clg_last_error(), "= 5"),
+              "the message names the logical position and value: %s",
+              clg_last_error());
+    tu_set_index(x, CLG_DTYPE_INT64, 6, -5);
+    operand_free(&oi);
+    operand_make(&oi, CLG_DTYPE_INT64, 2, is, TRANSPOSED, dev, x);
+    st = clg_validate(tu_ctx(), NULL, &od.view.tensor, &oi.view.tensor, NULL,
+                      0, NULL);
+    cr_expect_eq(st, CLG_SUCCESS, "%s", clg_last_error());
+    operand_free(&oi);
+    operand_free(&od);
+    free(x);
+  }
+}
+
+/* -------------------------------------------------------------- errors */
+
+/* A Gather [6, 4] f32 (pitch, cl_mem), indices [3] (reversed), output
+ * [3, 4] (transposed) whose call is expected to fail with `want`, the
+ * message containing `needle`, the output's parent unchanged. */
+typedef void (*spoil_fn)(operand *od, operand *oi, operand *oo);
+
+static void expect_error(spoil_fn spoil, bool dev_out, clg_status want,
+                         const char *needle, const char *what) {
+  tu_rng rng = tu_rng_make(11);
+  int64_t ds[2] = {6, 4}, is[1] = {3}, os[2] = {3, 4};
+  void *d = values(&rng, CLG_DTYPE_FLOAT, 2, ds, DENSE);
+  void *x = index_values(&rng, CLG_DTYPE_INT64, 3, 0, 5);
+  operand od, oi, oo;
+  operand_make(&od, CLG_DTYPE_FLOAT, 2, ds, PITCH, true, d);
+  operand_make(&oi, CLG_DTYPE_INT64, 1, is, REVERSED, true, x);
+  operand_make(&oo, CLG_DTYPE_FLOAT, 2, os, TRANSPOSED, dev_out, NULL);
+  spoil(&od, &oi, &oo);
+  for (int async = 0; async < 2; ++async) {
+    clg_outcome *out = NULL;
+    clg_status st =
+        async ? clg_run_async(tu_ctx(), NULL, &od.view.tensor,
+                              &oi.view.tensor, &oo.view.tensor, tu_queue(), 0,
+                              NULL, NULL, &out)
+              : clg_run(tu_ctx(), NULL, &od.view.tensor, &oi.view.tensor,
+                        &oo.view.tensor, tu_queue(), 0, NULL, NULL);
+    if (st == CLG_SUCCESS && out)
+      st = clg_outcome_wait(out);
+    clg_outcome_release(out);
+    cr_expect_eq(st, want, "%s (%s): %s, expected %s: %s", what,
+                 async ? "async" : "sync", clg_status_string(st),
+                 clg_status_string(want), clg_last_error());
+    cr_expect(tu_contains(clg_last_error(), needle),
+              "%s: the message names '%s': %s", what, needle,
+              clg_last_error());
+    clFinish(tu_queue());
+    expect_untouched(&oo, what);
+  }
+  operand_free(&od);
+  operand_free(&oi);
+  operand_free(&oo);
+  free(d);
+  free(x);
+}
+
+static void bad_index(operand *od, operand *oi, operand *oo) {
+  (void)od;
+  (void)oo;
+  /* indices[1] = 6: its element is the middle one in memory too. */
+  int64_t v = 6;
+  if (oi->on_device) {
+    cl_int err = clEnqueueWriteBuffer(
+        tu_queue(), oi->mem, CL_TRUE, oi->boff + (size_t)at(oi, 1) * 8, 8, &v,
+        0, NULL, NULL);
+    tu_cl_check(err, "clEnqueueWriteBuffer");
+  }
+}
+static void shared_output(operand *od, operand *oi, operand *oo) {
+  (void)od;
+  (void)oi;
+  oo->view.strides[0] = 2; /* [3, 4] with strides [2, 1]: rows overlap */
+  oo->view.strides[1] = 1;
+}
+static void zero_output(operand *od, operand *oi, operand *oo) {
+  (void)od;
+  (void)oi;
+  oo->view.strides[0] = 0;
+}
+static void past_end(operand *od, operand *oi, operand *oo) {
+  (void)oi;
+  (void)oo;
+  od->view.strides[0] *= 4;
+}
+static void below_start(operand *od, operand *oi, operand *oo) {
+  (void)od;
+  (void)oo;
+  oi->view.strides[0] = -100;
+}
+static void misaligned(operand *od, operand *oi, operand *oo) {
+  (void)oi;
+  (void)oo;
+  od->view.tensor.offset += 2;
+}
+static void overflow(operand *od, operand *oi, operand *oo) {
+  (void)oi;
+  (void)oo;
+  od->view.strides[1] = INT64_MAX / 2;
+}
+
+Test(strided, errors_leave_the_output) {
+  for (int dev = 0; dev < 2; ++dev) {
+    expect_error(bad_index, dev, CLG_ERROR_INDEX_OUT_OF_BOUNDS, "indices[1]",
+                 "an index out of bounds");
+    expect_error(shared_output, dev, CLG_ERROR_INVALID_ARGUMENT,
+                 "same memory", "an output sharing memory");
+    expect_error(zero_output, dev, CLG_ERROR_INVALID_ARGUMENT, "same memory",
+                 "an output with stride 0");
+    expect_error(past_end, dev, CLG_ERROR_BUFFER_TOO_SMALL, "data->buffer",
+                 "data past the buffer's end");
+    expect_error(below_start, dev, CLG_ERROR_BUFFER_TOO_SMALL, "below",
+                 "indices before the buffer's start");
+    expect_error(misaligned, dev, CLG_ERROR_INVALID_ARGUMENT, "multiple of",
+                 "a misaligned offset");
+    expect_error(overflow, dev, CLG_ERROR_SIZE_OVERFLOW, "overflows",
+                 "strides that overflow");
+  }
+}
+
+Test(strided, sharded_refuses) {
+  int64_t ds[1] = {4}, is[1] = {2};
+  float d[4] = {1, 2, 3, 4}, o[2] = {0, 0};
+  int64_t x[2] = {1, 2}, one = 1;
+  clg_tensor td = clg_tensor_host(CLG_DTYPE_FLOAT, 1, ds, d);
+  clg_tensor tx = clg_tensor_host(CLG_DTYPE_INT64, 1, is, x);
+  clg_tensor to = clg_tensor_host(CLG_DTYPE_FLOAT, 1, is, o);
+  clg_strided_tensor vd = clg_tensor_strided(&td, &one);
+  clg_context *ctx = tu_ctx();
+  clg_status st = clg_run_sharded(&ctx, 1, NULL, &vd.tensor, &tx, &to, NULL,
+                                  0, NULL, NULL);
+  cr_expect_eq(st, CLG_ERROR_INVALID_ARGUMENT, "%s", clg_status_string(st));
+  cr_expect(tu_contains(clg_last_error(), "strided"), "%s", clg_last_error());
+  cr_expect(o[0] == 0 && o[1] == 0);
+  /* The constructor: storage kinds, strides past rank zero, NULL dense. */
+  cr_expect_eq(vd.tensor.storage, CLG_STORAGE_HOST_STRIDED);
+  cr_expect_eq(vd.strides[1], 0);
+  clg_strided_tensor none = clg_tensor_strided(NULL, NULL);
+  st = clg_run(ctx, NULL, &none.tensor, &tx, &to, NULL, 0, NULL, NULL);
+  cr_expect_eq(st, CLG_ERROR_UNSUPPORTED_DTYPE, "%s", clg_status_string(st));
+  cr_expect(o[0] == 0 && o[1] == 0);
+}
