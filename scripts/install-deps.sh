@@ -17,6 +17,7 @@ packages=(
   python3-numpy python3-pyopencl python3-pytest       # Python package tests
   gnuplot-nox                                         # scripts/plot_bench.sh
   libclblast-dev                   # examples/clblast_pipeline.c (not the library)
+  libstarpu-dev                    # examples/starpu_gather.c (not the library)
   libopenmpi-dev openmpi-bin       # clgather_mpi and clgather-mpi
 )
 if [ "${1:-}" = "hardening" ]; then

@@ -33,7 +33,7 @@ endfunction()
 file(REMOVE_RECURSE ${WORK_DIR})
 set(build ${WORK_DIR}/build)
 # What a machine with only the OpenCL packages lacks, hidden: pkg-config
-# (through which Criterion and protobuf-c are found), MPI, CLBlast.
+# (through which Criterion, protobuf-c and StarPU are found), MPI, CLBlast.
 set(hide -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON
   -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON -DCMAKE_DISABLE_FIND_PACKAGE_CLBlast=ON)
 set(tool_args -G ${GENERATOR} -DCMAKE_C_COMPILER=${C_COMPILER})
