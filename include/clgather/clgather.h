@@ -30,6 +30,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* OpenCL: this header uses only types of OpenCL 1.0 (cl_context,
+ * cl_device_id, cl_command_queue, cl_mem, cl_event, cl_uint), so it works
+ * with any CL_TARGET_OPENCL_VERSION, and so does the library, which asks
+ * each device what it supports at run time. A value defined before this
+ * header, by the caller or by a header included first (StarPU's
+ * starpu_opencl.h defines 100), is kept: it decides only which OpenCL
+ * functions the caller's own code sees. Undefined, it is defined here as
+ * 120 (OpenCL 1.2, the version clgather needs of a device) rather than left
+ * to CL/cl.h, which would choose 300 and say so with a #pragma message. */
 #ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 120
 #endif
