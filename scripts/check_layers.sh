@@ -50,12 +50,13 @@ done
 # Names a comment may give that are no file of the repository, on purpose:
 # placeholders (ops/FILE.c, kernels/KERNEL.cl, ref_FILE.c, source.c,
 # file.cl); system and other projects' headers (CL/cl.h, mpi.h, CLBlast's
-# clblast_c.h); ONNX's docs/IR.md; files generated in the build tree
+# clblast_c.h, StarPU's starpu.h and starpu_opencl.h); ONNX's docs/IR.md; files generated in the build tree
 # (protoc-c's onnx.pb-c.h, the embedded kernels' clgather_kernels.c,
 # clgather_export.h, python's _installed.py) or at install
 # (clgatherConfig.cmake, clgather_mpiTargets.cmake).
 outside='^(.*(FILE|KERNEL|NAME)\.[a-z]+|source\.c|file\.cl|CL/cl\.h|mpi\.h'
-outside+='|criterion/[a-z]+\.h|clblast_c\.h|docs/IR\.md|onnx\.pb-c\.h'
+outside+='|criterion/[a-z]+\.h|clblast_c\.h|starpu(_[a-z]+)?\.h|docs/IR\.md'
+outside+='|onnx\.pb-c\.h'
 outside+='|clgather_kernels\.c|clgather_export\.h|_installed\.py'
 outside+='|clgatherConfig\.cmake|clgather(_mpi)?Targets\.cmake)$'
 cd ..
