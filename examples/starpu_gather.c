@@ -27,8 +27,8 @@
  *      StarPU marks valid after the task, failed or not.)
  *
  * Column blocks of a matrix (starpu_matrix_filter_block) have rows ld
- * elements apart with ld > nx on the device: they need strided tensors,
- * shown by run_column_blocks(), built when EXAMPLE_STRIDED is 1.
+ * elements apart with ld > nx on the device: they are passed as strided
+ * tensors (clg_tensor_strided), by run_column_blocks().
  *
  * POCL's CPU device is an OpenCL device StarPU ignores unless
  * STARPU_OPENCL_ON_CPUS=1 (set here unless already set). Exit status: 0
@@ -43,11 +43,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* 1: also gather column blocks, described as strided tensors. */
-#ifndef EXAMPLE_STRIDED
-#define EXAMPLE_STRIDED 0
-#endif
 
 enum {
   ROWS = 512,  /* data: ROWS x COLS floats */
@@ -77,20 +72,11 @@ static void record(struct task_result *res, clg_status st) {
            st == CLG_SUCCESS ? "" : clg_last_error());
 }
 
-/* The descriptors a task builds. Dense matrices need a clg_tensor only;
- * the strided ones a clg_strided_tensor, whose first member it is. */
-#if EXAMPLE_STRIDED
-typedef clg_strided_tensor matrix_desc;
-#else
-typedef struct {
-  clg_tensor tensor;
-} matrix_desc;
-#endif
-
 /* A matrix handle's device copy as a tensor of shape [ny, nx]: its cl_mem
- * and the byte offset of its first element. NULL if its rows are not
- * contiguous (ld != nx) and strided tensors are off. */
-static const clg_tensor *matrix_tensor(void *iface, matrix_desc *d) {
+ * and the byte offset of its first element, and its rows ld elements apart
+ * (a strided tensor when ld != nx; the returned clg_tensor is then the
+ * first member of *d, which holds the strides). */
+static const clg_tensor *matrix_tensor(void *iface, clg_strided_tensor *d) {
   int64_t shape[2] = {STARPU_MATRIX_GET_NY(iface), STARPU_MATRIX_GET_NX(iface)};
   int64_t ld = STARPU_MATRIX_GET_LD(iface);
   d->tensor = clg_tensor_buffer(CLG_DTYPE_FLOAT, 2, shape,
@@ -98,14 +84,10 @@ static const clg_tensor *matrix_tensor(void *iface, matrix_desc *d) {
                                 STARPU_MATRIX_GET_OFFSET(iface));
   if (ld == shape[1])
     return &d->tensor;
-#if EXAMPLE_STRIDED
   int64_t strides[2] = {ld, 1}; /* in elements */
   clg_tensor dense = d->tensor;
   *d = clg_tensor_strided(&dense, strides);
   return &d->tensor;
-#else
-  return NULL;
-#endif
 }
 
 /* The OpenCL implementation: Gather on axis 0 of buffers[0] (data matrix)
@@ -117,7 +99,7 @@ static void gather_opencl(void *buffers[], void *arg, int async) {
   cl_command_queue queue;
   starpu_opencl_get_current_queue(&queue);
 
-  matrix_desc data_d, out_d;
+  clg_strided_tensor data_d, out_d;
   const clg_tensor *data = matrix_tensor(buffers[0], &data_d);
   const clg_tensor *out = matrix_tensor(buffers[2], &out_d);
   int64_t n = STARPU_VECTOR_GET_NX(buffers[1]);
@@ -125,11 +107,6 @@ static void gather_opencl(void *buffers[], void *arg, int async) {
       CLG_DTYPE_INT64, 1, &n, (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[1]),
       STARPU_VECTOR_GET_OFFSET(buffers[1]));
   res->out_offset = STARPU_MATRIX_GET_OFFSET(buffers[2]);
-  if (!data || !out) {
-    res->status = CLG_ERROR_INVALID_ARGUMENT;
-    snprintf(res->message, sizeof res->message, "strided tensors are off");
-    return;
-  }
 
   clg_params gather = {.op = CLG_OP_GATHER, .axis = 0};
   if (!async) {
@@ -262,7 +239,6 @@ static void to_device(starpu_data_handle_t h) {
   starpu_data_fetch_on_node(h, node, 0);
 }
 
-#if EXAMPLE_STRIDED
 /* Column blocks: data[:, c0:c1] gathered into out[:, c0:c1]. On the device
  * both are views of the whole matrices, rows COLS elements apart. */
 static void run_column_blocks(starpu_data_handle_t data,
@@ -284,7 +260,6 @@ static void run_column_blocks(starpu_data_handle_t data,
   starpu_data_unpartition(data, STARPU_MAIN_RAM);
   starpu_data_unpartition(out, STARPU_MAIN_RAM);
 }
-#endif
 
 int main(void) {
   static float table[ROWS * COLS], out_cl[NIDX * COLS], out_cpu[NIDX * COLS];
@@ -389,9 +364,7 @@ int main(void) {
   starpu_data_unpartition(h_idx, STARPU_MAIN_RAM);
   starpu_data_unpartition(h_cl, STARPU_MAIN_RAM);
   starpu_data_unpartition(h_cpu, STARPU_MAIN_RAM);
-#if EXAMPLE_STRIDED
   run_column_blocks(h_data, h_idx, h_cols);
-#endif
   starpu_data_handle_t handles[] = {h_data, h_idx, h_bad, h_cl, h_cpu, h_cols};
   for (size_t i = 0; i < sizeof handles / sizeof *handles; ++i)
     starpu_data_unregister(handles[i]); /* brings the data back to the host */
@@ -403,10 +376,8 @@ int main(void) {
 
   check(memcmp(out_cl, out_cpu, sizeof out_cl) == 0,
         "OpenCL and CPU outputs differ");
-#if EXAMPLE_STRIDED
   check(memcmp(out_cols, out_cpu, sizeof out_cols) == 0,
         "column blocks differ from the CPU output");
-#endif
   if (failures == 0)
     printf("starpu_gather: %d x %d rows gathered on %u OpenCL device(s), "
            "equal to the CPU codelet's; bad indices reported\n",
