@@ -2,10 +2,16 @@
  * written to a directory and loaded by later contexts and processes instead
  * of compiling again.
  *
- * Location: CLGATHER_CACHE_DIR ("", "0" or "off" turn the cache off), else
- * $XDG_CACHE_HOME/clgather, else $HOME/.cache/clgather, created (mode 0700)
- * when missing. File name: the hex of a 128-bit key over the kernel source,
- * the build options, the device (name, vendor, device and driver versions),
+ * Location: the context's own directory (clg_context_set_cache_dir()),
+ * else CLGATHER_CACHE_DIR ("", "0" or "off" turn the cache off: the default
+ * of CLG_OPTION_DISK_CACHE), else $XDG_CACHE_HOME/clgather, else
+ * $HOME/.cache/clgather, the environment as it was when the context was
+ * created, created (mode 0700) when missing (cache_dir.c, with the
+ * settings: a change resets the decision, under ctx->lock like everything
+ * here, so the next use decides again).
+ *
+ * File name: the hex of a 128-bit key over the kernel source, the build
+ * options, the device (name, vendor, device and driver versions),
  * its platform (name, version), the library version and a format tag, +
  * ".bin". A file holds a header (magic, format version, the key again, the
  * binary's length and a 128-bit checksum of it) and then the binary, so a
@@ -105,111 +111,6 @@ static clg_hash128 clg_hash_final(const clg_hash128 *h) {
   return r;
 }
 
-/* ------------------------------------------------------- the location */
-
-/* mkdir -p `path` (mode 0700 for what it creates); true when it is a
- * directory afterwards, *created when its last component was made here.
- * `path` is modified and restored. */
-static bool clg_mkdirs(char *path, bool *created) {
-  *created = false;
-  for (char *p = path + 1; *p; ++p) {
-    if (*p != '/')
-      continue;
-    *p = '\0';
-    int r = mkdir(path, 0700);
-    int e = errno;
-    *p = '/';
-    if (r != 0 && e != EEXIST)
-      return false;
-  }
-  if (mkdir(path, 0700) == 0)
-    *created = true;
-  else if (errno != EEXIST)
-    return false;
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-#define CLG_WHY(ctx, ...) \
-  snprintf((ctx)->cache_why, sizeof (ctx)->cache_why, __VA_ARGS__)
-
-/* The cache directory (malloc'ed), created when missing and opened into
- * *dirfd once it passes the trust rules; NULL with ctx->cache_why set when
- * the cache is off or the directory cannot be used. */
-static char *clg_cache_dir(clg_context *ctx, int *dirfd) {
-  /* A setuid or setgid process must not let its caller's environment say
-   * which directory of the effective user's to trust. */
-  if (getuid() != geteuid() || getgid() != getegid()) {
-    CLG_WHY(ctx, "off in a setuid or setgid process");
-    return NULL;
-  }
-  const char *env = getenv("CLGATHER_CACHE_DIR");
-  const char *base = NULL, *suffix = "";
-  if (env) {
-    if (!*env || strcmp(env, "0") == 0 || strcmp(env, "off") == 0) {
-      CLG_WHY(ctx, "turned off: CLGATHER_CACHE_DIR is '%s'", env);
-      return NULL;
-    }
-    base = env;
-  } else if ((env = getenv("XDG_CACHE_HOME")) != NULL && env[0] == '/') {
-    base = env;
-    suffix = "/clgather";
-  } else if ((env = getenv("HOME")) != NULL && *env) {
-    base = env;
-    suffix = "/.cache/clgather";
-  } else {
-    CLG_WHY(ctx, "no directory: neither CLGATHER_CACHE_DIR, "
-                 "XDG_CACHE_HOME (absolute) nor HOME is set");
-    return NULL;
-  }
-  size_t n = strlen(base) + strlen(suffix) + 1;
-  char *dir = CLG_MALLOC(n);
-  if (!dir) {
-    CLG_WHY(ctx, "out of host memory");
-    return NULL;
-  }
-  snprintf(dir, n, "%s%s", base, suffix);
-  /* Trailing slashes would only make "dir//key.bin". */
-  for (size_t len = strlen(dir); len > 1 && dir[len - 1] == '/'; --len)
-    dir[len - 1] = '\0';
-  bool created = false;
-  if (!clg_mkdirs(dir, &created)) {
-    CLG_WHY(ctx, "cannot create the directory %s: %s", dir, strerror(errno));
-    free(dir);
-    return NULL;
-  }
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  struct stat st;
-  /* A directory made here is 0700 whatever the umask. */
-  if (fd >= 0 && created)
-    (void)fchmod(fd, 0700);
-  if (fd < 0 || fstat(fd, &st) != 0) {
-    CLG_WHY(ctx, "cannot open the directory %s: %s", dir, strerror(errno));
-  } else if (st.st_uid != geteuid()) {
-    CLG_WHY(ctx,
-            "the directory %s is owned by uid %lu, not by the effective "
-            "user (uid %lu): another user could plant programs in it",
-            dir, (unsigned long)st.st_uid, (unsigned long)geteuid());
-  } else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-    CLG_WHY(ctx,
-            "the directory %s is writable by group or others (mode %04o): "
-            "another user could plant programs in it",
-            dir, (unsigned)(st.st_mode & 07777));
-  } else if ((st.st_mode & S_IRWXU) != S_IRWXU) {
-    CLG_WHY(ctx,
-            "the directory %s is not readable, writable and searchable by "
-            "its owner (mode %04o)",
-            dir, (unsigned)(st.st_mode & 07777));
-  } else {
-    *dirfd = fd;
-    return dir;
-  }
-  if (fd >= 0)
-    close(fd);
-  free(dir);
-  return NULL;
-}
-
 /* Hash a string device or platform property; false if it cannot be read. */
 static bool clg_hash_device_str(clg_hash128 *h, cl_device_id dev,
                                 cl_device_info what) {
@@ -236,7 +137,7 @@ static bool clg_cache_ready(clg_context *ctx) {
     return ctx->cache_state > 0;
   ctx->cache_state = -1;
   int dirfd = -1;
-  char *dir = clg_cache_dir(ctx, &dirfd);
+  char *dir = clg__cache_dir_open(ctx, &dirfd);
   if (!dir)
     return false;
   clg_hash128 h;
@@ -277,14 +178,6 @@ bool clg__cache_key(clg_context *ctx, const char *source, const char *options,
   return true;
 }
 
-void clg__cache_release(clg_context *ctx) {
-  if (ctx->cache_state > 0)
-    close(ctx->cache_dirfd);
-  free(ctx->cache_dir);
-  ctx->cache_dir = NULL;
-  ctx->cache_state = 0;
-}
-
 int clg_context_cache_info(clg_context *ctx, const char **detail) {
   if (detail)
     *detail = NULL;
@@ -293,7 +186,7 @@ int clg_context_cache_info(clg_context *ctx, const char **detail) {
   pthread_mutex_lock(&ctx->lock);
   bool on = clg_cache_ready(ctx);
   if (detail)
-    *detail = on ? ctx->cache_dir : ctx->cache_why;
+    *detail = clg__cache_note(ctx, on ? ctx->cache_dir : ctx->cache_why);
   pthread_mutex_unlock(&ctx->lock);
   return on ? 1 : 0;
 }

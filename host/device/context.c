@@ -55,7 +55,9 @@ static clg_status clg_context_init(cl_context cl_ctx, cl_device_id device,
 #endif
   ctx->forced_variant = clg__variant_parse(getenv("CLGATHER_VARIANT"));
   const char *tune = getenv("CLGATHER_TUNE");
-  ctx->tune_off = tune && (strcmp(tune, "off") == 0 || strcmp(tune, "0") == 0);
+  atomic_init(&ctx->tune_on, !(tune && (strcmp(tune, "off") == 0 ||
+                                        strcmp(tune, "0") == 0)));
+  atomic_init(&ctx->tune_budget_us, CLG_TUNE_BUDGET_US_DEFAULT);
   atomic_init(&ctx->host_threads,
               clg_env_count(getenv("CLGATHER_HOST_THREADS")));
   cl_bool unified = CL_FALSE;
@@ -89,7 +91,14 @@ static clg_status clg_context_init(cl_context cl_ctx, cl_device_id device,
                      little == CL_TRUE ? "little" : "big",
                      host_little ? "little" : "big");
   }
+  if (!clg__cache_settings_init(ctx)) {
+    free(ctx);
+    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
+                     "out of host memory reading the program cache's "
+                     "directory for a context");
+  }
   if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
+    clg__cache_release(ctx);
     free(ctx);
     return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
                      "cannot initialise a mutex for the context");
@@ -350,7 +359,31 @@ clg_status clg_context_set_option(clg_context *ctx, clg_option option,
                        ", but it takes 0 (no bound) to %d threads",
                        value, CLG_HOST_THREADS_MAX);
     atomic_store(&ctx->host_threads, (size_t)value);
-    return CLG_SUCCESS;
+    return clg__ok();
+  case CLG_OPTION_TUNE:
+    if (value != 0 && value != 1)
+      return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                       "CLG_OPTION_TUNE is %" PRId64
+                       ", but it takes 0 (off) or 1 (on)",
+                       value);
+    atomic_store(&ctx->tune_on, value == 1);
+    return clg__ok();
+  case CLG_OPTION_TUNE_BUDGET_US:
+    if (value < 0)
+      return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                       "CLG_OPTION_TUNE_BUDGET_US is %" PRId64
+                       ", but it takes a time in microseconds >= 0",
+                       value);
+    atomic_store(&ctx->tune_budget_us, value);
+    return clg__ok();
+  case CLG_OPTION_DISK_CACHE:
+    if (value != 0 && value != 1)
+      return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                       "CLG_OPTION_DISK_CACHE is %" PRId64
+                       ", but it takes 0 (off) or 1 (on)",
+                       value);
+    clg__cache_set_enabled(ctx, value == 1);
+    return clg__ok();
   }
   return clg__fail(CLG_ERROR_INVALID_ARGUMENT, "unknown context option %d",
                    (int)option);

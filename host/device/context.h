@@ -45,9 +45,13 @@ struct clg_context {
   unsigned tune_users;
   /* The environment's say on the variants, read when the context is
    * created (not at each call): CLGATHER_VARIANT (the forced variant, -1:
-   * none) and CLGATHER_TUNE=off|0 (no timing). */
+   * none). */
   int forced_variant;
-  bool tune_off;
+  /* CLG_OPTION_TUNE (from CLGATHER_TUNE=off|0 at creation: false) and
+   * CLG_OPTION_TUNE_BUDGET_US (clg_context_set_option), each read once by
+   * a call that may time its candidates (tune.c). */
+  atomic_bool tune_on;
+  atomic_int_least64_t tune_budget_us;
   /* CLG_OPTION_HOST_THREADS (clg_context_set_option; from
    * CLGATHER_HOST_THREADS at creation): 0 no bound of the context's own. */
   atomic_size_t host_threads;
@@ -70,6 +74,22 @@ struct clg_context {
    * (quirks_ready), under `lock`. */
   unsigned quirks;
   bool quirks_ready;
+  /* The on-disk program cache's settings, under `lock` (cache.c):
+   * CLG_OPTION_DISK_CACHE (disk_cache; disk_cache_set once the option was
+   * set, so that the reason given names it), the environment's directory
+   * at creation (cache_env_dir, NULL: none; cache_env_off: the value of
+   * CLGATHER_CACHE_DIR that turned the cache off, else NULL) and
+   * clg_context_set_cache_dir()'s (cache_dir_set, NULL: none). A change
+   * resets cache_state to 0. */
+  bool disk_cache;
+  bool disk_cache_set;
+  const char *cache_env_off;
+  char *cache_env_dir;
+  char *cache_dir_set;
+  /* The strings clg_context_cache_info() handed out, kept until the
+   * context is destroyed (a reset frees cache_dir and rewrites cache_why).
+   */
+  struct clg_cache_note *cache_notes;
   /* The on-disk program cache (cache.c), looked at on the first program
    * miss: 0 not yet, 1 on (cache_dir, cache_dirfd, cache_seed set), -1 off
    * (cache_why says why). */

@@ -31,12 +31,12 @@ int clg__variant_parse(const char *name) {
 
 /* Rounds of timed runs (one run of each candidate a round; the best of a
  * candidate's counts, which filters out a neighbour's burst on a shared
- * machine), and the wall time after which no further round starts. A first
+ * machine); the wall time after which no further round starts is the
+ * context's CLG_OPTION_TUNE_BUDGET_US (CLG_TUNE_BUDGET_US_DEFAULT). A first
  * call of a new shape class therefore costs one warm-up run and one to
  * CLG_TUNE_ROUNDS timed runs of each candidate, each after a cache
  * eviction. */
 #define CLG_TUNE_ROUNDS 5
-#define CLG_TUNE_BUDGET_S 0.2
 #define CLG_TUNE_KEY_MAX 160
 
 typedef struct clg_tune_entry {
@@ -165,7 +165,9 @@ int clg__tune_pick(clg_context *ctx, const char *key, const int *cands,
   *how = CLG_CHOICE_DEFAULT;
   if (count <= 1)
     return cands[0];
-  bool measured = false, timing = trial && !ctx->tune_off;
+  /* The options as this call found them (clg_context_set_option). */
+  bool measured = false, timing = trial && atomic_load(&ctx->tune_on);
+  double budget_s = 1e-6 * (double)atomic_load(&ctx->tune_budget_us);
   pthread_mutex_lock(&ctx->lock);
   int known = clg_tune_lookup(ctx, key, cands, count, &measured);
   /* Kept in memory: a choice from the disk, and the default of a call that
@@ -186,7 +188,7 @@ int clg__tune_pick(clg_context *ctx, const char *key, const int *cands,
    * at its first launch: POCL builds the work-group function for the
    * NDRange's work-group size then), then rounds of one timed run of each
    * candidate, the best of each counting, until CLG_TUNE_ROUNDS rounds or
-   * CLG_TUNE_BUDGET_S (at least one round). Every timed run starts from
+   * the budget (at least one round). Every timed run starts from
    * cold caches (clg__time_call), so the order leaves no candidate the
    * cache state of another (back to back without eviction, a
    * plane-streaming kernel after a random-read one ran 35% slower than
@@ -208,7 +210,7 @@ int clg__tune_pick(clg_context *ctx, const char *key, const int *cands,
       if (ok && (best[i] < 0.0 || t < best[i]))
         best[i] = t;
     }
-    if (clg__now() - start > CLG_TUNE_BUDGET_S)
+    if (clg__now() - start >= budget_s)
       break;
   }
   if (!ok) {

@@ -38,10 +38,12 @@ typedef clg_status (*clg_trial_fn)(void *arg, int variant, double *seconds);
  *    that one (forced; tests run every variant this way);
  *  - a choice made before for `key` on this context, or stored in the
  *    on-disk cache for this device: that one (measured);
- *  - `trial` not NULL, several candidates and CLGATHER_TUNE not "off":
+ *  - `trial` not NULL, several candidates and the context's
+ *    CLG_OPTION_TUNE on (default: CLGATHER_TUNE not "off"):
  *    each candidate is run by `trial` once untimed, then in up to
  *    CLG_TUNE_ROUNDS rounds of one run of each, every run from cold caches
- *    (clg__time_call; no round starts once CLG_TUNE_BUDGET_S is spent);
+ *    (clg__time_call; no round starts once the context's
+ *    CLG_OPTION_TUNE_BUDGET_US is spent);
  *    the fastest by its best time is kept for `key` in the context and on
  *    disk (measured);
  *  - else cands[0] (not kept).
@@ -50,6 +52,8 @@ typedef clg_status (*clg_trial_fn)(void *arg, int variant, double *seconds);
 int clg__tune_pick(clg_context *ctx, const char *key, const int *cands,
                    int count, unsigned allowed, clg_trial_fn trial, void *arg,
                    clg_choice *how);
+/* CLG_OPTION_TUNE_BUDGET_US's default: 0.2 s. */
+#define CLG_TUNE_BUDGET_US_DEFAULT INT64_C(200000)
 /* Outputs below this many bytes are not worth timing (a launch costs more
  * than any difference between variants): the first candidate runs. */
 #define CLG_TUNE_MIN_BYTES ((size_t)1 << 20)

@@ -8,7 +8,8 @@
  *
  * Every function the library exports is defined in core/ (status.c,
  * dtype.c, version.c), device/ (context.c, cache.c's clg_context_cache_info,
- * tune.c's clg_context_last_variant) or run/: this file, call.c (clg_run,
+ * cache_dir.c's clg_context_set_cache_dir, tune.c's
+ * clg_context_last_variant) or run/: this file, call.c (clg_run,
  * clg_run_async, clg_scatter, clg_scatter_async), call_checks.c
  * (clg_output_shape, clg_validate), outcome.c, plans.c and shard.c. */
 #include "run/run.h"

@@ -322,11 +322,13 @@ CLG_API clg_strided_tensor clg_tensor_strided(const clg_tensor *dense,
  * Program cache on disk: a context builds each kernel program on first use.
  * The binaries of programs built from source are also stored on disk and
  * loaded by later contexts, in this or any other process, instead of being
- * compiled again. The directory is the environment variable
+ * compiled again. The directory is the context's own
+ * (clg_context_set_cache_dir()) if set, else the environment variable
  * CLGATHER_CACHE_DIR if set (the values "", "0" and "off" turn the disk
- * cache off), else $XDG_CACHE_HOME/clgather, else $HOME/.cache/clgather;
- * it is created (mode 0700) when missing and read when a context first needs
- * a program. One file per (kernel source, build options, device, driver,
+ * cache off), else $XDG_CACHE_HOME/clgather, else $HOME/.cache/clgather,
+ * as the environment was when the context was created; CLG_OPTION_DISK_CACHE
+ * turns it off or on per context. It is created (mode 0700) when missing
+ * and read when a context first needs a program. One file per (kernel source, build options, device, driver,
  * platform, library version); a file that is damaged or belongs to something
  * else is ignored. The cache never changes a call's result or status: when
  * it cannot work (no directory, a read-only disk, a binary the driver
@@ -394,19 +396,77 @@ typedef enum clg_option {
    * read from the environment variable CLGATHER_HOST_THREADS (a decimal
    * integer) when the context is created. */
   CLG_OPTION_HOST_THREADS = 1,
+  /** Whether kernel variants are chosen by timing them on the device
+   * (clg_context_last_variant()): 1 on, 0 off. Off, a call times nothing:
+   * it runs the plan's first candidate (CLG_CHOICE_DEFAULT), or a choice
+   * already measured for its shape class (on this context before, or read
+   * from the disk cache: CLG_CHOICE_MEASURED), which costs no time. The
+   * default is 1, or 0 when the environment variable CLGATHER_TUNE is "off"
+   * or "0" when the context is created. CLGATHER_VARIANT still forces its
+   * variant either way. */
+  CLG_OPTION_TUNE = 2,
+  /** The time budget of one shape class's timing, in microseconds (an
+   * integer >= 0): after the untimed run of each candidate, rounds of one
+   * timed run of each candidate (at most 5 rounds) follow until a round
+   * ends past the budget. 0: a single timed round, the least a measurement
+   * takes. The default is 200000 (0.2 s; no environment variable). A
+   * first call of a new shape class blocks for about the budget plus one
+   * round; budgets above the time of five rounds change nothing. */
+  CLG_OPTION_TUNE_BUDGET_US = 3,
+  /** Whether ctx uses the on-disk program cache (binaries and measured
+   * kernel choices; see clg_context_cache_info()): 1 on, 0 off. Off, ctx
+   * reads and writes no file and creates no directory. The default is 1,
+   * or 0 when the environment variable CLGATHER_CACHE_DIR is "", "0" or
+   * "off" when the context is created (1 then uses the directory of
+   * clg_context_set_cache_dir(), else $XDG_CACHE_HOME/clgather, else
+   * $HOME/.cache/clgather). A change takes ctx's lock (it waits for a
+   * program build in progress on another thread) and makes the next build
+   * decide the cache again; programs already built stay built. */
+  CLG_OPTION_DISK_CACHE = 4,
 } clg_option;
 
 /**
  * Set `option` of ctx to `value`, for the calls that start after this one
  * returns; calls already running keep the value they started with.
- * Thread-safe. Does not block on the device.
+ * Thread-safe. Does not block on the device. The options' defaults come
+ * from the environment when the context is created (see each option);
+ * a change of the environment applies to contexts created after it.
  *
  * Errors: CLG_ERROR_NULL_ARGUMENT (ctx), CLG_ERROR_INVALID_ARGUMENT (an
- * option clgather does not know, or a value outside the option's range);
- * the context is unchanged then.
+ * option clgather does not know, or a value outside the option's range:
+ * CLG_OPTION_HOST_THREADS 0 to 1024, CLG_OPTION_TUNE and
+ * CLG_OPTION_DISK_CACHE 0 or 1, CLG_OPTION_TUNE_BUDGET_US >= 0); the
+ * context is unchanged then.
  */
 CLG_API clg_status clg_context_set_option(clg_context *ctx, clg_option option,
                                           int64_t value);
+
+/**
+ * The on-disk program cache's directory for ctx (see
+ * clg_context_cache_info()): an absolute path, copied (the caller keeps
+ * `dir`), or NULL to go back to the environment's directory as it was
+ * when the context was created (CLGATHER_CACHE_DIR, else
+ * $XDG_CACHE_HOME/clgather, else $HOME/.cache/clgather). The directory is
+ * subject to the same trust rules as the environment's: created (mode
+ * 0700) when missing, used only when owned by the effective user and not
+ * writable by group or others, never in a setuid or setgid process;
+ * otherwise the cache is off for ctx, silently, and
+ * clg_context_cache_info() says why. It does not turn a cache that
+ * CLG_OPTION_DISK_CACHE (or CLGATHER_CACHE_DIR=off) turned off back on.
+ *
+ * Applies to the calls that start after this one returns, at any time: it
+ * takes ctx's lock (waiting for a program build in progress on another
+ * thread) and makes the next program build, tuning record or
+ * clg_context_cache_info() decide the cache again, in the new directory;
+ * programs already built stay built, and files already written stay where
+ * they are. Thread-safe. Does not touch the disk itself.
+ *
+ * Errors: CLG_ERROR_NULL_ARGUMENT (ctx), CLG_ERROR_INVALID_ARGUMENT (`dir`
+ * is empty, not absolute, or 4096 bytes or longer),
+ * CLG_ERROR_OUT_OF_HOST_MEMORY; the context is unchanged then.
+ */
+CLG_API clg_status clg_context_set_cache_dir(clg_context *ctx,
+                                             const char *dir);
 
 /** How a kernel variant was chosen (clg_context_last_variant). */
 typedef enum clg_choice {
@@ -414,7 +474,7 @@ typedef enum clg_choice {
   CLG_CHOICE_DEFAULT = 1,  /* the plan's first candidate: the only one, or
                             * measuring was not possible (a plan being
                             * baked, the asynchronous checked mode) or is
-                            * off (CLGATHER_TUNE=off) */
+                            * off (CLG_OPTION_TUNE, CLGATHER_TUNE=off) */
   CLG_CHOICE_MEASURED = 2, /* the fastest candidate, timed on this device
                             * (now, earlier on this context, or read from the
                             * program cache directory) */
@@ -438,15 +498,16 @@ typedef enum clg_choice {
  * scratch buffer of twice CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (at most 256 MiB
  * and a quarter of the largest allocation; created for the tuning and
  * released after it; without it the runs are timed warm). No round starts
- * after ~0.2 s; the call blocks until then, and the index values are
- * checked before any of it. It keeps the fastest, in the context
- * and beside the program cache (CLGATHER_CACHE_DIR), so later calls and
- * processes reuse it. Every variant writes the same bytes: the choice
- * changes speed only. CLGATHER_VARIANT=NAME forces a variant wherever it
- * can run the call (candidate or not; elsewhere it is ignored);
- * CLGATHER_TUNE=off takes the first candidate without timing. Both are read
- * when the context is created: a change of the environment applies to
- * contexts created after it.
+ * after the context's budget (CLG_OPTION_TUNE_BUDGET_US, default 0.2 s);
+ * the call blocks until then, and the index values are checked before any
+ * of it. It keeps the fastest, in the context and beside the program cache
+ * (CLG_OPTION_DISK_CACHE, clg_context_set_cache_dir(), CLGATHER_CACHE_DIR),
+ * so later calls and processes reuse it. Every variant writes the same
+ * bytes: the choice changes speed only. CLGATHER_VARIANT=NAME forces a
+ * variant wherever it can run the call (candidate or not; elsewhere it is
+ * ignored); CLG_OPTION_TUNE 0 (default: CLGATHER_TUNE=off) times nothing.
+ * Both environment variables are read when the context is created: a
+ * change of the environment applies to contexts created after it.
  */
 CLG_API const char *clg_context_last_variant(clg_context *ctx, clg_choice *how);
 
@@ -457,12 +518,18 @@ CLG_API const char *clg_context_last_variant(clg_context *ctx, clg_choice *how);
  * "the directory /tmp/c is writable by group or others (mode 0777):
  * another user could plant programs in it"), -1 for a NULL ctx (*detail
  * NULL). detail may be NULL; the string is ctx's, valid until
- * clg_context_destroy(ctx). Decides now if no program has been built on ctx
- * yet (creating the directory, mode 0700, when missing). Takes ctx's lock,
- * so it waits for a program build in progress on another thread.
+ * clg_context_destroy(ctx) (a later change of the cache's settings gives
+ * later calls a new string and leaves this one as it was). Decides now if
+ * nothing has decided it since the context was created or its settings
+ * last changed (creating the directory, mode 0700, when missing). Takes
+ * ctx's lock, so it waits for a program build in progress on another
+ * thread.
  *
- * Location: CLGATHER_CACHE_DIR if set ("", "0" or "off" turn the cache
- * off), else $XDG_CACHE_HOME/clgather, else $HOME/.cache/clgather.
+ * Location: the directory of clg_context_set_cache_dir() if one was set,
+ * else CLGATHER_CACHE_DIR if set ("", "0" or "off" turn the cache off:
+ * CLG_OPTION_DISK_CACHE's default), else $XDG_CACHE_HOME/clgather, else
+ * $HOME/.cache/clgather; these environment variables as they were when
+ * the context was created. CLG_OPTION_DISK_CACHE 0 turns it off.
  * Program binaries are native code on most drivers, so the cache trusts
  * only what the effective user wrote:
  *  - the cache is off in a setuid or setgid process;
