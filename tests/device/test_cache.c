@@ -6,6 +6,7 @@
 #define _XOPEN_SOURCE 700
 
 #include "internal.h"
+#include "support/testutil.h"
 #include "support/tmpdir.h"
 
 #include <criterion/criterion.h>
@@ -74,10 +75,7 @@ static void truncate_header(const char *path) {
 /* A small Gather on a new context: data f32 [6, 5], indices int64 [4] on
  * axis 0, compared byte for byte with rows copied here. Returns the
  * context (to read its counters); the caller destroys it. */
-static clg_context *gather_on_new_context(void) {
-  clg_context *ctx = NULL;
-  cr_assert_eq(clg_context_create_default(NULL, &ctx), CLG_SUCCESS,
-               "no OpenCL device: %s", clg_last_error());
+static void gather_on(clg_context *ctx) {
   float data[6][5], out[4][5], want[4][5];
   for (int i = 0; i < 6; ++i)
     for (int j = 0; j < 5; ++j)
@@ -95,6 +93,18 @@ static clg_context *gather_on_new_context(void) {
   cr_expect_str_empty(clg_last_error(), "a message is left after success");
   cr_expect_eq(memcmp(out, want, sizeof out), 0, "wrong gather result");
   cr_expect_geq(ctx->builds, 1);
+}
+
+static clg_context *new_context(void) {
+  clg_context *ctx = NULL;
+  cr_assert_eq(clg_context_create_default(NULL, &ctx), CLG_SUCCESS,
+               "no OpenCL device: %s", clg_last_error());
+  return ctx;
+}
+
+static clg_context *gather_on_new_context(void) {
+  clg_context *ctx = new_context();
+  gather_on(ctx);
   return ctx;
 }
 
@@ -254,6 +264,162 @@ Test(cache, default_locations) {
   clg_context *ctx = gather_on_new_context();
   cr_expect_eq(ctx->cache_state, -1);
   clg_context_destroy(ctx);
+}
+
+/* ------------------------------------------- per-context settings */
+
+/* A program of its own (good_source with -DK=k) built on ctx. */
+static void build_one(clg_context *ctx, int k) {
+  char opts[32];
+  snprintf(opts, sizeof opts, "-DK=%d", k);
+  clg_kernel_entry *e = NULL;
+  cr_assert_eq(clg__get_kernel(ctx, good_source, opts, "twice", &e),
+               CLG_SUCCESS, "%s", clg_last_error());
+}
+
+/* CLG_OPTION_DISK_CACHE 0 on one context: it writes nothing (the directory
+ * is not even created) while another context of the process uses the
+ * cache; turned on again, its next build is stored. */
+Test(cache, off_per_context_writes_nothing) {
+  clg_context *a = new_context();
+  cr_assert_eq(clg_context_set_option(a, CLG_OPTION_DISK_CACHE, 0),
+               CLG_SUCCESS);
+  gather_on(a);
+  cr_expect_eq(a->disk_loads + a->disk_stores, 0);
+  cr_expect_eq(tu_count_files(g_cache, "", NULL, 0), -1, "%s was created",
+               g_cache);
+  const char *why = NULL;
+  cr_expect_eq(clg_context_cache_info(a, &why), 0);
+  cr_expect(tu_contains(why, "turned off: CLG_OPTION_DISK_CACHE is 0"), "%s",
+            why);
+
+  clg_context *b = gather_on_new_context();
+  unsigned programs = b->builds;
+  cr_expect_eq(b->disk_stores, programs, "the other context stores");
+  cr_expect_eq(tu_count_files(g_cache, ".bin", NULL, 0), (int)programs);
+  clg_context_destroy(b);
+
+  /* On again: decided anew at the next use. */
+  cr_assert_eq(clg_context_set_option(a, CLG_OPTION_DISK_CACHE, 1),
+               CLG_SUCCESS);
+  const char *dir = NULL;
+  cr_expect_eq(clg_context_cache_info(a, &dir), 1, "%s", dir);
+  cr_expect_str_eq(dir, g_cache);
+  cr_expect_str_eq(why, "turned off: CLG_OPTION_DISK_CACHE is 0",
+                   "the string handed out before changed");
+  build_one(a, 3);
+  cr_expect_eq(a->disk_stores, 1);
+  cr_expect_eq(tu_count_files(g_cache, ".bin", NULL, 0), (int)programs + 1);
+  /* Off again after use: the next build is not stored. */
+  cr_assert_eq(clg_context_set_option(a, CLG_OPTION_DISK_CACHE, 0),
+               CLG_SUCCESS);
+  build_one(a, 4);
+  cr_expect_eq(a->disk_stores, 1);
+  cr_expect_eq(tu_count_files(g_cache, ".bin", NULL, 0), (int)programs + 1);
+  clg_context_destroy(a);
+}
+
+/* clg_context_set_cache_dir: the context's programs go to its directory
+ * (created, mode 0700), which clg_context_cache_info() reports, and are
+ * loaded from there by another context set to it; the string is copied;
+ * NULL goes back to the environment's directory. */
+Test(cache, directory_per_context) {
+  char mine[512], arg[600];
+  snprintf(mine, sizeof mine, "%s/mine/cache", tu_tmpdir());
+  snprintf(arg, sizeof arg, "%s/", mine); /* a trailing slash, too */
+  clg_context *a = new_context();
+  cr_assert_eq(clg_context_set_cache_dir(a, arg), CLG_SUCCESS, "%s",
+               clg_last_error());
+  memset(arg, 'x', 20); /* the library keeps its own copy */
+  gather_on(a);
+  unsigned programs = a->builds;
+  cr_expect_eq(a->disk_stores, programs);
+  cr_expect_eq(tu_count_files(mine, ".bin", NULL, 0), (int)programs,
+               "nothing in %s", mine);
+  cr_expect_eq(tu_count_files(g_cache, "", NULL, 0), -1,
+               "the environment's %s was used", g_cache);
+  struct stat st;
+  cr_assert_eq(stat(mine, &st), 0);
+  cr_expect_eq(st.st_mode & 0777, 0700);
+  const char *where = NULL;
+  cr_expect_eq(clg_context_cache_info(a, &where), 1, "%s", where);
+  cr_expect_str_eq(where, mine);
+
+  clg_context *c = new_context();
+  cr_assert_eq(clg_context_set_cache_dir(c, mine), CLG_SUCCESS);
+  gather_on(c);
+  cr_expect_eq(c->disk_loads, programs, "not loaded from %s", mine);
+  clg_context_destroy(c);
+
+  /* Back to the environment's, after builds: the next build goes there. */
+  cr_assert_eq(clg_context_set_cache_dir(a, NULL), CLG_SUCCESS);
+  const char *env_dir = NULL;
+  cr_expect_eq(clg_context_cache_info(a, &env_dir), 1, "%s", env_dir);
+  cr_expect_str_eq(env_dir, g_cache);
+  cr_expect_str_eq(where, mine, "the string handed out before changed");
+  build_one(a, 5);
+  cr_expect_eq(tu_count_files(g_cache, ".bin", NULL, 0), 1);
+  cr_expect_eq(tu_count_files(mine, ".bin", NULL, 0), (int)programs);
+  clg_context_destroy(a);
+}
+
+/* A directory set per context meets the trust rules as the environment's
+ * does: writable by others, the cache is off for that context, silently,
+ * and clg_context_cache_info() says why. */
+Test(cache, directory_per_context_is_judged) {
+  char loose[512];
+  snprintf(loose, sizeof loose, "%s/loose", tu_tmpdir());
+  cr_assert_eq(mkdir(loose, 0700), 0);
+  cr_assert_eq(chmod(loose, 0777), 0);
+  clg_context *a = new_context();
+  cr_assert_eq(clg_context_set_cache_dir(a, loose), CLG_SUCCESS);
+  gather_on(a);
+  cr_expect_eq(a->disk_loads + a->disk_stores, 0);
+  cr_expect_eq(tu_count_files(loose, "", NULL, 0), 2, "only . and ..");
+  const char *why = NULL;
+  cr_expect_eq(clg_context_cache_info(a, &why), 0);
+  cr_expect(tu_contains(why, "writable by group or others"), "%s", why);
+  clg_context_destroy(a);
+}
+
+/* The environment is read when the context is created: a change after it
+ * does not move the context's cache; CLGATHER_CACHE_DIR=off is only the
+ * default, which CLG_OPTION_DISK_CACHE 1 overrides (into the context's
+ * directory, else the default location). */
+Test(cache, environment_read_at_creation) {
+  clg_context *a = new_context();
+  char other[512];
+  snprintf(other, sizeof other, "%s/other", tu_tmpdir());
+  cr_assert_eq(setenv("CLGATHER_CACHE_DIR", other, 1), 0);
+  gather_on(a);
+  cr_expect_geq(tu_count_files(g_cache, ".bin", NULL, 0), 1);
+  cr_expect_eq(tu_count_files(other, "", NULL, 0), -1, "%s was used", other);
+  clg_context_destroy(a);
+
+  char xdg[512], xdg_cache[600];
+  snprintf(xdg, sizeof xdg, "%s/xdg", tu_tmpdir());
+  snprintf(xdg_cache, sizeof xdg_cache, "%s/clgather", xdg);
+  cr_assert_eq(setenv("XDG_CACHE_HOME", xdg, 1), 0);
+  cr_assert_eq(setenv("CLGATHER_CACHE_DIR", "off", 1), 0);
+  a = new_context();
+  clg_context *b = new_context();
+  cr_assert_eq(unsetenv("CLGATHER_CACHE_DIR"), 0);
+  const char *why = NULL;
+  cr_expect_eq(clg_context_cache_info(a, &why), 0, "%s", why);
+  cr_expect(tu_contains(why, "CLGATHER_CACHE_DIR is 'off'"), "%s", why);
+  cr_assert_eq(clg_context_set_option(a, CLG_OPTION_DISK_CACHE, 1),
+               CLG_SUCCESS);
+  const char *dir = NULL;
+  cr_expect_eq(clg_context_cache_info(a, &dir), 1, "%s", dir);
+  cr_expect_str_eq(dir, xdg_cache);
+  cr_assert_eq(clg_context_set_option(b, CLG_OPTION_DISK_CACHE, 1),
+               CLG_SUCCESS);
+  cr_assert_eq(clg_context_set_cache_dir(b, other), CLG_SUCCESS);
+  gather_on(b);
+  cr_expect_geq(tu_count_files(other, ".bin", NULL, 0), 1, "nothing in %s",
+                other);
+  clg_context_destroy(a);
+  clg_context_destroy(b);
 }
 
 /* --------------------------------------------------- injected faults */

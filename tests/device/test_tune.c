@@ -32,14 +32,11 @@ static int count_tune_files(void) {
   return n < 0 ? 0 : n;
 }
 
-/* Gather f32 [rows, cols] on axis `axis` with `n` int64 indices on a new
- * context, host tensors; checks the output byte for byte against the
- * reference and returns the variant the call used (and how). */
-static const char *gather_once(int64_t rows, int64_t cols, int64_t n,
-                               int64_t axis, clg_choice *how) {
-  clg_context *ctx = NULL;
-  cr_assert_eq(clg_context_create_default(NULL, &ctx), CLG_SUCCESS,
-               "no OpenCL device: %s", clg_last_error());
+/* Gather f32 [rows, cols] on axis `axis` with `n` int64 indices on ctx,
+ * host tensors; checks the output byte for byte against the reference and
+ * returns the variant the call used (and how). */
+static const char *gather_on(clg_context *ctx, int64_t rows, int64_t cols,
+                             int64_t n, int64_t axis, clg_choice *how) {
   int64_t dshape[2] = {rows, cols}, ishape[1] = {n}, oshape[2];
   int32_t orank = 0;
   cr_assert_eq(
@@ -70,11 +67,26 @@ static const char *gather_once(int64_t rows, int64_t cols, int64_t n,
   const char *v = clg_context_last_variant(ctx, how);
   cr_assert_eq(diff, -1, "variant %s: output differs at byte %td", v ? v : "?",
                diff);
-  clg_context_destroy(ctx);
   free(data);
   free(out);
   free(want);
   free(idx);
+  return v;
+}
+
+static clg_context *new_context(void) {
+  clg_context *ctx = NULL;
+  cr_assert_eq(clg_context_create_default(NULL, &ctx), CLG_SUCCESS,
+               "no OpenCL device: %s", clg_last_error());
+  return ctx;
+}
+
+/* gather_on() on a new context, destroyed after. */
+static const char *gather_once(int64_t rows, int64_t cols, int64_t n,
+                               int64_t axis, clg_choice *how) {
+  clg_context *ctx = new_context();
+  const char *v = gather_on(ctx, rows, cols, n, axis, how);
+  clg_context_destroy(ctx);
   return v;
 }
 
@@ -217,4 +229,71 @@ Test(tune, failing_trial_falls_back_to_the_first_candidate) {
   cr_expect_not_null(v);
   cr_expect_eq(how, CLG_CHOICE_DEFAULT);
   cr_expect_eq(count_tune_files(), 0);
+}
+
+/* CLG_OPTION_TUNE 0 on one context while another of the same process, on
+ * the same disk cache, measures: the first times nothing (the first
+ * candidate, no record), the second measures and keeps its choice; the
+ * first then still takes its default (kept in memory), and the second's
+ * choice is unchanged. */
+Test(tune, off_per_context_while_another_measures) {
+  clg_context *quiet = new_context(), *tuned = new_context();
+  cr_assert_eq(clg_context_set_option(quiet, CLG_OPTION_TUNE, 0), CLG_SUCCESS);
+  clg_choice how = CLG_CHOICE_NONE;
+  const char *v = gather_on(quiet, BIG_ROWS, BIG_COLS, BIG_N, 0, &how);
+  cr_expect_not_null(v);
+  cr_expect_eq(how, CLG_CHOICE_DEFAULT, "tune off measured: %d", how);
+  cr_expect_eq(count_tune_files(), 0, "tune off wrote a record");
+  const char *first = v;
+  v = gather_on(tuned, BIG_ROWS, BIG_COLS, BIG_N, 0, &how);
+  cr_expect_eq(how, CLG_CHOICE_MEASURED, "the other context: %d", how);
+  cr_expect(is_candidate("cpu", v) || is_candidate("gpu", v), "measured %s",
+            v ? v : "nothing");
+  cr_expect_eq(count_tune_files(), 1);
+  v = gather_on(quiet, BIG_ROWS, BIG_COLS, BIG_N, 0, &how);
+  cr_expect_eq(how, CLG_CHOICE_DEFAULT, "tune off, again: %d", how);
+  cr_expect_str_eq(v, first);
+  /* Back on: the context measures (its default was not a measurement). */
+  cr_assert_eq(clg_context_set_option(quiet, CLG_OPTION_TUNE, 1), CLG_SUCCESS);
+  cr_assert_eq(clg_context_set_option(quiet, CLG_OPTION_DISK_CACHE, 0),
+               CLG_SUCCESS);
+  v = gather_on(quiet, BIG_ROWS, BIG_COLS, BIG_N, 0, &how);
+  cr_expect_eq(how, CLG_CHOICE_MEASURED, "tune on again: %d", how);
+  clg_context_destroy(quiet);
+  clg_context_destroy(tuned);
+}
+
+/* The launches of a first call of a big shape class on a context of its
+ * own (no disk cache, so nothing is read back): one untimed and `rounds`
+ * timed runs of each of the c candidates, then the call's own launch. */
+static unsigned long launches_with_budget(int64_t budget_us, clg_choice *how) {
+  clg_context *ctx = new_context();
+  cr_assert_eq(clg_context_set_option(ctx, CLG_OPTION_DISK_CACHE, 0),
+               CLG_SUCCESS);
+  cr_assert_eq(clg_context_set_option(ctx, CLG_OPTION_TUNE_BUDGET_US,
+                                      budget_us),
+               CLG_SUCCESS);
+  clg_fault_reset();
+  (void)gather_on(ctx, BIG_ROWS, BIG_COLS, BIG_N, 0, how);
+  unsigned long n = clg_fault_calls(CLG_FAULT_ENQUEUE_KERNEL);
+  clg_fault_reset();
+  clg_context_destroy(ctx);
+  return n;
+}
+
+/* CLG_OPTION_TUNE_BUDGET_US: 0 runs a single timed round (c untimed + c
+ * timed + the call = 2c + 1 launches), a budget no five rounds reach runs
+ * all five (6c + 1); both measure. */
+Test(tune, budget_bounds_the_rounds) {
+  clg_choice how = CLG_CHOICE_NONE;
+  unsigned long one = launches_with_budget(0, &how);
+  cr_expect_eq(how, CLG_CHOICE_MEASURED, "budget 0: %d", how);
+  unsigned long all = launches_with_budget(INT64_C(600000000), &how);
+  cr_expect_eq(how, CLG_CHOICE_MEASURED, "budget 600 s: %d", how);
+  cr_assert_geq(one, 5, "%lu launches: fewer than two candidates?", one);
+  cr_expect_eq((one - 1) % 2, 0, "budget 0: %lu launches", one);
+  unsigned long c = (one - 1) / 2;
+  cr_expect_eq(all, 6 * c + 1, "budget 600 s: %lu launches for %lu "
+               "candidates (budget 0: %lu)", all, c, one);
+  cr_expect_eq(count_tune_files(), 0, "the disk cache is off");
 }
