@@ -376,8 +376,9 @@ clg_status clg__validate_strided(clg_context *ctx, const clg_params *params,
   clg_layout(indices->rank, indices->shape, strides, dense, &l);
   size_t es = f.dense.elem_size, span = (size_t)(f.hi - f.lo + 1) * es;
   unsigned char *values = CLG_MALLOC(f.dense.bytes);
-  unsigned char *raw = x.storage == CLG_STORAGE_BUFFER ? CLG_MALLOC(span) : NULL;
-  if (!values || (x.storage == CLG_STORAGE_BUFFER && !raw)) {
+  bool buffer = x.storage == CLG_STORAGE_BUFFER;
+  unsigned char *raw = buffer ? CLG_MALLOC(span) : NULL;
+  if (!values || (buffer && !raw)) {
     free(values);
     free(raw);
     return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,

@@ -328,8 +328,9 @@ CLG_API clg_strided_tensor clg_tensor_strided(const clg_tensor *dense,
  * cache off), else $XDG_CACHE_HOME/clgather, else $HOME/.cache/clgather,
  * as the environment was when the context was created; CLG_OPTION_DISK_CACHE
  * turns it off or on per context. It is created (mode 0700) when missing
- * and read when a context first needs a program. One file per (kernel source, build options, device, driver,
- * platform, library version); a file that is damaged or belongs to something
+ * and read when a context first needs a program. One file per (kernel
+ * source, build options, device, driver, platform, library version); a
+ * file that is damaged or belongs to something
  * else is ignored. The cache never changes a call's result or status: when
  * it cannot work (no directory, a read-only disk, a binary the driver
  * refuses) the program is built from source, silently. Files can be deleted

@@ -1449,8 +1449,8 @@ Test(plans, enqueue_errors) {
         break;
       }
     o2 = *o;
-    o2.storage = (clg_storage)3;
-    enqueue_fails(WHAT("output storage 3"), plan, po, d, x, &o2, NULL, 0, NULL,
+    o2.storage = (clg_storage)6;
+    enqueue_fails(WHAT("output storage 6"), plan, po, d, x, &o2, NULL, 0, NULL,
                   CLG_ERROR_INVALID_ARGUMENT, "output", w);
     free(hd);
     free(hx);
