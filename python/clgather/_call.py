@@ -25,23 +25,110 @@ def _dtype_name(dt):
     return np.dtype(dt).name
 
 
+def elem_strides(shape, byte_strides, itemsize):
+    """numpy's byte strides in elements, or None where one does not divide
+    by the item size (no view a kernel can read). A dimension of size 1
+    has no step, so any stride of its counts (given as 0)."""
+    out = []
+    for n, s in zip(shape, byte_strides):
+        if n == 1:
+            out.append(0)
+        elif s % itemsize:
+            return None
+        else:
+            out.append(s // itemsize)
+    return tuple(out)
+
+
+def broadcast_axis(shape, byte_strides):
+    """The first dimension longer than 1 with stride 0 (a broadcast view:
+    its elements share memory), or None."""
+    for i, (n, s) in enumerate(zip(shape, byte_strides)):
+        if n > 1 and s == 0:
+            return i
+    return None
+
+
+def own_places(shape, strides):
+    """clgather.h's rule for an output's strides (in elements): sorted by
+    size, each stride exceeds the span of the smaller ones, so every
+    element has memory of its own."""
+    dims = sorted((abs(s), n) for n, s in zip(shape, strides) if n > 1)
+    span = 0
+    for s, n in dims:
+        if s <= span:
+            return False
+        span += s * (n - 1)
+    return True
+
+
+def _flat_stride(shape, strides):
+    """The one stride of the 1-d view of a strided tensor's elements in C
+    order, or None where they are not equally spaced (a copy is needed)."""
+    dims = [(n, s) for n, s in zip(shape, strides) if n != 1]
+    if not dims:
+        return 1
+    for (_, outer), (n, inner) in zip(dims, dims[1:]):
+        if outer != inner * n:
+            return None
+    return dims[-1][1]
+
+
 class Operand:
     """A tensor as the library sees it: shape, dtype, and either a host
-    array (C-contiguous, aligned, native byte order) or a cl_mem + byte
-    offset. Keeps what it points to alive."""
+    array (numpy; its address is element [0, ..., 0]) or a cl_mem + byte
+    offset (a pyopencl Array), dense in C order when `strides` is None,
+    else with `strides` in elements (clg_strided_tensor). Keeps what it
+    points to alive."""
 
-    def __init__(self, shape, dtype, host=None, cl=None):
+    def __init__(self, shape, dtype, host=None, cl=None, strides=None):
         self.shape, self.dtype = tuple(int(d) for d in shape), np.dtype(dtype)
         self.host, self.cl = host, cl
+        self.strides = None if strides is None else tuple(
+            int(s) for s in strides)
 
     def reshape(self, shape):
-        return Operand(shape, self.dtype, self.host, self.cl)
+        """Only the flattening axis=None asks for: a view where the
+        elements are equally spaced, else a copy (numpy) or an error
+        (pyopencl, which copies no strided array)."""
+        shape = tuple(shape)
+        if self.strides is None:
+            return Operand(shape, self.dtype, self.host, self.cl)
+        step = _flat_stride(self.shape, self.strides) \
+            if len(shape) == 1 else None
+        if step is not None:
+            return Operand(shape, self.dtype, self.host, self.cl, (step,))
+        if self.host is not None:
+            return Operand(shape, self.dtype,
+                           host=np.ascontiguousarray(self.host))
+        raise ValueError(
+            "clgather: axis=None flattens the array, and a pyopencl view of "
+            "shape %s with strides %s (elements) cannot be flattened without "
+            "a copy: pass a C-contiguous array or an axis"
+            % (self.shape, self.strides))
+
+    def broadcast_to(self, shape):
+        """This operand at `shape` (same rank), as numpy's broadcast_to: a
+        view with stride 0 on each dimension of 1 that is broadcast,
+        numpy's or pyopencl's alike; nothing is copied."""
+        shape = tuple(int(n) for n in shape)
+        strides = self.strides
+        if strides is None:
+            strides, step = [], 1
+            for n in reversed(self.shape):
+                strides.insert(0, step)
+                step *= max(n, 1)
+        strides = [s if n == m else 0
+                   for n, m, s in zip(self.shape, shape, strides)]
+        return Operand(shape, self.dtype, self.host, self.cl, strides)
 
     @property
     def ndim(self):
         return len(self.shape)
 
     def tensor(self, dtype_code):
+        """The clg_tensor to pass: a Tensor, or the `tensor` member of a
+        StridedTensor (which it keeps alive through ctypes' _b_base_)."""
         t = _lib.Tensor()
         t.dtype = dtype_code
         t.rank = len(self.shape)
@@ -54,17 +141,52 @@ class Operand:
         else:  # a host array, or a pyopencl array with no bytes (no buffer)
             t.storage = _lib.STORAGE_HOST
             t.host = self.host.ctypes.data if self.host is not None else None
-        return t
+            if self.host is None:
+                return t  # no elements: no strides to speak of
+        if self.strides is None:
+            return t
+        v = _lib.StridedTensor()
+        v.tensor = t
+        v.tensor.storage = (_lib.STORAGE_BUFFER_STRIDED
+                            if t.storage == _lib.STORAGE_BUFFER
+                            else _lib.STORAGE_HOST_STRIDED)
+        for i, s in enumerate(self.strides[:_lib.CLG_MAX_RANK]):
+            v.strides[i] = s
+        return v.tensor
+
+
+def _cl_operand(x, role):
+    """A pyopencl array as it is: dense, or a view with strides in elements
+    and an aligned offset; any other is refused (pyopencl copies no
+    strided array, and the library reads no element off its alignment)."""
+    if x.flags.c_contiguous or x.size == 0:
+        return Operand(x.shape, x.dtype, cl=x)
+    size = x.dtype.itemsize
+    strides = elem_strides(x.shape, x.strides, size)
+    if strides is None:
+        raise ValueError(
+            "clgather: %s: a pyopencl view with byte strides %s, not "
+            "multiples of its %d-byte elements, cannot be read in place "
+            "(and pyopencl cannot copy it): pass a C-contiguous array"
+            % (role, tuple(x.strides), size))
+    unit = min(size, 8)
+    if x.offset % unit:
+        raise ValueError(
+            "clgather: %s: a pyopencl view at byte offset %d, not a multiple "
+            "of %d, cannot be read in place (and pyopencl cannot copy it): "
+            "pass a C-contiguous array" % (role, x.offset, unit))
+    return Operand(x.shape, x.dtype, cl=x, strides=strides)
 
 
 def operand(x, role, index=False):
-    """x as an Operand. role names it in messages ("data", "indices")."""
+    """x as an Operand. role names it in messages ("data", "indices").
+    A view (transposed, sliced, reversed, broadcast) is passed in place
+    with its strides; a host array whose byte strides do not divide by the
+    item size, or that is misaligned or byte-swapped, is copied to C
+    order."""
     if is_cl(x):
-        if not x.flags.c_contiguous:
-            raise ValueError("clgather: %s: a pyopencl array must be "
-                             "C-contiguous (offsets are fine)" % role)
         _check_dtype(x.dtype, role, index)
-        return Operand(x.shape, x.dtype, cl=x)
+        return _cl_operand(x, role)
     if isinstance(x, np.ndarray):
         arr = x
     else:
@@ -74,6 +196,10 @@ def operand(x, role, index=False):
     if not arr.dtype.isnative:
         arr = arr.astype(arr.dtype.newbyteorder("="))
     _check_dtype(arr.dtype, role, index)
+    if arr.flags.aligned and not arr.flags.c_contiguous and arr.size:
+        strides = elem_strides(arr.shape, arr.strides, arr.itemsize)
+        if strides is not None:
+            return Operand(arr.shape, arr.dtype, host=arr, strides=strides)
     arr = np.require(arr, requirements=["C", "A"])
     return Operand(arr.shape, arr.dtype, host=arr)
 
@@ -163,11 +289,10 @@ class Call:
                                cl=cla.empty(self.queue, shape, dtype))
             return Operand(shape, dtype, host=np.empty(shape, dtype))
         if is_cl(out):
-            o = operand(out, "out")
+            o = None
         elif isinstance(out, np.ndarray):
             if not out.flags.writeable:
                 raise ValueError("clgather: output array is read-only")
-            o = None
         else:
             raise TypeError("clgather: out must be a numpy or pyopencl "
                             "array, not %s" % type(out).__name__)
@@ -178,18 +303,35 @@ class Call:
             raise TypeError("clgather: out has dtype %s; the result has "
                             "dtype %s" % (_dtype_name(out.dtype),
                                           _dtype_name(dtype)))
-        if o is not None:
-            return o
-        direct = (out.flags.c_contiguous and out.flags.aligned
-                  and out.dtype.isnative)
+        axis = broadcast_axis(out.shape, out.strides)
+        if axis is not None:
+            raise ValueError(
+                "clgather: out is a broadcast view (stride 0 on axis %d, of "
+                "size %d): its elements share memory, so it cannot hold a "
+                "result; pass an array with a place for each element"
+                % (axis, out.shape[axis]))
+        if is_cl(out):
+            return operand(out, "out")
+        # A numpy out is written in place (only its elements: the bytes
+        # between them are untouched) when the library can address it:
+        # C-contiguous, or strides in whole elements that give each element
+        # a place of its own. Else, or where it shares memory with an input
+        # (other than being `data` itself, for a scatter in place), the
+        # result goes to a temporary copied into `out` after success.
+        strides = None
+        direct = out.flags.aligned and out.dtype.isnative
+        if direct and not out.flags.c_contiguous and out.size:
+            strides = elem_strides(out.shape, out.strides, out.itemsize)
+            direct = strides is not None and own_places(shape, strides)
         for op in self.ops:
             if op.host is None or not np.may_share_memory(out, op.host):
                 continue
             same = (in_place_of is op and op.host.ctypes.data
-                    == out.ctypes.data)  # out is data itself: in place
+                    == out.ctypes.data and op.host.shape == out.shape
+                    and op.host.strides == out.strides)  # data itself
             direct = direct and same
         if direct:
-            return Operand(shape, dtype, host=out)
+            return Operand(shape, dtype, host=out, strides=strides)
         self.final = out
         return Operand(shape, dtype, host=np.empty(shape, dtype))
 

@@ -91,15 +91,11 @@ Notes
 """.format(keywords=KEYWORDS, errors=ERRORS_COMMON, operands=OPERANDS)
 
 
-def _broadcast(op, shape, role):
+def _broadcast(op, shape):
+    """op broadcast to `shape` as numpy would, by stride 0 (no copy)."""
     if op.shape == shape:
         return op
-    if op.host is None:
-        raise ValueError("clgather: take_along_axis: a pyopencl %s of shape "
-                         "%s would need broadcasting to %s; pass it "
-                         "broadcast" % (role, op.shape, shape))
-    return operand(np.broadcast_to(op.host, shape), role,
-                   index=role == "indices")
+    return op.broadcast_to(shape)
 
 
 def take_along_axis(arr, indices, axis, *, context=None, queue=None,
@@ -130,8 +126,8 @@ def take_along_axis(arr, indices, axis, *, context=None, queue=None,
 
     def along(n):
         return common[:axis] + (n,) + common[axis + 1:]
-    data = call.add(_broadcast(data, along(data.shape[axis]), "arr"))
-    idx = call.add(_broadcast(idx, along(idx.shape[axis]), "indices"))
+    data = call.add(_broadcast(data, along(data.shape[axis])))
+    idx = call.add(_broadcast(idx, along(idx.shape[axis])))
     params = _lib.Params(_lib.OP_GATHER_ELEMENTS, axis, 0, 0)
     output = call.output(output_shape(params, data, idx), data.dtype)
     return call.run(_lib.clg_run, params, [data, idx], output,
@@ -154,8 +150,8 @@ arr : array_like or pyopencl.array.Array, shape (Ni..., M, Nk...)
 indices : array_like or pyopencl.array.Array of int32 or int64, shape (Ni..., J, Nk...)
     Same rank as `arr`. Off `axis` its dimensions broadcast against
     `arr`'s, as numpy's (ONNX's rule, indices dimensions smaller than
-    data's, is not numpy's: slice `arr` first for it). Broadcasting a
-    pyopencl operand is not done: pass it at the broadcast shape.
+    data's, is not numpy's: slice `arr` first for it). numpy and pyopencl
+    operands alike are broadcast by stride 0: nothing is copied.
 axis : int or None
     The axis, negative counting from the back; None takes along the
     flattened `arr` (then `indices` must be 1-d).

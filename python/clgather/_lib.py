@@ -75,6 +75,17 @@ class Tensor(ctypes.Structure):
     ]
 
 
+class StridedTensor(ctypes.Structure):
+    """clg_strided_tensor (clgather.h): a clg_tensor whose storage is
+    STORAGE_HOST_STRIDED or STORAGE_BUFFER_STRIDED, followed by its strides
+    in elements (entries past rank are 0). The library takes a pointer to
+    its first member, `tensor`, wherever it takes a clg_tensor."""
+    _fields_ = [
+        ("tensor", Tensor),
+        ("strides", ctypes.c_int64 * CLG_MAX_RANK),
+    ]
+
+
 class Params(ctypes.Structure):
     """clg_params."""
     _fields_ = [
@@ -91,6 +102,7 @@ class ScatterParams(ctypes.Structure):
 
 
 STORAGE_HOST, STORAGE_BUFFER = 0, 1
+STORAGE_HOST_STRIDED, STORAGE_BUFFER_STRIDED = 2, 3
 OP_GATHER, OP_GATHER_ELEMENTS, OP_GATHER_ND = 0, 1, 2
 OP_SCATTER_ELEMENTS, OP_SCATTER_ND = 3, 4
 MODES = {"raise": 0, "wrap": 1, "clip": 2}

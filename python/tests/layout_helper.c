@@ -33,6 +33,10 @@ int main(void) {
   FIELD(clg_tensor, buffer);
   FIELD(clg_tensor, offset);
 
+  STRUCT(clg_strided_tensor);
+  FIELD(clg_strided_tensor, tensor);
+  FIELD(clg_strided_tensor, strides);
+
   STRUCT(clg_params);
   FIELD(clg_params, op);
   FIELD(clg_params, axis);
@@ -46,6 +50,8 @@ int main(void) {
   CONST(CLG_MAX_RANK);
   CONST(CLG_STORAGE_HOST);
   CONST(CLG_STORAGE_BUFFER);
+  CONST(CLG_STORAGE_HOST_STRIDED);
+  CONST(CLG_STORAGE_BUFFER_STRIDED);
   CONST(CLG_OP_GATHER);
   CONST(CLG_OP_GATHER_ELEMENTS);
   CONST(CLG_OP_GATHER_ND);

@@ -19,6 +19,7 @@ from clgather import _lib
 # must be listed here (test_every_structure_is_checked).
 MIRRORS = {
     "Tensor": "clg_tensor",
+    "StridedTensor": "clg_strided_tensor",
     "Params": "clg_params",
     "ScatterParams": "clg_scatter_params",
 }
@@ -97,6 +98,9 @@ def test_constants(c_layout):
     assert _lib.CLG_MAX_RANK == consts["CLG_MAX_RANK"]
     assert _lib.STORAGE_HOST == consts["CLG_STORAGE_HOST"]
     assert _lib.STORAGE_BUFFER == consts["CLG_STORAGE_BUFFER"]
+    assert _lib.STORAGE_HOST_STRIDED == consts["CLG_STORAGE_HOST_STRIDED"]
+    assert (_lib.STORAGE_BUFFER_STRIDED
+            == consts["CLG_STORAGE_BUFFER_STRIDED"])
     for op in ("GATHER", "GATHER_ELEMENTS", "GATHER_ND", "SCATTER_ELEMENTS",
                "SCATTER_ND"):
         assert getattr(_lib, "OP_" + op) == consts["CLG_OP_" + op], op
