@@ -196,11 +196,13 @@ def operand(x, role, index=False):
     if not arr.dtype.isnative:
         arr = arr.astype(arr.dtype.newbyteorder("="))
     _check_dtype(arr.dtype, role, index)
-    if arr.flags.aligned and not arr.flags.c_contiguous and arr.size:
+    if arr.flags.aligned:
+        if arr.flags.c_contiguous:
+            return Operand(arr.shape, arr.dtype, host=arr)
         strides = elem_strides(arr.shape, arr.strides, arr.itemsize)
         if strides is not None:
             return Operand(arr.shape, arr.dtype, host=arr, strides=strides)
-    arr = np.require(arr, requirements=["C", "A"])
+    arr = np.require(arr, requirements=["C", "A"])  # a copy
     return Operand(arr.shape, arr.dtype, host=arr)
 
 
@@ -288,12 +290,10 @@ class Call:
                 return Operand(shape, dtype,
                                cl=cla.empty(self.queue, shape, dtype))
             return Operand(shape, dtype, host=np.empty(shape, dtype))
-        if is_cl(out):
-            o = None
-        elif isinstance(out, np.ndarray):
+        if isinstance(out, np.ndarray):
             if not out.flags.writeable:
                 raise ValueError("clgather: output array is read-only")
-        else:
+        elif not is_cl(out):
             raise TypeError("clgather: out must be a numpy or pyopencl "
                             "array, not %s" % type(out).__name__)
         if tuple(out.shape) != shape:
