@@ -108,7 +108,7 @@ def elements_targets(indices, axis):
 
 
 def scatter_elements_ref(data, indices, updates, axis=0, reduction="none"):
-    out = np.array(data, copy=True)
+    out = np.array(data, copy=True, order="C")  # viewed flat below
     t = elements_targets(indices, axis % out.ndim)
     if reduction == "none":  # one entry at a time, C order: the later wins
         for pos in np.ndindex(*np.shape(indices)):
@@ -121,7 +121,7 @@ def scatter_elements_ref(data, indices, updates, axis=0, reduction="none"):
 
 
 def scatter_nd_ref(data, indices, updates, reduction="none"):
-    out = np.array(data, copy=True)
+    out = np.array(data, copy=True, order="C")  # viewed flat below
     indices = np.asarray(indices, dtype=np.int64)
     k = indices.shape[-1]
     flat = indices.reshape(-1, k)

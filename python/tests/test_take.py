@@ -87,7 +87,7 @@ def test_out():
 def test_out_non_contiguous_and_overlapping():
     a = sample((5, 6), np.int32)
     big = np.full((5, 4, 3), -1, np.int32)
-    view = big[:, ::2, :]  # not contiguous: written through a temporary
+    view = big[:, ::2, :]  # not contiguous: written in place
     want = big.copy()
     np.take(a, IDX, axis=1, out=want[:, ::2, :])
     assert clgather.take(a, IDX, axis=1, out=view) is view
