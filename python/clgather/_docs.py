@@ -15,16 +15,29 @@ outcome : clgather.Outcome, optional
     The asynchronous checked mode (``clg_run_async`` /
     ``clg_scatter_async``): with pyopencl indices and output, the index
     check runs on the device; errors that need the index values are raised
-    by ``outcome.wait()`` instead of the call. With every operand a
+    by ``outcome.wait()`` instead of the call (except with a
+    non-contiguous pyopencl `out`, whose indices the call checks before it
+    returns, raising as the synchronous call does). With every operand a
     pyopencl array the call waits for nothing; a numpy operand still makes
     it blocking."""
 
 OPERANDS = """\
 Operands and results: numpy arrays (or anything ``numpy.asarray`` takes)
-are host tensors, copied to C order first when they are not contiguous; the
-call returns when the result is written (blocking). pyopencl ``Array``\\ s
-must be C-contiguous; their ``base_data`` and ``offset`` are used as they
-are (slices work). With a pyopencl operand the result is a pyopencl
+are host tensors; the call returns when the result is written (blocking).
+pyopencl ``Array``\\ s are cl_mem tensors: their ``base_data`` and
+``offset`` are used as they are. Views (transposed, sliced, reversed,
+broadcast with stride 0) are passed in place, with their strides, no copy:
+an input whenever its byte strides are whole elements (a host array also
+aligned; a pyopencl one at an offset that is a multiple of
+``min(itemsize, 8)``), else a host input is copied to C order and a
+pyopencl one is a ValueError. A non-contiguous `out` is written in place,
+at its elements only (the bytes between them are untouched); a numpy `out`
+whose strides are not whole elements, or whose elements overlap, or that
+shares memory with an input (other than `data` itself, in place) is
+written through a temporary; a broadcast `out` (stride 0), or a pyopencl
+`out` whose elements overlap, is a ValueError.
+A strided operand costs the library one more pass over its bytes (see
+clgather.h). With a pyopencl operand the result is a pyopencl
 ``Array`` on the same queue: the call enqueues its commands after the
 operands' ``events`` (and `wait_for`) and adds the library's event to the
 result (``add_event``). When every operand (and `out`) is a pyopencl array
