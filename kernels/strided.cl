@@ -35,8 +35,11 @@ __kernel void clg_strided_copy(__global const CLG_UNIT *src, long src_off,
   long s = 0, d = 0;
   ulong rest = e;
   for (int i = rank - 1; i >= 0; --i) {
-    const ulong c = rest % (ulong)n[i];
-    rest /= (ulong)n[i];
+    /* rest - q * n, not rest % n: see gather_elements.cl (LLVM's `freeze`,
+     * fatal to Oclgrind 21.10's uninitialized-value check). */
+    const ulong q = rest / (ulong)n[i];
+    const ulong c = rest - q * (ulong)n[i];
+    rest = q;
     s += (long)c * ss[i];
     d += (long)c * ds[i];
   }
