@@ -102,6 +102,9 @@ struct clg_context {
    * enqueued successfully) rather than read back: for tests. Zeroed by the
    * context's calloc. */
   atomic_uint device_validations;
+  /* Strided operands copied by the strided-copy kernel, and Gathers run
+   * by the direct strided kernel (run/strided.c): for tests. */
+  atomic_uint strided_copies, strided_gathers;
   /* Kernel variants chosen per shape class (tune.c), under `lock`. */
   struct clg_tune_entry *tuned;
   /* The variant the last kernel launch used and how it was chosen

@@ -7,6 +7,7 @@
  * which only happens once the call has succeeded: every index value is
  * checked before anything is written, as for dense tensors. */
 #include "run/run.h"
+#include "device/quirks.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -31,7 +32,8 @@ typedef struct clg_dense_operand {
 /* A layout to copy between: dims merged, in elements. */
 typedef struct clg_copy_layout {
   int rank;
-  int64_t shape[CLG_MAX_RANK], src[CLG_MAX_RANK], dst[CLG_MAX_RANK];
+  int64_t shape[CLG_MAX_RANK], src[CLG_MAX_RANK], dst[CLG_MAX_RANK],
+      idx[CLG_MAX_RANK];
 } clg_copy_layout;
 
 bool clg__call_strided(const clg_call *call) {
@@ -51,27 +53,37 @@ static void clg_dense_strides(int32_t rank, const int64_t *shape,
   }
 }
 
-/* Drop dimensions of size 1 and merge neighbours both layouts lay out
- * alike (the outer one's stride is the inner one's times its size). */
-static void clg_layout(int32_t rank, const int64_t *shape, const int64_t *src,
-                       const int64_t *dst, clg_copy_layout *l) {
+/* Drop dimensions of size 1 and merge neighbours every layout lays out
+ * alike (the outer one's stride is the inner one's times its size); `idx`
+ * (NULL: none) is a third layout, the direct Gather's index positions. */
+static void clg_layout3(int32_t rank, const int64_t *shape, const int64_t *src,
+                        const int64_t *dst, const int64_t *idx,
+                        clg_copy_layout *l) {
   l->rank = 0;
   for (int32_t i = 0; i < rank; ++i) {
     if (shape[i] == 1)
       continue;
     int r = l->rank;
+    int64_t x = idx ? idx[i] : 0;
     if (r > 0 && l->src[r - 1] == src[i] * shape[i] &&
-        l->dst[r - 1] == dst[i] * shape[i]) {
+        l->dst[r - 1] == dst[i] * shape[i] && l->idx[r - 1] == x * shape[i]) {
       l->shape[r - 1] *= shape[i];
       l->src[r - 1] = src[i];
       l->dst[r - 1] = dst[i];
+      l->idx[r - 1] = x;
       continue;
     }
     l->shape[r] = shape[i];
     l->src[r] = src[i];
     l->dst[r] = dst[i];
+    l->idx[r] = x;
     l->rank = r + 1;
   }
+}
+
+static void clg_layout(int32_t rank, const int64_t *shape, const int64_t *src,
+                       const int64_t *dst, clg_copy_layout *l) {
+  clg_layout3(rank, shape, src, dst, NULL, l);
 }
 
 /* Copy `count` elements of `es` bytes between host layouts (src and dst
@@ -106,43 +118,78 @@ static void clg_host_copy(unsigned char *dst, const unsigned char *src,
   }
 }
 
-/* Enqueue the copy kernel: `count` elements from (src, src_off bytes, the
+/* The 2-D NDRange of kernels/strided.cl for layout l (rank >= 1 after
+ * this: a single element is a dimension of size 1), and its rows. */
+static void clg_strided_range(const clg_context *ctx, clg_copy_layout *l,
+                              size_t *global, size_t *local,
+                              cl_ulong *rows_out) {
+  if (l->rank == 0) {
+    l->rank = 1;
+    l->shape[0] = 1;
+    l->src[0] = l->dst[0] = l->idx[0] = 0;
+  }
+  size_t inner = (size_t)l->shape[l->rank - 1], rows = 1;
+  for (int i = 0; i < l->rank - 1; ++i)
+    rows *= (size_t)l->shape[i];
+  /* Work-groups of up to CLG_STRIDED_LOCAL work-items on GPUs; of up to
+   * 16 times that on CPUs, whose drivers pay for each work-group (POCL: a
+   * 3 MB column block took 50 ms in groups of 64, most of it scheduling),
+   * several rows each where rows are short. */
+  size_t most = CLG_STRIDED_LOCAL;
+  if (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU)
+    most *= 16;
+  if (ctx->max_work_group_size && most > ctx->max_work_group_size)
+    most = ctx->max_work_group_size;
+  size_t lx = 1, ly = 1;
+  while (lx < inner && lx * 2 <= most)
+    lx *= 2;
+  while (ly < rows && lx * ly * 2 <= most)
+    ly *= 2;
+  local[0] = lx;
+  local[1] = ly;
+  global[0] = (inner + lx - 1) / lx * lx;
+  global[1] = (rows + ly - 1) / ly * ly;
+  *rows_out = rows;
+}
+
+/* Enqueue the copy kernel: the layout's elements from (src, src_off bytes, the
  * layout's src strides) to (dst, dst_off, its dst strides). */
 static clg_status clg_device_copy(clg_context *ctx, cl_command_queue queue,
                                   cl_mem src, size_t src_off, cl_mem dst,
                                   size_t dst_off, const clg_copy_layout *l,
-                                  size_t count, size_t es, cl_uint num_events,
+                                  size_t es, cl_uint num_events,
                                   const cl_event *wait_list, cl_event *event) {
   static const char *const units[] = {"uchar", "ushort", NULL, "uint",
                                       NULL,    NULL,     NULL, "ulong"};
   size_t unit = es < 8 ? es : 8;
-  char options[64];
-  snprintf(options, sizeof options, "-DCLG_UNIT=%s -DCLG_PER=%zu",
-           units[unit - 1], es / unit);
+  clg_copy_layout lr = *l;
+  size_t global[2], local[2];
+  cl_ulong rows = 0;
+  clg_strided_range(ctx, &lr, global, local, &rows);
+  char options[80];
+  snprintf(options, sizeof options, "-DCLG_UNIT=%s -DCLG_PER=%zu -DCLG_RANK=%d",
+           units[unit - 1], es / unit, lr.rank);
   clg_kernel_entry *k = NULL;
   clg_status st =
       clg__get_kernel(ctx, clg_kernel_strided, options, "clg_strided_copy", &k);
   if (st != CLG_SUCCESS)
     return st;
   cl_long so = (cl_long)(src_off / unit), dof = (cl_long)(dst_off / unit);
-  cl_ulong n = count;
-  cl_int rank = l->rank;
   cl_long16 shape, ss, ds;
   for (int i = 0; i < 16; ++i) {
-    shape.s[i] = i < l->rank ? l->shape[i] : 1;
-    ss.s[i] = i < l->rank ? l->src[i] : 0;
-    ds.s[i] = i < l->rank ? l->dst[i] : 0;
+    shape.s[i] = i < lr.rank ? lr.shape[i] : 1;
+    ss.s[i] = i < lr.rank ? lr.src[i] : 0;
+    ds.s[i] = i < lr.rank ? lr.dst[i] : 0;
   }
-  const void *values[] = {&src, &so, &dst, &dof, &n, &rank, &shape, &ss, &ds};
+  const void *values[] = {&src, &so, &dst, &dof, &rows, &shape, &ss, &ds};
   const size_t sizes[] = {sizeof(cl_mem), sizeof so,    sizeof(cl_mem),
-                          sizeof dof,     sizeof n,     sizeof rank,
-                          sizeof shape,   sizeof ss,    sizeof ds};
-  size_t local = CLG_STRIDED_LOCAL;
-  while (ctx->max_work_group_size && local > ctx->max_work_group_size)
-    local /= 2;
-  size_t global = (count + local - 1) / local * local;
-  return clg__launch(k, queue, 9, sizes, values, 1, &global, &local,
-                     num_events, wait_list, event);
+                          sizeof dof,     sizeof rows,  sizeof shape,
+                          sizeof ss,      sizeof ds};
+  st = clg__launch(k, queue, 8, sizes, values, 2, global, local, num_events,
+                   wait_list, event);
+  if (st == CLG_SUCCESS)
+    atomic_fetch_add_explicit(&ctx->strided_copies, 1, memory_order_relaxed);
+  return st;
 }
 
 static size_t clg_operand_elem(const clg_call *call, int k) {
@@ -184,6 +231,143 @@ static clg_status clg_check_shapes(const clg_call *call,
   return clg__check_templates(call->ctx, call->params, call->scatter,
                               call->is_scatter, in,
                               orig[CLG_OUT] ? &t[CLG_OUT] : NULL, &c, &of);
+}
+
+/* Gather (batch_dims 0, mode RAISE) on strided cl_mem data whose dense
+ * copy would move more bytes than the output has, into a cl_mem output
+ * whose offset is aligned for the copy unit and whose bytes lie apart from
+ * data's: read in place by clg_strided_gather instead. */
+static bool clg_direct_eligible(const clg_call *call,
+                                const clg_dense_operand *op) {
+  const clg_params *p = call->params ? call->params : &clg__default_params;
+  const clg_tensor *d = call->data, *o = call->output, *x = call->indices;
+  const clg_dense_operand *od = &op[CLG_IN_DATA], *oo = &op[CLG_OUT];
+  if (call->is_scatter || p->op != CLG_OP_GATHER || p->mode != CLG_MODE_RAISE ||
+      (p->batch_dims != 0 && p->batch_dims != -(int64_t)x->rank) ||
+      d->storage != CLG_STORAGE_BUFFER_STRIDED || od->f.dense_order ||
+      od->f.dense.count == 0 ||
+      (o->storage != CLG_STORAGE_BUFFER &&
+       o->storage != CLG_STORAGE_BUFFER_STRIDED))
+    return false;
+  size_t es = od->f.dense.elem_size, unit = es < 8 ? es : 8;
+  size_t out_count = 1;
+  for (int32_t i = 0; i < o->rank; ++i)
+    out_count *= (size_t)o->shape[i];
+  if (out_count == 0 || out_count > od->f.dense.count || o->offset % unit)
+    return false;
+  if (o->buffer != d->buffer)
+    return true;
+  /* The bytes each reaches, from its first to its last. */
+  size_t d0 = d->offset - (size_t)(-od->f.lo) * es,
+         d1 = d->offset + (size_t)(od->f.hi + 1) * es;
+  size_t o0 = o->offset, o1 = o->offset + out_count * es;
+  if (clg__strides(o)) {
+    o0 = o->offset - (size_t)(-oo->f.lo) * es;
+    o1 = o->offset + (size_t)(oo->f.hi + 1) * es;
+  }
+  return o1 <= d0 || d1 <= o0;
+}
+
+static clg_status clg_direct_gather(const clg_call *call,
+                                    cl_command_queue queue,
+                                    const clg_dense_operand *op,
+                                    cl_uint num_events,
+                                    const cl_event *wait_list) {
+  static unsigned char somewhere;
+  clg_context *ctx = call->ctx;
+  const clg_params *p = call->params ? call->params : &clg__default_params;
+  const clg_tensor *d = call->data, *o = call->output;
+  const clg_tensor *x = &op[CLG_IN_INDICES].t; /* dense */
+  size_t es = op[CLG_IN_DATA].f.dense.elem_size;
+  clg_status st;
+  /* The output's memory, when dense (a strided one was checked). */
+  clg_tensor_facts of;
+  if (!clg__strides(o) &&
+      (st = clg__check_tensor(ctx, "output", o, es, &of)) != CLG_SUCCESS)
+    return st;
+  /* Every index value, before anything is written (blocking). */
+  clg_tensor shape_only = *d;
+  shape_only.storage = CLG_STORAGE_HOST;
+  shape_only.host = &somewhere;
+  if ((st = clg_validate(ctx, p, &shape_only, x, queue, num_events,
+                         wait_list)) != CLG_SUCCESS)
+    return st;
+  int32_t r = d->rank, q = x->rank, a = (int32_t)(p->axis < 0 ? p->axis + r
+                                                              : p->axis);
+  const int64_t *ds = clg__strides(d);
+  int64_t ostr[CLG_MAX_RANK], xstr[CLG_MAX_RANK], src[CLG_MAX_RANK] = {0},
+      idx[CLG_MAX_RANK] = {0};
+  if (clg__strides(o))
+    memcpy(ostr, clg__strides(o), sizeof ostr);
+  else
+    clg_dense_strides(o->rank, o->shape, ostr);
+  clg_dense_strides(q, x->shape, xstr);
+  for (int32_t i = 0; i < o->rank; ++i) {
+    bool in_idx = i >= a && i < a + q;
+    src[i] = in_idx ? 0 : ds[i < a ? i : i - q + 1];
+    idx[i] = in_idx ? xstr[i - a] : 0;
+  }
+  clg_copy_layout l;
+  clg_layout3(o->rank, o->shape, src, ostr, idx, &l);
+
+  /* Host indices go to the device (they are few: the output is larger). */
+  size_t isz = clg_dtype_size(x->dtype);
+  cl_mem xm = x->buffer, own = NULL;
+  size_t xoff = x->storage == CLG_STORAGE_BUFFER ? x->offset / isz : 0;
+  if (x->storage == CLG_STORAGE_HOST) {
+    size_t n = 1;
+    for (int32_t i = 0; i < q; ++i)
+      n *= (size_t)x->shape[i];
+    cl_int err = CL_SUCCESS;
+    own = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                         n * isz, x->host, &err);
+    if (!own)
+      return clg__fail_cl(err, "clCreateBuffer", "staging indices");
+    xm = own;
+  }
+  static const char *const units[] = {"uchar", "ushort", NULL, "uint",
+                                      NULL,    NULL,     NULL, "ulong"};
+  size_t unit = es < 8 ? es : 8;
+  size_t global[2], local[2];
+  cl_ulong rows = 0;
+  clg_strided_range(ctx, &l, global, local, &rows);
+  char options[112];
+  snprintf(options, sizeof options,
+           "-DCLG_UNIT=%s -DCLG_PER=%zu -DCLG_INDEX=%s -DCLG_RANK=%d",
+           units[unit - 1], es / unit, isz == 4 ? "int" : "long", l.rank);
+  clg_kernel_entry *k = NULL;
+  st = clg__get_kernel(ctx, clg_kernel_strided, options, "clg_strided_gather",
+                       &k);
+  if (st == CLG_SUCCESS) {
+    cl_long so = (cl_long)(d->offset / unit), dof = (cl_long)(o->offset / unit);
+    cl_long xo = (cl_long)xoff, as = ds[a], an = d->shape[a];
+    cl_long16 shape, ss, dd, xx;
+    for (int i = 0; i < 16; ++i) {
+      shape.s[i] = i < l.rank ? l.shape[i] : 1;
+      ss.s[i] = i < l.rank ? l.src[i] : 0;
+      dd.s[i] = i < l.rank ? l.dst[i] : 0;
+      xx.s[i] = i < l.rank ? l.idx[i] : 0;
+    }
+    const void *values[] = {&d->buffer, &so,  &o->buffer, &dof,
+                            &xm,        &xo,  &as,        &an,
+                            &rows,      &shape, &ss,      &dd,
+                            &xx};
+    const size_t sizes[] = {sizeof(cl_mem), sizeof so,    sizeof(cl_mem),
+                            sizeof dof,     sizeof(cl_mem), sizeof xo,
+                            sizeof as,      sizeof an,    sizeof rows,
+                            sizeof shape,   sizeof ss,    sizeof dd,
+                            sizeof xx};
+    st = clg__launch(k, queue, 13, sizes, values, 2, global, local,
+                     num_events, wait_list, call->event);
+    if (st == CLG_SUCCESS)
+      atomic_fetch_add_explicit(&ctx->strided_gathers, 1,
+                                memory_order_relaxed);
+  }
+  if (own)
+    clReleaseMemObject(own);
+  if (st == CLG_SUCCESS && call->outcome)
+    st = clg__outcome_decided(call->outcome);
+  return st;
 }
 
 clg_status clg__run_strided(const clg_call *call) {
@@ -240,10 +424,12 @@ clg_status clg__run_strided(const clg_call *call) {
     nev = 1;
   }
   const cl_uint waits = nev; /* what the copies of inputs wait for */
+  /* Data read in place by the direct Gather: only indices are copied. */
+  bool direct = clg_direct_eligible(call, op);
   for (int k = 0; k < CLG_OPERANDS && st == CLG_SUCCESS; ++k) {
     clg_dense_operand *o = &op[k];
     if (!orig[k] || !clg__strides(orig[k]) || o->f.dense_order ||
-        o->f.dense.count == 0)
+        o->f.dense.count == 0 || (direct && k != CLG_IN_INDICES))
       continue;
     const int64_t *strides = clg__strides(orig[k]);
     int64_t dense[CLG_MAX_RANK];
@@ -282,14 +468,16 @@ clg_status clg__run_strided(const clg_call *call) {
     if (out)
       continue;
     st = clg_device_copy(ctx, queue, orig[k]->buffer, orig[k]->offset,
-                         o->scratch, 0, &l, o->f.dense.count, es, waits,
+                         o->scratch, 0, &l, es, waits,
                          waits ? events : NULL, &events[nev]);
     if (st == CLG_SUCCESS)
       ++nev;
   }
-  if (st != CLG_SUCCESS) {
+  if (st == CLG_SUCCESS && direct)
+    st = clg_direct_gather(call, queue, op, nev, nev ? events : NULL);
+  if (st != CLG_SUCCESS || direct) {
     clg_operands_release(op, events, nev);
-    return st;
+    return st == CLG_SUCCESS ? clg__ok() : st;
   }
 
   /* The dense call. A strided output copied from scratch cannot be gated
@@ -317,8 +505,7 @@ clg_status clg__run_strided(const clg_call *call) {
     if (device_back) {
       cl_event done = NULL;
       st = clg_device_copy(ctx, queue, out->scratch, 0, call->output->buffer,
-                           call->output->offset, &l, out->f.dense.count,
-                           out->f.dense.elem_size, 1, &ran,
+                           call->output->offset, &l, out->f.dense.elem_size, 1, &ran,
                            call->event ? &done : NULL);
       clReleaseEvent(ran);
       if (st == CLG_SUCCESS && call->event)

@@ -290,7 +290,12 @@ CLG_API clg_tensor clg_tensor_buffer(clg_dtype dtype, int32_t rank,
  * copy kernel, into a dense scratch buffer of its size before the
  * operator's kernels (an output: from one after them), or on the host
  * for host memory; so a strided operand costs one more pass over its
- * bytes and a scratch buffer of its size for the call. The order of work is
+ * bytes and a scratch buffer of its size for the call. Except: a Gather
+ * (batch_dims 0, mode RAISE) on strided cl_mem data with more elements
+ * than its cl_mem output (an embedding table's column block) reads the
+ * data in place, by one kernel that writes the output's elements (strided
+ * or dense) directly, after the index values were checked; its data is
+ * never copied. The order of work is
  * unchanged: every index value is checked before anything is written, and
  * on error the output (and every byte around it) is untouched. In the
  * asynchronous checked mode a strided output that is not dense makes the

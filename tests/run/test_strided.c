@@ -19,6 +19,8 @@
  *    that overflow, clg_run_sharded(); each leaves the output's parent
  *    unchanged byte for byte.
  */
+#include "internal.h" /* clg_context's strided_copies, strided_gathers */
+
 #include <criterion/criterion.h>
 
 #include <inttypes.h>
@@ -392,6 +394,71 @@ Test(strided, async_and_empty) {
                .dev_o = k != 2,
                .async = true};
     run_gather_case(&c, 400 + (uint64_t)k);
+  }
+}
+
+/* Gather (batch_dims 0) on strided cl_mem data larger than the output:
+ * the data is read in place by the direct kernel (no copy of it), into
+ * every layout of output; host outputs, and data smaller than the output,
+ * take the copies. */
+Test(strided, gather_reads_strided_data_in_place) {
+  static const lk dk[] = {PITCH, TRANSPOSED, REVERSED, BROADCAST0};
+  uint64_t seed = 700;
+  for (int a = 0; a < 4; ++a)
+    for (int o = 0; o < 4; ++o)
+      for (int axis = 0; axis < 2; ++axis) {
+        gcase c = {.p = {CLG_OP_GATHER, axis, 0, CLG_MODE_RAISE},
+                   .dt = a == 1 ? CLG_DTYPE_COMPLEX128 : CLG_DTYPE_FLOAT16,
+                   .idt = o % 2 ? CLG_DTYPE_INT32 : CLG_DTYPE_INT64,
+                   .r = 3,
+                   .q = 2,
+                   .ds = {4, 9, 5},
+                   .is = {2, 2},
+                   .kd = dk[a],
+                   .ki = kinds[(a + o) % 4],
+                   .ko = kinds[o],
+                   .dev_d = true,
+                   .dev_i = (a + o + axis) % 2 == 0,
+                   .dev_o = true,
+                   .async = o == 3};
+        if (axis == 1)
+          c.is[0] = 1;
+        clg_context *ctx = tu_ctx();
+        unsigned g0 = atomic_load(&ctx->strided_gathers),
+                 c0 = atomic_load(&ctx->strided_copies);
+        run_gather_case(&c, seed++);
+        unsigned copies = atomic_load(&ctx->strided_copies) - c0;
+        cr_expect_eq(atomic_load(&ctx->strided_gathers) - g0, 1,
+                     "case %d %d %d: the direct kernel did not run", a, o,
+                     axis);
+        /* Strided indices not in dense order (transposed, reversed) are
+         * copied; data and output never. */
+        cr_expect(copies <= 1, "case %d %d %d: %u copies", a, o, axis,
+                  copies);
+      }
+  /* A host output and data smaller than the output: copies instead. */
+  gcase h = {.p = {CLG_OP_GATHER, 0, 0, CLG_MODE_RAISE},
+             .dt = CLG_DTYPE_FLOAT,
+             .idt = CLG_DTYPE_INT64,
+             .r = 2,
+             .q = 1,
+             .ds = {5, 3},
+             .is = {4},
+             .kd = PITCH,
+             .ki = DENSE,
+             .ko = PITCH,
+             .dev_d = true,
+             .dev_o = false};
+  for (int k = 0; k < 2; ++k) {
+    if (k == 1) {
+      h.is[0] = 9; /* output 27 elements, data 15 */
+      h.dev_o = true;
+    }
+    unsigned g0 = atomic_load(&tu_ctx()->strided_gathers);
+    run_gather_case(&h, 800 + (uint64_t)k);
+    cr_expect_eq(atomic_load(&tu_ctx()->strided_gathers), g0,
+                 "the direct kernel ran for %s",
+                 k ? "data smaller than the output" : "a host output");
   }
 }
 
