@@ -3,7 +3,7 @@
  * strided tensors (clg_strided_tensor).
  *
  *  - Every operator (Gather with batch_dims, GatherElements, GatherND,
- *    ScatterElements with a reduction, ScatterND) with every operand
+ *    ScatterElements with a reduction, ScatterND) with every st_operand
  *    strided: column blocks (a row pitch), transposed layouts, reversed
  *    axes (negative strides), a broadcast input (stride 0) and strides that
  *    are the dense ones; host memory and cl_mem at byte offsets; 1-, 2-,
@@ -32,194 +32,7 @@
 #include "reference/reference.h"
 #include "support/testutil.h"
 
-#define SENTINEL 0xA5
-
-/* A layout of a tensor in a parent allocation: dims laid out innermost
- * first in the order `perm` names them (perm[rank-1] innermost), each
- * padded by pad[d] elements, reversed (negative stride) where neg[d]. */
-typedef struct layout {
-  int perm[CLG_MAX_RANK];
-  int64_t pad[CLG_MAX_RANK];
-  bool neg[CLG_MAX_RANK];
-  int zero; /* a dim (>= 0) of stride 0: an input broadcast along it */
-} layout;
-
-/* The kinds the cases use. */
-typedef enum lk { DENSE, PITCH, TRANSPOSED, REVERSED, BROADCAST0 } lk;
-
-static layout make_layout(lk kind, int32_t rank) {
-  layout l;
-  memset(&l, 0, sizeof l);
-  l.zero = -1;
-  for (int d = 0; d < rank; ++d)
-    l.perm[d] = d;
-  if (kind == PITCH && rank > 0)
-    l.pad[rank - 1] = 3;
-  if (kind == TRANSPOSED)
-    for (int d = 0; d < rank; ++d)
-      l.perm[d] = rank - 1 - d;
-  if (kind == REVERSED) {
-    l.neg[0] = true;
-    if (rank > 1) {
-      l.neg[rank - 1] = true;
-      l.pad[0] = 1;
-    }
-  }
-  if (kind == BROADCAST0)
-    l.zero = 0;
-  return l;
-}
-
-/* A strided operand: its parent allocation (host, or a cl_mem at `boff`
- * bytes), where element [0, ..., 0] is, and the strides. */
-typedef struct operand {
-  clg_dtype dtype;
-  size_t es;
-  int32_t rank;
-  int64_t shape[CLG_MAX_RANK], strides[CLG_MAX_RANK];
-  int64_t base;   /* elements from the parent's start to [0, ..., 0] */
-  size_t pbytes;  /* the parent's bytes (from the buffer offset) */
-  unsigned char *host; /* the parent (host copy) */
-  bool on_device;
-  size_t boff; /* byte offset of the parent in the cl_mem */
-  cl_mem mem;
-  clg_strided_tensor view;
-} operand;
-
-static int64_t numel(int32_t r, const int64_t *s) { return tu_numel(r, s); }
-
-/* Element position (in the parent) of flat C-order position i. */
-static int64_t at(const operand *o, int64_t i) {
-  int64_t p = o->base;
-  for (int d = o->rank - 1; d >= 0; --d) {
-    int64_t c = i % o->shape[d];
-    i /= o->shape[d];
-    p += c * o->strides[d];
-  }
-  return p;
-}
-
-/* Lay out `dense` (C order; NULL: an output, the parent all sentinel). */
-static void operand_make(operand *o, clg_dtype dtype, int32_t rank,
-                         const int64_t *shape, lk kind, bool device,
-                         const void *dense) {
-  memset(o, 0, sizeof *o);
-  o->dtype = dtype;
-  o->es = clg_dtype_size(dtype);
-  o->rank = rank;
-  memcpy(o->shape, shape, sizeof(int64_t) * (size_t)rank);
-  layout l = make_layout(kind, rank);
-  int64_t span = 1;
-  for (int j = rank - 1; j >= 0; --j) {
-    int d = l.perm[j];
-    o->strides[d] = d == l.zero ? 0 : span;
-    if (d != l.zero)
-      span *= shape[d] + l.pad[d];
-  }
-  for (int d = 0; d < rank; ++d)
-    if (l.neg[d]) {
-      o->base += (shape[d] - 1) * o->strides[d];
-      o->strides[d] = -o->strides[d];
-    }
-  o->base += 2; /* two elements of slack before */
-  o->pbytes = (size_t)(span + 4) * o->es;
-  o->host = malloc(o->pbytes);
-  cr_assert(o->host);
-  memset(o->host, SENTINEL, o->pbytes);
-  int64_t n = numel(rank, shape);
-  if (dense)
-    for (int64_t i = 0; i < n; ++i)
-      memcpy(o->host + at(o, i) * (int64_t)o->es,
-             (const unsigned char *)dense + i * (int64_t)o->es, o->es);
-  o->on_device = device;
-  clg_tensor t;
-  if (device) {
-    o->boff = 8 * o->es; /* a byte offset, aligned */
-    unsigned char *init = malloc(o->boff + o->pbytes);
-    memset(init, SENTINEL, o->boff);
-    memcpy(init + o->boff, o->host, o->pbytes);
-    o->mem = tu_buffer_create(o->boff + o->pbytes, init);
-    free(init);
-    t = clg_tensor_buffer(dtype, rank, shape, o->mem,
-                          o->boff + (size_t)o->base * o->es);
-  } else {
-    t = clg_tensor_host(dtype, rank, shape, o->host + o->base * (int64_t)o->es);
-  }
-  o->view = clg_tensor_strided(&t, o->strides);
-}
-
-/* The parent as it is now (from the device for a cl_mem). */
-static void operand_parent(const operand *o, unsigned char *dst) {
-  if (o->on_device)
-    tu_buffer_read(o->mem, o->boff, o->pbytes, dst);
-  else
-    memcpy(dst, o->host, o->pbytes);
-}
-
-/* The output's elements equal `want` (C order) and every other byte of the
- * parent is the sentinel. */
-static void expect_output(const operand *o, const void *want,
-                          const char *what) {
-  unsigned char *now = malloc(o->pbytes), *exp = malloc(o->pbytes);
-  operand_parent(o, now);
-  memset(exp, SENTINEL, o->pbytes);
-  int64_t n = numel(o->rank, o->shape);
-  for (int64_t i = 0; i < n; ++i)
-    memcpy(exp + at(o, i) * (int64_t)o->es,
-           (const unsigned char *)want + i * (int64_t)o->es, o->es);
-  ptrdiff_t d = tu_first_diff(now, exp, o->pbytes);
-  free(now);
-  free(exp);
-  cr_expect(d < 0, "%s: the output's parent differs at byte %td", what, d);
-}
-
-/* The parent still all sentinel: nothing written. */
-static void expect_untouched(const operand *o, const char *what) {
-  unsigned char *now = malloc(o->pbytes), *exp = malloc(o->pbytes);
-  operand_parent(o, now);
-  memset(exp, SENTINEL, o->pbytes);
-  ptrdiff_t d = tu_first_diff(now, exp, o->pbytes);
-  free(now);
-  free(exp);
-  cr_expect(d < 0, "%s: the output was written (byte %td)", what, d);
-}
-
-static void operand_free(operand *o) {
-  free(o->host);
-  if (o->mem)
-    clReleaseMemObject(o->mem);
-}
-
-/* Random values; for a broadcast input, equal along dim 0. */
-static void *values(tu_rng *rng, clg_dtype dt, int32_t r, const int64_t *s,
-                    lk kind) {
-  size_t es = clg_dtype_size(dt), n = (size_t)numel(r, s);
-  unsigned char *v = malloc(n * es + 1);
-  tu_rng_bytes(rng, v, n * es);
-  if (dt == CLG_DTYPE_FLOAT16 || dt == CLG_DTYPE_FLOAT)
-    for (size_t i = 0; i < n; ++i) /* no NaN: compare sums by bits anyway */
-      v[i * es + es - 1] &= 0x3F;
-  if (kind == BROADCAST0 && r > 0) {
-    size_t inner = n / (size_t)s[0];
-    for (size_t i = inner; i < n; ++i)
-      memcpy(v + i * es, v + (i % inner) * es, es);
-  }
-  return v;
-}
-
-static void *index_values(tu_rng *rng, clg_dtype idt, int64_t count, int64_t lo,
-                          int64_t hi) {
-  void *v = malloc((size_t)count * clg_dtype_size(idt) + 1);
-  for (int64_t i = 0; i < count; ++i)
-    tu_set_index(v, idt, i, tu_rng_range(rng, lo, hi));
-  return v;
-}
-
-static const char *kname(lk k) {
-  static const char *const n[] = {"dense", "pitch", "transposed", "reversed",
-                                  "broadcast"};
-  return n[k];
-}
+#include "support/strided_operand.h"
 
 /* ------------------------------------------------------------ gathers */
 
@@ -237,9 +50,9 @@ static void run_gather_case(const gcase *c, uint64_t seed) {
   tu_rng rng = tu_rng_make(seed);
   char what[160];
   snprintf(what, sizeof what, "op %d %s data %s%s, indices %s%s, output %s%s",
-           (int)c->p.op, clg_dtype_name(c->dt), kname(c->kd),
-           c->dev_d ? " (cl_mem)" : "", kname(c->ki),
-           c->dev_i ? " (cl_mem)" : "", kname(c->ko),
+           (int)c->p.op, clg_dtype_name(c->dt), st_kind_name(c->kd),
+           c->dev_d ? " (cl_mem)" : "", st_kind_name(c->ki),
+           c->dev_i ? " (cl_mem)" : "", st_kind_name(c->ko),
            c->dev_o ? " (cl_mem)" : "");
   /* Index bounds: the axis (Gather, GatherElements) or the smallest of the
    * dims GatherND indexes. */
@@ -248,14 +61,14 @@ static void run_gather_case(const gcase *c, uint64_t seed) {
     for (int j = 0; j < c->is[c->q - 1]; ++j)
       if (c->ds[c->p.batch_dims + j] < s)
         s = c->ds[c->p.batch_dims + j];
-  void *d = values(&rng, c->dt, c->r, c->ds, c->kd);
-  void *x = index_values(&rng, c->idt, numel(c->q, c->is), -s, s - 1);
+  void *d = st_values(&rng, c->dt, c->r, c->ds, c->kd);
+  void *x = st_index_values(&rng, c->idt, tu_numel(c->q, c->is), -s, s - 1);
   int32_t orank = 0;
   int64_t os[CLG_MAX_RANK];
   size_t es = clg_dtype_size(c->dt);
   cr_assert(clg_output_shape(&c->p, c->r, c->ds, c->q, c->is, &orank, os) ==
             CLG_SUCCESS);
-  void *want = malloc((size_t)numel(orank, os) * es + 1);
+  void *want = malloc((size_t)tu_numel(orank, os) * es + 1);
   ref_index_type rt = tu_ref_index_type(c->idt);
   int rc;
   int32_t rr;
@@ -264,16 +77,16 @@ static void run_gather_case(const gcase *c, uint64_t seed) {
     rc = ref_gather_ex(d, es, c->r, c->ds, x, rt, c->q, c->is, c->p.axis,
                        c->p.batch_dims, REF_RAISE, want, &rr, rs);
   else if (c->p.op == CLG_OP_GATHER_ELEMENTS)
-    rc = ref_gather_elements(d, es, c->r, c->ds, x, rt, c->q, c->is,
-                             c->p.axis, want);
+    rc = ref_gather_elements(d, es, c->r, c->ds, x, rt, c->q, c->is, c->p.axis,
+                             want);
   else
-    rc = ref_gather_nd(d, es, c->r, c->ds, x, rt, c->q, c->is,
-                       c->p.batch_dims, want);
+    rc = ref_gather_nd(d, es, c->r, c->ds, x, rt, c->q, c->is, c->p.batch_dims,
+                       want);
   cr_assert_eq(rc, 0, "%s: the reference failed", what);
-  operand od, oi, oo;
-  operand_make(&od, c->dt, c->r, c->ds, c->kd, c->dev_d, d);
-  operand_make(&oi, c->idt, c->q, c->is, c->ki, c->dev_i, x);
-  operand_make(&oo, c->dt, orank, os, c->ko, c->dev_o, NULL);
+  st_operand od, oi, oo;
+  st_make(&od, c->dt, c->r, c->ds, c->kd, c->dev_d, d);
+  st_make(&oi, c->idt, c->q, c->is, c->ki, c->dev_i, x);
+  st_make(&oo, c->dt, orank, os, c->ko, c->dev_o, NULL);
   clg_status st;
   if (c->async) {
     clg_outcome *out = NULL;
@@ -290,10 +103,10 @@ static void run_gather_case(const gcase *c, uint64_t seed) {
                clg_last_error());
   clFinish(tu_queue());
   if (st == CLG_SUCCESS)
-    expect_output(&oo, want, what);
-  operand_free(&od);
-  operand_free(&oi);
-  operand_free(&oo);
+    st_expect_output(&oo, want, what);
+  st_free(&od);
+  st_free(&oi);
+  st_free(&oo);
   free(d);
   free(x);
   free(want);
@@ -433,8 +246,7 @@ Test(strided, gather_reads_strided_data_in_place) {
                      axis);
         /* Strided indices not in dense order (transposed, reversed) are
          * copied; data and output never. */
-        cr_expect(copies <= 1, "case %d %d %d: %u copies", a, o, axis,
-                  copies);
+        cr_expect(copies <= 1, "case %d %d %d: %u copies", a, o, axis, copies);
       }
   /* A host output and data smaller than the output: copies instead. */
   gcase h = {.p = {CLG_OP_GATHER, 0, 0, CLG_MODE_RAISE},
@@ -464,13 +276,15 @@ Test(strided, gather_reads_strided_data_in_place) {
 
 /* ------------------------------------------------------------ scatters */
 
-static void run_scatter_case(clg_op op, clg_reduction red, lk kd, lk ki,
-                             lk ku, lk ko, bool dev, uint64_t seed) {
+static void run_scatter_case(clg_op op, clg_reduction red, lk kd, lk ki, lk ku,
+                             lk ko, bool dev, uint64_t seed) {
   tu_rng rng = tu_rng_make(seed);
   char what[160];
-  snprintf(what, sizeof what, "op %d red %d data %s indices %s updates %s "
-           "output %s%s", (int)op, (int)red, kname(kd), kname(ki), kname(ku),
-           kname(ko), dev ? " (cl_mem)" : "");
+  snprintf(what, sizeof what,
+           "op %d red %d data %s indices %s updates %s "
+           "output %s%s",
+           (int)op, (int)red, st_kind_name(kd), st_kind_name(ki),
+           st_kind_name(ku), st_kind_name(ko), dev ? " (cl_mem)" : "");
   clg_dtype dt = CLG_DTYPE_FLOAT, idt = CLG_DTYPE_INT64;
   int64_t ds[2] = {6, 5}, is[2], us[2];
   int32_t q;
@@ -487,14 +301,15 @@ static void run_scatter_case(clg_op op, clg_reduction red, lk kd, lk ki,
     us[0] = 3;
     us[1] = 5;
   }
-  int64_t ni = numel(q, is);
-  void *d = values(&rng, dt, 2, ds, kd);
-  void *u = values(&rng, dt, 2, us, ku);
+  int64_t ni = tu_numel(q, is);
+  void *d = st_values(&rng, dt, 2, ds, kd);
+  void *u = st_values(&rng, dt, 2, us, ku);
   void *x = malloc((size_t)ni * 8);
   /* Distinct targets (reduction none needs them): a permutation. */
   for (int64_t i = 0; i < ni; ++i)
-    tu_set_index(x, idt, i, op == CLG_OP_SCATTER_ELEMENTS ? (i / 5 + i % 5) % 6
-                                                          : (2 * i + 1) % 6);
+    tu_set_index(x, idt, i,
+                 op == CLG_OP_SCATTER_ELEMENTS ? (i / 5 + i % 5) % 6
+                                               : (2 * i + 1) % 6);
   size_t bytes = 30 * 4;
   void *want = malloc(bytes);
   memcpy(want, d, bytes);
@@ -505,25 +320,25 @@ static void run_scatter_case(clg_op op, clg_reduction red, lk kd, lk ki,
                : ref_scatter_nd(want, dt, 2, ds, x, REF_INDEX_I64, q, is, u,
                                 (ref_reduction)red, 0, &bad, &first);
   cr_assert_eq(rc, REF_OK, "%s: reference %d", what, rc);
-  operand od, oi, ou, oo;
-  operand_make(&od, dt, 2, ds, kd, dev, d);
-  operand_make(&oi, idt, q, is, ki, !dev, x);
-  operand_make(&ou, dt, 2, us, ku, dev, u);
-  operand_make(&oo, dt, 2, ds, ko, dev, NULL);
+  st_operand od, oi, ou, oo;
+  st_make(&od, dt, 2, ds, kd, dev, d);
+  st_make(&oi, idt, q, is, ki, !dev, x);
+  st_make(&ou, dt, 2, us, ku, dev, u);
+  st_make(&oo, dt, 2, ds, ko, dev, NULL);
   clg_params p = {op, 0, 0, CLG_MODE_RAISE};
   clg_scatter_params sp = {red, CLG_DUPLICATES_ERROR};
-  clg_status st = clg_scatter(tu_ctx(), &p, &sp, &od.view.tensor,
-                              &oi.view.tensor, &ou.view.tensor,
-                              &oo.view.tensor, tu_queue(), 0, NULL, NULL);
+  clg_status st =
+      clg_scatter(tu_ctx(), &p, &sp, &od.view.tensor, &oi.view.tensor,
+                  &ou.view.tensor, &oo.view.tensor, tu_queue(), 0, NULL, NULL);
   cr_expect_eq(st, CLG_SUCCESS, "%s: %s: %s", what, clg_status_string(st),
                clg_last_error());
   clFinish(tu_queue());
   if (st == CLG_SUCCESS)
-    expect_output(&oo, want, what);
-  operand_free(&od);
-  operand_free(&oi);
-  operand_free(&ou);
-  operand_free(&oo);
+    st_expect_output(&oo, want, what);
+  st_free(&od);
+  st_free(&oi);
+  st_free(&ou);
+  st_free(&oo);
   free(d);
   free(u);
   free(x);
@@ -548,18 +363,18 @@ Test(strided, scatters) {
 Test(strided, plan_from_strided_templates) {
   tu_rng rng = tu_rng_make(7);
   int64_t ds[2] = {8, 6}, is[1] = {5}, os[2] = {5, 6};
-  void *d = values(&rng, CLG_DTYPE_FLOAT, 2, ds, DENSE);
-  void *x = index_values(&rng, CLG_DTYPE_INT32, 5, -8, 7);
+  void *d = st_values(&rng, CLG_DTYPE_FLOAT, 2, ds, DENSE);
+  void *x = st_index_values(&rng, CLG_DTYPE_INT32, 5, -8, 7);
   void *want = malloc(5 * 6 * 4);
   int32_t rr;
   int64_t rs[CLG_MAX_RANK];
   cr_assert_eq(ref_gather_ex(d, 4, 2, ds, x, REF_INDEX_I32, 1, is, 0, 0,
                              REF_RAISE, want, &rr, rs),
                0);
-  operand od, oi, oo;
-  operand_make(&od, CLG_DTYPE_FLOAT, 2, ds, PITCH, true, d);
-  operand_make(&oi, CLG_DTYPE_INT32, 1, is, REVERSED, true, x);
-  operand_make(&oo, CLG_DTYPE_FLOAT, 2, os, TRANSPOSED, true, NULL);
+  st_operand od, oi, oo;
+  st_make(&od, CLG_DTYPE_FLOAT, 2, ds, PITCH, true, d);
+  st_make(&oi, CLG_DTYPE_INT32, 1, is, REVERSED, true, x);
+  st_make(&oo, CLG_DTYPE_FLOAT, 2, os, TRANSPOSED, true, NULL);
   clg_plan *plan = NULL;
   clg_status st = clg_plan_create(tu_ctx(), NULL, &od.view.tensor,
                                   &oi.view.tensor, &oo.view.tensor, 0, &plan);
@@ -570,12 +385,12 @@ Test(strided, plan_from_strided_templates) {
                           &oo.view.tensor, tu_queue(), 0, NULL, NULL, NULL);
     cr_expect_eq(st, CLG_SUCCESS, "%s", clg_last_error());
     clFinish(tu_queue());
-    expect_output(&oo, want, "plan");
+    st_expect_output(&oo, want, "plan");
   }
   clg_plan_destroy(plan);
-  operand_free(&od);
-  operand_free(&oi);
-  operand_free(&oo);
+  st_free(&od);
+  st_free(&oi);
+  st_free(&oo);
   free(d);
   free(x);
   free(want);
@@ -585,11 +400,11 @@ Test(strided, validate_strided_indices) {
   int64_t ds[2] = {5, 3}, is[2] = {3, 4};
   for (int dev = 0; dev < 2; ++dev) {
     tu_rng rng = tu_rng_make(9);
-    void *x = index_values(&rng, CLG_DTYPE_INT64, 12, -5, 4);
+    void *x = st_index_values(&rng, CLG_DTYPE_INT64, 12, -5, 4);
     tu_set_index(x, CLG_DTYPE_INT64, 6, 5); /* position [1, 2] */
-    operand oi, od;
-    operand_make(&oi, CLG_DTYPE_INT64, 2, is, TRANSPOSED, dev, x);
-    operand_make(&od, CLG_DTYPE_FLOAT, 2, ds, PITCH, dev, NULL);
+    st_operand oi, od;
+    st_make(&oi, CLG_DTYPE_INT64, 2, is, TRANSPOSED, dev, x);
+    st_make(&od, CLG_DTYPE_FLOAT, 2, ds, PITCH, dev, NULL);
     clg_status st = clg_validate(tu_ctx(), NULL, &od.view.tensor,
                                  &oi.view.tensor, NULL, 0, NULL);
     cr_expect_eq(st, CLG_ERROR_INDEX_OUT_OF_BOUNDS, "%s",
@@ -599,13 +414,13 @@ Test(strided, validate_strided_indices) {
               "the message names the logical position and value: %s",
               clg_last_error());
     tu_set_index(x, CLG_DTYPE_INT64, 6, -5);
-    operand_free(&oi);
-    operand_make(&oi, CLG_DTYPE_INT64, 2, is, TRANSPOSED, dev, x);
-    st = clg_validate(tu_ctx(), NULL, &od.view.tensor, &oi.view.tensor, NULL,
-                      0, NULL);
+    st_free(&oi);
+    st_make(&oi, CLG_DTYPE_INT64, 2, is, TRANSPOSED, dev, x);
+    st = clg_validate(tu_ctx(), NULL, &od.view.tensor, &oi.view.tensor, NULL, 0,
+                      NULL);
     cr_expect_eq(st, CLG_SUCCESS, "%s", clg_last_error());
-    operand_free(&oi);
-    operand_free(&od);
+    st_free(&oi);
+    st_free(&od);
     free(x);
   }
 }
@@ -616,28 +431,27 @@ Test(strided, validate_strided_indices) {
  * [3, 4] (transposed), spoilt by `spoil` (NULL: an index out of bounds),
  * whose call is expected to fail with `want`, the message containing
  * `needle`, the output's parent unchanged. */
-typedef void (*spoil_fn)(operand *od, operand *oi, operand *oo);
+typedef void (*spoil_fn)(st_operand *od, st_operand *oi, st_operand *oo);
 
 static void expect_error(spoil_fn spoil, bool dev_out, clg_status want,
                          const char *needle, const char *what) {
   tu_rng rng = tu_rng_make(11);
   int64_t ds[2] = {6, 4}, is[1] = {3}, os[2] = {3, 4};
-  void *d = values(&rng, CLG_DTYPE_FLOAT, 2, ds, DENSE);
-  void *x = index_values(&rng, CLG_DTYPE_INT64, 3, 0, 5);
+  void *d = st_values(&rng, CLG_DTYPE_FLOAT, 2, ds, DENSE);
+  void *x = st_index_values(&rng, CLG_DTYPE_INT64, 3, 0, 5);
   if (!spoil) /* an index out of bounds: indices[1] = 6 */
     tu_set_index(x, CLG_DTYPE_INT64, 1, 6);
-  operand od, oi, oo;
-  operand_make(&od, CLG_DTYPE_FLOAT, 2, ds, PITCH, true, d);
-  operand_make(&oi, CLG_DTYPE_INT64, 1, is, REVERSED, true, x);
-  operand_make(&oo, CLG_DTYPE_FLOAT, 2, os, TRANSPOSED, dev_out, NULL);
+  st_operand od, oi, oo;
+  st_make(&od, CLG_DTYPE_FLOAT, 2, ds, PITCH, true, d);
+  st_make(&oi, CLG_DTYPE_INT64, 1, is, REVERSED, true, x);
+  st_make(&oo, CLG_DTYPE_FLOAT, 2, os, TRANSPOSED, dev_out, NULL);
   if (spoil)
     spoil(&od, &oi, &oo);
   for (int async = 0; async < 2; ++async) {
     clg_outcome *out = NULL;
     clg_status st =
-        async ? clg_run_async(tu_ctx(), NULL, &od.view.tensor,
-                              &oi.view.tensor, &oo.view.tensor, tu_queue(), 0,
-                              NULL, NULL, &out)
+        async ? clg_run_async(tu_ctx(), NULL, &od.view.tensor, &oi.view.tensor,
+                              &oo.view.tensor, tu_queue(), 0, NULL, NULL, &out)
               : clg_run(tu_ctx(), NULL, &od.view.tensor, &oi.view.tensor,
                         &oo.view.tensor, tu_queue(), 0, NULL, NULL);
     if (st == CLG_SUCCESS && out)
@@ -647,45 +461,44 @@ static void expect_error(spoil_fn spoil, bool dev_out, clg_status want,
                  async ? "async" : "sync", clg_status_string(st),
                  clg_status_string(want), clg_last_error());
     cr_expect(tu_contains(clg_last_error(), needle),
-              "%s: the message names '%s': %s", what, needle,
-              clg_last_error());
+              "%s: the message names '%s': %s", what, needle, clg_last_error());
     clFinish(tu_queue());
-    expect_untouched(&oo, what);
+    st_expect_untouched(&oo, what);
   }
-  operand_free(&od);
-  operand_free(&oi);
-  operand_free(&oo);
+  st_free(&od);
+  st_free(&oi);
+  st_free(&oo);
   free(d);
   free(x);
 }
 
-static void shared_output(operand *od, operand *oi, operand *oo) {
+static void shared_output(st_operand *od, st_operand *oi, st_operand *oo) {
   (void)od;
   (void)oi;
   oo->view.strides[0] = 2; /* [3, 4] with strides [2, 1]: rows overlap */
   oo->view.strides[1] = 1;
 }
-static void zero_output(operand *od, operand *oi, operand *oo) {
+static void zero_output(st_operand *od, st_operand *oi, st_operand *oo) {
   (void)od;
   (void)oi;
   oo->view.strides[0] = 0;
 }
-static void past_end(operand *od, operand *oi, operand *oo) {
+static void past_end(st_operand *od, st_operand *oi, st_operand *oo) {
   (void)oi;
   (void)oo;
   od->view.strides[0] *= 4;
 }
-static void below_start(operand *od, operand *oi, operand *oo) {
+static void below_start(st_operand *od, st_operand *oi, st_operand *oo) {
   (void)od;
   (void)oo;
   oi->view.strides[0] = -100;
 }
-static void misaligned(operand *od, operand *oi, operand *oo) {
+static void misaligned(st_operand *od, st_operand *oi, st_operand *oo) {
   (void)oi;
   (void)oo;
   od->view.tensor.offset += 2;
 }
-static void overflow(operand *od, operand *oi, operand *oo) {
+static void overflow(st_operand *od, st_operand *oi, st_operand *oo) {
   (void)oi;
   (void)oo;
   od->view.strides[1] = INT64_MAX / 2;
@@ -695,8 +508,8 @@ Test(strided, errors_leave_the_output) {
   for (int dev = 0; dev < 2; ++dev) {
     expect_error(NULL, dev, CLG_ERROR_INDEX_OUT_OF_BOUNDS, "indices[1]",
                  "an index out of bounds");
-    expect_error(shared_output, dev, CLG_ERROR_INVALID_ARGUMENT,
-                 "same memory", "an output sharing memory");
+    expect_error(shared_output, dev, CLG_ERROR_INVALID_ARGUMENT, "same memory",
+                 "an output sharing memory");
     expect_error(zero_output, dev, CLG_ERROR_INVALID_ARGUMENT, "same memory",
                  "an output with stride 0");
     expect_error(past_end, dev, CLG_ERROR_BUFFER_TOO_SMALL, "data->buffer",
@@ -719,8 +532,8 @@ Test(strided, sharded_refuses) {
   clg_tensor to = clg_tensor_host(CLG_DTYPE_FLOAT, 1, is, o);
   clg_strided_tensor vd = clg_tensor_strided(&td, &one);
   clg_context *ctx = tu_ctx();
-  clg_status st = clg_run_sharded(&ctx, 1, NULL, &vd.tensor, &tx, &to, NULL,
-                                  0, NULL, NULL);
+  clg_status st =
+      clg_run_sharded(&ctx, 1, NULL, &vd.tensor, &tx, &to, NULL, 0, NULL, NULL);
   cr_expect_eq(st, CLG_ERROR_INVALID_ARGUMENT, "%s", clg_status_string(st));
   cr_expect(tu_contains(clg_last_error(), "strided"), "%s", clg_last_error());
   cr_expect(o[0] == 0 && o[1] == 0);
