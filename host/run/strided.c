@@ -336,8 +336,11 @@ static clg_status clg_direct_gather(const clg_call *call,
            "-DCLG_UNIT=%s -DCLG_PER=%zu -DCLG_INDEX=%s -DCLG_RANK=%d",
            units[unit - 1], es / unit, isz == 4 ? "int" : "long", l.rank);
   clg_kernel_entry *k = NULL;
+  clg_outcome *decided = NULL;
   st = clg__get_kernel(ctx, clg_kernel_strided, options, "clg_strided_gather",
                        &k);
+  if (st == CLG_SUCCESS && call->outcome)
+    st = clg__outcome_decided(&decided);
   if (st == CLG_SUCCESS) {
     cl_long so = (cl_long)(d->offset / unit), dof = (cl_long)(o->offset / unit);
     cl_long xo = (cl_long)xoff, as = ds[a], an = d->shape[a];
@@ -366,7 +369,9 @@ static clg_status clg_direct_gather(const clg_call *call,
   if (own)
     clReleaseMemObject(own);
   if (st == CLG_SUCCESS && call->outcome)
-    st = clg__outcome_decided(call->outcome);
+    *call->outcome = decided;
+  else
+    clg_outcome_release(decided);
   return st;
 }
 
@@ -407,9 +412,14 @@ clg_status clg__run_strided(const clg_call *call) {
    * dense already. */
   cl_event events[CLG_OPERANDS + 64];
   cl_uint nev = 0;
-  for (cl_uint i = 0; i < call->num_events && i < 64; ++i)
-    if (clRetainEvent(call->wait_list[i]) == CL_SUCCESS)
-      events[nev++] = call->wait_list[i];
+  for (cl_uint i = 0; i < call->num_events && i < 64; ++i) {
+    cl_int err = clRetainEvent(call->wait_list[i]);
+    if (err != CL_SUCCESS) {
+      clg_operands_release(op, events, nev);
+      return clg__fail_cl(err, "clRetainEvent", "taking the wait list");
+    }
+    events[nev++] = call->wait_list[i];
+  }
   /* A wait list longer than 64: the copies wait for all of it through a
    * marker. */
   if (call->num_events > 64) {
@@ -503,17 +513,24 @@ clg_status clg__run_strided(const clg_call *call) {
     clg_copy_layout l;
     clg_layout(call->output->rank, call->output->shape, d, strides, &l);
     if (device_back) {
+      /* The outcome first: nothing is left to undo if it cannot be made. */
+      clg_outcome *decided = NULL;
+      if (call->outcome)
+        st = clg__outcome_decided(&decided);
       cl_event done = NULL;
-      st = clg_device_copy(ctx, queue, out->scratch, 0, call->output->buffer,
-                           call->output->offset, &l, out->f.dense.elem_size, 1, &ran,
-                           call->event ? &done : NULL);
+      if (st == CLG_SUCCESS)
+        st = clg_device_copy(ctx, queue, out->scratch, 0, call->output->buffer,
+                             call->output->offset, &l, out->f.dense.elem_size,
+                             1, &ran, call->event ? &done : NULL);
       clReleaseEvent(ran);
-      if (st == CLG_SUCCESS && call->event)
-        *call->event = done;
-      if (st == CLG_SUCCESS && call->outcome)
-        st = clg__outcome_decided(call->outcome);
-      if (st != CLG_SUCCESS && call->event && done)
-        clReleaseEvent(done);
+      if (st == CLG_SUCCESS) {
+        if (call->event)
+          *call->event = done;
+        if (call->outcome)
+          *call->outcome = decided;
+      } else {
+        clg_outcome_release(decided);
+      }
     } else {
       /* A host output: the dense call has written host_tmp (it blocks). */
       clg_host_copy(call->output->host, out->host_tmp, &l, out->f.dense.count,
