@@ -10,9 +10,10 @@
  * dimensions the layouts lay out alike, so rank is small for the usual
  * views (a column block: 2). The NDRange is 2-D: dimension 0 walks the
  * innermost dimension, dimension 1 the `rows`, one per position of the
- * outer dimensions (both rounded up to the work-group size); a work-item finds its
- * row's offsets by dividing once per outer dimension, and adjacent
- * work-items touch adjacent elements where the innermost strides are 1.
+ * outer dimensions (both rounded up to the work-group size); a work-item
+ * finds its row's offsets by dividing once per outer dimension, and
+ * adjacent work-items touch adjacent elements where the innermost strides
+ * are 1.
  *
  * Build options: -DCLG_UNIT=<type> -DCLG_PER=<units per element>
  * -DCLG_RANK=<rank after merging, 1 to 16>: with the rank known, the loops
@@ -76,12 +77,12 @@ __kernel void clg_strided_copy(__global const CLG_UNIT *src, long src_off,
  * dense copy would cost more than the output (host/run/strided.c): the
  * output's element at coordinates c over `shape` (the output's, dimensions
  * merged as above; the same 2-D NDRange) is written at unit dst_off +
- * CLG_PER * sum_d c_d * dst_stride_d of dst, and read at unit src_off + CLG_PER * (sum_d c_d *
- * src_stride_d + k * axis_stride) of src, where k = idx[idx_off + sum_d
- * c_d * idx_stride_d], plus axis_size if negative: src_stride is 0 on the
- * dimensions of indices, idx_stride 0 on the others. Every index value was
- * checked before this kernel is enqueued. Build options as above, plus
- * -DCLG_INDEX=int|long. */
+ * CLG_PER * sum_d c_d * dst_stride_d of dst, and read at unit src_off +
+ * CLG_PER * (sum_d c_d * src_stride_d + k * axis_stride) of src, where
+ * k = idx[idx_off + sum_d c_d * idx_stride_d], plus axis_size if
+ * negative: src_stride is 0 on the dimensions of indices, idx_stride 0 on
+ * the others. Every index value was checked before this kernel is
+ * enqueued. Build options as above, plus -DCLG_INDEX=int|long. */
 #ifndef CLG_INDEX
 #define CLG_INDEX long
 #endif
