@@ -203,8 +203,9 @@ static int cmd_devices(int argc, char **argv) {
  * a CPU); so would a write to OUT's mapping on a full disk where its
  * blocks could not be reserved up front. Nothing can resume after that,
  * but the handler keeps the promise about OUT: it removes the temporary
- * file (OUT itself is never touched before the final rename), says what
- * happened and exits 1. Only async-signal-safe calls: unlink, write,
+ * file where it has a name (an unnamed O_TMPFILE one, cli_outfile.c, goes
+ * with the process; OUT itself is never touched before the final link or
+ * rename), says what happened and exits 1. Only async-signal-safe calls: unlink, write,
  * _exit. */
 static char sigbus_temp[4096];
 static volatile sig_atomic_t sigbus_have_temp;
@@ -230,7 +231,7 @@ static void sigbus_install(void) {
   (void)sigaction(SIGBUS, &sa, NULL);
 }
 
-/* The temporary file the handler removes (NULL: none). */
+/* The temporary file the handler removes (NULL: none, or unnamed). */
 static void sigbus_set_temp(const char *path) {
   sigbus_have_temp = 0;
   if (path != NULL && strlen(path) < sizeof sigbus_temp) {
@@ -363,7 +364,8 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
     goto done;
   }
   /* A .npy OUT: the library writes the result straight into a mapped
-   * temporary file next to OUT, renamed over OUT only after a success. */
+   * temporary file next to OUT (unnamed where the file system allows),
+   * put in place of OUT only after a success. */
   if (cli_output_begin(&out, out_path, data->dtype, out_rank, out_shape, err,
                        sizeof err) != 0) {
     fprintf(stderr, PROG ": %s\n", err);
@@ -384,7 +386,7 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
     code = cli_exit_for_status(st);
     goto done;
   }
-  sigbus_set_temp(NULL); /* renamed next: no longer ours to remove */
+  sigbus_set_temp(NULL); /* put in place next: no longer ours to remove */
   if (cli_output_commit(&out, out_path, err, sizeof err) != 0) {
     fprintf(stderr, PROG ": %s\n", err);
     goto done;

@@ -1,5 +1,6 @@
 /* An in-memory tensor (cli_tensor): shape arithmetic, allocation, whole-file
- * reads, atomic writes and the error helper the format modules share. */
+ * reads and the error helper the format modules share (output files and
+ * atomic writes: cli_outfile.c). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli_tensor.h"
@@ -163,90 +164,5 @@ int cli_read_whole_file(const char *path, unsigned char **buf, size_t *len,
   }
   *buf = p;
   *len = size;
-  return 0;
-}
-
-/* Split path into directory (with trailing '/', or "" for the cwd) and base. */
-static int temp_template_for(const char *path, char **tmpl, char *err,
-                             size_t errlen) {
-  const char *slash = strrchr(path, '/');
-  size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-  const char *base = slash ? slash + 1 : path;
-  if (*base == '\0')
-    return cli_fail(err, errlen, "output path '%s' names a directory", path);
-  size_t n = dir_len + 1 + strlen(base) + sizeof ".tmp.XXXXXX";
-  char *t = malloc(n);
-  if (t == NULL)
-    return cli_fail(err, errlen, "out of memory");
-  memcpy(t, path, dir_len);
-  snprintf(t + dir_len, n - dir_len, ".%s.tmp.XXXXXX", base);
-  *tmpl = t;
-  return 0;
-}
-
-int cli_temp_create(const char *path, char **tmp, int *fd, char *err,
-                    size_t errlen) {
-  *tmp = NULL;
-  *fd = -1;
-  char *t = NULL;
-  if (temp_template_for(path, &t, err, errlen) != 0)
-    return -1;
-  int f = mkstemp(t);
-  if (f < 0) {
-    int e = errno;
-    cli_fail(err, errlen, "cannot create a temporary file next to '%s': %s",
-             path, strerror(e));
-    free(t);
-    return -1;
-  }
-  /* mkstemp creates 0600; give the output the usual 0666 & ~umask. */
-  mode_t mask = umask(0);
-  umask(mask);
-  (void)fchmod(f, (mode_t)(0666 & ~mask));
-  *tmp = t;
-  *fd = f;
-  return 0;
-}
-
-int cli_write_file_atomic(const char *path, const void *buf, size_t len,
-                          char *err, size_t errlen) {
-  char *tmp = NULL;
-  int fd = -1;
-  if (cli_temp_create(path, &tmp, &fd, err, errlen) != 0)
-    return -1;
-
-  const unsigned char *p = buf;
-  size_t left = len;
-  while (left > 0) {
-    ssize_t w = write(fd, p, left);
-    if (w < 0) {
-      if (errno == EINTR)
-        continue;
-      int e = errno;
-      close(fd);
-      unlink(tmp);
-      cli_fail(err, errlen, "cannot write '%s': %s", tmp, strerror(e));
-      free(tmp);
-      return -1;
-    }
-    p += w;
-    left -= (size_t)w;
-  }
-  if (close(fd) != 0) {
-    int e = errno;
-    unlink(tmp);
-    cli_fail(err, errlen, "cannot write '%s': %s", tmp, strerror(e));
-    free(tmp);
-    return -1;
-  }
-  if (rename(tmp, path) != 0) {
-    int e = errno;
-    unlink(tmp);
-    cli_fail(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path,
-             strerror(e));
-    free(tmp);
-    return -1;
-  }
-  free(tmp);
   return 0;
 }

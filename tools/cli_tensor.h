@@ -1,7 +1,8 @@
 /*
  * The clgather command-line tool's in-memory tensor (cli_tensor) and the
  * helpers the file-format modules share: shape arithmetic, allocation,
- * whole-file reads, atomic writes and error messages.
+ * whole-file reads (cli_tensor.c), output files that a kill leaves no trace
+ * of, atomic writes (cli_outfile.c) and error messages.
  *
  * Include order in tools/ (each header includes only those before it):
  *   cli_tensor.h <- npy.h, onnx_pb.h <- tensor_file.h
@@ -63,13 +64,48 @@ void cli_tensor_free(cli_tensor *t);
 int cli_read_whole_file(const char *path, unsigned char **buf, size_t *len,
                         char *err, size_t errlen);
 
-/** Create a temporary file next to `path` (same directory, named
- * ".BASE.tmp.XXXXXX", mode 0666 & ~umask), open read-write: *tmp is its
- * malloc'ed name, *fd the descriptor. The caller unlinks or renames it. */
-int cli_temp_create(const char *path, char **tmp, int *fd, char *err,
-                    size_t errlen);
+/** An output file on its way to `path` (cli_outfile.c): an unnamed file
+ * (O_TMPFILE) in path's directory where the file system and kernel have
+ * them, linked into place only by cli_outfile_commit(), so that a process
+ * killed before that (SIGKILL included) leaves nothing behind; otherwise a
+ * named temporary file ".BASE.tmp.XXXXXX" next to `path`, renamed over it.
+ * Mode 0666 & ~umask either way; open read-write (it may be mapped). */
+typedef struct cli_outfile {
+  int fd;      /* -1 when closed */
+  int named;   /* 1: `tmp` is a file on disk (the named fallback) */
+  char *tmp;   /* its name; for an unnamed file, the template of the name it
+                * is linked as before replacing an existing `path` */
+  char *label; /* how messages name it */
+} cli_outfile;
 
-/** Write `len` bytes to `path` atomically (temporary file + rename). */
+/** Create the output file for `path` (unnamed where possible; named when
+ * `allow_unnamed` is 0: the tests' way to the fallback). */
+int cli_outfile_create(const char *path, cli_outfile *o, int allow_unnamed,
+                       char *err, size_t errlen);
+
+/** How messages name the file ("'DIR/.BASE.tmp.XXXXXX'" or "the unnamed
+ * temporary file for 'PATH'"). */
+const char *cli_outfile_label(const cli_outfile *o);
+
+/** The named temporary file on disk (to remove from a signal handler), or
+ * NULL for an unnamed one, which needs no removing. */
+const char *cli_outfile_temp_path(const cli_outfile *o);
+
+/** Close the file and put it in place of `path`: an absent `path` is
+ * created by linking the unnamed file to it; an existing one is replaced
+ * by rename() (of the named file, or of the unnamed one linked as a fresh
+ * ".BASE.tmp.XXXXXX" first: a kill between that link and the rename, a
+ * window of microseconds, leaves that name). On failure `path` is neither
+ * created nor changed and no file remains. *o is released either way. */
+int cli_outfile_commit(cli_outfile *o, const char *path, char *err,
+                       size_t errlen);
+
+/** Close the file and remove it (a named one is unlinked); *o is reset.
+ * NULL-tolerant and safe on a released cli_outfile. */
+void cli_outfile_discard(cli_outfile *o);
+
+/** Write `len` bytes to `path` atomically (cli_outfile_create, write,
+ * cli_outfile_commit). */
 int cli_write_file_atomic(const char *path, const void *buf, size_t len,
                           char *err, size_t errlen);
 

@@ -85,17 +85,17 @@ int npy_header_encode(clg_dtype dtype, int32_t rank, const int64_t *shape,
                       int version, unsigned char *buf, size_t cap,
                       size_t *len, char *err, size_t errlen);
 
-/** A .npy output written in place: a temporary file next to the output,
- * sized up front and mapped read-write (MAP_SHARED), renamed over the
- * output by npy_out_commit(). */
+/** A .npy output written in place: an output file (cli_outfile: unnamed
+ * where the file system allows, else a named temporary file next to the
+ * output), sized up front and mapped read-write (MAP_SHARED), put in place
+ * of the output by npy_out_commit(). */
 typedef struct npy_out {
-  char *tmp;          /* the temporary file's name; NULL when none */
-  int fd;             /* its descriptor; -1 when closed */
+  cli_outfile file;   /* file.fd is -1 when closed */
   unsigned char *map; /* the whole file: header, then the data */
   size_t map_len;
 } npy_out;
 
-/** Create the temporary file for `path`, write the header of a tensor of
+/** Create the output file for `path`, write the header of a tensor of
  * this dtype and shape, reserve the data's space (posix_fallocate, so that
  * a full disk is an error here rather than a SIGBUS later) and map it;
  * *data is where the nbytes of elements go (64-byte aligned). On failure
@@ -104,12 +104,12 @@ int npy_out_open(const char *path, clg_dtype dtype, int32_t rank,
                  const int64_t *shape, npy_out *o, void **data, char *err,
                  size_t errlen);
 
-/** Unmap, close and rename the temporary file over `path`. On failure the
- * temporary file is removed and `path` is neither created nor changed. *o
+/** Unmap the file and put it in place of `path` (cli_outfile_commit()). On
+ * failure no file remains and `path` is neither created nor changed. *o
  * is reset either way. */
 int npy_out_commit(npy_out *o, const char *path, char *err, size_t errlen);
 
-/** Unmap, close and remove the temporary file; *o is reset. NULL-tolerant
+/** Unmap, close and remove the output file; *o is reset. NULL-tolerant
  * and safe on a reset npy_out. */
 void npy_out_discard(npy_out *o);
 

@@ -1,5 +1,6 @@
 /* .npy files through memory mappings: inputs mapped read-only (npy_map),
- * outputs written in place in a mapped temporary file (npy_out_*). The
+ * outputs written in place in a mapped output file (npy_out_*; the file
+ * itself, unnamed until it is complete: cli_outfile.c). The
  * header checks are npy.c's (npy_open, npy_header_encode). */
 #define _POSIX_C_SOURCE 200809L
 
@@ -49,8 +50,10 @@ int npy_map(const char *path, cli_tensor *t, char *err, size_t errlen) {
 }
 
 static void npy_out_reset(npy_out *o) {
-  o->tmp = NULL;
-  o->fd = -1;
+  o->file.fd = -1;
+  o->file.named = 0;
+  o->file.tmp = NULL;
+  o->file.label = NULL;
   o->map = NULL;
   o->map_len = 0;
 }
@@ -60,12 +63,7 @@ void npy_out_discard(npy_out *o) {
     return;
   if (o->map != NULL)
     munmap(o->map, o->map_len);
-  if (o->fd >= 0)
-    close(o->fd);
-  if (o->tmp != NULL) {
-    unlink(o->tmp);
-    free(o->tmp);
-  }
+  cli_outfile_discard(&o->file);
   npy_out_reset(o);
 }
 
@@ -84,26 +82,26 @@ int npy_out_open(const char *path, clg_dtype dtype, int32_t rank,
   if (nbytes > SIZE_MAX - hlen || (uint64_t)(hlen + nbytes) > INT64_MAX)
     return cli_fail(err, errlen, "output of %zu bytes is too large", nbytes);
   size_t len = hlen + nbytes;
-  if (cli_temp_create(path, &o->tmp, &o->fd, err, errlen) != 0) {
+  if (cli_outfile_create(path, &o->file, 1, err, errlen) != 0) {
     npy_out_reset(o);
     return -1;
   }
   /* Reserve the blocks now: a full disk is an error here, not a SIGBUS
    * when the mapping is written. Where the file system cannot reserve,
    * ftruncate() makes a sparse file. */
-  int e = posix_fallocate(o->fd, 0, (off_t)len);
+  int e = posix_fallocate(o->file.fd, 0, (off_t)len);
   if (e == EINVAL || e == EOPNOTSUPP || e == ENOSYS)
-    e = ftruncate(o->fd, (off_t)len) == 0 ? 0 : errno;
+    e = ftruncate(o->file.fd, (off_t)len) == 0 ? 0 : errno;
   if (e != 0) {
-    cli_fail(err, errlen, "cannot make room for %zu bytes in '%s': %s", len,
-             o->tmp, strerror(e));
+    cli_fail(err, errlen, "cannot make room for %zu bytes in %s: %s", len,
+             cli_outfile_label(&o->file), strerror(e));
     npy_out_discard(o);
     return -1;
   }
-  void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, o->fd, 0);
+  void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, o->file.fd, 0);
   if (m == MAP_FAILED) {
-    cli_fail(err, errlen, "cannot map '%s' (%zu bytes): %s", o->tmp, len,
-             strerror(errno));
+    cli_fail(err, errlen, "cannot map %s (%zu bytes): %s",
+             cli_outfile_label(&o->file), len, strerror(errno));
     npy_out_discard(o);
     return -1;
   }
@@ -116,25 +114,16 @@ int npy_out_open(const char *path, clg_dtype dtype, int32_t rank,
 
 int npy_out_commit(npy_out *o, const char *path, char *err, size_t errlen) {
   /* The written pages are in the page cache, shared with every reader of
-   * the file once it is renamed: no msync is needed to make them visible
-   * (nor fsync: the copying writer, cli_write_file_atomic, does not sync
-   * either). */
+   * the file once it is linked or renamed: no msync is needed to make them
+   * visible (nor fsync: the copying writer, cli_write_file_atomic, does
+   * not sync either). */
   int rc = 0;
   if (munmap(o->map, o->map_len) != 0)
-    rc = cli_fail(err, errlen, "cannot unmap '%s': %s", o->tmp,
-                  strerror(errno));
+    rc = cli_fail(err, errlen, "cannot unmap %s: %s",
+                  cli_outfile_label(&o->file), strerror(errno));
   o->map = NULL;
-  if (close(o->fd) != 0 && rc == 0)
-    rc = cli_fail(err, errlen, "cannot write '%s': %s", o->tmp,
-                  strerror(errno));
-  o->fd = -1;
-  if (rc == 0 && rename(o->tmp, path) != 0)
-    rc = cli_fail(err, errlen, "cannot rename '%s' to '%s': %s", o->tmp, path,
-                  strerror(errno));
-  if (rc == 0) {
-    free(o->tmp);
-    o->tmp = NULL;
-  }
-  npy_out_discard(o); /* removes the temporary file after a failure */
+  if (rc == 0)
+    rc = cli_outfile_commit(&o->file, path, err, errlen);
+  npy_out_discard(o); /* removes the output file after a failure */
   return rc;
 }

@@ -118,7 +118,7 @@ int cli_output_begin(cli_output *o, const char *path, clg_dtype dtype,
                      int32_t rank, const int64_t *shape, char *err,
                      size_t errlen) {
   memset(o, 0, sizeof *o);
-  o->npy.fd = -1;
+  o->npy.file.fd = -1;
   o->t.dtype = dtype;
   if (cli_tensor_check_writable(path, &o->t, err, errlen) != 0)
     return -1;
@@ -139,7 +139,8 @@ int cli_output_begin(cli_output *o, const char *path, clg_dtype dtype,
 }
 
 const char *cli_output_temp_path(const cli_output *o) {
-  return o->format == CLI_FORMAT_NPY ? o->npy.tmp : NULL;
+  return o->format == CLI_FORMAT_NPY ? cli_outfile_temp_path(&o->npy.file)
+                                      : NULL;
 }
 
 int cli_output_commit(cli_output *o, const char *path, char *err,

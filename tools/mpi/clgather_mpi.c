@@ -13,7 +13,8 @@
  * (clg_mpi_even_rows), and its contiguous block of the flattened INDICES
  * (and of UPDATES), split by the same rule over their count; rank 0
  * collects the result and writes OUT (.npy) through a mapped temporary
- * file renamed at the end. OUT is byte for byte what `clgather gather` /
+ * file (unnamed until then where the file system has O_TMPFILE:
+ * cli_outfile.c) put in place at the end. OUT is byte for byte what `clgather gather` /
  * `clgather scatter-nd` write, whatever P.
  *
  * Exit status, the same on every rank: 0 success, 1 invalid input, 2 usage
@@ -153,8 +154,9 @@ static bool is_npy_path(const char *path) {
 
 /* Rank 0 writes OUT through a mapping of a temporary file (npy_out), whose
  * blocks are reserved up front; should a write still fault (a file system
- * that cannot reserve, full), SIGBUS removes the temporary file and exits
- * 1, as clgather does: OUT itself is only ever renamed over. */
+ * that cannot reserve, full), SIGBUS removes the temporary file (if it has
+ * a name: an unnamed one goes with the process) and exits 1, as clgather
+ * does: OUT itself is only ever linked or renamed over. */
 static char sigbus_temp[4096];
 static volatile sig_atomic_t sigbus_have_temp;
 
@@ -263,11 +265,11 @@ static int begin_out(run *r, const char *path, clg_dtype dtype, int32_t rank,
   if (npy_out_open(path, dtype, rank, shape, &r->out, &r->out_data, r->msg,
                    MPI_CLI_MSG) != 0)
     return CLI_EXIT_INPUT;
-  sigbus_set_temp(r->out.tmp);
+  sigbus_set_temp(cli_outfile_temp_path(&r->out.file));
   return 0;
 }
 
-/* Rank 0 renames the temporary file over OUT; every rank learns whether
+/* Rank 0 puts the temporary file in place of OUT; every rank learns whether
  * that worked. */
 static int commit_out(run *r, const char *path) {
   int code = 0;
@@ -533,7 +535,7 @@ int main(int argc, char **argv) {
   memset(&r, 0, sizeof r);
   for (int i = 0; i < 3; ++i)
     r.in[i].fd = -1;
-  r.out.fd = -1;
+  r.out.file.fd = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &r.size);
   code = scatter ? cmd_scatter(&a, &r) : cmd_gather(&a, &r);
