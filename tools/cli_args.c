@@ -264,7 +264,8 @@ static const option_doc option_docs[] = {
      "the first GPU, else the first device)"},
     {NULL, "--output", "OUT",
      "output file (.npy or .pb), written only on\n"
-     "success (to a temporary file, then renamed)"},
+     "success (to an unnamed temporary file, linked\n"
+     "into place once complete)"},
     {"selftest", "--json", NULL,
      "print the table and the failures as one JSON\n"
      "object instead of text"},

@@ -55,8 +55,9 @@ int cli_tensor_check_writable(const char *path, const cli_tensor *t,
                               char *err, size_t errlen);
 
 /** Write `t` to `path` (.npy or .pb) atomically: the bytes go to a temporary
- * file in the same directory which is then renamed over `path`. On failure
- * the temporary file is removed and `path` is neither created nor changed. */
+ * file in the same directory (unnamed where O_TMPFILE works: cli_outfile.c)
+ * which takes `path`'s name once complete. On failure the temporary file is
+ * removed and `path` is neither created nor changed. */
 int cli_tensor_write(const char *path, const cli_tensor *t, char *err,
                      size_t errlen);
 
