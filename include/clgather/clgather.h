@@ -295,7 +295,9 @@ CLG_API clg_tensor clg_tensor_buffer(clg_dtype dtype, int32_t rank,
  * than its cl_mem output (an embedding table's column block) reads the
  * data in place, by one kernel that writes the output's elements (strided
  * or dense) directly, after the index values were checked; its data is
- * never copied. The order of work is
+ * never copied. On devices other than CPUs the same kernel also writes a
+ * strided cl_mem output of such a Gather on dense cl_mem data (no scratch
+ * output, no copy after). The order of work is
  * unchanged: every index value is checked before anything is written, and
  * on error the output (and every byte around it) is untouched. In the
  * asynchronous checked mode a strided output that is not dense makes the

@@ -248,6 +248,30 @@ Test(strided, gather_reads_strided_data_in_place) {
          * copied; data and output never. */
         cr_expect(copies <= 1, "case %d %d %d: %u copies", a, o, axis, copies);
       }
+  /* Dense data into a strided cl_mem output: the direct kernel on GPUs
+   * (plans for a GPU: CLGATHER_TEST_PLAN_DEVICE=gpu, test_strided_gpu_plans),
+   * the operator's own kernel and a copy on CPUs. */
+  bool gpu = !(clg__plan_device(tu_ctx()) & CL_DEVICE_TYPE_CPU);
+  for (int o = 1; o < 4; ++o) {
+    gcase c = {.p = {CLG_OP_GATHER, o - 1, 0, CLG_MODE_RAISE},
+               .dt = CLG_DTYPE_FLOAT,
+               .idt = CLG_DTYPE_INT64,
+               .r = 3,
+               .q = 1,
+               .ds = {3, 4, 5},
+               .is = {7},
+               .kd = DENSE,
+               .ki = kinds[o],
+               .ko = kinds[o],
+               .dev_d = true,
+               .dev_i = o != 2,
+               .dev_o = true};
+    unsigned g0 = atomic_load(&tu_ctx()->strided_gathers);
+    run_gather_case(&c, 900 + (uint64_t)o);
+    cr_expect_eq(atomic_load(&tu_ctx()->strided_gathers) - g0, gpu ? 1u : 0u,
+                 "dense data, %s output, %s plans", st_kind_name(kinds[o]),
+                 gpu ? "GPU" : "CPU");
+  }
   /* A host output and data smaller than the output: copies instead. */
   gcase h = {.p = {CLG_OP_GATHER, 0, 0, CLG_MODE_RAISE},
              .dt = CLG_DTYPE_FLOAT,
