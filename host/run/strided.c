@@ -5,36 +5,14 @@
  * loop on the host for host memory); any other output is computed into a
  * dense scratch and copied to its elements after the operator's kernels,
  * which only happens once the call has succeeded: every index value is
- * checked before anything is written, as for dense tensors. */
-#include "run/run.h"
-#include "device/quirks.h"
+ * checked before anything is written, as for dense tensors. A Gather that
+ * can read its strided data in place does (strided_gather.c). */
+#include "run/strided.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The most operands a call has: data, indices, updates, output. */
-#define CLG_OPERANDS (CLG_MAX_INPUTS + 1)
-#define CLG_OUT CLG_MAX_INPUTS
-/* Work-group size of the copy kernel's NDRange. */
-#define CLG_STRIDED_LOCAL 64
-
-/* One operand as the dense call sees it. */
-typedef struct clg_dense_operand {
-  clg_tensor t;      /* the dense descriptor */
-  void *host_tmp;    /* ours: host memory the operand was packed into */
-  cl_mem scratch;    /* ours: a device buffer it was packed into */
-  bool copy_back;    /* an output computed into host_tmp or scratch */
-  clg_strided_facts f;
-} clg_dense_operand;
-
-/* A layout to copy between: dims merged, in elements. */
-typedef struct clg_copy_layout {
-  int rank;
-  int64_t shape[CLG_MAX_RANK], src[CLG_MAX_RANK], dst[CLG_MAX_RANK],
-      idx[CLG_MAX_RANK];
-} clg_copy_layout;
 
 bool clg__call_strided(const clg_call *call) {
   for (int k = 0; k < CLG_MAX_INPUTS; ++k)
@@ -44,8 +22,7 @@ bool clg__call_strided(const clg_call *call) {
 }
 
 /* Strides of the dense C-order tensor of `shape`. */
-static void clg_dense_strides(int32_t rank, const int64_t *shape,
-                              int64_t *strides) {
+void clg__dense_strides(int32_t rank, const int64_t *shape, int64_t *strides) {
   int64_t s = 1;
   for (int32_t i = rank - 1; i >= 0; --i) {
     strides[i] = s;
@@ -56,9 +33,8 @@ static void clg_dense_strides(int32_t rank, const int64_t *shape,
 /* Drop dimensions of size 1 and merge neighbours every layout lays out
  * alike (the outer one's stride is the inner one's times its size); `idx`
  * (NULL: none) is a third layout, the direct Gather's index positions. */
-static void clg_layout3(int32_t rank, const int64_t *shape, const int64_t *src,
-                        const int64_t *dst, const int64_t *idx,
-                        clg_copy_layout *l) {
+void clg__layout3(int32_t rank, const int64_t *shape, const int64_t *src,
+                  const int64_t *dst, const int64_t *idx, clg_copy_layout *l) {
   l->rank = 0;
   for (int32_t i = 0; i < rank; ++i) {
     if (shape[i] == 1)
@@ -83,7 +59,7 @@ static void clg_layout3(int32_t rank, const int64_t *shape, const int64_t *src,
 
 static void clg_layout(int32_t rank, const int64_t *shape, const int64_t *src,
                        const int64_t *dst, clg_copy_layout *l) {
-  clg_layout3(rank, shape, src, dst, NULL, l);
+  clg__layout3(rank, shape, src, dst, NULL, l);
 }
 
 /* Copy `count` elements of `es` bytes between host layouts (src and dst
@@ -120,9 +96,8 @@ static void clg_host_copy(unsigned char *dst, const unsigned char *src,
 
 /* The 2-D NDRange of kernels/strided.cl for layout l (rank >= 1 after
  * this: a single element is a dimension of size 1), and its rows. */
-static void clg_strided_range(const clg_context *ctx, clg_copy_layout *l,
-                              size_t *global, size_t *local,
-                              cl_ulong *rows_out) {
+void clg__strided_range(const clg_context *ctx, clg_copy_layout *l,
+                        size_t *global, size_t *local, cl_ulong *rows_out) {
   if (l->rank == 0) {
     l->rank = 1;
     l->shape[0] = 1;
@@ -165,7 +140,7 @@ static clg_status clg_device_copy(clg_context *ctx, cl_command_queue queue,
   clg_copy_layout lr = *l;
   size_t global[2], local[2];
   cl_ulong rows = 0;
-  clg_strided_range(ctx, &lr, global, local, &rows);
+  clg__strided_range(ctx, &lr, global, local, &rows);
   char options[80];
   snprintf(options, sizeof options, "-DCLG_UNIT=%s -DCLG_PER=%zu -DCLG_RANK=%d",
            units[unit - 1], es / unit, lr.rank);
@@ -182,8 +157,8 @@ static clg_status clg_device_copy(clg_context *ctx, cl_command_queue queue,
     ds.s[i] = i < lr.rank ? lr.dst[i] : 0;
   }
   const void *values[] = {&src, &so, &dst, &dof, &rows, &shape, &ss, &ds};
-  const size_t sizes[] = {sizeof(cl_mem), sizeof so,    sizeof(cl_mem),
-                          sizeof dof,     sizeof rows,  sizeof shape,
+  const size_t sizes[] = {sizeof(cl_mem), sizeof so,   sizeof(cl_mem),
+                          sizeof dof,     sizeof rows, sizeof shape,
                           sizeof ss,      sizeof ds};
   st = clg__launch(k, queue, 8, sizes, values, 2, global, local, num_events,
                    wait_list, event);
@@ -233,185 +208,13 @@ static clg_status clg_check_shapes(const clg_call *call,
                               orig[CLG_OUT] ? &t[CLG_OUT] : NULL, &c, &of);
 }
 
-/* Gather (batch_dims 0, mode RAISE) on cl_mem data into a cl_mem output,
- * read in place by clg_strided_gather instead of through scratch copies,
- * when either
- *  - data is strided (not in dense order) and has more elements than the
- *    output: its dense copy would move more bytes than the gather (an
- *    embedding table's column block); or
- *  - the output is strided (not in dense order), data is dense, and the
- *    device is not a CPU: there the direct kernel beat the operator's
- *    kernel into scratch plus the copy to the output (NVIDIA H200, 4096
- *    rows of 768 floats into a column block: 0.08 against 0.17-0.19 ms),
- *    where on a CPU the two are even (POCL: 7.9 against 7.2 ms) and the
- *    operator's kernels are the tuned ones;
- * and the unit-aligned offsets and data's and the output's bytes lie
- * apart. */
-static bool clg_direct_eligible(const clg_call *call,
-                                const clg_dense_operand *op) {
-  const clg_params *p = call->params ? call->params : &clg__default_params;
-  const clg_tensor *d = call->data, *o = call->output, *x = call->indices;
-  const clg_dense_operand *od = &op[CLG_IN_DATA], *oo = &op[CLG_OUT];
-  if (call->is_scatter || p->op != CLG_OP_GATHER ||
-      p->mode != CLG_MODE_RAISE ||
-      (p->batch_dims != 0 && p->batch_dims != -(int64_t)x->rank) ||
-      (d->storage != CLG_STORAGE_BUFFER &&
-       d->storage != CLG_STORAGE_BUFFER_STRIDED) ||
-      (o->storage != CLG_STORAGE_BUFFER &&
-       o->storage != CLG_STORAGE_BUFFER_STRIDED))
-    return false;
-  size_t es = clg_dtype_size(d->dtype), unit = es < 8 ? es : 8;
-  size_t d_count = 1, o_count = 1;
-  for (int32_t i = 0; i < d->rank; ++i)
-    d_count *= (size_t)d->shape[i];
-  for (int32_t i = 0; i < o->rank; ++i)
-    o_count *= (size_t)o->shape[i];
-  bool d_strided = clg__strides(d) && !od->f.dense_order,
-       o_strided = clg__strides(o) && !oo->f.dense_order;
-  bool wins = (d_strided && o_count <= d_count) ||
-              (o_strided && !d_strided &&
-               !(clg__plan_device(call->ctx) & CL_DEVICE_TYPE_CPU));
-  if (!wins || d_count == 0 || o_count == 0 || d->offset % unit ||
-      o->offset % unit)
-    return false;
-  if (o->buffer != d->buffer)
-    return true;
-  /* The bytes each reaches, from its first to its last. */
-  size_t d0 = d->offset, d1 = d->offset + d_count * es;
-  size_t o0 = o->offset, o1 = o->offset + o_count * es;
-  if (clg__strides(d)) {
-    d0 = d->offset - (size_t)(-od->f.lo) * es;
-    d1 = d->offset + (size_t)(od->f.hi + 1) * es;
-  }
-  if (clg__strides(o)) {
-    o0 = o->offset - (size_t)(-oo->f.lo) * es;
-    o1 = o->offset + (size_t)(oo->f.hi + 1) * es;
-  }
-  return o1 <= d0 || d1 <= o0;
-}
-
-static clg_status clg_direct_gather(const clg_call *call,
-                                    cl_command_queue queue,
-                                    const clg_dense_operand *op,
-                                    cl_uint num_events,
-                                    const cl_event *wait_list) {
-  static unsigned char somewhere;
-  clg_context *ctx = call->ctx;
-  const clg_params *p = call->params ? call->params : &clg__default_params;
-  const clg_tensor *d = call->data, *o = call->output;
-  const clg_tensor *x = &op[CLG_IN_INDICES].t; /* dense */
-  size_t es = clg_dtype_size(d->dtype);
-  clg_status st;
-  /* The memory of data and output where dense (strided ones were
-   * checked). */
-  clg_tensor_facts of;
-  if (!clg__strides(d) &&
-      (st = clg__check_tensor(ctx, "data", d, es, &of)) != CLG_SUCCESS)
-    return st;
-  if (!clg__strides(o) &&
-      (st = clg__check_tensor(ctx, "output", o, es, &of)) != CLG_SUCCESS)
-    return st;
-  /* Every index value, before anything is written (blocking). */
-  clg_tensor shape_only = *d;
-  shape_only.storage = CLG_STORAGE_HOST;
-  shape_only.host = &somewhere;
-  if ((st = clg_validate(ctx, p, &shape_only, x, queue, num_events,
-                         wait_list)) != CLG_SUCCESS)
-    return st;
-  int32_t r = d->rank, q = x->rank, a = (int32_t)(p->axis < 0 ? p->axis + r
-                                                              : p->axis);
-  int64_t ds[CLG_MAX_RANK], ostr[CLG_MAX_RANK], xstr[CLG_MAX_RANK],
-      src[CLG_MAX_RANK] = {0}, idx[CLG_MAX_RANK] = {0};
-  if (clg__strides(d))
-    memcpy(ds, clg__strides(d), sizeof ds);
-  else
-    clg_dense_strides(r, d->shape, ds);
-  if (clg__strides(o))
-    memcpy(ostr, clg__strides(o), sizeof ostr);
-  else
-    clg_dense_strides(o->rank, o->shape, ostr);
-  clg_dense_strides(q, x->shape, xstr);
-  for (int32_t i = 0; i < o->rank; ++i) {
-    bool in_idx = i >= a && i < a + q;
-    src[i] = in_idx ? 0 : ds[i < a ? i : i - q + 1];
-    idx[i] = in_idx ? xstr[i - a] : 0;
-  }
-  clg_copy_layout l;
-  clg_layout3(o->rank, o->shape, src, ostr, idx, &l);
-
-  /* Host indices go to the device (they are few: the output is larger). */
-  size_t isz = clg_dtype_size(x->dtype);
-  cl_mem xm = x->buffer, own = NULL;
-  size_t xoff = x->storage == CLG_STORAGE_BUFFER ? x->offset / isz : 0;
-  if (x->storage == CLG_STORAGE_HOST) {
-    size_t n = 1;
-    for (int32_t i = 0; i < q; ++i)
-      n *= (size_t)x->shape[i];
-    cl_int err = CL_SUCCESS;
-    own = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                         n * isz, x->host, &err);
-    if (!own)
-      return clg__fail_cl(err, "clCreateBuffer", "staging indices");
-    xm = own;
-  }
-  static const char *const units[] = {"uchar", "ushort", NULL, "uint",
-                                      NULL,    NULL,     NULL, "ulong"};
-  size_t unit = es < 8 ? es : 8;
-  size_t global[2], local[2];
-  cl_ulong rows = 0;
-  clg_strided_range(ctx, &l, global, local, &rows);
-  char options[112];
-  snprintf(options, sizeof options,
-           "-DCLG_UNIT=%s -DCLG_PER=%zu -DCLG_INDEX=%s -DCLG_RANK=%d",
-           units[unit - 1], es / unit, isz == 4 ? "int" : "long", l.rank);
-  clg_kernel_entry *k = NULL;
-  clg_outcome *decided = NULL;
-  st = clg__get_kernel(ctx, clg_kernel_strided, options, "clg_strided_gather",
-                       &k);
-  if (st == CLG_SUCCESS && call->outcome)
-    st = clg__outcome_decided(&decided);
-  if (st == CLG_SUCCESS) {
-    cl_long so = (cl_long)(d->offset / unit), dof = (cl_long)(o->offset / unit);
-    cl_long xo = (cl_long)xoff, as = ds[a], an = d->shape[a];
-    cl_long16 shape, ss, dd, xx;
-    for (int i = 0; i < 16; ++i) {
-      shape.s[i] = i < l.rank ? l.shape[i] : 1;
-      ss.s[i] = i < l.rank ? l.src[i] : 0;
-      dd.s[i] = i < l.rank ? l.dst[i] : 0;
-      xx.s[i] = i < l.rank ? l.idx[i] : 0;
-    }
-    const void *values[] = {&d->buffer, &so,  &o->buffer, &dof,
-                            &xm,        &xo,  &as,        &an,
-                            &rows,      &shape, &ss,      &dd,
-                            &xx};
-    const size_t sizes[] = {sizeof(cl_mem), sizeof so,    sizeof(cl_mem),
-                            sizeof dof,     sizeof(cl_mem), sizeof xo,
-                            sizeof as,      sizeof an,    sizeof rows,
-                            sizeof shape,   sizeof ss,    sizeof dd,
-                            sizeof xx};
-    st = clg__launch(k, queue, 13, sizes, values, 2, global, local,
-                     num_events, wait_list, call->event);
-    if (st == CLG_SUCCESS)
-      atomic_fetch_add_explicit(&ctx->strided_gathers, 1,
-                                memory_order_relaxed);
-  }
-  if (own)
-    clReleaseMemObject(own);
-  if (st == CLG_SUCCESS && call->outcome)
-    *call->outcome = decided;
-  else
-    clg_outcome_release(decided);
-  return st;
-}
-
 clg_status clg__run_strided(const clg_call *call) {
   clg_context *ctx = call->ctx;
   if (!ctx)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "ctx is NULL");
-  const clg_tensor *orig[CLG_OPERANDS] = {call->data, call->indices,
-                                          call->is_scatter ? call->updates
-                                                           : NULL,
-                                          call->output};
+  const clg_tensor *orig[CLG_OPERANDS] = {
+      call->data, call->indices, call->is_scatter ? call->updates : NULL,
+      call->output};
   clg_status st = clg__check_wait_list(call->num_events, call->wait_list);
   if (st == CLG_SUCCESS)
     st = clg_check_shapes(call, orig);
@@ -464,7 +267,7 @@ clg_status clg__run_strided(const clg_call *call) {
   }
   const cl_uint waits = nev; /* what the copies of inputs wait for */
   /* Data read in place by the direct Gather: only indices are copied. */
-  bool direct = clg_direct_eligible(call, op);
+  bool direct = clg__direct_eligible(call, op);
   for (int k = 0; k < CLG_OPERANDS && st == CLG_SUCCESS; ++k) {
     clg_dense_operand *o = &op[k];
     if (!orig[k] || !clg__strides(orig[k]) || o->f.dense_order ||
@@ -472,7 +275,7 @@ clg_status clg__run_strided(const clg_call *call) {
       continue;
     const int64_t *strides = clg__strides(orig[k]);
     int64_t dense[CLG_MAX_RANK];
-    clg_dense_strides(orig[k]->rank, orig[k]->shape, dense);
+    clg__dense_strides(orig[k]->rank, orig[k]->shape, dense);
     size_t es = o->f.dense.elem_size, bytes = o->f.dense.bytes;
     bool out = k == CLG_OUT, host = o->t.storage == CLG_STORAGE_HOST;
     clg_copy_layout l;
@@ -507,13 +310,13 @@ clg_status clg__run_strided(const clg_call *call) {
     if (out)
       continue;
     st = clg_device_copy(ctx, queue, orig[k]->buffer, orig[k]->offset,
-                         o->scratch, 0, &l, es, waits,
-                         waits ? events : NULL, &events[nev]);
+                         o->scratch, 0, &l, es, waits, waits ? events : NULL,
+                         &events[nev]);
     if (st == CLG_SUCCESS)
       ++nev;
   }
   if (st == CLG_SUCCESS && direct)
-    st = clg_direct_gather(call, queue, op, nev, nev ? events : NULL);
+    st = clg__direct_gather(call, queue, op, nev, nev ? events : NULL);
   if (st != CLG_SUCCESS || direct) {
     clg_operands_release(op, events, nev);
     return st == CLG_SUCCESS ? clg__ok() : st;
@@ -538,7 +341,7 @@ clg_status clg__run_strided(const clg_call *call) {
   if (st == CLG_SUCCESS && out->copy_back) {
     const int64_t *strides = clg__strides(call->output);
     int64_t d[CLG_MAX_RANK];
-    clg_dense_strides(call->output->rank, call->output->shape, d);
+    clg__dense_strides(call->output->rank, call->output->shape, d);
     clg_copy_layout l;
     clg_layout(call->output->rank, call->output->shape, d, strides, &l);
     if (device_back) {
@@ -582,9 +385,8 @@ clg_status clg__validate_strided(clg_context *ctx, const clg_params *params,
   /* Data: only its shape counts. */
   if (clg__strides(data)) {
     if ((st = clg__check_data_dtype("data", data->dtype)) != CLG_SUCCESS ||
-        (st = clg__check_strided(ctx, "data", data,
-                                 clg_dtype_size(data->dtype), false, &f)) !=
-            CLG_SUCCESS)
+        (st = clg__check_strided(ctx, "data", data, clg_dtype_size(data->dtype),
+                                 false, &f)) != CLG_SUCCESS)
       return st;
     d.storage = CLG_STORAGE_HOST;
     d.host = &somewhere;
@@ -604,7 +406,7 @@ clg_status clg__validate_strided(clg_context *ctx, const clg_params *params,
   /* The values, dense, on the host: read from host memory, or from the
    * cl_mem range they span (blocking, after the wait list). */
   int64_t dense[CLG_MAX_RANK];
-  clg_dense_strides(indices->rank, indices->shape, dense);
+  clg__dense_strides(indices->rank, indices->shape, dense);
   clg_copy_layout l;
   clg_layout(indices->rank, indices->shape, strides, dense, &l);
   size_t es = f.dense.elem_size, span = (size_t)(f.hi - f.lo + 1) * es;
