@@ -84,14 +84,20 @@ static clg_status clg_run_kernels(clg_context *ctx, const clg_checked *c,
       st = clg__fail_cl(err, "clEnqueueMarkerWithWaitList",
                         "completing a call with nothing to write");
   }
-  /* The calls in order, each after the one before. */
+  /* The calls in order, each after the one before. The last one's event
+   * only where something waits for it: the caller, this call (host memory)
+   * or the next call. An event costs: the NVIDIA H200 took 9.3 us to
+   * enqueue a kernel with one and a few without (W5, 10 indices: the
+   * checked call 34.5 us, a blocking read + a kernel + finish 21.5). */
+  bool want_last = event || blocking;
   for (int i = 0; st == CLG_SUCCESS && i < calls.count; ++i) {
     cl_event prev = kevent;
     kevent = NULL;
+    cl_event *out = i + 1 < calls.count || want_last ? &kevent : NULL;
     st = prev ? clg__call_launch(&calls.call[i], l->queue, verdict, 1, &prev,
-                                 &kevent)
+                                 out)
               : clg__call_launch(&calls.call[i], l->queue, verdict,
-                                 l->num_events, l->wait_list, &kevent);
+                                 l->num_events, l->wait_list, out);
     if (st != CLG_SUCCESS) {
       kevent = prev; /* the last enqueued, waited for below if need be */
       break;
@@ -137,7 +143,7 @@ static clg_status clg_run_kernels(clg_context *ctx, const clg_checked *c,
   }
   if (event)
     *event = kevent;
-  else
+  else if (kevent)
     clReleaseEvent(kevent);
   return CLG_SUCCESS;
 }
