@@ -25,22 +25,26 @@ const char *ct_scratch_dir(void) {
   return scratch;
 }
 
-void ct_cleanup(void) {
-  if (scratch[0] == '\0')
-    return;
-  DIR *d = opendir(scratch);
+void ct_remove_dir(const char *dir) {
+  DIR *d = opendir(dir);
   if (d != NULL) {
     struct dirent *e;
-    char p[1024];
+    char p[4096];
     while ((e = readdir(d)) != NULL) {
       if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
         continue;
-      snprintf(p, sizeof p, "%s/%s", scratch, e->d_name);
+      snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
       unlink(p);
     }
     closedir(d);
   }
-  rmdir(scratch);
+  rmdir(dir);
+}
+
+void ct_cleanup(void) {
+  if (scratch[0] == '\0')
+    return;
+  ct_remove_dir(scratch);
   scratch[0] = '\0';
 }
 

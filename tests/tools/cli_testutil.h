@@ -12,6 +12,8 @@
 const char *ct_scratch_dir(void);
 /** Remove the scratch folder and its files (suite .fini). */
 void ct_cleanup(void);
+/** Remove folder `dir` and the files in it (not subfolders). */
+void ct_remove_dir(const char *dir);
 /** dir/name in a static ring of buffers (valid for a few calls). */
 const char *ct_path(const char *name);
 /** Write len bytes to path (plain, not atomic); aborts the test on error. */

@@ -55,12 +55,11 @@
  * failed assertion (a failure must not leave hundreds of MB in /dev/shm). */
 static char *made[8];
 
-static void remove_dir(const char *dir);
 
 static void cleanup(void) {
   for (int i = 0; i < 8; ++i)
     if (made[i] != NULL) {
-      remove_dir(made[i]);
+      ct_remove_dir(made[i]);
       free(made[i]);
       made[i] = NULL;
     }
@@ -125,22 +124,6 @@ static char *make_dir(const char *parent) {
       break;
     }
   return p;
-}
-
-static void remove_dir(const char *dir) {
-  DIR *d = opendir(dir);
-  if (d != NULL) {
-    struct dirent *e;
-    char p[4096];
-    while ((e = readdir(d)) != NULL) {
-      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-        continue;
-      snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-      unlink(p);
-    }
-    closedir(d);
-  }
-  rmdir(dir);
 }
 
 static char *join(const char *dir, const char *name) {
@@ -388,7 +371,7 @@ static void kill_runs(const char *parent, const char *in_dir,
     }
     unlink(out);
     if (!strict && others > 0) { /* the fallback's leftovers */
-      remove_dir(dir);
+      ct_remove_dir(dir);
       cr_assert_eq(mkdir(dir, 0700), 0);
     }
   }
@@ -396,7 +379,7 @@ static void kill_runs(const char *parent, const char *in_dir,
               "complete after %d, previous OUT kept after %d",
               what, KILLS, midway, complete, old_kept);
   cr_assert_geq(midway, 1, "%s: no kill landed while writing", what);
-  remove_dir(dir);
+  ct_remove_dir(dir);
   free(out);
   free(ref);
   free(dir);
@@ -421,7 +404,7 @@ Test(cli_kill, sigkill_leaves_out_as_it_was_or_complete) {
   else
     cr_log_warn("no /dev/shm: the tmpfs part is skipped");
   kill_runs(CLGATHER_TEST_BINARY_DIR, in_dir, "the build directory");
-  remove_dir(in_dir);
+  ct_remove_dir(in_dir);
   free(in_dir);
 }
 
@@ -480,7 +463,7 @@ Test(cli_kill, outfile_unnamed_and_named) {
       outfile_case(dir, unnamed, 077);
       outfile_case(dir, unnamed, 002);
     }
-    remove_dir(dir);
+    ct_remove_dir(dir);
     free(dir);
   }
 }
