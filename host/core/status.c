@@ -32,6 +32,7 @@ const char *clg_status_string(clg_status status) {
   case CLG_ERROR_INCOMPATIBLE_SHAPES: return "incompatible shapes";
   case CLG_ERROR_DUPLICATE_INDEX: return "duplicate index";
   case CLG_ERROR_INTERNAL: return "internal error";
+  case CLG_ERROR_INVALID_BAGS: return "invalid bags";
   }
   return "unknown status";
 }

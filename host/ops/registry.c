@@ -52,6 +52,11 @@ clg_status clg__check_params(const clg_params *p, const clg_op_info **info,
   *info = &clg_infos[i];
   *impl = clg_impls[i];
   unsigned takes = clg_infos[i].params;
+  if (takes & CLG_PARAM_BAGS)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "%s takes bags and per-sample weights, which clg_params "
+                     "cannot hold: run it with clg_embedding_bag()",
+                     (*info)->name);
   if (p->mode != CLG_MODE_RAISE && p->mode != CLG_MODE_WRAP &&
       p->mode != CLG_MODE_CLIP)
     return clg__fail(CLG_ERROR_INVALID_ARGUMENT,

@@ -67,6 +67,10 @@ int clg_supported(clg_op op, clg_dtype data_dtype, clg_dtype indices_dtype,
     return 0;
   if (data_dtype == CLG_DTYPE_STRING || clg_dtype_size(data_dtype) == 0)
     return 0;
+  if ((info->params & CLG_PARAM_BAGS) && data_dtype != CLG_DTYPE_FLOAT &&
+      data_dtype != CLG_DTYPE_FLOAT16 && data_dtype != CLG_DTYPE_BFLOAT16 &&
+      data_dtype != CLG_DTYPE_DOUBLE)
+    return 0; /* EmbeddingBag's weight: a floating-point type */
   if (indices_dtype != CLG_DTYPE_INT32 && indices_dtype != CLG_DTYPE_INT64)
     return 0;
   if (data_rank < 1 || data_rank > CLG_MAX_RANK || indices_rank < 0 ||

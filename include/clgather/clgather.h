@@ -151,6 +151,13 @@ typedef enum clg_status {
    * please report it). Found while planning, before anything is enqueued:
    * the output is untouched. */
   CLG_ERROR_INTERNAL = 20,
+  /** EmbeddingBag's bags break their form's rules (clg_embedding_bag()):
+   * offsets[0] not 0, offsets decreasing or above the number of indices,
+   * include_last_offset's last offset not that number; segment ids
+   * decreasing or outside [0, num_segments). The message names the tensor,
+   * the position and the value. Raised before any kernel is enqueued; the
+   * output is untouched. */
+  CLG_ERROR_INVALID_BAGS = 21,
 } clg_status;
 
 /** A short, fixed English name for a status ("index out of bounds"). Never
@@ -688,6 +695,14 @@ typedef enum clg_op {
   /** ONNX Scatter (opsets 9, 10; deprecated by ONNX in favour of
    * ScatterElements): ScatterElements without reduction. */
   CLG_OP_SCATTER = 5,
+  /** EmbeddingBag (not an ONNX operator): PyTorch's
+   * torch.nn.functional.embedding_bag and TensorFlow's
+   * tf.math.sparse_segment_sum / _mean / _sqrt_n, rows of a weight table
+   * reduced per bag. It takes bags (offsets or segment ids) and per-sample
+   * weights, which clg_params cannot hold: run it with clg_embedding_bag()
+   * (clgather/clgather_bag.h); every entry point taking a clg_params
+   * refuses it with CLG_ERROR_INVALID_ARGUMENT. */
+  CLG_OP_EMBEDDING_BAG = 6,
 } clg_op;
 
 /** How a scatter combines an update with the element it lands on (ONNX's
@@ -798,6 +813,9 @@ typedef struct clg_scatter_params {
 /** Not a clg_params field: the operator is a scatter, run by clg_scatter()
  * with a clg_scatter_params (reduction, duplicates). */
 #define CLG_PARAM_SCATTER 8u
+/** Not a clg_params field: the operator reduces bags (EmbeddingBag), run by
+ * clg_embedding_bag() with a clg_bag_params. */
+#define CLG_PARAM_BAGS 16u
 
 /** An operator of the family as the library's registry describes it. */
 typedef struct clg_op_info {
@@ -1270,7 +1288,7 @@ CLG_API void clg_plan_destroy(clg_plan *plan);
  * CLG_ERROR_UNSUPPORTED_DTYPE, min/max on complex types, a reduction on
  * float64 or complex128 on a device without cl_khr_fp64, and one computed
  * in float (float, bfloat16, complex64) or double (float64, complex128) on
- * a device that flushes those subnormals to zero. Supported: the six operators (clg_op); every
+ * a device that flushes those subnormals to zero. Supported: the seven operators (clg_op); every
  * fixed-size ONNX element type (not string or undefined); int32 or int64
  * indices; ranks in [1, CLG_MAX_RANK] for data and [0, CLG_MAX_RANK] for
  * indices, with, per operator: Gather any mode and data_rank - 1 +
@@ -1278,7 +1296,9 @@ CLG_API void clg_plan_destroy(clg_plan *plan);
  * Gather with batch_dims b > 0 has output rank data_rank - 1 +
  * indices_rank - b, which clg_output_shape() checks); GatherElements,
  * ScatterElements and Scatter mode RAISE and indices_rank == data_rank;
- * GatherND and ScatterND mode RAISE and indices_rank >= 1. Returns 1 if
+ * GatherND and ScatterND mode RAISE and indices_rank >= 1; EmbeddingBag
+ * mode RAISE, weight (data) float32, float16, bfloat16 or float64 of rank
+ * 2 and indices_rank 1 or 2 (clg_embedding_bag()). Returns 1 if
  * supported, 0 if not; never fails.
  */
 CLG_API int clg_supported(clg_op op, clg_dtype data_dtype,
@@ -1333,5 +1353,8 @@ CLG_API clg_status clg_run_sharded(
 #ifdef __cplusplus
 }
 #endif
+
+/* EmbeddingBag and sparse segment reductions. */
+#include <clgather/clgather_bag.h>
 
 #endif /* CLGATHER_CLGATHER_H */

@@ -24,6 +24,7 @@ static const struct {
      CLG_PARAM_AXIS | CLG_PARAM_SCATTER},
     {CLG_OP_SCATTER_ND, "ScatterND", "scatter-nd", CLG_PARAM_SCATTER},
     {CLG_OP_SCATTER, "Scatter", "scatter", CLG_PARAM_AXIS | CLG_PARAM_SCATTER},
+    {CLG_OP_EMBEDDING_BAG, "EmbeddingBag", "embedding-bag", CLG_PARAM_BAGS},
 };
 #define N_EXPECTED (sizeof expected / sizeof expected[0])
 
@@ -71,7 +72,11 @@ Test(registry, fields_not_taken_are_refused) {
       const char *msg = clg_last_error();
       bool refused = st == CLG_ERROR_INVALID_ARGUMENT &&
                      strstr(msg, "takes no") != NULL;
-      if (ops[i].params & probes[k].bit)
+      if (ops[i].params & CLG_PARAM_BAGS) /* no clg_params at all */
+        cr_expect(st == CLG_ERROR_INVALID_ARGUMENT &&
+                      strstr(msg, "clg_embedding_bag()") != NULL,
+                  "%s: status %d, %s", ops[i].name, (int)st, msg);
+      else if (ops[i].params & probes[k].bit)
         cr_expect(!refused, "%s refused a field it takes: %s", ops[i].name,
                   msg);
       else

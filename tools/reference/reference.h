@@ -103,4 +103,38 @@ int ref_gather_nd(const void *data, size_t esize, int32_t r,
                   ref_index_type type, int32_t q, const int64_t *indices_shape,
                   int64_t batch_dims, void *out);
 
+/* EmbeddingBag (PyTorch's embedding_bag, TensorFlow's sparse segment
+ * reductions), from its definition in include/clgather/clgather_bag.h:
+ * the arithmetic there, entry by entry in index order, in plain C (no
+ * contraction: fmaf()/fma() only where the definition says fma).
+ *  - mode: 0 sum, 1 mean, 2 max, 3 sqrt_n (clg_bag_mode);
+ *  - form: 0 offsets, 1 fixed, 2 segment ids (clg_bag_form);
+ *  - dtype: a clg_dtype value: float32 (1), float16 (10), bfloat16 (16) or
+ *    float64 (11) (the weight's, the output's, per_sample_weights');
+ *  - indices: n = indices_shape[0] (* indices_shape[1] for the fixed form,
+ *    indices_rank 2) entries; bags (offsets or segment ids, of bags_type)
+ *    with bags_len entries, NULL for the fixed form;
+ *  - per_sample_weights: NULL or n entries of dtype;
+ *  - num_bags: B, output [B, dim] (for the segment form the caller's
+ *    num_segments; for the others it must agree with the bags).
+ * Returns 0 with out written, or -1 for any input that clg_embedding_bag()
+ * refuses (out may then be partly written). */
+typedef struct ref_bag_args {
+  int mode, form, include_last_offset, has_padding_idx;
+  int64_t padding_idx;
+  int32_t dtype;
+  const void *weight;
+  int64_t num_embeddings, dim;
+  const void *indices;
+  ref_index_type index_type;
+  int32_t indices_rank;
+  int64_t indices_shape[2];
+  const void *bags;
+  ref_index_type bags_type;
+  int64_t bags_len;
+  const void *per_sample_weights;
+  int64_t num_bags;
+} ref_bag_args;
+int ref_embedding_bag(const ref_bag_args *a, void *out);
+
 #endif /* CLGATHER_REFERENCE_H */

@@ -1,0 +1,184 @@
+/*
+ * clgather — EmbeddingBag and sparse segment reductions: rows of a weight
+ * table gathered by index and reduced per bag, in one call, every index
+ * and every bag boundary checked before any kernel runs. Included by
+ * clgather/clgather.h (include that one).
+ *
+ * Semantics: PyTorch's torch.nn.functional.embedding_bag / nn.EmbeddingBag
+ * (bags by offsets or fixed-size rows; modes sum, mean, max;
+ * per_sample_weights; padding_idx) and TensorFlow's
+ * tf.math.sparse_segment_sum / _mean / _sqrt_n (bags by segment ids). ONNX
+ * has no such operator.
+ */
+#ifndef CLGATHER_CLGATHER_BAG_H
+#define CLGATHER_CLGATHER_BAG_H
+
+#ifndef CLGATHER_CLGATHER_H
+#error "include <clgather/clgather.h>, which includes this header"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** How a bag's rows are reduced into its output row. */
+typedef enum clg_bag_mode {
+  /** The sum of the rows (PyTorch mode "sum", tf.math.sparse_segment_sum). */
+  CLG_BAG_SUM = 0,
+  /** The sum divided by the bag's count (PyTorch "mean",
+   * sparse_segment_mean). */
+  CLG_BAG_MEAN = 1,
+  /** The element-wise maximum (PyTorch "max"). */
+  CLG_BAG_MAX = 2,
+  /** The sum divided by the square root of the count
+   * (tf.math.sparse_segment_sqrt_n). */
+  CLG_BAG_SQRT_N = 3,
+} clg_bag_mode;
+
+/** How the entries of `indices` are grouped into bags. */
+typedef enum clg_bag_form {
+  /** PyTorch's offsets: indices 1-D [N]; `bags` (the offsets) 1-D [B],
+   * bag b is indices[offsets[b] : offsets[b+1]], the last bag ending at N;
+   * or [B + 1] with CLG_BAG_INCLUDE_LAST_OFFSET, offsets[B] == N. Needs
+   * offsets[0] == 0 (when B > 0), offsets non-decreasing, none above N. */
+  CLG_BAGS_OFFSETS = 0,
+  /** Fixed-size bags: indices 2-D [B, L], bag b is row b; `bags` NULL. */
+  CLG_BAGS_FIXED = 1,
+  /** TensorFlow's segment ids: indices 1-D [N]; `bags` (the segment ids)
+   * 1-D [N], non-decreasing, each in [0, B) where B = output.shape[0] (the
+   * caller's num_segments; TensorFlow's default is segment_ids[N-1] + 1).
+   * Entry i belongs to bag segment_ids[i]; a bag no id names is empty. */
+  CLG_BAGS_SEGMENT_IDS = 2,
+} clg_bag_form;
+
+/** clg_bag_params.flags: offsets hold B + 1 entries, the last equal to N
+ * (PyTorch's include_last_offset; CLG_BAGS_OFFSETS only). */
+#define CLG_BAG_INCLUDE_LAST_OFFSET 1u
+/** clg_bag_params.flags: padding_idx is set: entries equal to it are
+ * skipped and not counted (PyTorch's padding_idx). */
+#define CLG_BAG_PADDING_IDX 2u
+
+/**
+ * EmbeddingBag's attributes. Zero-initialised (or a NULL pointer): mode
+ * sum, bags by offsets, no padding index. (PyTorch's default mode is mean:
+ * the CLI and the Python package default to it; the C zero value is sum.)
+ */
+typedef struct clg_bag_params {
+  clg_bag_mode mode;
+  clg_bag_form form;
+  /** CLG_BAG_* bits; others must be 0. */
+  uint32_t flags;
+  /** Must be 0 (room for a later attribute). */
+  uint32_t reserved;
+  /** With CLG_BAG_PADDING_IDX: in [-num_embeddings, num_embeddings - 1];
+   * negative counts from the back (PyTorch). Ignored otherwise. */
+  int64_t padding_idx;
+} clg_bag_params;
+
+/**
+ * EmbeddingBag: output[b, :] = the reduction (params->mode) of the rows
+ * weight[indices[i], :] over the entries i of bag b (params->form).
+ *
+ * Shapes and element types:
+ *  - weight [num_embeddings, dim]: float32, float16, bfloat16 or float64
+ *    (else CLG_ERROR_UNSUPPORTED_DTYPE);
+ *  - indices: int32 or int64, [N] or [B, L] as the form says; every value
+ *    in [0, num_embeddings - 1]. Negative indices are errors, as in PyTorch
+ *    (no counting from the back);
+ *  - bags: int32 or int64 (independently of indices), as the form says;
+ *    NULL for CLG_BAGS_FIXED;
+ *  - per_sample_weights: NULL, or indices' shape in weight's element type,
+ *    mode sum only (PyTorch): each row is scaled by its entry's weight;
+ *  - output [B, dim], weight's element type.
+ *
+ * Arithmetic, fixed so that the result is the same bits on every device,
+ * for any work-group size: each bag is reduced one entry at a time in the
+ * order of indices, every operation one IEEE 754 operation rounded to
+ * nearest even, never contracted:
+ *  - sum: acc = +0, then acc = acc + row (with per_sample_weights
+ *    acc = fma(w, row, acc), one rounding), in the weight's type for
+ *    float32 and float64; for float16 and bfloat16 in float32, the sum
+ *    rounded once to the weight's type at the end;
+ *  - mean: that sum (rounded to the weight's type) divided by the count,
+ *    rounded to the weight's type (float16 and bfloat16: divided in
+ *    float32, then rounded); sqrt_n: divided by sqrt(count) the same way
+ *    (sqrt rounded to nearest in the division's type);
+ *  - max: the first row, then per element the larger (IEEE 754-2019
+ *    maximum: +0 above -0, a NaN on either side gives NaN), in the
+ *    weight's type;
+ *  - count: the bag's entries, less those equal to padding_idx;
+ *  - an empty bag (or one of padding entries only) gives +0 in every
+ *    element, in every mode (PyTorch and TensorFlow).
+ * Division and square root must be correctly rounded: the kernels of
+ * float32 mean and sqrt_n are built with
+ * -cl-fp32-correctly-rounded-divide-sqrt; on a device whose
+ * CL_DEVICE_SINGLE_FP_CONFIG lacks CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT,
+ * float32, float16 and bfloat16 mean and sqrt_n are
+ * CLG_ERROR_UNSUPPORTED_DTYPE (sum and max run everywhere; float64 is
+ * always correctly rounded, and needs cl_khr_fp64). Subnormals are kept:
+ * a device that flushes them (no CL_FP_DENORM) gives
+ * CLG_ERROR_UNSUPPORTED_DTYPE for float32 and bfloat16 (float64: its
+ * double config).
+ * PyTorch's CPU embedding_bag gives these bits for float32 and float64
+ * sum, mean and max (apart from signed zeros and NaNs in max, which it
+ * compares with `>`), and for float16 sum and mean.
+ *
+ * Checks, all before any kernel is enqueued; on any error the output is
+ * untouched and no event is returned: the bags first (offsets, segment
+ * ids), then every index value in C order. The message names the tensor,
+ * the position and the value.
+ *
+ * Storage: each operand host memory or a cl_mem of ctx's context (dense;
+ * strided views are CLG_ERROR_INVALID_ARGUMENT). cl_mem indices, bags and
+ * per_sample_weights are read back to the host to be checked (blocking,
+ * after the wait list) before the kernel is enqueued; with every operand
+ * host memory nothing waits for the device before the checks. A host
+ * operand makes the call blocking; with cl_mem operands only (read back
+ * for the checks) the kernel is enqueued and the call returns without
+ * waiting for it. queue NULL: clg_context_queue(ctx); wait_list as
+ * clg_run(); event: a new event that completes with the output written.
+ *
+ * Errors: CLG_ERROR_NULL_ARGUMENT (ctx, weight, indices, output; bags for
+ * the offsets and segment-id forms), CLG_ERROR_INVALID_ARGUMENT (an unknown
+ * mode, form or flag, reserved not 0, bags with CLG_BAGS_FIXED,
+ * CLG_BAG_INCLUDE_LAST_OFFSET with another form, per_sample_weights with a
+ * mode other than sum, padding_idx out of range, and the storage, queue and
+ * buffer errors of clg_run()), CLG_ERROR_INVALID_RANK, CLG_ERROR_INVALID_SHAPE,
+ * CLG_ERROR_UNSUPPORTED_DTYPE, CLG_ERROR_INVALID_INDICES_DTYPE (indices or
+ * bags), CLG_ERROR_DTYPE_MISMATCH (output or per_sample_weights against
+ * weight), CLG_ERROR_INCOMPATIBLE_SHAPES (segment ids' or
+ * per_sample_weights' shape against indices', include_last_offset with no
+ * offset), CLG_ERROR_SHAPE_MISMATCH (output), CLG_ERROR_SIZE_OVERFLOW,
+ * CLG_ERROR_BUFFER_TOO_SMALL, CLG_ERROR_INVALID_BAGS (offsets or segment
+ * ids break the form's rules), CLG_ERROR_INDEX_OUT_OF_BOUNDS (an index
+ * outside [0, num_embeddings - 1]), CLG_ERROR_OPENCL,
+ * CLG_ERROR_BUILD_FAILED, CLG_ERROR_OUT_OF_HOST_MEMORY.
+ */
+CLG_API clg_status clg_embedding_bag(
+    clg_context *ctx, const clg_bag_params *params, const clg_tensor *weight,
+    const clg_tensor *indices, const clg_tensor *bags,
+    const clg_tensor *per_sample_weights, const clg_tensor *output,
+    cl_command_queue queue, cl_uint num_events, const cl_event *wait_list,
+    cl_event *event);
+
+/**
+ * clg_embedding_bag() with clg_run_async()'s contract: on CLG_SUCCESS,
+ * *outcome is a new clg_outcome whose clg_outcome_wait() gives the call's
+ * status. Every check is made before this call returns (cl_mem operands
+ * are read back for it, blocking), so the outcome is always CLG_SUCCESS
+ * and a failed check is returned by the call itself, output untouched.
+ * Errors: those of clg_embedding_bag(); CLG_ERROR_NULL_ARGUMENT also for
+ * outcome == NULL.
+ */
+CLG_API clg_status clg_embedding_bag_async(
+    clg_context *ctx, const clg_bag_params *params, const clg_tensor *weight,
+    const clg_tensor *indices, const clg_tensor *bags,
+    const clg_tensor *per_sample_weights, const clg_tensor *output,
+    cl_command_queue queue, cl_uint num_events, const cl_event *wait_list,
+    cl_event *event, clg_outcome **outcome);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLGATHER_CLGATHER_BAG_H */
