@@ -1,6 +1,16 @@
 /* EmbeddingBag: PyTorch's embedding_bag, TensorFlow's sparse segment
- * reductions (clgather/clgather_bag.h). */
+ * reductions (include/clgather/clgather_bag.h, the semantics). Its rules
+ * on descriptors and on values, and its kernel (kernels/embedding_bag.cl);
+ * the call's steps are run/embedding_bag.c's. */
 #include "ops/embedding_bag.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+/* Work-items per work-group: columns of a bag, times bags. */
+#define BAG_LOCAL 64
+
+static const char *const bag_mode_names[] = {"sum", "mean", "max", "sqrt_n"};
 
 static bool embedding_bag_supported(int32_t data_rank, int32_t indices_rank) {
   return data_rank == 2 && (indices_rank == 1 || indices_rank == 2);
@@ -9,3 +19,399 @@ static bool embedding_bag_supported(int32_t data_rank, int32_t indices_rank) {
 const clg_op_impl clg__op_embedding_bag = {
     .supported = embedding_bag_supported,
 };
+
+static clg_status bag_check_params(const clg_bag_params *p) {
+  if ((unsigned)p->mode > CLG_BAG_SQRT_N)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "unknown EmbeddingBag mode %d (expected CLG_BAG_SUM, "
+                     "CLG_BAG_MEAN, CLG_BAG_MAX or CLG_BAG_SQRT_N)",
+                     (int)p->mode);
+  if ((unsigned)p->form > CLG_BAGS_SEGMENT_IDS)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "unknown EmbeddingBag form %d (expected "
+                     "CLG_BAGS_OFFSETS, CLG_BAGS_FIXED or "
+                     "CLG_BAGS_SEGMENT_IDS)",
+                     (int)p->form);
+  if (p->flags & ~(CLG_BAG_INCLUDE_LAST_OFFSET | CLG_BAG_PADDING_IDX))
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "unknown EmbeddingBag flags 0x%x",
+                     p->flags & ~(CLG_BAG_INCLUDE_LAST_OFFSET |
+                                  CLG_BAG_PADDING_IDX));
+  if (p->reserved != 0)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "clg_bag_params.reserved must be 0 (got %u)",
+                     (unsigned)p->reserved);
+  if ((p->flags & CLG_BAG_INCLUDE_LAST_OFFSET) &&
+      p->form != CLG_BAGS_OFFSETS)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "CLG_BAG_INCLUDE_LAST_OFFSET needs bags given by offsets "
+                     "(CLG_BAGS_OFFSETS)");
+  return CLG_SUCCESS;
+}
+
+static clg_status bag_rank(const char *name, const clg_tensor *t,
+                           int32_t rank, const char *why) {
+  if (t->rank == rank)
+    return CLG_SUCCESS;
+  return clg__fail(CLG_ERROR_INVALID_RANK,
+                   "%s has rank %d; EmbeddingBag needs %s of rank %d (%s)",
+                   name, (int)t->rank, name, (int)rank, why);
+}
+
+static int64_t bag_numel(const clg_tensor *t) {
+  int64_t n = 1;
+  for (int32_t d = 0; d < t->rank; ++d)
+    n *= t->shape[d]; /* clg__check_tensor() checked the product */
+  return n;
+}
+
+clg_status clg__bag_check_types(const clg_bag_params *params,
+                                const clg_tensor *weight,
+                                const clg_tensor *indices,
+                                const clg_tensor *bags, const clg_tensor *psw,
+                                const clg_tensor *output) {
+  static const clg_bag_params defaults = {0};
+  const clg_bag_params *p = params ? params : &defaults;
+  clg_status st = bag_check_params(p);
+  if (st != CLG_SUCCESS)
+    return st;
+  if (weight->dtype != CLG_DTYPE_FLOAT && weight->dtype != CLG_DTYPE_FLOAT16 &&
+      weight->dtype != CLG_DTYPE_BFLOAT16 && weight->dtype != CLG_DTYPE_DOUBLE)
+    return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
+                     "weight has element type %s; EmbeddingBag takes float32, "
+                     "float16, bfloat16 or float64",
+                     clg_dtype_name(weight->dtype));
+  if (indices->dtype != CLG_DTYPE_INT32 && indices->dtype != CLG_DTYPE_INT64)
+    return clg__fail(CLG_ERROR_INVALID_INDICES_DTYPE,
+                     "indices has element type %s; EmbeddingBag takes int32 "
+                     "or int64 indices",
+                     clg_dtype_name(indices->dtype));
+  const char *bname =
+      p->form == CLG_BAGS_SEGMENT_IDS ? "segment_ids" : "offsets";
+  if (p->form == CLG_BAGS_FIXED && bags)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "bags must be NULL for fixed-size bags "
+                     "(CLG_BAGS_FIXED: indices [B, L])");
+  if (p->form != CLG_BAGS_FIXED && !bags)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT,
+                     "bags (%s) is NULL; EmbeddingBag's %s form takes them",
+                     bname, p->form == CLG_BAGS_OFFSETS ? "offsets"
+                                                        : "segment-ids");
+  if (bags && bags->dtype != CLG_DTYPE_INT32 && bags->dtype != CLG_DTYPE_INT64)
+    return clg__fail(CLG_ERROR_INVALID_INDICES_DTYPE,
+                     "%s has element type %s; EmbeddingBag takes int32 or "
+                     "int64 %s",
+                     bname, clg_dtype_name(bags->dtype), bname);
+  if (psw && psw->dtype != weight->dtype)
+    return clg__fail(CLG_ERROR_DTYPE_MISMATCH,
+                     "per_sample_weights has element type %s but weight has "
+                     "%s; they must agree",
+                     clg_dtype_name(psw->dtype), clg_dtype_name(weight->dtype));
+  if (output->dtype != weight->dtype)
+    return clg__fail(CLG_ERROR_DTYPE_MISMATCH,
+                     "output has element type %s but weight has %s; "
+                     "EmbeddingBag's output has weight's type",
+                     clg_dtype_name(output->dtype),
+                     clg_dtype_name(weight->dtype));
+  if (psw && p->mode != CLG_BAG_SUM)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "per_sample_weights are taken with mode sum only (as "
+                     "PyTorch), not with mode %s",
+                     bag_mode_names[p->mode]);
+  return CLG_SUCCESS;
+}
+
+clg_status clg__bag_check_shapes(const clg_bag_params *params,
+                                 const clg_tensor *weight,
+                                 const clg_tensor *indices,
+                                 const clg_tensor *bags,
+                                 const clg_tensor *psw,
+                                 const clg_tensor *output, clg_bag_geom *g) {
+  static const clg_bag_params defaults = {0};
+  const clg_bag_params *p = params ? params : &defaults;
+  const char *bname =
+      p->form == CLG_BAGS_SEGMENT_IDS ? "segment_ids" : "offsets";
+  memset(g, 0, sizeof *g);
+  g->p = *p;
+  g->dtype = weight->dtype;
+  clg_status st = bag_rank("weight", weight, 2, "[num_embeddings, dim]");
+  if (st != CLG_SUCCESS)
+    return st;
+  g->rows = weight->shape[0];
+  g->dim = weight->shape[1];
+  if (p->form == CLG_BAGS_FIXED)
+    st = bag_rank("indices", indices, 2, "fixed-size bags: [B, L]");
+  else
+    st = bag_rank("indices", indices, 1,
+                  p->form == CLG_BAGS_OFFSETS ? "bags by offsets: [N]"
+                                              : "bags by segment ids: [N]");
+  if (st != CLG_SUCCESS)
+    return st;
+  if (bags && (st = bag_rank(bname, bags, 1, "a list")) != CLG_SUCCESS)
+    return st;
+  g->n = bag_numel(indices);
+  g->bags_len = bags ? bags->shape[0] : 0;
+  g->psw = psw != NULL;
+  if (psw) {
+    bool same = psw->rank == indices->rank;
+    for (int32_t d = 0; same && d < indices->rank; ++d)
+      same = psw->shape[d] == indices->shape[d];
+    if (!same) {
+      char ps[512], is[512];
+      clg__format_shape(ps, sizeof ps, psw->rank, psw->shape);
+      clg__format_shape(is, sizeof is, indices->rank, indices->shape);
+      return clg__fail(CLG_ERROR_INCOMPATIBLE_SHAPES,
+                       "per_sample_weights has shape %s but indices has %s; "
+                       "they must agree (one weight per entry)",
+                       ps, is);
+    }
+  }
+  switch (p->form) {
+  case CLG_BAGS_OFFSETS:
+    if (p->flags & CLG_BAG_INCLUDE_LAST_OFFSET) {
+      if (g->bags_len == 0)
+        return clg__fail(CLG_ERROR_INCOMPATIBLE_SHAPES,
+                         "offsets has no entry; with include_last_offset it "
+                         "holds B + 1 offsets, the last one N");
+      g->num_bags = g->bags_len - 1;
+    } else
+      g->num_bags = g->bags_len;
+    break;
+  case CLG_BAGS_FIXED:
+    g->num_bags = indices->shape[0];
+    g->fixed = indices->shape[1];
+    break;
+  default:
+    if (g->bags_len != g->n)
+      return clg__fail(CLG_ERROR_INCOMPATIBLE_SHAPES,
+                       "segment_ids has %" PRId64 " entries but indices has "
+                       "%" PRId64 "; one segment id per index",
+                       g->bags_len, g->n);
+    if (output->rank < 1)
+      return clg__fail(CLG_ERROR_SHAPE_MISMATCH,
+                       "output has rank %d; EmbeddingBag's output is "
+                       "[num_segments, dim]",
+                       (int)output->rank);
+    g->num_bags = output->shape[0];
+  }
+  int64_t want[2] = {g->num_bags, g->dim};
+  if (output->rank != 2 || output->shape[0] != want[0] ||
+      output->shape[1] != want[1]) {
+    char os[512], ws[512];
+    clg__format_shape(os, sizeof os, output->rank, output->shape);
+    clg__format_shape(ws, sizeof ws, 2, want);
+    return clg__fail(CLG_ERROR_SHAPE_MISMATCH,
+                     "output has shape %s; EmbeddingBag with these bags makes "
+                     "%s ([bags, dim])",
+                     os, ws);
+  }
+  g->p.padding_idx = -1;
+  if (p->flags & CLG_BAG_PADDING_IDX) {
+    if (p->padding_idx < -g->rows || p->padding_idx >= g->rows)
+      return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                       "padding_idx %" PRId64 " is outside [%" PRId64
+                       ", %" PRId64 "] for weight of %" PRId64 " rows",
+                       p->padding_idx, -g->rows, g->rows - 1, g->rows);
+    g->p.padding_idx =
+        p->padding_idx < 0 ? p->padding_idx + g->rows : p->padding_idx;
+  }
+  return CLG_SUCCESS;
+}
+
+static clg_status bag_offsets(const clg_bag_geom *g, const void *bags,
+                              size_t bs, int64_t *starts) {
+  int64_t prev = 0;
+  for (int64_t b = 0; b < g->bags_len; ++b) {
+    int64_t v = clg__index_at(bags, bs, (size_t)b);
+    if (b == 0 && v != 0)
+      return clg__fail(CLG_ERROR_INVALID_BAGS,
+                       "offsets[0] is %" PRId64 "; the first bag must start "
+                       "at 0",
+                       v);
+    if (v < prev)
+      return clg__fail(CLG_ERROR_INVALID_BAGS,
+                       "offsets[%" PRId64 "] is %" PRId64
+                       ", below offsets[%" PRId64 "] = %" PRId64
+                       "; offsets must not decrease",
+                       b, v, b - 1, prev);
+    if (v > g->n)
+      return clg__fail(CLG_ERROR_INVALID_BAGS,
+                       "offsets[%" PRId64 "] is %" PRId64
+                       ", past the %" PRId64 " indices",
+                       b, v, g->n);
+    if (b <= g->num_bags)
+      starts[b] = v;
+    prev = v;
+  }
+  if (g->p.flags & CLG_BAG_INCLUDE_LAST_OFFSET) {
+    if (prev != g->n)
+      return clg__fail(CLG_ERROR_INVALID_BAGS,
+                       "offsets[%" PRId64 "] (the last, include_last_offset) "
+                       "is %" PRId64 " but there are %" PRId64 " indices; "
+                       "they must agree",
+                       g->bags_len - 1, prev, g->n);
+  } else
+    starts[g->num_bags] = g->n;
+  return CLG_SUCCESS;
+}
+
+static clg_status bag_segments(const clg_bag_geom *g, const void *bags,
+                               size_t bs, int64_t *starts) {
+  int64_t prev = 0, b = 0;
+  for (int64_t i = 0; i < g->n; ++i) {
+    int64_t v = clg__index_at(bags, bs, (size_t)i);
+    if (v < 0 || v >= g->num_bags)
+      return clg__fail(CLG_ERROR_INVALID_BAGS,
+                       "segment_ids[%" PRId64 "] is %" PRId64
+                       ", outside [0, %" PRId64 "] (num_segments %" PRId64
+                       ", the output's rows)",
+                       i, v, g->num_bags - 1, g->num_bags);
+    if (v < prev)
+      return clg__fail(CLG_ERROR_INVALID_BAGS,
+                       "segment_ids[%" PRId64 "] is %" PRId64
+                       ", below segment_ids[%" PRId64 "] = %" PRId64
+                       "; segment ids must not decrease",
+                       i, v, i - 1, prev);
+    while (b <= v) /* segments up to v start here (the skipped ones empty) */
+      starts[b++] = i;
+    prev = v;
+  }
+  while (b <= g->num_bags)
+    starts[b++] = g->n;
+  return CLG_SUCCESS;
+}
+
+clg_status clg__bag_check_values(const clg_bag_geom *g, const void *indices,
+                                 size_t index_size, const void *bags,
+                                 size_t bags_size, int64_t *starts) {
+  clg_status st = CLG_SUCCESS;
+  if (g->p.form == CLG_BAGS_OFFSETS)
+    st = bag_offsets(g, bags, bags_size, starts);
+  else if (g->p.form == CLG_BAGS_SEGMENT_IDS)
+    st = bag_segments(g, bags, bags_size, starts);
+  if (st != CLG_SUCCESS)
+    return st;
+  for (int64_t i = 0; i < g->n; ++i) {
+    int64_t v = clg__index_at(indices, index_size, (size_t)i);
+    if (v >= 0 && v < g->rows)
+      continue;
+    if (g->p.form == CLG_BAGS_FIXED && g->fixed > 0)
+      return clg__fail(CLG_ERROR_INDEX_OUT_OF_BOUNDS,
+                       "indices[%" PRId64 "] (position [%" PRId64 ", %" PRId64
+                       "]) is %" PRId64 ", outside [0, %" PRId64
+                       "]: weight has %" PRId64 " rows (EmbeddingBag takes "
+                       "no negative indices)",
+                       i, i / g->fixed, i % g->fixed, v, g->rows - 1, g->rows);
+    return clg__fail(CLG_ERROR_INDEX_OUT_OF_BOUNDS,
+                     "indices[%" PRId64 "] is %" PRId64 ", outside [0, %" PRId64
+                     "]: weight has %" PRId64 " rows (EmbeddingBag takes no "
+                     "negative indices)",
+                     i, v, g->rows - 1, g->rows);
+  }
+  return CLG_SUCCESS;
+}
+
+/* What the device must offer for the definition's bits: doubles
+ * (cl_khr_fp64); for float arithmetic, subnormals kept (float32 and
+ * bfloat16 values may be subnormal floats; float16's never are) and, for
+ * mean and sqrt_n, a correctly rounded division and square root. */
+static clg_status bag_device_can(clg_context *ctx, const clg_bag_geom *g) {
+  const char *type = clg_dtype_name(g->dtype);
+  if (g->dtype == CLG_DTYPE_DOUBLE) {
+    char ext[4096] = {0};
+    if (clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext,
+                        NULL) != CL_SUCCESS ||
+        !strstr(ext, "cl_khr_fp64"))
+      return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
+                       "EmbeddingBag on float64 needs doubles, which the "
+                       "device lacks (no cl_khr_fp64)");
+    return CLG_SUCCESS;
+  }
+  cl_device_fp_config fp = 0;
+  cl_int err = clGetDeviceInfo(ctx->device, CL_DEVICE_SINGLE_FP_CONFIG,
+                               sizeof fp, &fp, NULL);
+  if (err != CL_SUCCESS)
+    return clg__fail_cl(err, "clGetDeviceInfo",
+                        "reading the device's CL_DEVICE_SINGLE_FP_CONFIG");
+  if (g->dtype != CLG_DTYPE_FLOAT16 && !(fp & CL_FP_DENORM))
+    return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
+                     "EmbeddingBag on %s cannot give the promised bits on "
+                     "this device: it flushes subnormal floats to zero "
+                     "(CL_DEVICE_SINGLE_FP_CONFIG lacks CL_FP_DENORM)",
+                     type);
+  bool divides =
+      g->p.mode == CLG_BAG_MEAN || g->p.mode == CLG_BAG_SQRT_N;
+  if (divides && !(fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT))
+    return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
+                     "EmbeddingBag mode %s on %s needs a correctly rounded "
+                     "division and square root, which the device lacks "
+                     "(CL_DEVICE_SINGLE_FP_CONFIG without "
+                     "CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)",
+                     bag_mode_names[g->p.mode], type);
+  return CLG_SUCCESS;
+}
+
+static size_t bag_pow2_at_least(uint64_t v, size_t cap) {
+  size_t p = 1;
+  while (p < v && p < cap)
+    p *= 2;
+  return p;
+}
+
+clg_status clg__bag_prepare(clg_context *ctx, const clg_bag_geom *g,
+                            size_t index_size, cl_mem weight, size_t w_off,
+                            cl_mem indices, size_t x_off, cl_mem starts,
+                            cl_mem psw, size_t p_off, cl_mem output,
+                            size_t o_off, clg_kernel_call *call) {
+  clg_status st = bag_device_can(ctx, g);
+  if (st != CLG_SUCCESS)
+    return st;
+  int kind = g->dtype == CLG_DTYPE_FLOAT     ? 1
+             : g->dtype == CLG_DTYPE_FLOAT16 ? 2
+             : g->dtype == CLG_DTYPE_BFLOAT16 ? 3
+                                              : 4;
+  bool divides = g->p.mode == CLG_BAG_MEAN || g->p.mode == CLG_BAG_SQRT_N;
+  char options[192];
+  snprintf(options, sizeof options,
+           "-DCLG_INDEX=%s -DCLG_BAG_KIND=%d -DCLG_BAG_MODE=%d "
+           "-DCLG_BAG_PSW=%d -DCLG_BAG_FIXED=%d%s",
+           index_size == 4 ? "int" : "long", kind, (int)g->p.mode,
+           g->psw ? 1 : 0, g->p.form == CLG_BAGS_FIXED ? 1 : 0,
+           divides && kind != 4 ? " -cl-fp32-correctly-rounded-divide-sqrt"
+                                : "");
+  clg_kernel_entry *kernel = NULL;
+  if ((st = clg__get_kernel(ctx, clg_kernel_embedding_bag, options,
+                            "clg_embedding_bag", &kernel)) != CLG_SUCCESS)
+    return st;
+  size_t es = clg_dtype_size(g->dtype);
+  cl_ulong wo = w_off / es, xo = x_off / index_size, po = p_off / es,
+           oo = o_off / es;
+  cl_ulong dim = (cl_ulong)g->dim, fixed = (cl_ulong)g->fixed,
+           bags = (cl_ulong)g->num_bags;
+  cl_long padding = g->p.padding_idx;
+  /* Work-groups of BAG_LOCAL work-items (at most the device's): the
+   * columns of one bag first, then as many bags as fill it. */
+  size_t cap = ctx->max_work_group_size < BAG_LOCAL ? ctx->max_work_group_size
+                                                    : BAG_LOCAL;
+  if (cap == 0)
+    cap = 1;
+  size_t l0 = bag_pow2_at_least(dim, cap);
+  while (l0 > cap)
+    l0 /= 2;
+  size_t l1 = cap / l0;
+  if (l1 > bags)
+    l1 = bag_pow2_at_least(bags, l1);
+  size_t local[2] = {l0, l1};
+  size_t global[2] = {(size_t)((dim + l0 - 1) / l0 * l0),
+                      (size_t)((bags + l1 - 1) / l1 * l1)};
+  const void *values[] = {&weight, &wo,    &dim,    &indices, &xo,
+                          &fixed,  &starts, &psw,   &po,      &output,
+                          &oo,     &padding, &bags};
+  const size_t sizes[] = {sizeof(cl_mem), sizeof wo,      sizeof dim,
+                          sizeof(cl_mem), sizeof xo,      sizeof fixed,
+                          sizeof(cl_mem), sizeof(cl_mem), sizeof po,
+                          sizeof(cl_mem), sizeof oo,      sizeof padding,
+                          sizeof bags};
+  clg__call_set(call, kernel, 13, sizes, values, 2, global, local);
+  return CLG_SUCCESS;
+}

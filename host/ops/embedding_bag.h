@@ -21,9 +21,18 @@ typedef struct clg_bag_geom {
   bool psw;             /* per_sample_weights given */
 } clg_bag_geom;
 
-/* The descriptors' rules (clgather_bag.h), tensors already NULL-checked
- * (bags and per_sample_weights may be NULL) and their dims non-negative:
- * fills *g. */
+/* The params and the element types (clgather_bag.h), tensors already
+ * NULL-checked (bags and per_sample_weights may be NULL), before their
+ * descriptors are: bags NULL or not as the form says, per_sample_weights
+ * with mode sum only. */
+clg_status clg__bag_check_types(const clg_bag_params *params,
+                                const clg_tensor *weight,
+                                const clg_tensor *indices,
+                                const clg_tensor *bags, const clg_tensor *psw,
+                                const clg_tensor *output);
+
+/* The shapes (clgather_bag.h), after clg__bag_check_types() and the
+ * descriptors' own checks (clg__check_tensor()): fills *g. */
 clg_status clg__bag_check_shapes(const clg_bag_params *params,
                                  const clg_tensor *weight,
                                  const clg_tensor *indices,
