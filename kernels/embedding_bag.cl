@@ -12,15 +12,25 @@
  *   CLG_BAG_MODE  0 sum, 1 mean, 2 max, 3 sqrt_n (clg_bag_mode)
  *   CLG_BAG_PSW   1: per-sample weights (mode sum)
  *   CLG_BAG_FIXED 1: bag b is entries [b * fixed, (b + 1) * fixed); else
- *                 [starts[b], starts[b + 1])
+ *                 [bags[b], bags[b + 1]) (n for the last of the offsets):
+ *                 the offsets themselves, or the segments' starts
+ *   CLG_BAG_INDEX the bags' type (int or long; long for the starts)
+ *   CLG_GATED     the asynchronous checked mode's gate (prelude.cl)
+ *   CLG_BAG_DIV_DOUBLE 1: mean and sqrt_n divide float sums through double
+ *                 (devices without a correctly rounded float division)
  * The host builds float32, float16 and bfloat16 mean and sqrt_n with
- * -cl-fp32-correctly-rounded-divide-sqrt. */
+ * -cl-fp32-correctly-rounded-divide-sqrt where the device offers it, else
+ * with CLG_BAG_DIV_DOUBLE where it has doubles. */
+
+#ifdef CLG_BAG_KIND /* the reduction */
 
 /* No fused a * b + c where the definition has two roundings. */
 #pragma OPENCL FP_CONTRACT OFF
 
-#if CLG_BAG_KIND == 4
+#if CLG_BAG_KIND == 4 || CLG_BAG_DIV_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+#if CLG_BAG_KIND == 4
 typedef double elem_t;
 typedef double acc_t;
 #define LOADF(p, i) ((p)[i])
@@ -70,21 +80,27 @@ static ushort clg_from_float(float f) {
 #define CLG_KEEP(a, b)                                                         \
   (isnan(a) || (!isnan(b) && ((a) > (b) || ((a) == (b) && !signbit(a)))))
 
+typedef CLG_BAG_INDEX bag_t;
+
 __kernel void clg_embedding_bag(global const elem_t *restrict weight,
                                 ulong w_off, ulong dim,
                                 global const index_t *restrict indices,
-                                ulong x_off, ulong fixed,
-                                global const long *restrict starts,
+                                ulong x_off, ulong n, ulong fixed,
+                                global const bag_t *restrict bags, ulong b_off,
+                                ulong bags_len,
                                 global const elem_t *restrict psw, ulong p_off,
                                 global elem_t *restrict out, ulong o_off,
-                                long padding, ulong num_bags) {
+                                long padding, ulong num_bags CLG_GATE_ARG) {
+  CLG_GATE
   ulong col = get_global_id(0), b = get_global_id(1);
   if (col >= dim || b >= num_bags)
     return;
 #if CLG_BAG_FIXED
   ulong begin = b * fixed, end = begin + fixed;
 #else
-  ulong begin = (ulong)starts[b], end = (ulong)starts[b + 1];
+  /* Offsets (the last bag ends at n) or the starts of segments. */
+  ulong begin = (ulong)bags[b_off + b];
+  ulong end = b + 1 < bags_len ? (ulong)bags[b_off + b + 1] : n;
 #endif
   weight += w_off + col;
   indices += x_off;
@@ -113,7 +129,17 @@ __kernel void clg_embedding_bag(global const elem_t *restrict weight,
     /* The sum rounded to the weight's type first, then divided. */
     acc = clg_to_float(clg_from_float(acc));
 #endif
+#if CLG_BAG_DIV_DOUBLE
+    /* A float division and square root correctly rounded through double:
+     * a double result (53 bits >= 2 * 24 + 2) rounded to float is the
+     * correctly rounded float result, for the division and the square root
+     * alike. */
 #if CLG_BAG_MODE == 1
+    acc = (float)((double)acc / (double)count);
+#else
+    acc = (float)((double)acc / (double)(float)sqrt((double)count));
+#endif
+#elif CLG_BAG_MODE == 1
     acc = acc / (acc_t)count;
 #else
     acc = acc / sqrt((acc_t)count);
@@ -123,3 +149,95 @@ __kernel void clg_embedding_bag(global const elem_t *restrict weight,
   }
   out[o_off + b * dim + col] = r;
 }
+#endif /* CLG_BAG_KIND */
+
+/* ---------------------------------------------- checks on the device */
+
+/* cl_mem indices and bags checked on the device (host/run/embedding_bag.c:
+ * the same rules as the host's, ops/embedding_bag.c). The verdict buffer:
+ *   uint  v[0]  1 when anything is wrong (the gate of -DCLG_GATED kernels)
+ *   uint  v[1]  the first bad position of the bags, or 0xFFFFFFFF
+ *   uint  v[2]  the first bad position of the indices, or 0xFFFFFFFF
+ *   long  at byte 16: bags[v[1]], bags[v[1] - 1] (0 at 0), indices[v[2]]
+ *               (written by clg_bag_verdict_values)
+ * Positions are 32-bit (the host takes this path below 2^32 - 1 entries):
+ * work-items lower them with atomic_min, so the first offender wins
+ * whatever the order the work-items run in.
+ *
+ * Build constants: CLG_INDEX (indices), CLG_BAG_INDEX (bags: int or long),
+ * CLG_BAG_FORM (0 offsets, 1 fixed, 2 segment ids), CLG_BAG_LAST
+ * (include_last_offset). */
+#ifdef CLG_BAG_FORM /* the checks */
+typedef CLG_BAG_INDEX bag_t;
+#define CLG_BAG_NONE 0xFFFFFFFFu
+
+__kernel void clg_bag_validate(global const index_t *restrict indices,
+                               ulong x_off, ulong n,
+                               global const bag_t *restrict bags, ulong b_off,
+                               ulong bags_len, long rows, long num_bags,
+                               global uint *restrict verdict) {
+  ulong i = get_global_id(0);
+  if (i < n) {
+    long k = (long)indices[x_off + i];
+    if (k < 0 || k >= rows) {
+      atomic_min(&verdict[2], (uint)i);
+      atomic_xchg(&verdict[0], 1u);
+    }
+  }
+#if CLG_BAG_FORM != 1
+  if (i < bags_len) {
+    long v = (long)bags[b_off + i];
+    long prev = i > 0 ? (long)bags[b_off + i - 1] : 0;
+#if CLG_BAG_FORM == 0
+    bool bad = (i == 0 && v != 0) || v < prev || v > (long)n;
+#if CLG_BAG_LAST
+    bad = bad || (i + 1 == bags_len && v != (long)n);
+#endif
+#else
+    bool bad = v < 0 || v >= num_bags || v < prev;
+#endif
+    if (bad) {
+      atomic_min(&verdict[1], (uint)i);
+      atomic_xchg(&verdict[0], 1u);
+    }
+  }
+#endif
+}
+
+/* One work-item, after clg_bag_validate: the values at the positions it
+ * found, for the host's message. */
+__kernel void clg_bag_verdict_values(global const index_t *restrict indices,
+                                     ulong x_off,
+                                     global const bag_t *restrict bags,
+                                     ulong b_off, global uint *restrict verdict) {
+  global long *vals = (global long *)(verdict + 4);
+  uint b = verdict[1], x = verdict[2];
+  if (b != CLG_BAG_NONE) {
+    vals[0] = (long)bags[b_off + b];
+    vals[1] = b > 0 ? (long)bags[b_off + b - 1] : 0;
+  }
+  if (x != CLG_BAG_NONE)
+    vals[2] = (long)indices[x_off + x];
+}
+
+/* Segment ids already checked: starts[s] = the first entry of segment s,
+ * for s in [0, num_bags], a segment no id names starting where the next
+ * one does. Entry i writes the starts of the segments after the previous
+ * entry's up to its own (the last entry also those after it, and
+ * starts[num_bags]); with no entry the host writes them. */
+__kernel void clg_bag_segment_starts(global const bag_t *restrict ids,
+                                     ulong b_off, ulong n, long num_bags,
+                                     global long *restrict starts CLG_GATE_ARG) {
+  CLG_GATE
+  ulong i = get_global_id(0);
+  if (i >= n)
+    return;
+  long cur = (long)ids[b_off + i];
+  long prev = i > 0 ? (long)ids[b_off + i - 1] : -1;
+  for (long s = prev + 1; s <= cur; ++s)
+    starts[s] = (long)i;
+  if (i + 1 == n)
+    for (long s = cur + 1; s <= num_bags; ++s)
+      starts[s] = (long)n;
+}
+#endif

@@ -218,110 +218,155 @@ clg_status clg__bag_check_shapes(const clg_bag_params *params,
   return CLG_SUCCESS;
 }
 
-static clg_status bag_offsets(const clg_bag_geom *g, const void *bags,
-                              size_t bs, int64_t *starts) {
+/* The first fault of the offsets at position b (value v, the one before
+ * prev: 0 at b = 0), as the host's pass finds it; false if none there. */
+static bool bag_offset_fault(const clg_bag_geom *g, int64_t b, int64_t v,
+                             int64_t prev, clg_bag_fault *f) {
+  int kind = b == 0 && v != 0 ? CLG_BAG_FAULT_FIRST
+             : v < prev       ? CLG_BAG_FAULT_DECREASING
+             : v > g->n       ? CLG_BAG_FAULT_PAST
+             : (g->p.flags & CLG_BAG_INCLUDE_LAST_OFFSET) &&
+                     b + 1 == g->bags_len && v != g->n
+                 ? CLG_BAG_FAULT_LAST
+                 : CLG_BAG_FAULT_NONE;
+  *f = (clg_bag_fault){kind, b, v, prev};
+  return kind != CLG_BAG_FAULT_NONE;
+}
+
+/* The same for segment ids at position i. */
+static bool bag_segment_fault(const clg_bag_geom *g, int64_t i, int64_t v,
+                              int64_t prev, clg_bag_fault *f) {
+  int kind = v < 0 || v >= g->num_bags ? CLG_BAG_FAULT_SEGMENT
+             : v < prev                ? CLG_BAG_FAULT_DECREASING
+                                       : CLG_BAG_FAULT_NONE;
+  *f = (clg_bag_fault){kind, i, v, prev};
+  return kind != CLG_BAG_FAULT_NONE;
+}
+
+static bool bag_index_fault(const clg_bag_geom *g, int64_t i, int64_t v,
+                            clg_bag_fault *f) {
+  int kind = v < 0 || v >= g->rows ? CLG_BAG_FAULT_INDEX : CLG_BAG_FAULT_NONE;
+  *f = (clg_bag_fault){kind, i, v, 0};
+  return kind != CLG_BAG_FAULT_NONE;
+}
+
+bool clg__bag_find_fault(const clg_bag_geom *g, const void *indices,
+                         size_t index_size, const void *bags,
+                         size_t bags_size, int64_t *starts, clg_bag_fault *f) {
   int64_t prev = 0;
   for (int64_t b = 0; b < g->bags_len; ++b) {
-    int64_t v = clg__index_at(bags, bs, (size_t)b);
-    if (b == 0 && v != 0)
-      return clg__fail(CLG_ERROR_INVALID_BAGS,
-                       "offsets[0] is %" PRId64 "; the first bag must start "
-                       "at 0",
-                       v);
-    if (v < prev)
-      return clg__fail(CLG_ERROR_INVALID_BAGS,
-                       "offsets[%" PRId64 "] is %" PRId64
-                       ", below offsets[%" PRId64 "] = %" PRId64
-                       "; offsets must not decrease",
-                       b, v, b - 1, prev);
-    if (v > g->n)
-      return clg__fail(CLG_ERROR_INVALID_BAGS,
-                       "offsets[%" PRId64 "] is %" PRId64
-                       ", past the %" PRId64 " indices",
-                       b, v, g->n);
-    if (b <= g->num_bags)
-      starts[b] = v;
+    int64_t v = clg__index_at(bags, bags_size, (size_t)b);
+    if (g->p.form == CLG_BAGS_OFFSETS ? bag_offset_fault(g, b, v, prev, f)
+                                      : bag_segment_fault(g, b, v, prev, f))
+      return true;
     prev = v;
   }
-  if (g->p.flags & CLG_BAG_INCLUDE_LAST_OFFSET) {
-    if (prev != g->n)
-      return clg__fail(CLG_ERROR_INVALID_BAGS,
-                       "offsets[%" PRId64 "] (the last, include_last_offset) "
-                       "is %" PRId64 " but there are %" PRId64 " indices; "
-                       "they must agree",
-                       g->bags_len - 1, prev, g->n);
-  } else
-    starts[g->num_bags] = g->n;
-  return CLG_SUCCESS;
-}
-
-static clg_status bag_segments(const clg_bag_geom *g, const void *bags,
-                               size_t bs, int64_t *starts) {
-  int64_t prev = 0, b = 0;
-  for (int64_t i = 0; i < g->n; ++i) {
-    int64_t v = clg__index_at(bags, bs, (size_t)i);
-    if (v < 0 || v >= g->num_bags)
-      return clg__fail(CLG_ERROR_INVALID_BAGS,
-                       "segment_ids[%" PRId64 "] is %" PRId64
-                       ", outside [0, %" PRId64 "] (num_segments %" PRId64
-                       ", the output's rows)",
-                       i, v, g->num_bags - 1, g->num_bags);
-    if (v < prev)
-      return clg__fail(CLG_ERROR_INVALID_BAGS,
-                       "segment_ids[%" PRId64 "] is %" PRId64
-                       ", below segment_ids[%" PRId64 "] = %" PRId64
-                       "; segment ids must not decrease",
-                       i, v, i - 1, prev);
-    while (b <= v) /* segments up to v start here (the skipped ones empty) */
-      starts[b++] = i;
-    prev = v;
+  if (starts && g->p.form == CLG_BAGS_SEGMENT_IDS) {
+    /* Segment s starts at the first entry whose id is >= s. */
+    int64_t s = 0;
+    for (int64_t i = 0; i < g->n; ++i)
+      for (int64_t v = clg__index_at(bags, bags_size, (size_t)i); s <= v; ++s)
+        starts[s] = i;
+    for (; s <= g->num_bags; ++s)
+      starts[s] = g->n;
   }
-  while (b <= g->num_bags)
-    starts[b++] = g->n;
-  return CLG_SUCCESS;
+  for (int64_t i = 0; i < g->n; ++i)
+    if (bag_index_fault(g, i, clg__index_at(indices, index_size, (size_t)i),
+                        f))
+      return true;
+  f->kind = CLG_BAG_FAULT_NONE;
+  return false;
 }
 
-clg_status clg__bag_check_values(const clg_bag_geom *g, const void *indices,
-                                 size_t index_size, const void *bags,
-                                 size_t bags_size, int64_t *starts) {
-  clg_status st = CLG_SUCCESS;
-  if (g->p.form == CLG_BAGS_OFFSETS)
-    st = bag_offsets(g, bags, bags_size, starts);
-  else if (g->p.form == CLG_BAGS_SEGMENT_IDS)
-    st = bag_segments(g, bags, bags_size, starts);
-  if (st != CLG_SUCCESS)
-    return st;
-  for (int64_t i = 0; i < g->n; ++i) {
-    int64_t v = clg__index_at(indices, index_size, (size_t)i);
-    if (v >= 0 && v < g->rows)
-      continue;
+void clg__bag_fault_of_verdict(const clg_bag_geom *g, const uint32_t *words,
+                               const int64_t *values, clg_bag_fault *f) {
+  f->kind = CLG_BAG_FAULT_NONE;
+  if (words[1] != UINT32_MAX) {
+    if (g->p.form == CLG_BAGS_OFFSETS)
+      bag_offset_fault(g, words[1], values[0], values[1], f);
+    else
+      bag_segment_fault(g, words[1], values[0], values[1], f);
+  } else if (words[2] != UINT32_MAX)
+    bag_index_fault(g, words[2], values[2], f);
+}
+
+clg_status clg__bag_report(const clg_bag_geom *g, const clg_bag_fault *f) {
+  int64_t b = f->pos, v = f->value, prev = f->prev;
+  const char *name =
+      g->p.form == CLG_BAGS_SEGMENT_IDS ? "segment_ids" : "offsets";
+  switch (f->kind) {
+  case CLG_BAG_FAULT_FIRST:
+    return clg__fail(CLG_ERROR_INVALID_BAGS,
+                     "offsets[0] is %" PRId64 "; the first bag must start "
+                     "at 0",
+                     v);
+  case CLG_BAG_FAULT_DECREASING:
+    return clg__fail(CLG_ERROR_INVALID_BAGS,
+                     "%s[%" PRId64 "] is %" PRId64 ", below %s[%" PRId64
+                     "] = %" PRId64 "; %s must not decrease",
+                     name, b, v, name, b - 1, prev,
+                     g->p.form == CLG_BAGS_SEGMENT_IDS ? "segment ids"
+                                                       : "offsets");
+  case CLG_BAG_FAULT_PAST:
+    return clg__fail(CLG_ERROR_INVALID_BAGS,
+                     "offsets[%" PRId64 "] is %" PRId64
+                     ", past the %" PRId64 " indices",
+                     b, v, g->n);
+  case CLG_BAG_FAULT_LAST:
+    return clg__fail(CLG_ERROR_INVALID_BAGS,
+                     "offsets[%" PRId64 "] (the last, include_last_offset) "
+                     "is %" PRId64 " but there are %" PRId64 " indices; "
+                     "they must agree",
+                     b, v, g->n);
+  case CLG_BAG_FAULT_SEGMENT:
+    return clg__fail(CLG_ERROR_INVALID_BAGS,
+                     "segment_ids[%" PRId64 "] is %" PRId64
+                     ", outside [0, %" PRId64 "] (num_segments %" PRId64
+                     ", the output's rows)",
+                     b, v, g->num_bags - 1, g->num_bags);
+  case CLG_BAG_FAULT_INDEX:
     if (g->p.form == CLG_BAGS_FIXED && g->fixed > 0)
       return clg__fail(CLG_ERROR_INDEX_OUT_OF_BOUNDS,
-                       "indices[%" PRId64 "] (position [%" PRId64 ", %" PRId64
-                       "]) is %" PRId64 ", outside [0, %" PRId64
+                       "indices[%" PRId64 "] (position [%" PRId64
+                       ", %" PRId64 "]) is %" PRId64 ", outside [0, %" PRId64
                        "]: weight has %" PRId64 " rows (EmbeddingBag takes "
                        "no negative indices)",
-                       i, i / g->fixed, i % g->fixed, v, g->rows - 1, g->rows);
+                       b, b / g->fixed, b % g->fixed, v, g->rows - 1, g->rows);
     return clg__fail(CLG_ERROR_INDEX_OUT_OF_BOUNDS,
                      "indices[%" PRId64 "] is %" PRId64 ", outside [0, %" PRId64
                      "]: weight has %" PRId64 " rows (EmbeddingBag takes no "
                      "negative indices)",
-                     i, v, g->rows - 1, g->rows);
+                     b, v, g->rows - 1, g->rows);
+  default:
+    return clg__fail(CLG_ERROR_INTERNAL,
+                     "internal: EmbeddingBag's checks found a fault on the "
+                     "device that the host's rules do not name");
   }
-  return CLG_SUCCESS;
 }
 
 /* What the device must offer for the definition's bits: doubles
  * (cl_khr_fp64); for float arithmetic, subnormals kept (float32 and
  * bfloat16 values may be subnormal floats; float16's never are) and, for
  * mean and sqrt_n, a correctly rounded division and square root. */
-static clg_status bag_device_can(clg_context *ctx, const clg_bag_geom *g) {
+static bool bag_has_fp64(clg_context *ctx) {
+  char ext[4096] = {0};
+  return clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, sizeof ext - 1,
+                         ext, NULL) == CL_SUCCESS &&
+         strstr(ext, "cl_khr_fp64") != NULL;
+}
+
+/* What the device must offer for the definition's bits: doubles
+ * (cl_khr_fp64) for float64; for float arithmetic, subnormals kept
+ * (float32 and bfloat16 values may be subnormal floats; float16's never
+ * are) and, for mean and sqrt_n, a correctly rounded division and square
+ * root: the device's own (*div_double false) or, failing that, through
+ * doubles (*div_double true). */
+static clg_status bag_device_can(clg_context *ctx, const clg_bag_geom *g,
+                                  bool *div_double) {
   const char *type = clg_dtype_name(g->dtype);
+  *div_double = false;
   if (g->dtype == CLG_DTYPE_DOUBLE) {
-    char ext[4096] = {0};
-    if (clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext,
-                        NULL) != CL_SUCCESS ||
-        !strstr(ext, "cl_khr_fp64"))
+    if (!bag_has_fp64(ctx))
       return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
                        "EmbeddingBag on float64 needs doubles, which the "
                        "device lacks (no cl_khr_fp64)");
@@ -341,14 +386,19 @@ static clg_status bag_device_can(clg_context *ctx, const clg_bag_geom *g) {
                      type);
   bool divides =
       g->p.mode == CLG_BAG_MEAN || g->p.mode == CLG_BAG_SQRT_N;
-  if (divides && !(fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT))
-    return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
-                     "EmbeddingBag mode %s on %s needs a correctly rounded "
-                     "division and square root, which the device lacks "
-                     "(CL_DEVICE_SINGLE_FP_CONFIG without "
-                     "CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)",
-                     bag_mode_names[g->p.mode], type);
-  return CLG_SUCCESS;
+  if (!divides || (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT))
+    return CLG_SUCCESS;
+  if (bag_has_fp64(ctx)) {
+    *div_double = true;
+    return CLG_SUCCESS;
+  }
+  return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
+                   "EmbeddingBag mode %s on %s needs a correctly rounded "
+                   "division and square root, which the device lacks "
+                   "(CL_DEVICE_SINGLE_FP_CONFIG without "
+                   "CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT, and no cl_khr_fp64 "
+                   "to divide through doubles)",
+                   bag_mode_names[g->p.mode], type);
 }
 
 static size_t bag_pow2_at_least(uint64_t v, size_t cap) {
@@ -359,11 +409,10 @@ static size_t bag_pow2_at_least(uint64_t v, size_t cap) {
 }
 
 clg_status clg__bag_prepare(clg_context *ctx, const clg_bag_geom *g,
-                            size_t index_size, cl_mem weight, size_t w_off,
-                            cl_mem indices, size_t x_off, cl_mem starts,
-                            cl_mem psw, size_t p_off, cl_mem output,
-                            size_t o_off, clg_kernel_call *call) {
-  clg_status st = bag_device_can(ctx, g);
+                            const clg_bag_mems *m, bool gated,
+                            clg_kernel_call *call) {
+  bool div_double = false;
+  clg_status st = bag_device_can(ctx, g, &div_double);
   if (st != CLG_SUCCESS)
     return st;
   int kind = g->dtype == CLG_DTYPE_FLOAT     ? 1
@@ -371,22 +420,28 @@ clg_status clg__bag_prepare(clg_context *ctx, const clg_bag_geom *g,
              : g->dtype == CLG_DTYPE_BFLOAT16 ? 3
                                               : 4;
   bool divides = g->p.mode == CLG_BAG_MEAN || g->p.mode == CLG_BAG_SQRT_N;
-  char options[192];
+  char options[256];
   snprintf(options, sizeof options,
-           "-DCLG_INDEX=%s -DCLG_BAG_KIND=%d -DCLG_BAG_MODE=%d "
-           "-DCLG_BAG_PSW=%d -DCLG_BAG_FIXED=%d%s",
-           index_size == 4 ? "int" : "long", kind, (int)g->p.mode,
+           "-DCLG_INDEX=%s -DCLG_BAG_INDEX=%s -DCLG_BAG_KIND=%d "
+           "-DCLG_BAG_MODE=%d -DCLG_BAG_PSW=%d -DCLG_BAG_FIXED=%d "
+           "-DCLG_BAG_DIV_DOUBLE=%d%s%s",
+           m->index_size == 4 ? "int" : "long",
+           m->bags_size == 4 ? "int" : "long", kind, (int)g->p.mode,
            g->psw ? 1 : 0, g->p.form == CLG_BAGS_FIXED ? 1 : 0,
-           divides && kind != 4 ? " -cl-fp32-correctly-rounded-divide-sqrt"
-                                : "");
+           div_double ? 1 : 0, gated ? " -DCLG_GATED" : "",
+           divides && kind != 4 && !div_double
+               ? " -cl-fp32-correctly-rounded-divide-sqrt"
+               : "");
   clg_kernel_entry *kernel = NULL;
   if ((st = clg__get_kernel(ctx, clg_kernel_embedding_bag, options,
                             "clg_embedding_bag", &kernel)) != CLG_SUCCESS)
     return st;
   size_t es = clg_dtype_size(g->dtype);
-  cl_ulong wo = w_off / es, xo = x_off / index_size, po = p_off / es,
-           oo = o_off / es;
+  cl_ulong wo = m->w_off / es, xo = m->x_off / m->index_size,
+           bo = m->b_off / m->bags_size, po = m->p_off / es,
+           oo = m->o_off / es;
   cl_ulong dim = (cl_ulong)g->dim, fixed = (cl_ulong)g->fixed,
+           n = (cl_ulong)g->n, bags_len = (cl_ulong)m->bags_len,
            bags = (cl_ulong)g->num_bags;
   cl_long padding = g->p.padding_idx;
   /* Work-groups of BAG_LOCAL work-items (at most the device's): the
@@ -404,14 +459,91 @@ clg_status clg__bag_prepare(clg_context *ctx, const clg_bag_geom *g,
   size_t local[2] = {l0, l1};
   size_t global[2] = {(size_t)((dim + l0 - 1) / l0 * l0),
                       (size_t)((bags + l1 - 1) / l1 * l1)};
-  const void *values[] = {&weight, &wo,    &dim,    &indices, &xo,
-                          &fixed,  &starts, &psw,   &po,      &output,
-                          &oo,     &padding, &bags};
-  const size_t sizes[] = {sizeof(cl_mem), sizeof wo,      sizeof dim,
-                          sizeof(cl_mem), sizeof xo,      sizeof fixed,
-                          sizeof(cl_mem), sizeof(cl_mem), sizeof po,
-                          sizeof(cl_mem), sizeof oo,      sizeof padding,
+  const void *values[] = {&m->weight, &wo,     &dim,     &m->indices, &xo,
+                          &n,         &fixed,  &m->bags, &bo,         &bags_len,
+                          &m->psw,    &po,     &m->output, &oo,       &padding,
+                          &bags};
+  const size_t sizes[] = {sizeof(cl_mem), sizeof wo,     sizeof dim,
+                          sizeof(cl_mem), sizeof xo,     sizeof n,
+                          sizeof fixed,   sizeof(cl_mem), sizeof bo,
+                          sizeof bags_len, sizeof(cl_mem), sizeof po,
+                          sizeof(cl_mem), sizeof oo,     sizeof padding,
                           sizeof bags};
-  clg__call_set(call, kernel, 13, sizes, values, 2, global, local);
+  clg__call_set(call, kernel, 16, sizes, values, 2, global, local);
+  return CLG_SUCCESS;
+}
+
+/* The checks' program: indices' and bags' types, the form. */
+static clg_status bag_checks_kernel(clg_context *ctx, const clg_bag_geom *g,
+                                    const clg_bag_mems *m, bool gated,
+                                    const char *name, clg_kernel_entry **k) {
+  char options[160];
+  snprintf(options, sizeof options,
+           "-DCLG_INDEX=%s -DCLG_BAG_INDEX=%s -DCLG_BAG_FORM=%d "
+           "-DCLG_BAG_LAST=%d%s",
+           m->index_size == 4 ? "int" : "long",
+           m->bags_size == 4 ? "int" : "long", (int)g->p.form,
+           (g->p.flags & CLG_BAG_INCLUDE_LAST_OFFSET) ? 1 : 0,
+           gated ? " -DCLG_GATED" : "");
+  return clg__get_kernel(ctx, clg_kernel_embedding_bag, options, name, k);
+}
+
+clg_status clg__bag_checks(clg_context *ctx, const clg_bag_geom *g,
+                           const clg_bag_mems *m, cl_mem verdict,
+                           clg_kernel_calls *calls) {
+  clg_kernel_entry *validate = NULL, *values = NULL;
+  clg_status st = bag_checks_kernel(ctx, g, m, false, "clg_bag_validate",
+                                    &validate);
+  if (st == CLG_SUCCESS)
+    st = bag_checks_kernel(ctx, g, m, false, "clg_bag_verdict_values",
+                           &values);
+  if (st != CLG_SUCCESS)
+    return st;
+  cl_ulong xo = m->x_off / m->index_size, bo = m->b_off / m->bags_size;
+  cl_ulong n = (cl_ulong)g->n, bags_len = (cl_ulong)m->bags_len;
+  cl_long rows = g->rows, num_bags = g->num_bags;
+  uint64_t items = n > bags_len ? n : bags_len;
+  size_t local = ctx->max_work_group_size < BAG_LOCAL
+                     ? ctx->max_work_group_size
+                     : BAG_LOCAL;
+  if (local == 0)
+    local = 1;
+  size_t global = (size_t)((items + local - 1) / local * local);
+  const void *v1[] = {&m->indices, &xo,   &n,        &m->bags, &bo,
+                      &bags_len,   &rows, &num_bags, &verdict};
+  const size_t s1[] = {sizeof(cl_mem), sizeof xo,   sizeof n,
+                       sizeof(cl_mem), sizeof bo,   sizeof bags_len,
+                       sizeof rows,    sizeof num_bags, sizeof(cl_mem)};
+  clg__call_set(&calls->call[calls->count++], validate, 9, s1, v1, 1, &global,
+                &local);
+  size_t one = 1;
+  const void *v2[] = {&m->indices, &xo, &m->bags, &bo, &verdict};
+  const size_t s2[] = {sizeof(cl_mem), sizeof xo, sizeof(cl_mem), sizeof bo,
+                       sizeof(cl_mem)};
+  clg__call_set(&calls->call[calls->count++], values, 5, s2, v2, 1, &one,
+                &one);
+  return CLG_SUCCESS;
+}
+
+clg_status clg__bag_starts(clg_context *ctx, const clg_bag_geom *g,
+                           const clg_bag_mems *m, cl_mem starts, bool gated,
+                           clg_kernel_call *call) {
+  clg_kernel_entry *k = NULL;
+  clg_status st =
+      bag_checks_kernel(ctx, g, m, gated, "clg_bag_segment_starts", &k);
+  if (st != CLG_SUCCESS)
+    return st;
+  cl_ulong bo = m->b_off / m->bags_size, n = (cl_ulong)g->n;
+  cl_long num_bags = g->num_bags;
+  size_t local = ctx->max_work_group_size < BAG_LOCAL
+                     ? ctx->max_work_group_size
+                     : BAG_LOCAL;
+  if (local == 0)
+    local = 1;
+  size_t global = (size_t)((n + local - 1) / local * local);
+  const void *v[] = {&m->bags, &bo, &n, &num_bags, &starts};
+  const size_t sz[] = {sizeof(cl_mem), sizeof bo, sizeof n, sizeof num_bags,
+                       sizeof(cl_mem)};
+  clg__call_set(call, k, 5, sz, v, 1, &global, &local);
   return CLG_SUCCESS;
 }

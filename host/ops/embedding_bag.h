@@ -40,21 +40,67 @@ clg_status clg__bag_check_shapes(const clg_bag_params *params,
                                  const clg_tensor *per_sample_weights,
                                  const clg_tensor *output, clg_bag_geom *g);
 
-/* The values: bags (bags_size 4 or 8 bytes per element, NULL for
- * CLG_BAGS_FIXED), then every index (index_size 4 or 8) in C order. On
- * success writes starts[0 .. num_bags] (bag b is entries
- * [starts[b], starts[b+1])). The first offender is the error. */
-clg_status clg__bag_check_values(const clg_bag_geom *g, const void *indices,
-                                 size_t index_size, const void *bags,
-                                 size_t bags_size, int64_t *starts);
+/* The first broken rule among the values (the bags' first, then the
+ * indices'), in the order the host's pass meets them. */
+enum {
+  CLG_BAG_FAULT_NONE = 0,
+  CLG_BAG_FAULT_FIRST,      /* offsets[0] != 0 */
+  CLG_BAG_FAULT_DECREASING, /* offsets or segment ids decrease */
+  CLG_BAG_FAULT_PAST,       /* an offset past N */
+  CLG_BAG_FAULT_LAST,       /* include_last_offset: the last is not N */
+  CLG_BAG_FAULT_SEGMENT,    /* a segment id outside [0, B) */
+  CLG_BAG_FAULT_INDEX,      /* an index outside [0, rows) */
+};
+typedef struct clg_bag_fault {
+  int kind;
+  int64_t pos, value, prev; /* position, value, the value before it */
+} clg_bag_fault;
 
-/* The kernel call for a non-empty output, its arguments set: weight,
- * indices (index_size bytes each), starts (num_bags + 1 int64), per-sample
- * weights (NULL mem when none), output: each a cl_mem and byte offset. */
+/* The host's pass over the values: bags (bags_size 4 or 8 bytes per
+ * element; NULL for CLG_BAGS_FIXED), then every index (index_size 4 or 8)
+ * in C order. True with *f the first fault; false when every value is
+ * good, and then, for segment ids, starts[0 .. num_bags] (when not NULL)
+ * the first entry of each segment. */
+bool clg__bag_find_fault(const clg_bag_geom *g, const void *indices,
+                         size_t index_size, const void *bags,
+                         size_t bags_size, int64_t *starts, clg_bag_fault *f);
+/* The fault the device's checks found (kernels/embedding_bag.cl's
+ * verdict: its first three 32-bit words, then its three values). */
+void clg__bag_fault_of_verdict(const clg_bag_geom *g, const uint32_t *words,
+                               const int64_t *values, clg_bag_fault *f);
+/* The error for a fault: CLG_ERROR_INVALID_BAGS or
+ * CLG_ERROR_INDEX_OUT_OF_BOUNDS naming the tensor, position and value. */
+clg_status clg__bag_report(const clg_bag_geom *g, const clg_bag_fault *f);
+
+/* The verdict buffer of the device's checks: 16 bytes of words, 3 values. */
+#define CLG_BAG_VERDICT_BYTES 40
+
+/* A call's cl_mem operands as its kernels take them: each mem and byte
+ * offset (NULL mem: none); bags are the offsets, the segment ids or (for
+ * the reduction of segments) their starts, bags_len of them, of bags_size
+ * bytes (8 for starts). */
+typedef struct clg_bag_mems {
+  cl_mem weight, indices, bags, psw, output;
+  size_t w_off, x_off, b_off, p_off, o_off;
+  size_t index_size, bags_size;
+  int64_t bags_len;
+} clg_bag_mems;
+
+/* The reduction's kernel call for a non-empty output (gated: the
+ * asynchronous checked mode's variant, which takes the verdict last). */
 clg_status clg__bag_prepare(clg_context *ctx, const clg_bag_geom *g,
-                            size_t index_size, cl_mem weight, size_t w_off,
-                            cl_mem indices, size_t x_off, cl_mem starts,
-                            cl_mem psw, size_t p_off, cl_mem output,
-                            size_t o_off, clg_kernel_call *call);
+                            const clg_bag_mems *m, bool gated,
+                            clg_kernel_call *call);
+/* The device's checks of indices and bags (n > 0 or bags): two calls
+ * appended to calls, writing `verdict` (CLG_BAG_VERDICT_BYTES, words 1 and
+ * 2 set to all ones, the rest 0, before them). */
+clg_status clg__bag_checks(clg_context *ctx, const clg_bag_geom *g,
+                           const clg_bag_mems *m, cl_mem verdict,
+                           clg_kernel_calls *calls);
+/* Segment ids checked on the device: the call writing their starts
+ * (num_bags + 1 int64) into `starts` (n > 0). */
+clg_status clg__bag_starts(clg_context *ctx, const clg_bag_geom *g,
+                           const clg_bag_mems *m, cl_mem starts, bool gated,
+                           clg_kernel_call *call);
 
 #endif /* CLGATHER_HOST_OPS_EMBEDDING_BAG_H */

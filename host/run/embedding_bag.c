@@ -13,6 +13,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { BAG_WEIGHT, BAG_INDICES, BAG_BAGS, BAG_PSW, BAG_INPUTS };
 
@@ -116,6 +117,29 @@ static clg_status bag_values(const bag_call *c, int k, cl_uint num_events,
   return st;
 }
 
+/* Are the values checked on the device? cl_mem indices and bags, every
+ * position below 2^32 - 1 (the verdict's 32-bit positions), entries to
+ * check, and: the asynchronous mode with a cl_mem output (which must not
+ * wait), or what Gather's rule picks for that many bytes
+ * (clg__validate_on_device(): read back below 32 KiB, and whatever the
+ * test build forces). */
+static bool bag_on_device(const clg_context *ctx, const bag_call *c,
+                          bool async) {
+  const clg_tensor *x = c->in[BAG_INDICES], *b = c->in[BAG_BAGS];
+  if (x->storage != CLG_STORAGE_BUFFER ||
+      (b && b->storage != CLG_STORAGE_BUFFER) || c->g.n == 0 ||
+      c->g.n >= UINT32_MAX || c->g.bags_len >= UINT32_MAX)
+    return false;
+  if (async && c->output->storage == CLG_STORAGE_BUFFER)
+    return true;
+  cl_mem_flags flags = c->inf[BAG_INDICES].flags;
+  if (b)
+    flags |= c->inf[BAG_BAGS].flags;
+  return clg__validate_on_device(ctx, c->inf[BAG_INDICES].bytes +
+                                          (b ? c->inf[BAG_BAGS].bytes : 0),
+                                 flags);
+}
+
 /* Nothing to write: an event after the wait list, where one is asked. */
 static clg_status bag_marker(const bag_call *c, cl_uint num_events,
                              const cl_event *wait_list, cl_event *event) {
@@ -129,51 +153,182 @@ static clg_status bag_marker(const bag_call *c, cl_uint num_events,
                             "completing an EmbeddingBag with an empty output");
 }
 
-/* Stage, launch the kernel, read a host output back, release. */
-static clg_status bag_launch(clg_context *ctx, const bag_call *c,
-                             const int64_t *starts, cl_uint num_events,
-                             const cl_event *wait_list, cl_event *event) {
-  clg_staged in[BAG_INPUTS] = {{0}}, o = {0};
-  cl_mem smem = NULL;
-  cl_event kevent = NULL;
+/* Enqueue calls in order, the first after the wait list, each after the
+ * one before; *last (NULL: not wanted) the last one's event. */
+static clg_status bag_enqueue(const clg_kernel_calls *calls,
+                              cl_command_queue queue, cl_mem verdict,
+                              cl_uint num_events, const cl_event *wait_list,
+                              cl_event *last) {
+  cl_event prev = NULL;
   clg_status st = CLG_SUCCESS;
-  bool blocking = c->output->storage == CLG_STORAGE_HOST;
-  for (int k = 0; k < BAG_INPUTS && st == CLG_SUCCESS; ++k) {
-    if (!c->in[k] || k == BAG_BAGS) /* the kernel takes starts instead */
-      continue;
-    blocking = blocking || c->in[k]->storage == CLG_STORAGE_HOST;
-    st = clg__stage_input(ctx, c->in[k], c->inf[k].bytes, c->inf[k].elem_size,
-                          true, c->names[k], &in[k]);
+  for (int i = 0; i < calls->count && st == CLG_SUCCESS; ++i) {
+    cl_event ev = NULL;
+    bool want = i + 1 < calls->count || last;
+    st = prev ? clg__call_launch(&calls->call[i], queue, verdict, 1, &prev,
+                                 want ? &ev : NULL)
+              : clg__call_launch(&calls->call[i], queue, verdict, num_events,
+                                 wait_list, want ? &ev : NULL);
+    if (st != CLG_SUCCESS) {
+      ev = prev; /* the last enqueued, waited for by the caller's cleanup */
+      prev = NULL;
+    } else if (prev)
+      clReleaseEvent(prev);
+    prev = ev;
   }
-  if (st == CLG_SUCCESS && c->g.p.form != CLG_BAGS_FIXED) {
+  if (last)
+    *last = prev;
+  else if (prev)
+    clReleaseEvent(prev);
+  return st;
+}
+
+clg_status clg__bag_verdict_read(cl_mem verdict, cl_event event,
+                                 bool after_caller, cl_command_queue queue,
+                                 uint32_t *words, int64_t *values) {
+  /* As clg__verdict_read(): a kernel abandoned for a failed event of the
+   * caller's must not pass for a good verdict. */
+  cl_int err = after_caller ? clWaitForEvents(1, &event) : CL_SUCCESS;
+  cl_int status = CL_COMPLETE;
+  if (err == CL_SUCCESS && after_caller &&
+      clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                     &status, NULL) == CL_SUCCESS &&
+      status < 0)
+    err = status;
+  unsigned char host[CLG_BAG_VERDICT_BYTES];
+  memset(host, 0xA5, sizeof host);
+  if (err == CL_SUCCESS)
+    err = clEnqueueReadBuffer(queue, verdict, CL_TRUE, 0, sizeof host, host, 1,
+                              &event, NULL);
+  if (err == CL_SUCCESS &&
+      clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                     &status, NULL) == CL_SUCCESS &&
+      status < 0)
+    err = status;
+  if (err != CL_SUCCESS)
+    return clg__fail_cl(err, "clEnqueueReadBuffer",
+                        "reading the verdict of EmbeddingBag's checks");
+  memcpy(words, host, 4 * sizeof *words);
+  memcpy(values, host + 16, 3 * sizeof *values);
+  /* The flag is 0 or 1 and the fourth word stays 0: anything else is the
+   * fill above, a read that returned without its data. */
+  if (words[0] > 1 || words[3] != 0)
+    return clg__fail(CLG_ERROR_OPENCL,
+                     "reading the verdict of EmbeddingBag's checks: the read "
+                     "returned without its data (a command it waited for "
+                     "did not run, most likely an event in the wait list "
+                     "that failed; the driver reported no error)");
+  return CLG_SUCCESS;
+}
+
+/* The staged operands and temporary buffers of a launch. */
+typedef struct bag_run {
+  clg_staged in[BAG_INPUTS], o;
+  cl_mem starts, verdict;
+  clg_bag_mems m;
+} bag_run;
+
+static void bag_run_release(bag_run *r) {
+  for (int k = 0; k < BAG_INPUTS; ++k)
+    clg__unstage(&r->in[k]);
+  clg__unstage(&r->o);
+  if (r->starts)
+    clReleaseMemObject(r->starts);
+  if (r->verdict)
+    clReleaseMemObject(r->verdict);
+}
+
+/* Stage every operand; host_starts (segment ids checked on the host) or a
+ * device buffer for the starts the device computes. */
+static clg_status bag_stage(clg_context *ctx, const bag_call *c,
+                            const int64_t *host_starts, bool device,
+                            bag_run *r) {
+  clg_status st = CLG_SUCCESS;
+  bool segments = c->g.p.form == CLG_BAGS_SEGMENT_IDS;
+  for (int k = 0; k < BAG_INPUTS && st == CLG_SUCCESS; ++k)
+    if (c->in[k] && !(k == BAG_BAGS && segments && !device))
+      st = clg__stage_input(ctx, c->in[k], c->inf[k].bytes,
+                            c->inf[k].elem_size, true, c->names[k], &r->in[k]);
+  size_t sbytes = (size_t)(c->g.num_bags + 1) * sizeof(int64_t);
+  if (st == CLG_SUCCESS && segments) {
     cl_int err = CL_SUCCESS;
-    smem = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                          (size_t)(c->g.num_bags + 1) * sizeof *starts,
-                          (void *)starts, &err);
-    if (!smem)
+    r->starts = clCreateBuffer(
+        ctx->cl_ctx,
+        host_starts ? CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR
+                    : CL_MEM_READ_WRITE,
+        sbytes, (void *)host_starts, &err);
+    if (!r->starts)
       st = clg__fail_cl(err, "clCreateBuffer",
-                        "a copy of EmbeddingBag's bag starts");
+                        "the starts of EmbeddingBag's segments");
   }
-  if (st == CLG_SUCCESS)
+  if (st == CLG_SUCCESS && c->of.bytes)
     st = clg__stage_output(ctx, c->output, c->of.bytes, c->of.elem_size, false,
-                           false, &o);
-  clg_kernel_call call;
+                           false, &r->o);
+  clg_bag_mems *m = &r->m;
+  *m = (clg_bag_mems){
+      .weight = r->in[BAG_WEIGHT].mem,
+      .indices = r->in[BAG_INDICES].mem,
+      .bags = r->in[BAG_BAGS].mem,
+      .psw = r->in[BAG_PSW].mem,
+      .output = r->o.mem,
+      .w_off = r->in[BAG_WEIGHT].offset,
+      .x_off = r->in[BAG_INDICES].offset,
+      .b_off = r->in[BAG_BAGS].offset,
+      .p_off = r->in[BAG_PSW].offset,
+      .o_off = r->o.offset,
+      .index_size = c->inf[BAG_INDICES].elem_size,
+      .bags_size = c->in[BAG_BAGS] ? c->inf[BAG_BAGS].elem_size : 8,
+      .bags_len = c->g.bags_len,
+  };
+  return st;
+}
+
+/* The reduction's calls: the segments' starts on the device first where
+ * they are computed there, then the kernel; the mems are the offsets or
+ * the starts. */
+static clg_status bag_reduce_calls(clg_context *ctx, const bag_call *c,
+                                   const bag_run *r, bool device, bool gated,
+                                   clg_kernel_calls *calls) {
+  clg_bag_mems m = r->m;
+  clg_status st = CLG_SUCCESS;
+  if (c->g.p.form == CLG_BAGS_SEGMENT_IDS) {
+    if (device &&
+        (st = clg__bag_starts(ctx, &c->g, &m, r->starts, gated,
+                              &calls->call[calls->count++])) != CLG_SUCCESS)
+      return st;
+    m.bags = r->starts;
+    m.b_off = 0;
+    m.bags_size = 8;
+    m.bags_len = c->g.num_bags + 1;
+  }
+  return clg__bag_prepare(ctx, &c->g, &m, gated,
+                          &calls->call[calls->count++]);
+}
+
+/* The reduction enqueued after `after` (the wait list or the checks), a
+ * host output read back, host inputs waited for. */
+static clg_status bag_reduce(clg_context *ctx, const bag_call *c, bag_run *r,
+                             bool device, cl_mem gate, cl_uint num_after,
+                             const cl_event *after, cl_event *event) {
+  clg_kernel_calls calls;
+  calls.count = 0;
+  if (c->of.bytes == 0)
+    return bag_marker(c, num_after, after, event);
+  bool blocking = c->output->storage == CLG_STORAGE_HOST;
+  for (int k = 0; k < BAG_INPUTS; ++k)
+    blocking = blocking || (c->in[k] && c->in[k]->storage == CLG_STORAGE_HOST);
+  clg_status st = bag_reduce_calls(ctx, c, r, device, gate != NULL, &calls);
+  cl_event kevent = NULL;
   if (st == CLG_SUCCESS)
-    st = clg__bag_prepare(ctx, &c->g, c->inf[BAG_INDICES].elem_size,
-                          in[BAG_WEIGHT].mem, in[BAG_WEIGHT].offset,
-                          in[BAG_INDICES].mem, in[BAG_INDICES].offset, smem,
-                          in[BAG_PSW].mem, in[BAG_PSW].offset, o.mem, o.offset,
-                          &call);
+    st = clg__check_wait_failed(num_after, after);
   if (st == CLG_SUCCESS)
-    st = clg__check_wait_failed(num_events, wait_list);
-  if (st == CLG_SUCCESS)
-    st = clg__call_launch(&call, c->queue, NULL, num_events, wait_list,
-                          event || blocking ? &kevent : NULL);
+    st = bag_enqueue(&calls, c->queue, gate, num_after, after,
+                     event || blocking ? &kevent : NULL);
   bool done = false;
   if (st == CLG_SUCCESS && c->output->storage == CLG_STORAGE_HOST) {
     cl_event revent = NULL;
-    cl_int err = clEnqueueReadBuffer(c->queue, o.mem, CL_TRUE, 0, c->of.bytes,
-                                     c->output->host, 1, &kevent, &revent);
+    cl_int err =
+        clEnqueueReadBuffer(c->queue, r->o.mem, CL_TRUE, 0, c->of.bytes,
+                            c->output->host, 1, &kevent, &revent);
     if (err != CL_SUCCESS)
       st = clg__fail_cl(err, "clEnqueueReadBuffer",
                         "reading EmbeddingBag's output back to host memory");
@@ -191,16 +346,146 @@ static clg_status bag_launch(clg_context *ctx, const bag_call *c,
   /* The kernel may still use wrapped host memory: not past the call. */
   if (st != CLG_SUCCESS && kevent && !done)
     (void)clWaitForEvents(1, &kevent);
-  for (int k = 0; k < BAG_INPUTS; ++k)
-    clg__unstage(&in[k]);
-  clg__unstage(&o);
-  if (smem)
-    clReleaseMemObject(smem);
   if (st == CLG_SUCCESS && event)
     *event = kevent;
   else if (kevent)
     clReleaseEvent(kevent);
   return st;
+}
+
+/* The checks on the device: the verdict's buffer and the two calls,
+ * enqueued after the wait list; *checked their last event. */
+static clg_status bag_check_on_device(clg_context *ctx, const bag_call *c,
+                                      bag_run *r, cl_uint num_events,
+                                      const cl_event *wait_list,
+                                      cl_event *checked) {
+  uint32_t init[CLG_BAG_VERDICT_BYTES / 4] = {0, UINT32_MAX, UINT32_MAX};
+  cl_int err = CL_SUCCESS;
+  r->verdict = clCreateBuffer(ctx->cl_ctx,
+                              CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                              sizeof init, init, &err);
+  if (!r->verdict)
+    return clg__fail_cl(err, "clCreateBuffer",
+                        "the verdict of EmbeddingBag's checks");
+  clg_kernel_calls calls;
+  calls.count = 0;
+  clg_status st = clg__bag_checks(ctx, &c->g, &r->m, r->verdict, &calls);
+  if (st == CLG_SUCCESS)
+    st = clg__check_wait_failed(num_events, wait_list);
+  if (st == CLG_SUCCESS)
+    st = bag_enqueue(&calls, c->queue, NULL, num_events, wait_list, checked);
+  return st;
+}
+
+/* One call: checks that read no value, the values' checks (host or
+ * device), the reduction. `outcome` NULL: the synchronous call. */
+static clg_status bag_call_run(clg_context *ctx, const clg_bag_params *params,
+                               bag_call *c, cl_command_queue queue,
+                               cl_uint num_events, const cl_event *wait_list,
+                               cl_event *event, clg_outcome **outcome) {
+  clg_status st =
+      bag_check_call(ctx, params, queue, num_events, wait_list, c);
+  if (st != CLG_SUCCESS)
+    return st;
+  bag_run r;
+  memset(&r, 0, sizeof r);
+  bool device = bag_on_device(ctx, c, outcome != NULL);
+  if (device) {
+    cl_event checked = NULL;
+    st = bag_stage(ctx, c, NULL, true, &r);
+    if (st == CLG_SUCCESS)
+      st = bag_check_on_device(ctx, c, &r, num_events, wait_list, &checked);
+    bool after_caller = num_events > 0;
+    /* Kept on the device (gated kernels) only where nothing is read back
+     * before the verdict is known: a host output would be. */
+    bool pending = outcome && c->output->storage == CLG_STORAGE_BUFFER;
+    if (st == CLG_SUCCESS && !pending) {
+      uint32_t words[4];
+      int64_t values[3];
+      st = clg__bag_verdict_read(r.verdict, checked, after_caller, c->queue,
+                                 words, values);
+      if (st == CLG_SUCCESS && words[0]) {
+        clg_bag_fault f;
+        clg__bag_fault_of_verdict(&c->g, words, values, &f);
+        st = clg__bag_report(&c->g, &f);
+      }
+      /* The reduction waits for the wait list again (not for the checks,
+       * which have completed). */
+      clg_outcome *o = NULL;
+      if (st == CLG_SUCCESS && outcome)
+        st = clg__outcome_decided(&o);
+      if (st == CLG_SUCCESS)
+        st = bag_reduce(ctx, c, &r, true, NULL, num_events, wait_list, event);
+      if (st == CLG_SUCCESS && outcome)
+        *outcome = o;
+      else if (o)
+        clg_outcome_release(o);
+    } else if (st == CLG_SUCCESS) {
+      clg_outcome *o = NULL;
+      st = clg__outcome_pending_bag(ctx, c->queue, r.verdict, checked,
+                                    after_caller, &c->g, &o);
+      if (st == CLG_SUCCESS)
+        st = bag_reduce(ctx, c, &r, true, r.verdict, 1, &checked, event);
+      if (st == CLG_SUCCESS)
+        *outcome = o;
+      else
+        clg_outcome_release(o);
+    }
+    if (st != CLG_SUCCESS && checked)
+      (void)clWaitForEvents(1, &checked); /* nothing left running */
+    if (checked)
+      clReleaseEvent(checked);
+    bag_run_release(&r);
+    return st;
+  }
+  const void *xv = NULL, *bv = NULL;
+  void *xcopy = NULL, *bcopy = NULL;
+  int64_t *starts = NULL;
+  if (c->g.p.form == CLG_BAGS_SEGMENT_IDS &&
+      !(starts = malloc((size_t)(c->g.num_bags + 1) * sizeof *starts)))
+    st = clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
+                   "allocating EmbeddingBag's %" PRId64 " segment starts",
+                   c->g.num_bags + 1);
+  if (st == CLG_SUCCESS)
+    st = bag_values(c, BAG_BAGS, num_events, wait_list, &bv, &bcopy);
+  if (st == CLG_SUCCESS)
+    st = bag_values(c, BAG_INDICES, num_events, wait_list, &xv, &xcopy);
+  clg_bag_fault f;
+  if (st == CLG_SUCCESS &&
+      clg__bag_find_fault(&c->g, xv, c->inf[BAG_INDICES].elem_size, bv,
+                          c->in[BAG_BAGS] ? c->inf[BAG_BAGS].elem_size : 0,
+                          starts, &f))
+    st = clg__bag_report(&c->g, &f);
+  clg_outcome *o = NULL;
+  if (st == CLG_SUCCESS && outcome)
+    st = clg__outcome_decided(&o);
+  if (st == CLG_SUCCESS)
+    st = bag_stage(ctx, c, starts, false, &r);
+  if (st == CLG_SUCCESS)
+    st = bag_reduce(ctx, c, &r, false, NULL, num_events, wait_list, event);
+  bag_run_release(&r);
+  if (st == CLG_SUCCESS && outcome)
+    *outcome = o;
+  else if (o)
+    clg_outcome_release(o);
+  free(xcopy);
+  free(bcopy);
+  free(starts);
+  return st;
+}
+
+static bag_call bag_call_of(const clg_bag_params *params,
+                            const clg_tensor *weight,
+                            const clg_tensor *indices, const clg_tensor *bags,
+                            const clg_tensor *psw, const clg_tensor *output) {
+  return (bag_call){
+      .in = {weight, indices, bags, psw},
+      .names = {"weight", "indices",
+                params && params->form == CLG_BAGS_SEGMENT_IDS ? "segment_ids"
+                                                                : "offsets",
+                "per_sample_weights"},
+      .output = output,
+  };
 }
 
 clg_status clg_embedding_bag(clg_context *ctx, const clg_bag_params *params,
@@ -210,39 +495,10 @@ clg_status clg_embedding_bag(clg_context *ctx, const clg_bag_params *params,
                              const clg_tensor *output, cl_command_queue queue,
                              cl_uint num_events, const cl_event *wait_list,
                              cl_event *event) {
-  bag_call c = {
-      .in = {weight, indices, bags, per_sample_weights},
-      .names = {"weight", "indices",
-                params && params->form == CLG_BAGS_SEGMENT_IDS ? "segment_ids"
-                                                                : "offsets",
-                "per_sample_weights"},
-      .output = output,
-  };
-  clg_status st =
-      bag_check_call(ctx, params, queue, num_events, wait_list, &c);
-  if (st != CLG_SUCCESS)
-    return st;
-  const void *xv = NULL, *bv = NULL;
-  void *xcopy = NULL, *bcopy = NULL;
-  int64_t *starts = malloc((size_t)(c.g.num_bags + 1) * sizeof *starts);
-  if (!starts)
-    st = clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
-                   "allocating EmbeddingBag's %" PRId64 " bag starts",
-                   c.g.num_bags + 1);
-  if (st == CLG_SUCCESS)
-    st = bag_values(&c, BAG_BAGS, num_events, wait_list, &bv, &bcopy);
-  if (st == CLG_SUCCESS)
-    st = bag_values(&c, BAG_INDICES, num_events, wait_list, &xv, &xcopy);
-  if (st == CLG_SUCCESS)
-    st = clg__bag_check_values(&c.g, xv, c.inf[BAG_INDICES].elem_size, bv,
-                               bags ? c.inf[BAG_BAGS].elem_size : 0, starts);
-  if (st == CLG_SUCCESS)
-    st = c.of.bytes == 0
-             ? bag_marker(&c, num_events, wait_list, event)
-             : bag_launch(ctx, &c, starts, num_events, wait_list, event);
-  free(xcopy);
-  free(bcopy);
-  free(starts);
+  bag_call c = bag_call_of(params, weight, indices, bags, per_sample_weights,
+                           output);
+  clg_status st = bag_call_run(ctx, params, &c, queue, num_events, wait_list,
+                               event, NULL);
   return st == CLG_SUCCESS ? clg__ok() : st;
 }
 
@@ -254,19 +510,9 @@ clg_status clg_embedding_bag_async(
     cl_event *event, clg_outcome **outcome) {
   if (!outcome)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "outcome is NULL");
-  /* Every check is made before the call returns: the outcome is decided,
-   * made first so that nothing can fail once the kernel is enqueued. */
-  clg_outcome *o = NULL;
-  clg_status st = clg__outcome_decided(&o);
-  if (st != CLG_SUCCESS)
-    return st;
-  st = clg_embedding_bag(ctx, params, weight, indices, bags,
-                         per_sample_weights, output, queue, num_events,
-                         wait_list, event);
-  if (st != CLG_SUCCESS) {
-    clg_outcome_release(o);
-    return st;
-  }
-  *outcome = o;
-  return CLG_SUCCESS;
+  bag_call c = bag_call_of(params, weight, indices, bags, per_sample_weights,
+                           output);
+  clg_status st = bag_call_run(ctx, params, &c, queue, num_events, wait_list,
+                               event, outcome);
+  return st == CLG_SUCCESS ? clg__ok() : st;
 }

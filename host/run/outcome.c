@@ -21,6 +21,10 @@ struct clg_outcome {
   const clg_op_impl *impl;
   clg_params norm;
   clg_tensor data, indices;
+  /* EmbeddingBag (clg_embedding_bag_async()): its geometry (own copy), the
+   * first fault its checks found, and where `verdict` holds them. */
+  clg_bag_geom *bag;
+  clg_bag_fault fault;
 };
 
 static clg_status clg_outcome_alloc(clg_outcome **out) {
@@ -70,6 +74,32 @@ clg_status clg__outcome_pending(clg_context *ctx, const clg_checked *c,
   return CLG_SUCCESS;
 }
 
+clg_status clg__outcome_pending_bag(clg_context *ctx, cl_command_queue queue,
+                                    cl_mem verdict, cl_event event,
+                                    bool after_caller, const clg_bag_geom *g,
+                                    clg_outcome **out) {
+  clg_outcome *o = NULL;
+  clg_status st = clg_outcome_alloc(&o);
+  if (st != CLG_SUCCESS)
+    return st;
+  if (!(o->bag = malloc(sizeof *o->bag))) {
+    clg_outcome_release(o);
+    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
+                     "out of host memory allocating an outcome");
+  }
+  *o->bag = *g;
+  o->ctx = ctx;
+  o->queue = queue;
+  clRetainCommandQueue(queue);
+  o->verdict.mem = verdict;
+  o->verdict.event = event;
+  o->verdict.after_caller = after_caller;
+  clRetainMemObject(verdict);
+  clRetainEvent(event);
+  *out = o;
+  return CLG_SUCCESS;
+}
+
 /* Drop what a pending outcome holds on the device side. */
 static void clg_outcome_drop(clg_outcome *o) {
   clg__verdict_release(&o->verdict);
@@ -98,16 +128,31 @@ clg_status clg_outcome_wait(clg_outcome *outcome) {
       pthread_mutex_unlock(&o->lock);
       return CLG_ERROR_OPENCL; /* message set by clg__verdict_queue() */
     }
-    clg_status st =
-        clg__verdict_read(&o->verdict, own, &o->pos, &o->value, o->extra);
+    clg_status st;
+    if (o->bag) {
+      uint32_t words[4];
+      int64_t values[3];
+      st = clg__bag_verdict_read(o->verdict.mem, o->verdict.event,
+                                 o->verdict.after_caller, own, words, values);
+      if (st == CLG_SUCCESS) {
+        o->fault.kind = CLG_BAG_FAULT_NONE;
+        if (words[0])
+          clg__bag_fault_of_verdict(o->bag, words, values, &o->fault);
+        /* A set flag with no fault the rules name is reported (internal)
+         * by clg__bag_report(), never passed as success. */
+        o->status = words[0] ? CLG_ERROR_INVALID_BAGS : CLG_SUCCESS;
+      }
+    } else {
+      st = clg__verdict_read(&o->verdict, own, &o->pos, &o->value, o->extra);
+      o->status = o->pos != CLG_VERDICT_NONE ? CLG_ERROR_INDEX_OUT_OF_BOUNDS
+                  : (uint32_t)o->extra[0] != 0 ? CLG_ERROR_DUPLICATE_INDEX
+                                               : CLG_SUCCESS;
+    }
     if (st != CLG_SUCCESS) {
       pthread_mutex_unlock(&o->lock);
       return st; /* may be tried again */
     }
     o->decided = true;
-    o->status = o->pos != CLG_VERDICT_NONE ? CLG_ERROR_INDEX_OUT_OF_BOUNDS
-                : (uint32_t)o->extra[0] != 0 ? CLG_ERROR_DUPLICATE_INDEX
-                                             : CLG_SUCCESS;
     clg_outcome_drop(o);
   }
   clg_status status = o->status;
@@ -117,6 +162,8 @@ clg_status clg_outcome_wait(clg_outcome *outcome) {
   pthread_mutex_unlock(&o->lock);
   if (status == CLG_SUCCESS)
     return clg__ok();
+  if (o->bag) /* the same message as clg_embedding_bag()'s */
+    return clg__bag_report(o->bag, &o->fault);
   /* The same message as the synchronous path: the operator's own report. */
   return clg__verdict_status(o->impl, &o->norm, &o->data, &o->indices, pos,
                              value, extra);
@@ -126,6 +173,7 @@ void clg_outcome_release(clg_outcome *outcome) {
   if (!outcome)
     return;
   clg_outcome_drop(outcome);
+  free(outcome->bag);
   pthread_mutex_destroy(&outcome->lock);
   free(outcome);
 }

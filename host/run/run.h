@@ -2,6 +2,7 @@
 #ifndef CLGATHER_HOST_RUN_H
 #define CLGATHER_HOST_RUN_H
 
+#include "ops/embedding_bag.h"
 #include "ops/op.h"
 
 /* ------------------------------------------------------- index_pass.c */
@@ -229,5 +230,23 @@ clg_status clg__outcome_pending(clg_context *ctx, const clg_checked *c,
                                 const clg_tensor *indices,
                                 cl_command_queue queue, const clg_verdict *v,
                                 clg_outcome **out);
+
+/* An outcome pending on the verdict of EmbeddingBag's checks on the device
+ * (run/embedding_bag.c): `verdict` and `event` (the checks' last kernel)
+ * are retained, `g` copied; after_caller: the checks waited for events of
+ * the caller's. */
+clg_status clg__outcome_pending_bag(clg_context *ctx, cl_command_queue queue,
+                                    cl_mem verdict, cl_event event,
+                                    bool after_caller, const clg_bag_geom *g,
+                                    clg_outcome **out);
+
+/* ----------------------------------------------------- embedding_bag.c */
+
+/* Read the verdict of EmbeddingBag's checks (blocking, on `queue`, after
+ * `event`): its four 32-bit words and three values
+ * (kernels/embedding_bag.cl). */
+clg_status clg__bag_verdict_read(cl_mem verdict, cl_event event,
+                                 bool after_caller, cl_command_queue queue,
+                                 uint32_t *words, int64_t *values);
 
 #endif /* CLGATHER_HOST_RUN_H */

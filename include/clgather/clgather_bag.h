@@ -110,15 +110,16 @@ typedef struct clg_bag_params {
  *  - an empty bag (or one of padding entries only) gives +0 in every
  *    element, in every mode (PyTorch and TensorFlow).
  * Division and square root must be correctly rounded: the kernels of
- * float32 mean and sqrt_n are built with
- * -cl-fp32-correctly-rounded-divide-sqrt; on a device whose
- * CL_DEVICE_SINGLE_FP_CONFIG lacks CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT,
- * float32, float16 and bfloat16 mean and sqrt_n are
- * CLG_ERROR_UNSUPPORTED_DTYPE (sum and max run everywhere; float64 is
- * always correctly rounded, and needs cl_khr_fp64). Subnormals are kept:
- * a device that flushes them (no CL_FP_DENORM) gives
- * CLG_ERROR_UNSUPPORTED_DTYPE for float32 and bfloat16 (float64: its
- * double config).
+ * float32, float16 and bfloat16 mean and sqrt_n are built with
+ * -cl-fp32-correctly-rounded-divide-sqrt where the device's
+ * CL_DEVICE_SINGLE_FP_CONFIG has CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT; on a
+ * device without it they divide through double (a double quotient or
+ * square root of floats, rounded to float, is the correctly rounded float
+ * one), and on a device without either they are
+ * CLG_ERROR_UNSUPPORTED_DTYPE (sum and max run everywhere; float64 needs
+ * cl_khr_fp64). Subnormals are kept: a device that flushes them (no
+ * CL_FP_DENORM) gives CLG_ERROR_UNSUPPORTED_DTYPE for float32 and
+ * bfloat16.
  * PyTorch's CPU embedding_bag gives these bits for float32 and float64
  * sum, mean and max (apart from signed zeros and NaNs in max, which it
  * compares with `>`), and for float16 sum and mean.
@@ -129,14 +130,18 @@ typedef struct clg_bag_params {
  * the position and the value.
  *
  * Storage: each operand host memory or a cl_mem of ctx's context (dense;
- * strided views are CLG_ERROR_INVALID_ARGUMENT). cl_mem indices, bags and
- * per_sample_weights are read back to the host to be checked (blocking,
- * after the wait list) before the kernel is enqueued; with every operand
- * host memory nothing waits for the device before the checks. A host
- * operand makes the call blocking; with cl_mem operands only (read back
- * for the checks) the kernel is enqueued and the call returns without
- * waiting for it. queue NULL: clg_context_queue(ctx); wait_list as
- * clg_run(); event: a new event that completes with the output written.
+ * strided views are CLG_ERROR_INVALID_ARGUMENT), cl_mem offsets multiples
+ * of the element's size. Where the values are checked:
+ *  - host indices and bags: on the host, before anything is enqueued;
+ *  - cl_mem indices and bags (every one below 2^32 - 1 entries): read back
+ *    (blocking, after the wait list) and checked on the host below 32 KiB
+ *    together, else checked on the device by a kernel whose small verdict
+ *    is read back (blocking) before the reduction is enqueued, the rule
+ *    clg_run() uses for Gather's indices.
+ * A host operand makes the call blocking; with cl_mem operands only the
+ * reduction is enqueued and the call returns without waiting for it.
+ * queue NULL: clg_context_queue(ctx); wait_list as clg_run(); event: a new
+ * event that completes with the output written.
  *
  * Errors: CLG_ERROR_NULL_ARGUMENT (ctx, weight, indices, output; bags for
  * the offsets and segment-id forms), CLG_ERROR_INVALID_ARGUMENT (an unknown
@@ -162,13 +167,19 @@ CLG_API clg_status clg_embedding_bag(
     cl_event *event);
 
 /**
- * clg_embedding_bag() with clg_run_async()'s contract: on CLG_SUCCESS,
- * *outcome is a new clg_outcome whose clg_outcome_wait() gives the call's
- * status. Every check is made before this call returns (cl_mem operands
- * are read back for it, blocking), so the outcome is always CLG_SUCCESS
- * and a failed check is returned by the call itself, output untouched.
- * Errors: those of clg_embedding_bag(); CLG_ERROR_NULL_ARGUMENT also for
- * outcome == NULL.
+ * clg_embedding_bag() in the asynchronous checked mode, with
+ * clg_run_async()'s contract: on CLG_SUCCESS, *outcome is a new clg_outcome
+ * whose clg_outcome_wait() gives the call's status (with
+ * clg_embedding_bag()'s message). With cl_mem indices, bags (where the form
+ * has them) and output, the values are checked on the device and nothing is
+ * read back: the checks' kernels run after the wait list, the reduction
+ * after them, gated on their verdict (it writes nothing when a check
+ * failed: the output stays as it was), and the call returns once they are
+ * enqueued; CLG_ERROR_INVALID_BAGS and CLG_ERROR_INDEX_OUT_OF_BOUNDS then
+ * come from clg_outcome_wait(). Otherwise every check is made before the
+ * call returns, as clg_embedding_bag() makes it, and the outcome is
+ * CLG_SUCCESS. Errors: those of clg_embedding_bag(); CLG_ERROR_NULL_ARGUMENT
+ * also for outcome == NULL.
  */
 CLG_API clg_status clg_embedding_bag_async(
     clg_context *ctx, const clg_bag_params *params, const clg_tensor *weight,
