@@ -43,9 +43,8 @@ int64_t ref_first_oob(const void *indices, ref_index_type type, int64_t count,
 
 /* ---------------------------------------------------------- the scatters */
 
-/* float16 <-> float, bit exact (round to nearest even; NaN stays a quiet
- * NaN keeping its sign and top payload bits). */
-static float ref_half_to_float(uint16_t h) {
+/* float16 / bfloat16 <-> float (reference.h): bit exact. */
+float ref_half_to_float(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1Fu,
            m = h & 0x3FFu, u;
   if (e == 0x1F)
@@ -67,7 +66,7 @@ static float ref_half_to_float(uint16_t h) {
   return f;
 }
 
-static uint16_t ref_float_to_half(float f) {
+uint16_t ref_float_to_half(float f) {
   uint32_t u;
   memcpy(&u, &f, 4);
   uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
@@ -94,14 +93,14 @@ static uint16_t ref_float_to_half(float f) {
   return (uint16_t)(sign | half);
 }
 
-static float ref_bf16_to_float(uint16_t b) {
+float ref_bf16_to_float(uint16_t b) {
   uint32_t u = (uint32_t)b << 16;
   float f;
   memcpy(&f, &u, 4);
   return f;
 }
 
-static uint16_t ref_float_to_bf16(float f) {
+uint16_t ref_float_to_bf16(float f) {
   uint32_t u;
   memcpy(&u, &f, 4);
   if (isnan(f))

@@ -14,3 +14,11 @@ set(CLGATHER_REFERENCE_SOURCES ${CMAKE_CURRENT_LIST_DIR}/reference.c)
 foreach(op IN LISTS CLGATHER_OPERATORS)
   list(APPEND CLGATHER_REFERENCE_SOURCES ${CMAKE_CURRENT_LIST_DIR}/ref_${op}.c)
 endforeach()
+# ref_embedding_bag.c calls fma, fmaf, sqrt and sqrtf: every target made
+# after this file (in the including directory and those below it) links
+# the C math library, where the platform has one apart from its C library.
+include(CheckLibraryExists)
+check_library_exists(m sqrt "" CLGATHER_REFERENCE_HAVE_LIBM)
+if(CLGATHER_REFERENCE_HAVE_LIBM)
+  link_libraries(m)
+endif()

@@ -46,6 +46,14 @@ int ref_gather(const void *data, size_t esize, int32_t r,
                ref_index_type type, int32_t q, const int64_t *indices_shape,
                int64_t axis, void *out);
 
+/* float16 and bfloat16 <-> float, bit exact: widening is exact; narrowing
+ * rounds to nearest even (overflow to infinity, subnormals kept); a NaN
+ * stays a quiet NaN of the same sign with its top payload bits. */
+float ref_half_to_float(uint16_t h);
+uint16_t ref_float_to_half(float f);
+float ref_bf16_to_float(uint16_t b);
+uint16_t ref_float_to_bf16(float f);
+
 /* Index modes of numpy.take (values match clg_index_mode). */
 typedef enum ref_mode { REF_RAISE = 0, REF_WRAP = 1, REF_CLIP = 2 } ref_mode;
 

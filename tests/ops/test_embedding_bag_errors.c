@@ -1,0 +1,377 @@
+/*
+ * EmbeddingBag's errors (the rest of its suite: test_embedding_bag.c): every
+ * error of clgather/clgather_bag.h's list that a call can produce, each
+ * checked for its status, its message (the tensor, the position and the
+ * value where the header says so) and the output left byte for byte as it
+ * was (sentinel bytes), with host operands, a cl_mem output, and every
+ * operand in cl_mem through clg_embedding_bag_async (support/bag_fx.c):
+ * bags (offsets, segment ids) breaking their form's rules, checked before
+ * the indices; index values out of [0, num_embeddings); NULL arguments;
+ * unknown modes, forms, flags, reserved bits; per_sample_weights with a mode
+ * other than sum; padding_idx out of range; element types, ranks and
+ * shapes of every operand; sizes that overflow; cl_mem buffers too small;
+ * strided storage.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <criterion/criterion.h>
+
+#include <string.h>
+
+#include "support/bag_case.h"
+
+/* ------------------------------------------------------------- errors */
+
+/* Shorthands: the expected status alone, or with the message's items. */
+#define EXPECT(f, st, needles, what) bag_fx_expect(f, st, CLG_SUCCESS, needles, NULL, 0, what)
+#define EXPECT_AT(f, st, needles, what, ...)                                   \
+  do {                                                                         \
+    const int64_t ints_[] = {__VA_ARGS__};                                     \
+    bag_fx_expect(f, st, CLG_SUCCESS, needles, ints_,                          \
+                  (int)(sizeof ints_ / sizeof ints_[0]), what);                \
+  } while (0)
+
+Test(embedding_bag, errors_offsets) {
+  bag_fx f;
+  bag_fx_base(&f, CLG_BAGS_OFFSETS);
+  EXPECT(&f, CLG_SUCCESS, "", "the valid base call");
+  bag_fx_set(&f, BAG_B, 0, 2);
+  EXPECT_AT(&f, CLG_ERROR_INVALID_BAGS, "offsets|bags", "offsets[0] = 2", 0,
+            2);
+  bag_fx_base(&f, CLG_BAGS_OFFSETS);
+  bag_fx_set(&f, BAG_B, 3, 6); /* 0 3 7 6 */
+  EXPECT_AT(&f, CLG_ERROR_INVALID_BAGS, "offsets|bags", "decreasing", 3, 6);
+  bag_fx_base(&f, CLG_BAGS_OFFSETS);
+  bag_fx_set(&f, BAG_B, 2, 17); /* 0 3 17 17 */
+  bag_fx_set(&f, BAG_B, 3, 17);
+  EXPECT_AT(&f, CLG_ERROR_INVALID_BAGS, "offsets|bags", "offset > N", 2, 17);
+  /* int32 offsets, the same checks */
+  bag_fx_base(&f, CLG_BAGS_OFFSETS);
+  const int64_t four[1] = {4};
+  bag_fx_desc(&f, BAG_B, CLG_DTYPE_INT32, 1, four);
+  const int32_t off32[4] = {0, 5, 4, 9};
+  memcpy(f.host[BAG_B], off32, sizeof off32);
+  EXPECT_AT(&f, CLG_ERROR_INVALID_BAGS, "offsets|bags", "int32 decreasing", 2,
+            4);
+  /* include_last_offset: offsets [0 3 7 9 11], last != N = 12 */
+  bag_fx_base(&f, CLG_BAGS_OFFSETS);
+  const int64_t five[1] = {5};
+  bag_fx_desc(&f, BAG_B, CLG_DTYPE_INT64, 1, five);
+  bag_fx_set(&f, BAG_B, 4, 11);
+  f.p.flags = CLG_BAG_INCLUDE_LAST_OFFSET;
+  EXPECT_AT(&f, CLG_ERROR_INVALID_BAGS, "offsets|bags", "last offset 11", 4,
+            11);
+  bag_fx_set(&f, BAG_B, 4, 12);
+  EXPECT(&f, CLG_SUCCESS, "", "include_last_offset, valid");
+  /* include_last_offset with no offset */
+  const int64_t zero[1] = {0}, out0[2] = {0, 3};
+  bag_fx_desc(&f, BAG_B, CLG_DTYPE_INT64, 1, zero);
+  bag_fx_desc(&f, BAG_O, CLG_DTYPE_FLOAT, 2, out0);
+  EXPECT(&f, CLG_ERROR_INCOMPATIBLE_SHAPES, "", "include_last, no offset");
+  /* the bags are checked before the indices */
+  bag_fx_base(&f, CLG_BAGS_OFFSETS);
+  bag_fx_set(&f, BAG_B, 3, 6);
+  bag_fx_set(&f, BAG_I, 0, 77);
+  EXPECT_AT(&f, CLG_ERROR_INVALID_BAGS, "offsets|bags", "bags first", 3, 6);
+}
+
+Test(embedding_bag, errors_segment_ids) {
+  bag_fx f;
+  bag_fx_base(&f, CLG_BAGS_SEGMENT_IDS);
+  EXPECT(&f, CLG_SUCCESS, "", "the valid base call");
+  bag_fx_set(&f, BAG_B, 7, 1); /* ... 2 2 1 3 ... */
+  EXPECT_AT(&f, CLG_ERROR_INVALID_BAGS, "segment", "decreasing ids", 7, 1);
+  bag_fx_base(&f, CLG_BAGS_SEGMENT_IDS);
+  bag_fx_set(&f, BAG_B, 0, -3);
+  EXPECT_AT(&f, CLG_ERROR_INVALID_BAGS, "segment", "negative id", 0, -3);
+  bag_fx_base(&f, CLG_BAGS_SEGMENT_IDS);
+  bag_fx_set(&f, BAG_B, 11, 9);
+  EXPECT_AT(&f, CLG_ERROR_INVALID_BAGS, "segment", "id >= num_segments", 11,
+            9);
+  bag_fx_base(&f, CLG_BAGS_SEGMENT_IDS);
+  bag_fx_set(&f, BAG_B, 11, 4); /* == B */
+  EXPECT_AT(&f, CLG_ERROR_INVALID_BAGS, "segment", "id == num_segments", 11,
+            4);
+  bag_fx_base(&f, CLG_BAGS_SEGMENT_IDS);
+  const int64_t eleven[1] = {11};
+  bag_fx_desc(&f, BAG_B, CLG_DTYPE_INT64, 1, eleven);
+  EXPECT(&f, CLG_ERROR_INCOMPATIBLE_SHAPES, "", "11 ids for 12 indices");
+  bag_fx_base(&f, CLG_BAGS_SEGMENT_IDS);
+  bag_fx_set(&f, BAG_B, 0, -1);
+  bag_fx_set(&f, BAG_I, 3, -1);
+  EXPECT_AT(&f, CLG_ERROR_INVALID_BAGS, "segment", "bags first", 0, -1);
+}
+
+Test(embedding_bag, errors_indices) {
+  bag_fx f;
+  bag_fx_base(&f, CLG_BAGS_OFFSETS);
+  bag_fx_set(&f, BAG_I, 5, -2);
+  EXPECT_AT(&f, CLG_ERROR_INDEX_OUT_OF_BOUNDS, "indices", "negative", 5, -2);
+  bag_fx_base(&f, CLG_BAGS_OFFSETS);
+  bag_fx_set(&f, BAG_I, 10, 5);
+  EXPECT_AT(&f, CLG_ERROR_INDEX_OUT_OF_BOUNDS, "indices", "== E", 10, 5);
+  bag_fx_base(&f, CLG_BAGS_OFFSETS);
+  bag_fx_set(&f, BAG_I, 3, 37);
+  bag_fx_set(&f, BAG_I, 8, -1);
+  EXPECT_AT(&f, CLG_ERROR_INDEX_OUT_OF_BOUNDS, "indices", "the first", 3, 37);
+  /* a padding_idx excuses nothing */
+  bag_fx_base(&f, CLG_BAGS_OFFSETS);
+  f.p.flags = CLG_BAG_PADDING_IDX;
+  f.p.padding_idx = -1;
+  bag_fx_set(&f, BAG_I, 6, -1);
+  EXPECT_AT(&f, CLG_ERROR_INDEX_OUT_OF_BOUNDS, "indices", "padding -1", 6, -1);
+  bag_fx_base(&f, CLG_BAGS_FIXED);
+  EXPECT(&f, CLG_SUCCESS, "", "the valid fixed call");
+  bag_fx_set(&f, BAG_I, 7, 41);
+  EXPECT_AT(&f, CLG_ERROR_INDEX_OUT_OF_BOUNDS, "indices", "fixed", 41);
+  bag_fx_base(&f, CLG_BAGS_SEGMENT_IDS);
+  const int64_t twelve[1] = {12};
+  bag_fx_desc(&f, BAG_I, CLG_DTYPE_INT32, 1, twelve);
+  const int32_t i32[12] = {0, 1, 2, 3, 4, 0, 1, 2, 3, 99, 0, 1};
+  memcpy(f.host[BAG_I], i32, sizeof i32);
+  EXPECT_AT(&f, CLG_ERROR_INDEX_OUT_OF_BOUNDS, "indices", "int32", 9, 99);
+}
+
+Test(embedding_bag, errors_arguments) {
+  bag_fx f;
+  static const clg_bag_form forms[3] = {CLG_BAGS_OFFSETS, CLG_BAGS_FIXED,
+                                        CLG_BAGS_SEGMENT_IDS};
+  static const char *const names[5] = {"weight", "indices", "bags|offsets",
+                                       "per_sample_weights", "output"};
+  for (int k = 0; k < 3; ++k) {
+    bag_fx_base(&f, forms[k]);
+    f.null_ctx = true;
+    EXPECT(&f, CLG_ERROR_NULL_ARGUMENT, "ctx|context", "NULL ctx");
+    for (int j = 0; j < 5; ++j) {
+      if (j == BAG_S || (j == BAG_B && forms[k] == CLG_BAGS_FIXED))
+        continue;
+      bag_fx_base(&f, forms[k]);
+      f.present[j] = false;
+      const char *nm = forms[k] == CLG_BAGS_SEGMENT_IDS && j == BAG_B
+                           ? "bags|segment"
+                           : names[j];
+      EXPECT(&f, CLG_ERROR_NULL_ARGUMENT, nm, names[j]);
+    }
+  }
+  /* NULL params: sum over offsets */
+  bag_fx_base(&f, CLG_BAGS_OFFSETS);
+  f.pp = NULL;
+  EXPECT(&f, CLG_SUCCESS, "", "NULL params");
+
+  struct {
+    clg_bag_form form;
+    int mode, form_value;
+    uint32_t flags, reserved;
+    int64_t pad;
+    bool psw;
+    const char *what;
+  } bad[] = {
+      {CLG_BAGS_OFFSETS, 4, 0, 0, 0, 0, false, "mode 4"},
+      {CLG_BAGS_OFFSETS, -1, 0, 0, 0, 0, false, "mode -1"},
+      {CLG_BAGS_OFFSETS, 0, 3, 0, 0, 0, false, "form 3"},
+      {CLG_BAGS_OFFSETS, 0, 0, 4u, 0, 0, false, "flag 4"},
+      {CLG_BAGS_OFFSETS, 0, 0, 0x80000000u, 0, 0, false, "flag 1 << 31"},
+      {CLG_BAGS_OFFSETS, 0, 0, 0, 1, 0, false, "reserved 1"},
+      {CLG_BAGS_FIXED, 0, 1, CLG_BAG_INCLUDE_LAST_OFFSET, 0, 0, false,
+       "include_last with fixed"},
+      {CLG_BAGS_SEGMENT_IDS, 0, 2, CLG_BAG_INCLUDE_LAST_OFFSET, 0, 0, false,
+       "include_last with segment ids"},
+      {CLG_BAGS_OFFSETS, CLG_BAG_MEAN, 0, 0, 0, 0, true, "psw with mean"},
+      {CLG_BAGS_OFFSETS, CLG_BAG_MAX, 0, 0, 0, 0, true, "psw with max"},
+      {CLG_BAGS_SEGMENT_IDS, CLG_BAG_SQRT_N, 2, 0, 0, 0, true,
+       "psw with sqrt_n"},
+      {CLG_BAGS_OFFSETS, 0, 0, CLG_BAG_PADDING_IDX, 0, 5, false,
+       "padding_idx 5 (E = 5)"},
+      {CLG_BAGS_OFFSETS, 0, 0, CLG_BAG_PADDING_IDX, 0, -6, false,
+       "padding_idx -6"},
+      {CLG_BAGS_FIXED, 0, 1, CLG_BAG_PADDING_IDX, 0, INT64_MIN, false,
+       "padding_idx INT64_MIN"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+    bag_fx_base(&f, bad[k].form);
+    f.p.mode = (clg_bag_mode)bad[k].mode;
+    f.p.form = (clg_bag_form)bad[k].form_value;
+    f.p.flags = bad[k].flags;
+    f.p.reserved = bad[k].reserved;
+    f.p.padding_idx = bad[k].pad;
+    if (bad[k].psw)
+      bag_fx_psw(&f);
+    EXPECT(&f, CLG_ERROR_INVALID_ARGUMENT, "", bad[k].what);
+  }
+  /* padding_idx at both ends of its range is valid */
+  bag_fx_base(&f, CLG_BAGS_OFFSETS);
+  f.p.flags = CLG_BAG_PADDING_IDX;
+  f.p.padding_idx = -5;
+  EXPECT(&f, CLG_SUCCESS, "", "padding_idx -5");
+  f.p.padding_idx = 4;
+  EXPECT(&f, CLG_SUCCESS, "", "padding_idx 4");
+  /* bags with the fixed form */
+  bag_fx_base(&f, CLG_BAGS_FIXED);
+  const int64_t four[1] = {4};
+  bag_fx_desc(&f, BAG_B, CLG_DTYPE_INT64, 1, four);
+  EXPECT(&f, CLG_ERROR_INVALID_ARGUMENT, "", "bags with fixed");
+  /* a wait list count without a list */
+  bag_fx_base(&f, CLG_BAGS_OFFSETS);
+  f.num_events = 1;
+  EXPECT(&f, CLG_ERROR_INVALID_ARGUMENT, "", "num_events 1, list NULL");
+  /* _async without an outcome */
+  bag_fx_base(&f, CLG_BAGS_OFFSETS);
+  cl_event ev = NULL;
+  clg_status st = clg_embedding_bag_async(
+      tu_ctx(), &f.p, &f.t[0].tensor, &f.t[1].tensor, &f.t[2].tensor, NULL,
+      &f.t[4].tensor, NULL, 0, NULL, &ev, NULL);
+  cr_expect(st == CLG_ERROR_NULL_ARGUMENT && ev == NULL, "%s",
+            clg_last_error());
+  cr_expect(tu_contains_ci(clg_last_error(), "outcome"), "%s",
+            clg_last_error());
+  bool untouched = true;
+  for (int k = 0; k < BAG_FX_BYTES; ++k)
+    untouched = untouched && f.host[BAG_O][k] == TU_SENTINEL;
+  cr_expect(untouched, "NULL outcome: the output was written");
+}
+
+/* Element types, ranks and shapes: operand k of the valid offsets call
+ * (fixed: of the fixed call) given another descriptor. */
+Test(embedding_bag, errors_types_shapes) {
+  static const struct {
+    clg_bag_form form;
+    int k;
+    clg_dtype dtype;
+    int32_t rank;
+    int64_t shape[3];
+    bool psw;
+    clg_status want, alt;
+    const char *needles, *what;
+  } bad[] = {
+      {CLG_BAGS_OFFSETS, BAG_W, CLG_DTYPE_INT32, 2, {5, 3}, false,
+       CLG_ERROR_UNSUPPORTED_DTYPE, CLG_ERROR_DTYPE_MISMATCH, "", "weight int32"},
+      {CLG_BAGS_OFFSETS, BAG_I, CLG_DTYPE_FLOAT, 1, {12}, false,
+       CLG_ERROR_INVALID_INDICES_DTYPE, 0, "indices", "indices float"},
+      {CLG_BAGS_OFFSETS, BAG_I, CLG_DTYPE_INT16, 1, {12}, false,
+       CLG_ERROR_INVALID_INDICES_DTYPE, 0, "indices", "indices int16"},
+      {CLG_BAGS_OFFSETS, BAG_B, CLG_DTYPE_FLOAT, 1, {4}, false,
+       CLG_ERROR_INVALID_INDICES_DTYPE, 0, "bags|offsets", "bags float"},
+      {CLG_BAGS_SEGMENT_IDS, BAG_B, CLG_DTYPE_UINT64, 1, {12}, false,
+       CLG_ERROR_INVALID_INDICES_DTYPE, 0, "bags|segment", "ids uint64"},
+      {CLG_BAGS_OFFSETS, BAG_O, CLG_DTYPE_DOUBLE, 2, {4, 3}, false,
+       CLG_ERROR_DTYPE_MISMATCH, 0, "output", "output double"},
+      {CLG_BAGS_OFFSETS, BAG_O, CLG_DTYPE_FLOAT16, 2, {4, 3}, false,
+       CLG_ERROR_DTYPE_MISMATCH, 0, "output", "output float16"},
+      {CLG_BAGS_OFFSETS, BAG_S, CLG_DTYPE_DOUBLE, 1, {12}, true,
+       CLG_ERROR_DTYPE_MISMATCH, 0, "per_sample_weights", "psw double"},
+      {CLG_BAGS_OFFSETS, BAG_S, CLG_DTYPE_FLOAT, 1, {11}, true,
+       CLG_ERROR_INCOMPATIBLE_SHAPES, 0, "per_sample_weights", "psw [11]"},
+      {CLG_BAGS_FIXED, BAG_S, CLG_DTYPE_FLOAT, 2, {3, 4}, true,
+       CLG_ERROR_INCOMPATIBLE_SHAPES, 0, "per_sample_weights", "psw [3, 4]"},
+      {CLG_BAGS_OFFSETS, BAG_S, CLG_DTYPE_FLOAT, 2, {12, 1}, true,
+       CLG_ERROR_INCOMPATIBLE_SHAPES, CLG_ERROR_INVALID_RANK,
+       "per_sample_weights", "psw [12, 1]"},
+      {CLG_BAGS_OFFSETS, BAG_W, CLG_DTYPE_FLOAT, 3, {5, 3, 1}, false,
+       CLG_ERROR_INVALID_RANK, 0, "weight", "weight rank 3"},
+      {CLG_BAGS_OFFSETS, BAG_W, CLG_DTYPE_FLOAT, 1, {15}, false,
+       CLG_ERROR_INVALID_RANK, 0, "weight", "weight rank 1"},
+      {CLG_BAGS_OFFSETS, BAG_I, CLG_DTYPE_INT64, 2, {4, 3}, false,
+       CLG_ERROR_INVALID_RANK, 0, "indices", "indices rank 2, offsets"},
+      {CLG_BAGS_FIXED, BAG_I, CLG_DTYPE_INT64, 1, {12}, false,
+       CLG_ERROR_INVALID_RANK, 0, "indices", "indices rank 1, fixed"},
+      {CLG_BAGS_OFFSETS, BAG_B, CLG_DTYPE_INT64, 2, {2, 2}, false,
+       CLG_ERROR_INVALID_RANK, 0, "bags|offsets", "offsets rank 2"},
+      {CLG_BAGS_OFFSETS, BAG_O, CLG_DTYPE_FLOAT, 2, {4, 4}, false,
+       CLG_ERROR_SHAPE_MISMATCH, 0, "output", "output [4, 4]"},
+      {CLG_BAGS_OFFSETS, BAG_O, CLG_DTYPE_FLOAT, 2, {5, 3}, false,
+       CLG_ERROR_SHAPE_MISMATCH, 0, "output", "output [5, 3]"},
+      {CLG_BAGS_FIXED, BAG_O, CLG_DTYPE_FLOAT, 2, {3, 3}, false,
+       CLG_ERROR_SHAPE_MISMATCH, 0, "output", "fixed, output [3, 3]"},
+      {CLG_BAGS_OFFSETS, BAG_O, CLG_DTYPE_FLOAT, 1, {12}, false,
+       CLG_ERROR_SHAPE_MISMATCH, CLG_ERROR_INVALID_RANK, "output",
+       "output rank 1"},
+      {CLG_BAGS_OFFSETS, BAG_W, CLG_DTYPE_FLOAT, 2, {5, -3}, false,
+       CLG_ERROR_INVALID_SHAPE, 0, "weight", "weight [5, -3]"},
+      {CLG_BAGS_SEGMENT_IDS, BAG_I, CLG_DTYPE_INT64, 1, {-12}, false,
+       CLG_ERROR_INVALID_SHAPE, 0, "indices", "indices [-12]"},
+      {CLG_BAGS_OFFSETS, BAG_W, CLG_DTYPE_FLOAT, 2,
+       {INT64_C(1) << 62, 3}, false, CLG_ERROR_SIZE_OVERFLOW, 0, "",
+       "weight [2^62, 3]"},
+      {CLG_BAGS_OFFSETS, BAG_W, CLG_DTYPE_FLOAT, 2,
+       {INT64_C(1) << 31, INT64_C(1) << 32}, false, CLG_ERROR_SIZE_OVERFLOW, 0,
+       "", "weight [2^31, 2^32]"},
+  };
+  for (size_t j = 0; j < sizeof bad / sizeof bad[0]; ++j) {
+    bag_fx f;
+    bag_fx_base(&f, bad[j].form);
+    if (bad[j].psw)
+      bag_fx_psw(&f);
+    bag_fx_desc(&f, bad[j].k, bad[j].dtype, bad[j].rank, bad[j].shape);
+    if (bad[j].k == BAG_W && bad[j].dtype == CLG_DTYPE_INT32)
+      bag_fx_desc(&f, BAG_O, CLG_DTYPE_INT32, 2, f.t[BAG_O].tensor.shape);
+    bag_fx_expect(&f, bad[j].want, bad[j].alt, bad[j].needles, NULL, 0,
+                  bad[j].what);
+  }
+}
+
+/* Storage: strided descriptors (any operand) are refused, a cl_mem smaller
+ * than offset + bytes too. */
+Test(embedding_bag, errors_storage) {
+  static const char *const names[5] = {"weight", "indices", "bags|offsets",
+                                       "per_sample_weights", "output"};
+  for (int k = 0; k < 5; ++k) {
+    bag_fx f;
+    bag_fx_base(&f, CLG_BAGS_OFFSETS);
+    bag_fx_psw(&f);
+    clg_tensor dense = f.t[k].tensor;
+    /* the dense tensor's own strides: a strided kind all the same */
+    int64_t strides[2] = {dense.rank == 2 ? dense.shape[1] : 1, 1};
+    f.t[k] = clg_tensor_strided(&dense, strides);
+    f.host_only = true;
+    bag_fx_expect(&f, CLG_ERROR_INVALID_ARGUMENT, CLG_SUCCESS, "", NULL, 0,
+                  names[k]);
+  }
+  /* a transposed weight; a strided cl_mem output */
+  bag_fx f;
+  bag_fx_base(&f, CLG_BAGS_OFFSETS);
+  f.host_only = true;
+  clg_tensor wd = f.t[BAG_W].tensor;
+  const int64_t ts[2] = {1, 5};
+  f.t[BAG_W] = clg_tensor_strided(&wd, ts);
+  bag_fx_expect(&f, CLG_ERROR_INVALID_ARGUMENT, CLG_SUCCESS, "", NULL, 0,
+                "transposed weight");
+  bag_fx_base(&f, CLG_BAGS_OFFSETS);
+  f.host_only = true;
+  unsigned char img[BAG_FX_BYTES];
+  memset(img, (int)TU_SENTINEL, sizeof img);
+  cl_mem ob = tu_buffer_create(sizeof img, img);
+  clg_tensor od = clg_tensor_buffer(CLG_DTYPE_FLOAT, 2,
+                                    f.t[BAG_O].tensor.shape, ob, 0);
+  const int64_t os[2] = {6, 1}; /* every other row */
+  f.t[BAG_O] = clg_tensor_strided(&od, os);
+  bag_fx_expect(&f, CLG_ERROR_INVALID_ARGUMENT, CLG_SUCCESS, "", NULL, 0,
+                "strided cl_mem output");
+  unsigned char back[BAG_FX_BYTES];
+  tu_buffer_read(ob, 0, sizeof back, back);
+  cr_expect(memcmp(back, img, sizeof img) == 0,
+            "strided cl_mem output: written");
+  clReleaseMemObject(ob);
+
+  /* cl_mem operands too small: each in turn (8 bytes short), the others in
+   * host memory */
+  for (int k = 0; k < 5; ++k) {
+    bag_fx_base(&f, CLG_BAGS_OFFSETS);
+    bag_fx_psw(&f);
+    f.host_only = true;
+    clg_tensor *d = &f.t[k].tensor;
+    size_t bytes = (size_t)tu_numel(d->rank, d->shape) *
+                   clg_dtype_size(d->dtype);
+    cl_mem b = tu_buffer_create(bytes + 8, f.host[k]);
+    *d = clg_tensor_buffer(d->dtype, d->rank, d->shape, b, 16);
+    bag_fx_expect(&f, CLG_ERROR_BUFFER_TOO_SMALL, CLG_SUCCESS, "", NULL, 0,
+                  names[k]);
+    if (k == BAG_O) {
+      tu_buffer_read(b, 0, bytes + 8, back);
+      bool same = true;
+      for (size_t j = 0; j < bytes + 8; ++j)
+        same = same && back[j] == TU_SENTINEL;
+      cr_expect(same, "output too small: written");
+    }
+    clReleaseMemObject(b);
+  }
+}
