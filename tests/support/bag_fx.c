@@ -173,7 +173,7 @@ static void run_variant(const bag_fx *f0, int v, clg_status want,
     clg_outcome_wait(oc);
     clg_outcome_release(oc);
   }
-  if (f.present[BAG_O]) {
+  if (f.present[BAG_O] && st != CLG_SUCCESS) {
     unsigned char img[BAG_FX_BYTES + 64];
     size_t n = BAG_FX_BYTES;
     if (bufs[BAG_O]) {
