@@ -40,7 +40,8 @@ typedef enum clg_bag_form {
   /** PyTorch's offsets: indices 1-D [N]; `bags` (the offsets) 1-D [B],
    * bag b is indices[offsets[b] : offsets[b+1]], the last bag ending at N;
    * or [B + 1] with CLG_BAG_INCLUDE_LAST_OFFSET, offsets[B] == N. Needs
-   * offsets[0] == 0 (when B > 0), offsets non-decreasing, none above N. */
+   * offsets[0] == 0 whenever there is an offset (PyTorch), offsets
+   * non-decreasing, none above N. */
   CLG_BAGS_OFFSETS = 0,
   /** Fixed-size bags: indices 2-D [B, L], bag b is row b; `bags` NULL. */
   CLG_BAGS_FIXED = 1,

@@ -356,17 +356,30 @@ Test(embedding_bag, max_zeros_nans_ties) {
   bag_finish(&rn, "max_zeros_nans_ties");
 }
 
-/* include_last_offset with one offset, N: B = 0 bags, none holding the N
- * indices. The header asks offsets[0] == 0 only "when B > 0", so the
- * reference takes it (the output is [0, dim]); PyTorch asks offsets[0] == 0
- * whenever there is an offset. */
+/* include_last_offset with one offset: no bag. offsets[0] must be 0
+ * whenever there is an offset (PyTorch too), so [N] with N > 0 (entries in
+ * no bag) is refused, output untouched, and [0] with N = 0 makes [0, dim]. */
 Test(embedding_bag, include_last_offset_no_bag) {
-  bag_runner rn = {0};
-  for (int m = 0; m < 4; ++m) {
-    bag_case c = make4((clg_bag_mode)m, 1, dtypes[m], 5, 3, 4, 0);
-    c.idt = itypes[m % 2];
-    bag_storage_for(&c, m * 13);
-    bag_run(&rn, &c, 5500u + (uint64_t)m);
-  }
-  bag_finish(&rn, "include_last_offset_no_bag");
+  float w[6] = {1, 2, 3, 4, 5, 6}, out[1] = {42.0f};
+  int64_t idx[4] = {0, 1, 2, 0}, off[1] = {4};
+  int64_t ws[2] = {3, 2}, is[1] = {4}, bs[1] = {1}, os[2] = {0, 2};
+  clg_tensor wt = clg_tensor_host(CLG_DTYPE_FLOAT, 2, ws, w);
+  clg_tensor it = clg_tensor_host(CLG_DTYPE_INT64, 1, is, idx);
+  clg_tensor bt = clg_tensor_host(CLG_DTYPE_INT64, 1, bs, off);
+  clg_tensor ot = clg_tensor_host(CLG_DTYPE_FLOAT, 2, os, out);
+  clg_bag_params p = {0};
+  p.flags = CLG_BAG_INCLUDE_LAST_OFFSET;
+  clg_status st =
+      clg_embedding_bag(tu_ctx(), &p, &wt, &it, &bt, NULL, &ot, NULL, 0, NULL,
+                        NULL);
+  cr_expect_eq(st, CLG_ERROR_INVALID_BAGS, "%s", clg_last_error());
+  cr_expect(strstr(clg_last_error(), "offsets[0] is 4") != NULL, "%s",
+            clg_last_error());
+  cr_expect_eq(out[0], 42.0f, "the output was written");
+  off[0] = 0;
+  is[0] = 0;
+  it = clg_tensor_host(CLG_DTYPE_INT64, 1, is, idx);
+  st = clg_embedding_bag(tu_ctx(), &p, &wt, &it, &bt, NULL, &ot, NULL, 0, NULL,
+                         NULL);
+  cr_expect_eq(st, CLG_SUCCESS, "%s", clg_last_error());
 }

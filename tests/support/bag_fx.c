@@ -146,6 +146,23 @@ static void run_variant(const bag_fx *f0, int v, clg_status want,
                                        &oc)
              : clg_embedding_bag(ctx, f.pp, op[0], op[1], op[2], op[3], op[4],
                                  NULL, f.num_events, NULL, &ev);
+  /* The asynchronous mode on cl_mem operands checks the values on the
+   * device: a bad one is reported by clg_outcome_wait(), the reduction
+   * gated (the output checked below all the same). */
+  bool deferred = v == 2 && st == CLG_SUCCESS && oc &&
+                  (want == CLG_ERROR_INVALID_BAGS ||
+                   want == CLG_ERROR_INDEX_OUT_OF_BOUNDS);
+  if (deferred) {
+    if (ev) {
+      clWaitForEvents(1, &ev);
+      clReleaseEvent(ev);
+      ev = NULL;
+    }
+    st = clg_outcome_wait(oc);
+    clg_status again = clg_outcome_wait(oc);
+    cr_expect_eq(again, st, "%s (%s): a second wait gave another status",
+                 what, vname[v]);
+  }
   const char *msg = clg_last_error();
   cr_expect(st == want || (alt != CLG_SUCCESS && st == alt),
             "%s (%s): got %s (%d), want %s%s%s: %s", what, vname[v],
@@ -162,8 +179,8 @@ static void run_variant(const bag_fx *f0, int v, clg_status want,
                 (long long)ints[k], msg);
     cr_expect(ev == NULL, "%s (%s): an event came back on error", what,
               vname[v]);
-    cr_expect(oc == NULL, "%s (%s): an outcome came back on error", what,
-              vname[v]);
+    cr_expect(deferred || oc == NULL,
+              "%s (%s): an outcome came back on error", what, vname[v]);
   }
   if (ev) {
     clWaitForEvents(1, &ev);

@@ -99,7 +99,7 @@ static int check_bags(const ref_bag_args *a, int64_t n) {
       return -1;
     for (int64_t k = 0; k < a->bags_len; ++k) {
       int64_t v = ref_index_at(a->bags, a->bags_type, k);
-      if (k == 0 && B > 0 && v != 0)
+      if (k == 0 && v != 0)
         return -1;
       if (k > 0 && v < ref_index_at(a->bags, a->bags_type, k - 1))
         return -1;
