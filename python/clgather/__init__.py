@@ -1,7 +1,8 @@
 """clgather: the ONNX gather and scatter families on any OpenCL device,
 with every index checked before anything is written.
 
-numpy's names where numpy has the operation, ONNX's for the rest:
+numpy's names where numpy has the operation, ONNX's for the rest (and
+PyTorch's and TensorFlow's for the bag reductions):
 
 - ``take(a, indices, axis=None, mode="raise", out=None, batch_dims=0)``:
   ONNX Gather (``numpy.take``; batch_dims as ``tf.gather``)
@@ -11,6 +12,12 @@ numpy's names where numpy has the operation, ONNX's for the rest:
   duplicates="error", out=None)``: ONNX ScatterElements
 - ``scatter_nd(data, indices, updates, reduction="none",
   duplicates="error", out=None)``: ONNX ScatterND
+- ``embedding_bag(input, weight, offsets=None, mode="mean",
+  per_sample_weights=None, include_last_offset=False, padding_idx=None,
+  out=None)``: PyTorch's ``torch.nn.functional.embedding_bag``
+- ``sparse_segment_reduce(data, indices, segment_ids, mode="sum",
+  num_segments=None, out=None)``: TensorFlow's
+  ``tf.math.sparse_segment_sum`` / ``_mean`` / ``_sqrt_n``
 
 numpy arrays in give numpy arrays out; pyopencl arrays in give pyopencl
 arrays out, on the caller's queue, chained by events. Errors are numpy's:
@@ -28,9 +35,10 @@ from ._context import (Context, Outcome, default_context,
                        set_default_context)
 from ._gather import gather_nd, take, take_along_axis
 from ._scatter import scatter_elements, scatter_nd
+from ._bag import embedding_bag, sparse_segment_reduce
 
 __all__ = [
     "take", "take_along_axis", "gather_nd", "scatter_elements",
-    "scatter_nd", "Context", "Outcome", "default_context",
+    "scatter_nd", "embedding_bag", "sparse_segment_reduce", "Context", "Outcome", "default_context",
     "set_default_context", "AxisError", "library_path", "__version__",
 ]

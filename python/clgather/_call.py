@@ -206,6 +206,26 @@ def operand(x, role, index=False):
     return Operand(arr.shape, arr.dtype, host=arr)
 
 
+def dense_operand(x, role, index=False):
+    """x as a dense (C-contiguous) Operand, for a call that takes no
+    strided tensor (EmbeddingBag): a numpy view is copied to C order; a
+    pyopencl view is a ValueError (pyopencl copies no strided array)."""
+    if is_cl(x):
+        _check_dtype(x.dtype, role, index)
+        if not (x.flags.c_contiguous or x.size == 0):
+            raise ValueError(
+                "clgather: %s: a pyopencl view with strides %s is not "
+                "C-contiguous, and this operator reads dense tensors only "
+                "(pyopencl cannot copy it): pass a C-contiguous array"
+                % (role, tuple(x.strides)))
+        return Operand(x.shape, x.dtype, cl=x)
+    op = operand(x, role, index)
+    if op.strides is not None:
+        op = Operand(op.shape, op.dtype,
+                     host=np.ascontiguousarray(op.host))
+    return op
+
+
 def _check_dtype(dt, role, index):
     dt = np.dtype(dt)
     if index:
@@ -280,9 +300,12 @@ class Call:
         self.ops.append(op)
         return op
 
-    def output(self, shape, dtype, in_place_of=None):
+    def output(self, shape, dtype, in_place_of=None, dense=False):
         """The output Operand: `out`, or a temporary copied into `out` after
-        success, or a new array (pyopencl if any operand is)."""
+        success, or a new array (pyopencl if any operand is). dense: the
+        library takes no strided output (EmbeddingBag): a non-contiguous
+        numpy `out` is written through a temporary, a pyopencl one is a
+        ValueError."""
         out, shape, dtype = self.out, tuple(shape), np.dtype(dtype)
         if out is None:
             if self.any_cl:
@@ -311,6 +334,8 @@ class Call:
                 "result; pass an array with a place for each element"
                 % (axis, out.shape[axis]))
         if is_cl(out):
+            if dense:
+                return dense_operand(out, "out")
             return operand(out, "out")
         # A numpy out is written in place (only its elements: the bytes
         # between them are untouched) when the library can address it:
@@ -320,7 +345,9 @@ class Call:
         # result goes to a temporary copied into `out` after success.
         strides = None
         direct = out.flags.aligned and out.dtype.isnative
-        if direct and not out.flags.c_contiguous and out.size:
+        if direct and dense:
+            direct = out.flags.c_contiguous
+        elif direct and not out.flags.c_contiguous and out.size:
             strides = elem_strides(out.shape, out.strides, out.itemsize)
             direct = strides is not None and own_places(shape, strides)
         for op in self.ops:
@@ -336,18 +363,20 @@ class Call:
         return Operand(shape, dtype, host=np.empty(shape, dtype))
 
     def run(self, fn, params, operands, output, scatter=None,
-            outcome=None):
-        """Call clg_run / clg_scatter (or their _async forms when
-        `outcome` is an Outcome) and attach the event to a pyopencl
-        output."""
-        tensors = [op.tensor(_lib.DTYPES[op.dtype]) for op in operands]
+            outcome=None, async_fn=None):
+        """Call clg_run / clg_scatter / clg_embedding_bag (or their _async
+        forms, async_fn for fn's own, when `outcome` is an Outcome) and
+        attach the event to a pyopencl output. An operand None is passed
+        as NULL."""
+        tensors = [None if op is None else op.tensor(_lib.DTYPES[op.dtype])
+                   for op in operands]
         out_t = output.tensor(_lib.DTYPES[output.dtype])
         ev = ctypes.c_void_p()
         want_ev = output.cl is not None
         args = [self.context.handle, ctypes.byref(params)]
         if scatter is not None:
             args.append(ctypes.byref(scatter))
-        args += [ctypes.byref(t) for t in tensors]
+        args += [None if t is None else ctypes.byref(t) for t in tensors]
         args += [ctypes.byref(out_t),
                  self.queue.int_ptr if self.queue is not None else None,
                  self.num_events,
@@ -358,8 +387,8 @@ class Call:
                 raise TypeError("clgather: outcome= takes a clgather.Outcome")
             handle = ctypes.c_void_p()
             args.append(ctypes.byref(handle))
-            fn = (_lib.clg_scatter_async if scatter is not None
-                  else _lib.clg_run_async)
+            fn = async_fn or (_lib.clg_scatter_async if scatter is not None
+                              else _lib.clg_run_async)
             _lib.check(fn(*args))
             outcome._set(handle.value, self.context)
         else:

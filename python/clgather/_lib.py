@@ -101,6 +101,17 @@ class ScatterParams(ctypes.Structure):
     _fields_ = [("reduction", ctypes.c_int), ("duplicates", ctypes.c_int)]
 
 
+class BagParams(ctypes.Structure):
+    """clg_bag_params (clgather/clgather_bag.h)."""
+    _fields_ = [
+        ("mode", ctypes.c_int),
+        ("form", ctypes.c_int),
+        ("flags", ctypes.c_uint32),
+        ("reserved", ctypes.c_uint32),
+        ("padding_idx", ctypes.c_int64),
+    ]
+
+
 STORAGE_HOST, STORAGE_BUFFER = 0, 1
 STORAGE_HOST_STRIDED, STORAGE_BUFFER_STRIDED = 2, 3
 OP_GATHER, OP_GATHER_ELEMENTS, OP_GATHER_ND = 0, 1, 2
@@ -108,6 +119,9 @@ OP_SCATTER_ELEMENTS, OP_SCATTER_ND = 3, 4
 MODES = {"raise": 0, "wrap": 1, "clip": 2}
 REDUCTIONS = {"none": 0, "add": 1, "mul": 2, "min": 3, "max": 4}
 DUPLICATES = {"error": 0, "last": 1}
+BAG_MODES = {"sum": 0, "mean": 1, "max": 2, "sqrt_n": 3}
+BAGS_OFFSETS, BAGS_FIXED, BAGS_SEGMENT_IDS = 0, 1, 2
+BAG_INCLUDE_LAST_OFFSET, BAG_PADDING_IDX = 1, 2
 
 _p = ctypes.c_void_p
 _TP = ctypes.POINTER(Tensor)
@@ -150,6 +164,13 @@ clg_scatter_async = _proto("clg_scatter_async", ctypes.c_int, _p,
                            ctypes.POINTER(Params),
                            ctypes.POINTER(ScatterParams), _TP, _TP, _TP, _TP,
                            _p, ctypes.c_uint, _EV, _EV, ctypes.POINTER(_p))
+clg_embedding_bag = _proto("clg_embedding_bag", ctypes.c_int, _p,
+                           ctypes.POINTER(BagParams), _TP, _TP, _TP, _TP,
+                           _TP, _p, ctypes.c_uint, _EV, _EV)
+clg_embedding_bag_async = _proto("clg_embedding_bag_async", ctypes.c_int, _p,
+                                 ctypes.POINTER(BagParams), _TP, _TP, _TP,
+                                 _TP, _TP, _p, ctypes.c_uint, _EV, _EV,
+                                 ctypes.POINTER(_p))
 clg_outcome_wait = _proto("clg_outcome_wait", ctypes.c_int, _p)
 clg_outcome_release = _proto("clg_outcome_release", None, _p)
 
@@ -197,6 +218,10 @@ STATUS_EXCEPTIONS = {
     # for a scatter without reduction (ONNX: indices must not repeat).
     19: ValueError,
     20: RuntimeError,  # INTERNAL (a bug in clgather)
+    # INVALID_BAGS: offsets or segment ids that break their form's rules
+    # (not a subscript of weight, so not an IndexError; torch raises a
+    # RuntimeError for bad offsets, TensorFlow an InvalidArgumentError).
+    21: ValueError,
 }
 
 

@@ -47,6 +47,13 @@ int main(void) {
   FIELD(clg_scatter_params, reduction);
   FIELD(clg_scatter_params, duplicates);
 
+  STRUCT(clg_bag_params);
+  FIELD(clg_bag_params, mode);
+  FIELD(clg_bag_params, form);
+  FIELD(clg_bag_params, flags);
+  FIELD(clg_bag_params, reserved);
+  FIELD(clg_bag_params, padding_idx);
+
   CONST(CLG_MAX_RANK);
   CONST(CLG_STORAGE_HOST);
   CONST(CLG_STORAGE_BUFFER);
@@ -67,6 +74,15 @@ int main(void) {
   CONST(CLG_REDUCTION_MAX);
   CONST(CLG_DUPLICATES_ERROR);
   CONST(CLG_DUPLICATES_LAST);
+  CONST(CLG_BAG_SUM);
+  CONST(CLG_BAG_MEAN);
+  CONST(CLG_BAG_MAX);
+  CONST(CLG_BAG_SQRT_N);
+  CONST(CLG_BAGS_OFFSETS);
+  CONST(CLG_BAGS_FIXED);
+  CONST(CLG_BAGS_SEGMENT_IDS);
+  CONST(CLG_BAG_INCLUDE_LAST_OFFSET);
+  CONST(CLG_BAG_PADDING_IDX);
 
   CONST(CLG_DTYPE_FLOAT);
   CONST(CLG_DTYPE_UINT8);
@@ -104,5 +120,6 @@ int main(void) {
   CONST(CLG_ERROR_INCOMPATIBLE_SHAPES);
   CONST(CLG_ERROR_DUPLICATE_INDEX);
   CONST(CLG_ERROR_INTERNAL);
+  CONST(CLG_ERROR_INVALID_BAGS);
   return 0;
 }

@@ -22,6 +22,7 @@ MIRRORS = {
     "StridedTensor": "clg_strided_tensor",
     "Params": "clg_params",
     "ScatterParams": "clg_scatter_params",
+    "BagParams": "clg_bag_params",
 }
 
 DTYPE_NAMES = {
@@ -45,6 +46,7 @@ STATUS_CLASSES = {
     "BUILD_FAILED": RuntimeError, "OUT_OF_HOST_MEMORY": MemoryError,
     "INVALID_BATCH_DIMS": ValueError, "INCOMPATIBLE_SHAPES": ValueError,
     "DUPLICATE_INDEX": ValueError, "INTERNAL": RuntimeError,
+    "INVALID_BAGS": ValueError,
 }
 
 
@@ -110,6 +112,14 @@ def test_constants(c_layout):
         want = {k[len(prefix):].lower(): v for k, v in consts.items()
                 if k.startswith(prefix)}
         assert table == want, prefix
+    want = {k[len("CLG_BAG_"):].lower(): v for k, v in consts.items()
+            if k in ("CLG_BAG_SUM", "CLG_BAG_MEAN", "CLG_BAG_MAX",
+                     "CLG_BAG_SQRT_N")}
+    assert _lib.BAG_MODES == want
+    for name in ("OFFSETS", "FIXED", "SEGMENT_IDS"):
+        assert getattr(_lib, "BAGS_" + name) == consts["CLG_BAGS_" + name]
+    for name in ("INCLUDE_LAST_OFFSET", "PADDING_IDX"):
+        assert getattr(_lib, "BAG_" + name) == consts["CLG_BAG_" + name]
 
 
 def test_dtype_codes(c_layout):
