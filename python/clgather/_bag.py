@@ -81,18 +81,17 @@ def embedding_bag(input, weight, offsets=None, mode="mean",
         if offsets is not None:
             raise ValueError("clgather: input is 2-d (one bag per row, of "
                              "fixed size): offsets must be None")
+        if include_last_offset:
+            # PyTorch 1.13 takes the rows' offsets [0, L, ..., (B-1)L] with
+            # the last as the end of the bags: B - 1 bags summed, but mean
+            # counts the last bag's entries up to the end of input and max
+            # corrupts its heap. Outside its documented contract (the last
+            # offset equal to N): refused, as clg_embedding_bag does.
+            raise ValueError("clgather: include_last_offset needs a 1-d "
+                             "input with offsets (a 2-d input has no last "
+                             "offset)")
         params.form = _lib.BAGS_FIXED
         nbags = idx.shape[0]
-        if include_last_offset:
-            # PyTorch: the rows' offsets [0, L, ..., (B-1)L] with the last
-            # taken as the end: B - 1 bags, the last row unread.
-            if nbags == 0:
-                raise ValueError("clgather: include_last_offset needs at "
-                                 "least one offset (input has no row)")
-            nbags -= 1
-            idx = _rows(idx, (nbags, idx.shape[1]))
-            if psw is not None:
-                psw = _rows(psw, idx.shape)
     elif idx.ndim == 1:
         if offsets is None:
             raise ValueError("clgather: input is 1-d: offsets (the start "
@@ -236,9 +235,10 @@ per_sample_weights : array_like or pyopencl.array.Array, optional
     is scaled by its entry's weight. Mode 'sum' only (PyTorch).
 include_last_offset : bool, optional
     `offsets` has B + 1 entries, the last equal to N (PyTorch's
-    ``include_last_offset``). With a 2-d `input`, as PyTorch: the rows'
-    offsets with the last taken as the end, so B - 1 bags (the last row is
-    not read).
+    ``include_last_offset``, its CSR form). 1-d `input` only: with a 2-d
+    one it is a ValueError (PyTorch 1.13 gives B - 1 bags there, its mean
+    dividing the last by a count that runs to the end of `input`, its max
+    corrupting memory).
 padding_idx : int, optional
     Entries equal to it are skipped and not counted; in ``[-num_embeddings,
     num_embeddings - 1]``, negative counting from the back.
@@ -261,7 +261,8 @@ ValueError
     unknown mode; `input` not 1-d or 2-d, offsets missing (1-d) or given
     (2-d), `weight` not 2-d, `per_sample_weights` of another shape or with
     a mode other than 'sum', `padding_idx` out of range,
-    `include_last_offset` with no offset, `out` of the wrong shape.
+    `include_last_offset` with no offset or a 2-d `input`, `out` of the
+    wrong shape.
 {errors}
 
 Notes

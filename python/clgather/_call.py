@@ -42,7 +42,10 @@ def elem_strides(shape, byte_strides, itemsize):
 
 def broadcast_axis(shape, byte_strides):
     """The first dimension longer than 1 with stride 0 (a broadcast view:
-    its elements share memory), or None."""
+    its elements share memory), or None. An array with no element shares
+    nothing (numpy gives an empty array strides of 0)."""
+    if 0 in tuple(shape):
+        return None
     for i, (n, s) in enumerate(zip(shape, byte_strides)):
         if n > 1 and s == 0:
             return i

@@ -88,12 +88,44 @@ def test_padding_idx(mode, pad):
     check(inp, w, offs, mode=mode, padding_idx=pad)
 
 
+def weighted_ref(inp, w, offs, psw, padding_idx):
+    """clgather_bag.h's weighted sum: acc = fma(psw[i], row, acc), one
+    rounding (the product of two float32 is exact in float64, and the
+    float64 sum rounds to float32 as fma would for these magnitudes)."""
+    ends = list(offs[1:]) + [inp.size]
+    out = np.zeros((len(offs), w.shape[1]), np.float32)
+    for b, (s, e) in enumerate(zip(offs, ends)):
+        acc = np.zeros(w.shape[1], np.float32)
+        for i in range(s, e):
+            if inp[i] != padding_idx:
+                acc = (np.float64(psw[i]) * w[inp[i]].astype(np.float64)
+                       + acc).astype(np.float32)
+        out[b] = acc
+    return out
+
+
 def test_per_sample_weights():
     w = sample((NUM, DIM), np.float32)
     inp, offs = bags(40, 25, seed=6)
     psw = np.random.default_rng(7).standard_normal(inp.size).astype(
         np.float32)
-    check(inp, w, offs, mode="sum", per_sample_weights=psw)
+    got = check(inp, w, offs, mode="sum", per_sample_weights=psw)
+    same(got, weighted_ref(inp, w, offs, psw, None))
+    got = clgather.embedding_bag(inp, w, offs, mode="sum",
+                                 per_sample_weights=psw, padding_idx=5)
+    same(got, weighted_ref(inp, w, offs, psw, 5))
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "torch 1.13 (Debian's CPU build) with per_sample_weights and "
+    "padding_idx rounds the product and the sum apart (acc + w * row, two "
+    "roundings); without padding_idx it fuses them, as clgather_bag.h "
+    "does (one rounding)"))
+def test_per_sample_weights_padding_idx_torch():
+    w = sample((NUM, DIM), np.float32)
+    inp, offs = bags(40, 25, seed=6)
+    psw = np.random.default_rng(7).standard_normal(inp.size).astype(
+        np.float32)
     check(inp, w, offs, mode="sum", per_sample_weights=psw, padding_idx=5)
 
 
@@ -116,9 +148,11 @@ def test_2d_input(mode):
     inp = np.random.default_rng(9).integers(0, NUM, (17, 6))
     check(inp, w, mode=mode)
     check(inp.astype(np.int32), w, mode=mode, padding_idx=int(inp[0, 0]))
-    # PyTorch: the rows' offsets with the last taken as the end, B - 1 bags.
-    got = check(inp, w, mode=mode, include_last_offset=True)
-    assert got.shape == (16, DIM)
+    # torch 1.13 with include_last_offset takes the rows' offsets with the
+    # last as the end: 16 bags summed, mean dividing the last by 12 (the
+    # entries to the end of input), max corrupting its heap: refused here.
+    with pytest.raises(ValueError):
+        clgather.embedding_bag(inp, w, mode=mode, include_last_offset=True)
 
 
 def test_2d_per_sample_weights():
@@ -127,8 +161,6 @@ def test_2d_per_sample_weights():
     psw = np.random.default_rng(11).standard_normal(inp.shape).astype(
         np.float32)
     check(inp, w, mode="sum", per_sample_weights=psw)
-    check(inp, w, mode="sum", per_sample_weights=psw,
-          include_last_offset=True)
 
 
 def test_empty():
@@ -264,6 +296,8 @@ def test_segments_empty():
     same(clgather.sparse_segment_reduce(data, none, none, mode="mean",
                                         num_segments=3),
          np.zeros((3, DIM), np.float32))
+    out = np.full((0, DIM), 7.0, np.float32)   # numpy's strides: (0, 0)
+    assert clgather.sparse_segment_reduce(data, none, none, out=out) is out
     # Segment 0 empty, the first id 2.
     idx, ids = np.array([4, 5, 6]), np.array([2, 2, 3])
     same(clgather.sparse_segment_reduce(data, idx, ids, mode="mean"),
@@ -481,10 +515,9 @@ def test_pyopencl_2d_and_weights(cl_queue):
                                      mode="sum",
                                      per_sample_weights=dev(cl_queue, psw)),
               want, cl_queue)
-    want = torch_bag(inp, W, mode="mean", include_last_offset=True)
+    want = torch_bag(inp, W, mode="max")
     on_device(clgather.embedding_bag(dev(cl_queue, inp), dev(cl_queue, W),
-                                     mode="mean", include_last_offset=True),
-              want, cl_queue)
+                                     mode="max"), want, cl_queue)
 
 
 def test_pyopencl_segments(cl_queue):
@@ -522,7 +555,7 @@ def test_pyopencl_errors(cl_queue):
     with pytest.raises(ValueError) as info:
         clgather.sparse_segment_reduce(dw, dev(cl_queue, np.array([1, 2])),
                                        dev(cl_queue, np.array([1, 0])),
-                                       out=out)
+                                       num_segments=2, out=out)
     assert info.value.status == 21
     assert out.get().tobytes() == before.tobytes(), "an output was written"
     # Strided pyopencl operands: the library reads dense tensors only.
