@@ -1,7 +1,9 @@
 /* host/mpi/: clgather_mpi's internal header. mpi_checks.c: messages,
  * agreement, argument checks, geometry and bounds; mpi_exchange.c: the
  * all-to-all exchanges; mpi_plan.c: the plan, its workspace and staging;
- * mpi_gather.c and mpi_scatter.c: the two operations. Not installed. Uses
+ * mpi_gather.c and mpi_scatter.c: the two operations; mpi_bag.c:
+ * EmbeddingBag, a gather of the distinct rows then the core library's
+ * EmbeddingBag on them. Not installed. Uses
  * only the public headers of clgather and MPI. */
 #ifndef CLGATHER_HOST_MPI_INTERNAL_H
 #define CLGATHER_HOST_MPI_INTERNAL_H
@@ -129,6 +131,11 @@ enum {
   CLG_MPI_RPOS,      /* scatter: their senders' positions */
   CLG_MPI_RUPD,      /* scatter: their update rows (host staging) */
   CLG_MPI_RMULT,     /* scatter reusing a gather: entries per id received */
+  CLG_MPI_BAG_IDS,   /* EmbeddingBag: the distinct ids its bags name */
+  CLG_MPI_BAG_X,     /* EmbeddingBag: each entry's row in the local table */
+  CLG_MPI_BAG_PAIRS, /* EmbeddingBag: (id, position) sorted by id */
+  CLG_MPI_BAG_SORT,  /* EmbeddingBag: the sort's scratch pairs */
+  CLG_MPI_BAG_ROWS,  /* EmbeddingBag: the local table (distinct rows) */
   CLG_MPI_NBUF
 };
 

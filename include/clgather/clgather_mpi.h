@@ -1,6 +1,7 @@
 /*
  * clgather_mpi — row-sharded tables over MPI: a checked, deterministic
- * distributed gather and scatter, on any OpenCL device of each rank.
+ * distributed gather, scatter and EmbeddingBag, on any OpenCL device of
+ * each rank.
  *
  * Library `clgather_mpi` (CMake target clgather::clgather_mpi, pkg-config
  * clgather-mpi); the core library `clgather` does not depend on MPI.
@@ -239,6 +240,84 @@ CLG_MPI_API clg_status clg_mpi_plan_gather(clg_mpi_plan *plan,
 CLG_MPI_API clg_status clg_mpi_plan_scatter(
     clg_mpi_plan *plan, const clg_tensor *indices, const clg_tensor *updates,
     const clg_scatter_params *scatter);
+
+/**
+ * Distributed EmbeddingBag (clgather/clgather_bag.h's clg_embedding_bag(),
+ * of the whole table as the weight): each rank's output[b, :] = the
+ * reduction (params->mode) of the table's rows indices[i] over the entries
+ * i of its own bag b (params->form).
+ *
+ * table: the weight [rows, dim], row-sharded (shard rank 2, else
+ *   CLG_ERROR_INVALID_RANK): float32, float16, bfloat16 or float64.
+ * params, indices, bags, per_sample_weights, output: this rank's own, as
+ *   clg_embedding_bag() takes them (forms offsets [B] or [B + 1], fixed
+ *   [B, L], segment ids [N]; modes sum, mean, max, sqrt_n; padding_idx a
+ *   global row id in [-rows, rows - 1]), each host memory (cl_mem operands
+ *   are CLG_ERROR_INVALID_ARGUMENT); bags and per_sample_weights may be
+ *   NULL as clg_embedding_bag() allows. Indices are global row ids in
+ *   [0, rows - 1] (no counting from the back, unlike clg_mpi_gather());
+ *   output is [B, dim] in the table's element type. Ranks may pass
+ *   different params (each rank's bags are its own); any rank may have no
+ *   indices or no bags. The caller keeps every operand; nothing is kept.
+ *
+ * Result: every rank's output is byte for byte clg_embedding_bag() of its
+ * own bags over the whole table on one device, for any number of ranks and
+ * any shard layout: each rank checks its call as clg_embedding_bag() would
+ * on the whole table; the distinct rows its indices name (padding entries
+ * left out) are fetched as clg_mpi_gather() fetches rows, into a local
+ * table [distinct, dim] on the host; the indices are renumbered to its
+ * rows, their order kept; and clg_embedding_bag() reduces the bags on the
+ * rank's own device (table->queue), each bag in the order of its entries
+ * with clgather_bag.h's arithmetic. Workspace per rank: about 40 bytes per
+ * index and the distinct rows (twice, with the gather's), temporary, or
+ * the plan's (clg_mpi_plan_embedding_bag).
+ *
+ * Collective over table->comm; blocking: returns when this rank's output
+ * is written. Checks, before any row moves: this rank's operands, then
+ * clg_embedding_bag()'s checks on the whole table in its order (params,
+ * types, shapes, padding_idx, the bags, then every index against the
+ * global rows), then the device's support for the mode and type; then
+ * every rank agrees, so a failure on any rank is every rank's status and
+ * message (the lowest failing rank's), with no output written on any rank.
+ * The core library's messages come prefixed with the rank ("rank 2's
+ * EmbeddingBag: indices[7] is 1000, outside [0, 999]: weight has 1000
+ * rows ..."): positions are rank-local. Only a failure of the device
+ * itself (OpenCL, a program build, memory) can come after the rows moved,
+ * and then outputs already written on other ranks stay written.
+ *
+ * Errors (the same on every rank): those of clg_mpi_gather() for the table
+ * (geometry, shard, element types, MPI's int counts), and
+ * CLG_ERROR_NULL_ARGUMENT (indices, output, their host memory; bags for the
+ * offsets and segment-id forms), CLG_ERROR_INVALID_ARGUMENT (a cl_mem
+ * operand, output aliasing an input, and clg_embedding_bag()'s: unknown
+ * mode, form or flag, reserved not 0, bags with CLG_BAGS_FIXED,
+ * include_last_offset with another form, per_sample_weights with a mode
+ * other than sum, padding_idx outside [-rows, rows - 1]),
+ * CLG_ERROR_INVALID_RANK, CLG_ERROR_INVALID_SHAPE,
+ * CLG_ERROR_UNSUPPORTED_DTYPE (the table's type, or the device's support),
+ * CLG_ERROR_INVALID_INDICES_DTYPE (indices or bags),
+ * CLG_ERROR_DTYPE_MISMATCH, CLG_ERROR_INCOMPATIBLE_SHAPES,
+ * CLG_ERROR_SHAPE_MISMATCH (output), CLG_ERROR_SIZE_OVERFLOW,
+ * CLG_ERROR_INVALID_BAGS, CLG_ERROR_INDEX_OUT_OF_BOUNDS,
+ * CLG_ERROR_OUT_OF_HOST_MEMORY, CLG_ERROR_OPENCL, CLG_ERROR_BUILD_FAILED.
+ */
+CLG_MPI_API clg_status clg_mpi_embedding_bag(
+    const clg_mpi_table *table, const clg_bag_params *params,
+    const clg_tensor *indices, const clg_tensor *bags,
+    const clg_tensor *per_sample_weights, const clg_tensor *output);
+
+/**
+ * clg_mpi_embedding_bag() through a plan: the same arguments, checks,
+ * errors and results (byte for byte), with the plan's workspace kept from
+ * call to call. The plan keeps no gather index after it (a following
+ * clg_mpi_plan_scatter() with indices NULL is CLG_ERROR_INVALID_ARGUMENT).
+ * Collective; blocking. CLG_ERROR_NULL_ARGUMENT also for a NULL plan (that
+ * rank's alone).
+ */
+CLG_MPI_API clg_status clg_mpi_plan_embedding_bag(
+    clg_mpi_plan *plan, const clg_bag_params *params,
+    const clg_tensor *indices, const clg_tensor *bags,
+    const clg_tensor *per_sample_weights, const clg_tensor *output);
 
 /** The plan's staging: "mapped" or "host" (see clg_mpi_plan_create); ""
  * for NULL. */
