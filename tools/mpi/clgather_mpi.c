@@ -26,19 +26,18 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <inttypes.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <clgather/clgather.h>
 #include <clgather/clgather_mpi.h>
 
 #include "cli.h"
 #include "mpi_cli.h"
+#include "mpi_run.h"
 #include "npy.h"
 
 /* ------------------------------------------------------------ arguments */
@@ -49,6 +48,8 @@ typedef struct mpi_args {
   const char *out, *reduction, *duplicates, *device;
   clg_scatter_params sp;
 } mpi_args;
+
+static const char *dtype_name(clg_dtype t) { return clg_dtype_name(t); }
 
 static int usage_error(int rank, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -150,162 +151,13 @@ static bool is_npy_path(const char *path) {
                     strcmp(path + n - 4, ".NPY") == 0);
 }
 
-/* ------------------------------------------------------ OUT and SIGBUS */
-
-/* Rank 0 writes OUT through a mapping of a temporary file (npy_out), whose
- * blocks are reserved up front; should a write still fault (a file system
- * that cannot reserve, full), SIGBUS removes the temporary file (if it has
- * a name: an unnamed one goes with the process) and exits 1, as clgather
- * does: OUT itself is only ever linked or renamed over. */
-static char sigbus_temp[4096];
-static volatile sig_atomic_t sigbus_have_temp;
-
-static void on_sigbus(int sig) {
-  (void)sig;
-  if (sigbus_have_temp)
-    (void)unlink(sigbus_temp);
-  static const char msg[] = MPI_CLI_PROG
-      ": bus error (SIGBUS) writing OUT's temporary file (disk full?); OUT "
-      "was not written\n";
-  ssize_t w = write(2, msg, sizeof msg - 1);
-  (void)w;
-  _exit(CLI_EXIT_INPUT);
-}
-
-static void sigbus_set_temp(const char *path) {
-  sigbus_have_temp = 0;
-  if (path != NULL && strlen(path) < sizeof sigbus_temp) {
-    memcpy(sigbus_temp, path, strlen(path) + 1);
-    sigbus_have_temp = 1;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigbus;
-    sigemptyset(&sa.sa_mask);
-    (void)sigaction(SIGBUS, &sa, NULL);
-  }
-}
-
-/* ---------------------------------------------------------- the inputs */
-
-typedef struct input {
-  const char *path;
-  int fd;
-  npy_info info;
-} input;
-
-static int open_input(input *in, const char *path, char *msg) {
-  in->path = path;
-  if (npy_open(path, &in->fd, &in->info, msg, MPI_CLI_MSG) != 0) {
-    in->fd = -1;
-    return CLI_EXIT_INPUT;
-  }
-  return 0;
-}
-
-/* Bytes of one row of a tensor (its dimensions after the first) and, into
- * *count, its first dimension (1 for a scalar). */
-static size_t row_bytes_of(const npy_info *info) {
-  size_t b = clg_dtype_size(info->dtype);
-  for (int32_t i = 1; i < info->rank; ++i)
-    b *= (size_t)info->shape[i];
-  return b;
-}
-
-/* Read rows [lo, hi) of a file whose rows are `rb` bytes into buf. */
-static int read_rows(const input *in, size_t rb, int64_t lo, int64_t hi,
-                     void *buf, char *msg) {
-  return mpi_cli_pread(in->fd, in->path, buf, (size_t)(hi - lo) * rb,
-                       in->info.data_offset + (uint64_t)lo * rb, msg,
-                       MPI_CLI_MSG) == 0
-             ? 0
-             : CLI_EXIT_INPUT;
-}
-
-static const char *dtype_name(clg_dtype t) { return clg_dtype_name(t); }
-
-/* The shared state of one run of gather or scatter-nd. */
-typedef struct run {
-  int rank, size;
-  char msg[MPI_CLI_MSG];
-  input in[3];
-  npy_out out; /* rank 0 */
-  void *out_data;
-  clg_context *ctx;
-  void *shard, *idx, *upd, *res; /* malloc'ed, or NULL */
-} run;
-
-static void run_free(run *r) {
-  sigbus_set_temp(NULL);
-  npy_out_discard(&r->out); /* removes the temporary file after an error */
-  for (int i = 0; i < 3; ++i)
-    if (r->in[i].fd >= 0)
-      close(r->in[i].fd);
-  clg_context_destroy(r->ctx);
-  free(r->shard);
-  free(r->idx);
-  free(r->upd);
-  free(r->res);
-}
-
-static void *alloc_or_fail(size_t n, int *code, char *msg) {
-  void *p = malloc(n ? n : 1);
-  if (p == NULL && *code == 0) {
-    *code = CLI_EXIT_DEVICE;
-    snprintf(msg, MPI_CLI_MSG, "out of host memory (%zu bytes)", n);
-  }
-  return p;
-}
-
-/* Rank 0 creates OUT's temporary file of this shape; the other ranks do
- * nothing. Returns an exit status (agreed by the caller). */
-static int begin_out(run *r, const char *path, clg_dtype dtype, int32_t rank,
-                     const int64_t *shape) {
-  if (r->rank != 0)
-    return 0;
-  if (npy_out_open(path, dtype, rank, shape, &r->out, &r->out_data, r->msg,
-                   MPI_CLI_MSG) != 0)
-    return CLI_EXIT_INPUT;
-  sigbus_set_temp(cli_outfile_temp_path(&r->out.file));
-  return 0;
-}
-
-/* Rank 0 puts the temporary file in place of OUT; every rank learns whether
- * that worked. */
-static int commit_out(run *r, const char *path) {
-  int code = 0;
-  if (r->rank == 0) {
-    sigbus_set_temp(NULL);
-    if (npy_out_commit(&r->out, path, r->msg, MPI_CLI_MSG) != 0)
-      code = CLI_EXIT_INPUT;
-  }
-  return mpi_cli_agree(r->rank, code, r->msg);
-}
-
-/* Every rank's own device. */
-static int open_device(run *r, const char *device) {
-  clg_status st = clg_context_create_default(device, &r->ctx);
-  if (st != CLG_SUCCESS) {
-    snprintf(r->msg, MPI_CLI_MSG, "%s", cli_library_message(st));
-    return cli_exit_for_status(st);
-  }
-  return 0;
-}
-
-/* A failed collective library call: the same status and message on every
- * rank (the library agreed them); rank 0 prints it. */
-static int library_failure(run *r, clg_status st) {
-  const char *m = clg_mpi_last_error();
-  mpi_cli_error0(r->rank, "%s", m && m[0] ? m : clg_status_string(st));
-  return cli_exit_for_status(st);
-}
-
 /* ---------------------------------------------------------------- gather */
 
-static int cmd_gather(const mpi_args *a, run *r) {
-  input *data = &r->in[0], *indices = &r->in[1];
-  int code = open_input(data, a->pos[0], r->msg);
+static int cmd_gather(const mpi_args *a, mpi_run *r) {
+  mpi_input *data = &r->in[0], *indices = &r->in[1];
+  int code = mpi_open_input(data, a->pos[0], r->msg);
   if (code == 0)
-    code = open_input(indices, a->pos[1], r->msg);
+    code = mpi_open_input(indices, a->pos[1], r->msg);
   int32_t out_rank = 0;
   int64_t out_shape[CLG_MAX_RANK] = {0};
   if (code == 0) {
@@ -332,7 +184,7 @@ static int cmd_gather(const mpi_args *a, run *r) {
 
   /* This rank's rows of DATA and block of the flattened INDICES. */
   const npy_info *d = &data->info, *x = &indices->info;
-  size_t rb = row_bytes_of(d), isz = clg_dtype_size(x->dtype);
+  size_t rb = mpi_row_bytes(d), isz = clg_dtype_size(x->dtype);
   int64_t rows = d->shape[0], lo, hi, n = 1;
   for (int32_t i = 0; i < x->rank; ++i)
     n *= x->shape[i];
@@ -346,19 +198,19 @@ static int cmd_gather(const mpi_args *a, run *r) {
     clg_mpi_even_rows(n, r->size, k, &blk[k][0], &blk[k][1]);
   int64_t ilo = blk ? blk[r->rank][0] : 0, ihi = blk ? blk[r->rank][1] : 0;
   if (code == 0)
-    code = begin_out(r, a->out, d->dtype, out_rank, out_shape);
+    code = mpi_begin_out(r, a->out, d->dtype, out_rank, out_shape);
   if (code == 0) {
-    r->shard = alloc_or_fail((size_t)(hi - lo) * rb, &code, r->msg);
-    r->idx = alloc_or_fail((size_t)(ihi - ilo) * isz, &code, r->msg);
+    r->shard = mpi_alloc_or_fail((size_t)(hi - lo) * rb, &code, r->msg);
+    r->idx = mpi_alloc_or_fail((size_t)(ihi - ilo) * isz, &code, r->msg);
     if (r->rank != 0)
-      r->res = alloc_or_fail((size_t)(ihi - ilo) * rb, &code, r->msg);
+      r->res = mpi_alloc_or_fail((size_t)(ihi - ilo) * rb, &code, r->msg);
   }
   if (code == 0)
-    code = read_rows(data, rb, lo, hi, r->shard, r->msg);
+    code = mpi_read_rows(data, rb, lo, hi, r->shard, r->msg);
   if (code == 0)
-    code = read_rows(indices, isz, ilo, ihi, r->idx, r->msg);
+    code = mpi_read_rows(indices, isz, ilo, ihi, r->idx, r->msg);
   if (code == 0)
-    code = open_device(r, a->device);
+    code = mpi_open_device(r, a->device);
   if ((code = mpi_cli_agree(r->rank, code, r->msg)) != 0) {
     free(blk);
     return code;
@@ -379,7 +231,7 @@ static int cmd_gather(const mpi_args *a, run *r) {
   clg_status st = clg_mpi_gather(&table, &ti, &to);
   if (st != CLG_SUCCESS) {
     free(blk);
-    return library_failure(r, st);
+    return mpi_library_failure(r, st);
   }
   /* Collect: rank k's block of output rows goes to its place in OUT. */
   for (int k = 1; k < r->size; ++k)
@@ -389,16 +241,16 @@ static int cmd_gather(const mpi_args *a, run *r) {
                      : r->res,
         blk[k][1] - blk[k][0], rb);
   free(blk);
-  return commit_out(r, a->out);
+  return mpi_commit_out(r, a->out);
 }
 
 /* ------------------------------------------------------------ scatter-nd */
 
-static int cmd_scatter(const mpi_args *a, run *r) {
-  input *data = &r->in[0], *indices = &r->in[1], *updates = &r->in[2];
+static int cmd_scatter(const mpi_args *a, mpi_run *r) {
+  mpi_input *data = &r->in[0], *indices = &r->in[1], *updates = &r->in[2];
   int code = 0;
   for (int i = 0; code == 0 && i < 3; ++i)
-    code = open_input(&r->in[i], a->pos[i], r->msg);
+    code = mpi_open_input(&r->in[i], a->pos[i], r->msg);
   if (code == 0) {
     const npy_info *d = &data->info, *x = &indices->info, *u = &updates->info;
     bool ushape = u->rank == d->rank && d->rank >= 1 &&
@@ -437,28 +289,28 @@ static int cmd_scatter(const mpi_args *a, run *r) {
     return code;
 
   const npy_info *d = &data->info, *x = &indices->info;
-  size_t rb = row_bytes_of(d), isz = clg_dtype_size(x->dtype);
+  size_t rb = mpi_row_bytes(d), isz = clg_dtype_size(x->dtype);
   int64_t rows = d->shape[0], n = x->shape[0], lo, hi, nlo, nhi;
   clg_mpi_even_rows(rows, r->size, r->rank, &lo, &hi);
   clg_mpi_even_rows(n, r->size, r->rank, &nlo, &nhi);
-  code = begin_out(r, a->out, d->dtype, d->rank, d->shape);
+  code = mpi_begin_out(r, a->out, d->dtype, d->rank, d->shape);
   if (code == 0) {
     /* Rank 0's shard is the first rows: updated in OUT's place. */
     r->shard = r->rank == 0
                    ? NULL
-                   : alloc_or_fail((size_t)(hi - lo) * rb, &code, r->msg);
-    r->idx = alloc_or_fail((size_t)(nhi - nlo) * isz, &code, r->msg);
-    r->upd = alloc_or_fail((size_t)(nhi - nlo) * rb, &code, r->msg);
+                   : mpi_alloc_or_fail((size_t)(hi - lo) * rb, &code, r->msg);
+    r->idx = mpi_alloc_or_fail((size_t)(nhi - nlo) * isz, &code, r->msg);
+    r->upd = mpi_alloc_or_fail((size_t)(nhi - nlo) * rb, &code, r->msg);
   }
   void *shard = r->rank == 0 ? r->out_data : r->shard;
   if (code == 0)
-    code = read_rows(data, rb, lo, hi, shard, r->msg);
+    code = mpi_read_rows(data, rb, lo, hi, shard, r->msg);
   if (code == 0)
-    code = read_rows(indices, isz, nlo, nhi, r->idx, r->msg);
+    code = mpi_read_rows(indices, isz, nlo, nhi, r->idx, r->msg);
   if (code == 0)
-    code = read_rows(updates, rb, nlo, nhi, r->upd, r->msg);
+    code = mpi_read_rows(updates, rb, nlo, nhi, r->upd, r->msg);
   if (code == 0)
-    code = open_device(r, a->device);
+    code = mpi_open_device(r, a->device);
   if ((code = mpi_cli_agree(r->rank, code, r->msg)) != 0)
     return code;
 
@@ -475,7 +327,7 @@ static int cmd_scatter(const mpi_args *a, run *r) {
   clg_tensor tu = clg_tensor_host(d->dtype, d->rank, ushape, r->upd);
   clg_status st = clg_mpi_scatter(&table, &ti, &tu, &a->sp);
   if (st != CLG_SUCCESS)
-    return library_failure(r, st);
+    return mpi_library_failure(r, st);
   /* Collect: rank k's shard goes to its rows of OUT. */
   for (int k = 1; k < r->size; ++k) {
     int64_t klo, khi;
@@ -486,7 +338,7 @@ static int cmd_scatter(const mpi_args *a, run *r) {
                           : r->shard,
                       khi - klo, rb);
   }
-  return commit_out(r, a->out);
+  return mpi_commit_out(r, a->out);
 }
 
 /* ------------------------------------------------------------------ main */
@@ -531,15 +383,15 @@ int main(int argc, char **argv) {
   }
 
   MPI_Init(&argc, &argv);
-  run r;
+  mpi_run r;
   memset(&r, 0, sizeof r);
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < MPI_RUN_INPUTS; ++i)
     r.in[i].fd = -1;
   r.out.file.fd = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &r.size);
   code = scatter ? cmd_scatter(&a, &r) : cmd_gather(&a, &r);
-  run_free(&r);
+  mpi_run_free(&r);
   MPI_Finalize();
   return code;
 }
