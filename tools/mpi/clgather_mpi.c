@@ -5,6 +5,11 @@
  *   mpirun -np P clgather-mpi gather [--device SPEC] DATA INDICES -o OUT
  *   mpirun -np P clgather-mpi scatter-nd [--reduction R] [--duplicates D]
  *                       [--device SPEC] DATA INDICES UPDATES -o OUT
+ *   mpirun -np P clgather-mpi embedding-bag [--mode M] [--offsets O |
+ *                       --segment-ids IDS [--num-segments K]]
+ *                       [--per-sample-weights W] [--padding-idx P]
+ *                       [--include-last-offset] [--device SPEC]
+ *                       WEIGHT INDICES -o OUT   (mpi_bag_cli.c)
  *   mpirun -np P clgather-mpi bench [--rows R] [--width W] [--lookups L]
  *                       [--reps K] [--device SPEC]
  *   clgather-mpi --help | -V | --version
@@ -366,6 +371,8 @@ int main(int argc, char **argv) {
   }
   if (strcmp(cmd, "bench") == 0)
     return mpi_cli_bench(argc - 1, argv + 1);
+  if (strcmp(cmd, "embedding-bag") == 0)
+    return mpi_cli_embedding_bag(argc - 1, argv + 1);
   bool scatter = strcmp(cmd, "scatter-nd") == 0;
   if (!scatter && strcmp(cmd, "gather") != 0)
     return usage_error(rank, "unknown command '%s'", cmd);

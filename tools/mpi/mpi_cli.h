@@ -3,8 +3,9 @@
  * one rank only, and the agreement every failure step ends with.
  *
  * Module order (each calls only those before it): mpi_cli.c (this header)
- * <- mpi_bench.c (the bench command) <- clgather_mpi.c (main, gather and
- * scatter-nd). A client of clgather_mpi.h, clgather.h and the CLI's tensor
+ * <- mpi_bench.c (the bench command) <- mpi_run.c (the commands' shared
+ * steps, mpi_run.h) <- mpi_bag_cli.c (embedding-bag) <- clgather_mpi.c
+ * (main, gather and scatter-nd). A client of clgather_mpi.h, clgather.h and the CLI's tensor
  * files (npy.h), nothing else.
  */
 #ifndef CLGATHER_TOOLS_MPI_CLI_H
@@ -54,6 +55,10 @@ void mpi_cli_send_rows(int rank, int from, int to, void *buf, int64_t n,
 /** `clgather-mpi bench ...` (argv[0] is "bench"); MPI not yet initialised.
  * Returns the exit status. */
 int mpi_cli_bench(int argc, char **argv);
+
+/** `clgather-mpi embedding-bag ...` (argv[0] is "embedding-bag",
+ * mpi_bag_cli.c); MPI not yet initialised. Returns the exit status. */
+int mpi_cli_embedding_bag(int argc, char **argv);
 
 /** Print the usage text (stderr for errors, stdout for --help). */
 void mpi_cli_usage(int to_stderr);

@@ -78,6 +78,21 @@ expect_each() {
   no_temp
   echo "ok: $NP ranks: clgather-mpi $* exits $code on every rank, no OUT"
 }
+# bag ARGS...: `clgather-mpi embedding-bag ARGS` under NP ranks against
+# the single-process `clgather embedding-bag ARGS`; where clgather has no
+# such command yet (its help lists no --offsets), against clgather-mpi
+# under one rank, whose output test_mpi_bag checks against the
+# single-process clg_embedding_bag().
+bag() {
+  rm -f ref.npy
+  if "$CLGATHER" embedding-bag --help 2>/dev/null | grep -q -e --offsets; then
+    ref embedding-bag "$@"
+  else
+    "$MPIEXEC" -np 1 "$CLGMPI" embedding-bag "$@" -o ref.npy ||
+      fail "reference: clgather-mpi -np 1 embedding-bag $* exited $?"
+  fi
+  dist embedding-bag "$@"
+}
 # expect_job CODE ARGS...: mpirun exits CODE; an existing OUT is unchanged.
 expect_job() {
   code=$1
@@ -182,6 +197,48 @@ scatter_few_rows)
   gen i.npy i4 2,1 list 2,-3
   gen u.npy f4 2,2 rand 15
   same scatter-nd --reduction add d.npy i.npy u.npy
+  ;;
+bag_offsets)
+  # 20 indices into 13 rows in 6 bags (one empty, the last to N), split by
+  # bags over the ranks: each mode, per-sample weights, padding_idx,
+  # include_last_offset, int32 offsets with int64 indices.
+  gen w.npy f4 13,5 rand 21
+  gen i.npy i8 20 ints 0 12 22
+  gen o.npy i4 6 list 0,3,3,7,12,19
+  gen ol.npy i8 7 list 0,3,3,7,12,19,20
+  gen p.npy f4 20 rand 23
+  bag --offsets o.npy w.npy i.npy
+  bag --mode max --offsets o.npy w.npy i.npy
+  bag --mode sqrt_n --padding-idx -1 --offsets o.npy w.npy i.npy
+  bag --mode sum --per-sample-weights p.npy --padding-idx 4 \
+    --include-last-offset --offsets ol.npy w.npy i.npy
+  ;;
+bag_fixed)
+  # Fixed-size bags [B, L] (no OFFSETS), float64, int32 indices.
+  gen w.npy f8 9,3 rand 24
+  gen i.npy i4 7,3 ints 0 8 25
+  gen p.npy f8 7,3 rand 26
+  bag w.npy i.npy
+  bag --mode sum --per-sample-weights p.npy w.npy i.npy
+  ;;
+bag_segments)
+  # Segment ids with empty segments, num_segments past the last id.
+  gen w.npy f4 10,4 rand 27
+  gen i.npy i4 16 ints 0 9 28
+  gen s.npy i8 16 list 0,0,1,1,1,3,3,4,6,6,6,6,7,7,7,9
+  bag --mode sum --segment-ids s.npy w.npy i.npy
+  bag --mode mean --segment-ids s.npy --num-segments 12 w.npy i.npy
+  ;;
+bag_errors)
+  # An index past the rows in the last bag (the last rank's), offsets
+  # that decrease, and two bag descriptors (usage).
+  gen w.npy f4 13,5 rand 29
+  gen j.npy i8 6 list 0,1,2,3,4,13
+  gen o.npy i8 3 list 0,2,2
+  gen q.npy i8 3 list 0,4,2
+  expect 1 embedding-bag --offsets o.npy w.npy j.npy
+  expect 1 embedding-bag --offsets q.npy w.npy j.npy
+  expect 2 embedding-bag --offsets o.npy --segment-ids o.npy w.npy j.npy
   ;;
 gather_oob_last)
   # The only bad index is the last one: in the last rank's block.
