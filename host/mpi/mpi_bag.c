@@ -17,20 +17,25 @@
 
 static const char *const mode_names[] = {"sum", "mean", "max", "sqrt_n"};
 
+static bool bag_has_fp64(cl_device_id dev) {
+  char ext[4096] = {0};
+  return clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext,
+                         NULL) == CL_SUCCESS &&
+         strstr(ext, "cl_khr_fp64") != NULL;
+}
+
 /* What the device must offer for EmbeddingBag's bits (the core library
- * checks it only when it enqueues the kernel, after the rows moved):
- * doubles for float64; subnormals kept for float32 and bfloat16; a
- * correctly rounded division and square root for float mean and sqrt_n. */
+ * checks it only when it enqueues the kernel, after the rows moved; the
+ * same rule): doubles for float64; subnormals kept for float32 and
+ * bfloat16; for float mean and sqrt_n a correctly rounded division and
+ * square root, the device's own or through doubles. */
 static clg_status bag_device_can(const clg_mpi_plan *p,
                                  const clg_bag_params *bp) {
   cl_device_id dev = clg_context_device(p->table.ctx);
   clg_dtype dt = p->table.shard.dtype;
   const char *type = clg_dtype_name(dt);
   if (dt == CLG_DTYPE_DOUBLE) {
-    char ext[4096] = {0};
-    if (clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext,
-                        NULL) != CL_SUCCESS ||
-        !strstr(ext, "cl_khr_fp64"))
+    if (!bag_has_fp64(dev))
       return clg__mpi_fail(CLG_ERROR_UNSUPPORTED_DTYPE,
                            "rank %d's EmbeddingBag on float64 needs doubles, "
                            "which its device lacks (no cl_khr_fp64)",
@@ -52,12 +57,13 @@ static clg_status bag_device_can(const clg_mpi_plan *p,
                          "to zero (no CL_FP_DENORM)",
                          p->g.rank, type);
   if ((bp->mode == CLG_BAG_MEAN || bp->mode == CLG_BAG_SQRT_N) &&
-      !(fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT))
+      !(fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) && !bag_has_fp64(dev))
     return clg__mpi_fail(CLG_ERROR_UNSUPPORTED_DTYPE,
                          "rank %d's EmbeddingBag mode %s on %s needs a "
                          "correctly rounded division and square root, which "
                          "its device lacks (no "
-                         "CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)",
+                         "CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT, and no "
+                         "cl_khr_fp64 to divide through doubles)",
                          p->g.rank, mode_names[bp->mode], type);
   return CLG_SUCCESS;
 }
