@@ -8,6 +8,7 @@
  *   clgather gather-nd [--batch-dims B] [--device SPEC] DATA INDICES -o OUT
  *   clgather scatter-elements | scatter-nd | scatter [options]
  *                   DATA INDICES UPDATES -o OUT
+ *   clgather embedding-bag [options] WEIGHT INDICES -o OUT   (cli_bag.c)
  *   clgather onnx-test [--device SPEC] [DIR ...]    (built with ONNX)
  *   clgather selftest [--device SPEC] [--quick] [--json]
  *   clgather COMMAND --help, clgather help [COMMAND], clgather -V|--version
@@ -435,8 +436,13 @@ int main(int argc, char **argv) {
   size_t n_ops = 0;
   const clg_op_info *ops = clg_operators(&n_ops);
   for (size_t i = 0; i < n_ops; ++i)
-    if (strcmp(cmd, ops[i].command) == 0)
-      return cmd_family(&ops[i], argc - 1, argv + 1);
+    if (strcmp(cmd, ops[i].command) == 0) {
+      if (!(ops[i].params & CLG_PARAM_BAGS))
+        return cmd_family(&ops[i], argc - 1, argv + 1);
+      /* EmbeddingBag takes no clg_params: its own command (cli_bag.c) */
+      sigbus_install();
+      return cli_cmd_embedding_bag(argc - 1, argv + 1, sigbus_set_temp);
+    }
   if (strcmp(cmd, "onnx-test") == 0) {
 #if CLGATHER_CLI_ONNX
     return cli_cmd_onnx_test(argc - 1, argv + 1);

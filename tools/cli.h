@@ -4,9 +4,10 @@
  * parsing.
  *
  * Dependency order of the tool's command modules (each calls only those
- * before it): cli_args.c (cli.h) <- onnx_test.c (onnx_test.h) <- clgather.c
- * (main). cli_args.c calls nothing in the commands; the tensor files
- * (tensor_file.h) are a separate layer below the commands.
+ * before it): cli_args.c, cli_help.c (cli.h) <- onnx_test.c (onnx_test.h),
+ * cli_bag.c <- clgather.c (main). cli_args.c and cli_help.c call nothing in
+ * the commands; the tensor files (tensor_file.h) are a separate layer below
+ * the commands.
  */
 #ifndef CLGATHER_TOOLS_CLI_H
 #define CLGATHER_TOOLS_CLI_H
@@ -86,6 +87,17 @@ int cli_parse_int64(const char *s, int64_t *v);
 int cli_parse_reduction(const char *s, clg_reduction *red);
 int cli_parse_duplicates(const char *s, clg_duplicates *dup);
 int cli_parse_mode(const char *s, clg_index_mode *mode);
+
+/** --mode of embedding-bag: "sum", "mean", "max" or "sqrt_n" (exactly); 0
+ * on success, -1 otherwise (cli_bag.c). */
+int cli_parse_bag_mode(const char *s, clg_bag_mode *mode);
+
+/** `clgather embedding-bag [options] WEIGHT INDICES -o OUT` (cli_bag.c);
+ * argv[0] is "embedding-bag". set_temp(path) is told the temporary file OUT
+ * is written to while it is the command's to remove (NULL: none), for
+ * clgather.c's SIGBUS handler. Returns the exit status. */
+int cli_cmd_embedding_bag(int argc, char **argv,
+                          void (*set_temp)(const char *path));
 
 /** Print the usage text to stderr (usage error) or stdout (help). */
 void cli_print_usage(int to_stderr);

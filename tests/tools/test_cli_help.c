@@ -47,7 +47,7 @@ static int run_prog(const char *prog, char **out, char **err,
  * options it must not take. */
 typedef struct command_case {
   const char *command;
-  const char *options[7];
+  const char *options[10];
   const char *rejected[4];
 } command_case;
 
@@ -72,6 +72,12 @@ static const command_case commands[] = {
     {"scatter",
      {"--axis", "--duplicates", "--device", "--output"},
      {"--reduction", "--batch-dims", "--mode"}},
+    /* EmbeddingBag: the bags by offsets, segment ids or 2-D indices. */
+    {"embedding-bag",
+     {"--mode", "--offsets", "--include-last-offset", "--segment-ids",
+      "--num-segments", "--per-sample-weights", "--padding-idx", "--device",
+      "--output"},
+     {"--axis", "--reduction", "--batch-dims", "--duplicates"}},
     {"onnx-test", {"--device"}, {"--output", "--axis", "--json"}},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
@@ -158,7 +164,7 @@ Test(cli_help, each_command_help_names_exactly_its_options) {
     size_t expected = 1; /* --help */
     cr_expect(has_word(names, "--help"), "%s: no --help in [%s]", cc->command,
               names);
-    for (size_t k = 0; k < 7 && cc->options[k] != NULL; ++k, ++expected)
+    for (size_t k = 0; k < 10 && cc->options[k] != NULL; ++k, ++expected)
       cr_expect(has_word(names, cc->options[k]), "%s: help lacks %s: [%s]",
                 cc->command, cc->options[k], names);
     for (size_t k = 0; k < 4 && cc->rejected[k] != NULL; ++k)
@@ -183,9 +189,11 @@ Test(cli_help, listed_options_are_accepted_and_others_rejected) {
     const command_case *cc = &commands[c];
     int family = strcmp(cc->command, "devices") != 0 &&
                  strcmp(cc->command, "onnx-test") != 0;
-    for (size_t k = 0; family && k < 7 && cc->options[k] != NULL; ++k) {
+    for (size_t k = 0; family && k < 10 && cc->options[k] != NULL; ++k) {
       char arg[64];
-      snprintf(arg, sizeof arg, "%s=0", cc->options[k]);
+      /* a flag takes no value */
+      int flag = strcmp(cc->options[k], "--include-last-offset") == 0;
+      snprintf(arg, sizeof arg, flag ? "%s" : "%s=0", cc->options[k]);
       char *err = NULL;
       int rc = CLI(NULL, &err, cc->command, arg);
       cr_expect_eq(rc, 2, "%s %s: rc %d: %s", cc->command, arg, rc, err);
