@@ -2,7 +2,7 @@
  * `clgather selftest [--device SPEC] [--quick] [--json]`: the conformance
  * of a user's own OpenCL device (selftest.h). The harness: open the
  * device, run each table of cases (selftest_gather.c, selftest_scatter.c,
- * selftest_bad.c, the installed ONNX node folders through onnx_test.c in
+ * selftest_bag.c, selftest_bad.c, the installed ONNX node folders through onnx_test.c in
  * a CLI built with ONNX), time each row, print the summary table (or JSON)
  * and the first failing cases in full.
  *
@@ -84,7 +84,7 @@ static void print_text(const st_run *r, const char *dev, const char *ver,
          "", total);
   printf("(variants: the kernel variants clg_context_last_variant() "
          "reported after\nthe gathers' cases; the API reports none for the "
-         "scatters)\n");
+         "scatters and EmbeddingBag)\n");
   if (r->nfails > 0) {
     printf("\nfirst failing cases (%d failed in all):\n", r->nfails);
     for (int i = 0; i < r->nfails && i < ST_MAX_FAILS; ++i)
@@ -164,6 +164,7 @@ static void timed(st_run *r, st_phase phase, int first, int last) {
 
 static void phase_gather(st_run *r) { st_gather_cases(r); }
 static void phase_scatter(st_run *r) { st_scatter_cases(r); }
+static void phase_bag(st_run *r) { st_bag_cases(r); }
 static void phase_bad(st_run *r) { st_bad_input_cases(r); }
 
 /* A CLI built without ONNX (CLGATHER_CLI_ONNX 0) has no onnx_test.c: the
@@ -233,6 +234,7 @@ static int run_all(st_run *r, const char *device) {
             r->quick ? " (quick)" : "");
   timed(r, phase_gather, ST_ROW_GATHER, ST_ROW_GATHER_ND);
   timed(r, phase_scatter, ST_ROW_SCATTER_ELEMENTS, ST_ROW_SCATTER);
+  timed(r, phase_bag, ST_ROW_EMBEDDING_BAG, ST_ROW_EMBEDDING_BAG);
   timed(r, phase_bad, ST_ROW_BAD_INPUT, ST_ROW_BAD_INPUT);
   timed(r, phase_onnx, ST_ROW_ONNX, ST_ROW_ONNX);
   r->current[0] = '\0';
@@ -309,8 +311,9 @@ int cli_cmd_selftest(int argc, char **argv) {
   }
   memset(r, 0, sizeof *r);
   static const char *const names[ST_NROWS] = {
-      "Gather",          "GatherElements", "GatherND",       "ScatterElements",
-      "ScatterND",       "Scatter",        "bad inputs",     "ONNX node tests"};
+      "Gather",     "GatherElements", "GatherND",
+      "ScatterElements", "ScatterND", "Scatter",
+      "EmbeddingBag",    "bad inputs", "ONNX node tests"};
   for (int i = 0; i < ST_NROWS; ++i)
     r->rows[i].name = names[i];
   r->quick = quick;

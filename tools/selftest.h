@@ -8,8 +8,9 @@
  * Modules, each calling only those before it: selftest_exec.c (one call of
  * the library on the device, with host, cl_mem or asynchronously checked
  * operands, the output's guard bytes checked) <- selftest_gather.c,
- * selftest_scatter.c (the generated cases), selftest_bad.c (the bad-input
- * catalogue) <- selftest.c (the command, the table, the exit status). A
+ * selftest_scatter.c, selftest_bag.c (the generated cases; selftest_bag.c
+ * also runs EmbeddingBag's calls, whose operands st_call cannot hold),
+ * selftest_bad.c (the bad-input catalogue) <- selftest.c (the command, the table, the exit status). A
  * client of the public API only.
  */
 #ifndef CLGATHER_TOOLS_SELFTEST_H
@@ -29,6 +30,7 @@ enum {
   ST_ROW_SCATTER_ELEMENTS,
   ST_ROW_SCATTER_ND,
   ST_ROW_SCATTER,
+  ST_ROW_EMBEDDING_BAG,
   ST_ROW_BAD_INPUT,
   ST_ROW_ONNX,
   ST_NROWS
@@ -94,6 +96,23 @@ typedef struct st_call {
   st_storage storage;
 } st_call;
 
+/* Guard bytes before and after every tensor of a call (a multiple of every
+ * element size: also the cl_mem offset), and their value. */
+#define ST_GUARD 64
+#define ST_GUARD_BYTE 0x5A
+
+/* A cl_mem of ST_GUARD + n + ST_GUARD bytes holding guards around `bytes`
+ * (n may be 0); *image (malloc'ed, the caller frees) is what it holds.
+ * NULL with *err set on failure. */
+cl_mem st_make_buffer(cl_context cl, cl_command_queue q, const void *bytes,
+                      size_t n, unsigned char **image, cl_int *err);
+
+/* Read a buffer back: 0 when it still holds `image` (total bytes), 1 when
+ * it changed (where, in why, naming it `what`), -1 on an OpenCL error. */
+int st_check_unchanged(cl_command_queue q, cl_mem m, const void *image,
+                       size_t total, const char *what, char *why,
+                       size_t whylen);
+
 /* Bytes of a tensor of `dtype` and shape; 0 for no elements. */
 size_t st_nbytes(clg_dtype dtype, int32_t rank, const int64_t *shape);
 
@@ -138,9 +157,36 @@ void st_set_index(void *indices, clg_dtype itype, size_t i, int64_t v);
  * status. */
 int cli_cmd_selftest(int argc, char **argv);
 
+/* One EmbeddingBag call (clg_embedding_bag(), selftest_bag.c): weight
+ * [rows, dim] of dtype, indices [ishape[0]] or [ishape[0], ishape[1]] (ir 1
+ * or 2) of itype, bags (NULL for CLG_BAGS_FIXED) [blen] of btype,
+ * per-sample weights NULL or indices' shape of dtype (pdtype: 0 for dtype),
+ * output [num_bags, dim] of dtype (odtype: 0 for dtype). Storage ST_HOST,
+ * ST_BUFFER or ST_ASYNC. */
+typedef struct st_bag_call {
+  clg_bag_params p;
+  clg_dtype dtype, itype, btype, pdtype, odtype;
+  int64_t rows, dim;
+  int32_t ir;
+  int64_t ishape[2];
+  int64_t blen, num_bags;
+  const void *weight, *indices, *bags, *psw;
+  st_storage storage;
+} st_bag_call;
+
+/* st_exec() for EmbeddingBag: the output (out_bytes) starts as `init`, with
+ * guards around it; the inputs must come back unchanged. Same returns. */
+int st_bag_exec(st_run *r, const st_bag_call *c, const void *init,
+                size_t out_bytes, void *got, clg_status *status, char *why,
+                size_t whylen);
+/* "EmbeddingBag float16 weight [5, 3], int64 indices [7], int32 offsets
+ * [3], mode=mean ... storage=host" into buf. */
+void st_bag_describe(const st_bag_call *c, char *buf, size_t len);
+
 /* The case tables. */
 void st_gather_cases(st_run *r);
 void st_scatter_cases(st_run *r);
+void st_bag_cases(st_run *r);
 void st_bad_input_cases(st_run *r);
 
 /* The variant names the table reports (bit i is names[i]). */

@@ -13,10 +13,9 @@
 
 #include "selftest.h"
 
-/* Guard bytes before and after every tensor (a multiple of every element
- * size: also the cl_mem offset), and their value. */
-#define GUARD 64
-#define GUARD_BYTE 0x5A
+/* Guard bytes around every tensor (selftest.h). */
+#define GUARD ST_GUARD
+#define GUARD_BYTE ST_GUARD_BYTE
 
 static const char *const storage_names[ST_NSTORAGE] = {"host", "buffer",
                                                        "async", "in-place"};
@@ -47,9 +46,8 @@ size_t st_nbytes(clg_dtype dtype, int32_t rank, const int64_t *shape) {
 
 /* ------------------------------------------------------------ buffers */
 
-/* A cl_mem of GUARD + n + GUARD bytes holding guards around `bytes`. */
-static cl_mem make_buffer(cl_context cl, cl_command_queue q, const void *bytes,
-                          size_t n, unsigned char **image, cl_int *err) {
+cl_mem st_make_buffer(cl_context cl, cl_command_queue q, const void *bytes,
+                      size_t n, unsigned char **image, cl_int *err) {
   size_t total = n + 2 * GUARD;
   *image = malloc(total);
   if (*image == NULL) {
@@ -70,11 +68,9 @@ static cl_mem make_buffer(cl_context cl, cl_command_queue q, const void *bytes,
   return m;
 }
 
-/* Read a buffer back: 0 when it still holds `image` (total bytes), 1 when
- * it changed (where, in why), -1 on an OpenCL error. */
-static int check_unchanged(cl_command_queue q, cl_mem m, const void *image,
-                           size_t total, const char *what, char *why,
-                           size_t whylen) {
+int st_check_unchanged(cl_command_queue q, cl_mem m, const void *image,
+                       size_t total, const char *what, char *why,
+                       size_t whylen) {
   unsigned char *now = malloc(total);
   if (now == NULL)
     return -1;
@@ -195,7 +191,7 @@ int st_exec(st_run *r, const st_call *c, const void *init, size_t out_bytes,
   for (int k = 0; k < 4 && rc == 0; ++k) {
     if ((k == 2 && !c->scatter) || (k == 3 && in_place))
       continue;
-    m[k] = make_buffer(cl, q, src[k], sizes[k], &img[k], &e);
+    m[k] = st_make_buffer(cl, q, src[k], sizes[k], &img[k], &e);
     if (m[k] == NULL) {
       snprintf(why, whylen, "creating the %s buffer failed with OpenCL "
                "error %d", k == 3 ? "output" : what[k], (int)e);
@@ -233,8 +229,8 @@ int st_exec(st_run *r, const st_call *c, const void *init, size_t out_bytes,
     /* The inputs are the caller's: a call never writes them. */
     for (int k = 0; k < 3 && rc == 0; ++k)
       if (m[k] != NULL && !(k == 0 && in_place))
-        rc = check_unchanged(q, m[k], img[k], sizes[k] + 2 * GUARD, what[k],
-                             why, whylen);
+        rc = st_check_unchanged(q, m[k], img[k], sizes[k] + 2 * GUARD, what[k],
+                                why, whylen);
   }
   for (int k = 0; k < 4; ++k) {
     if (m[k] != NULL)
