@@ -91,8 +91,8 @@ static int strip_flag(int argc, char **argv, bag_args *a, char **kept,
       continue;
     }
     if (strncmp(arg, FLAG_LAST "=", sizeof FLAG_LAST) == 0) {
-      *code = cli_usage_error("option '" FLAG_LAST "' takes no value: '%s'",
-                              arg);
+      *code =
+          cli_usage_error("option '" FLAG_LAST "' takes no value: '%s'", arg);
       return 1;
     }
     int j = i, m = 0;
@@ -177,8 +177,7 @@ int cli_cmd_embedding_bag(int argc, char **argv,
   }
   int64_t num_segments = -1;
   if (a.num_segments != NULL &&
-      (cli_parse_int64(a.num_segments, &num_segments) != 0 ||
-       num_segments < 0))
+      (cli_parse_int64(a.num_segments, &num_segments) != 0 || num_segments < 0))
     return cli_usage_error("invalid --num-segments value '%s' (expected a "
                            "non-negative integer)",
                            a.num_segments);
@@ -205,24 +204,24 @@ int cli_cmd_embedding_bag(int argc, char **argv,
   }
   /* weight, indices, bags (offsets or ids), per-sample weights */
   cli_tensor in[4];
-  const char *paths[4] = {pos[0], pos[1],
-                          a.offsets ? a.offsets : a.segment_ids, a.psw};
+  const char *paths[4] = {pos[0], pos[1], a.offsets ? a.offsets : a.segment_ids,
+                          a.psw};
   cli_output out;
   memset(in, 0, sizeof in);
   memset(&out, 0, sizeof out);
   clg_context *ctx = NULL;
   code = CLI_EXIT_INPUT;
   for (int i = 0; i < 4; ++i)
-    if (paths[i] != NULL && cli_tensor_open(paths[i], &in[i], err,
-                                            sizeof err) != 0) {
+    if (paths[i] != NULL &&
+        cli_tensor_open(paths[i], &in[i], err, sizeof err) != 0) {
       fprintf(stderr, PROG ": %s\n", err);
       goto done;
     }
   const cli_tensor *w = &in[0], *idx = &in[1];
   if (bp.form == CLG_BAGS_FIXED && idx->rank == 1) {
     code = cli_usage_error(CMD ": 1-D INDICES need their bags: --offsets "
-                                "OFFSETS or --segment-ids IDS (2-D INDICES "
-                                "are fixed-size bags, one per row)");
+                               "OFFSETS or --segment-ids IDS (2-D INDICES "
+                               "are fixed-size bags, one per row)");
     goto done;
   }
   if (cli_tensor_check_writable(a.out, w, err, sizeof err) != 0) {
@@ -239,8 +238,7 @@ int cli_cmd_embedding_bag(int argc, char **argv,
     int64_t nb = in[2].rank == 1 ? in[2].shape[0] : 0;
     oshape[0] = a.include_last && nb > 0 ? nb - 1 : nb;
   } else
-    oshape[0] = num_segments >= 0 ? num_segments
-                                  : default_num_segments(&in[2]);
+    oshape[0] = num_segments >= 0 ? num_segments : default_num_segments(&in[2]);
   clg_status st = clg_context_create_default(a.device, &ctx);
   if (st != CLG_SUCCESS) {
     fprintf(stderr, PROG ": %s\n", cli_library_message(st));
