@@ -11,7 +11,7 @@
 
 #include "support/testutil.h"
 
-#define LAST_STATUS CLG_ERROR_INTERNAL
+#define LAST_STATUS CLG_ERROR_INVALID_BAGS
 
 Test(status, numeric_values_are_fixed) {
   cr_expect_eq(CLG_SUCCESS, 0);
@@ -56,7 +56,7 @@ Test(status, strings_distinct_and_non_empty) {
 }
 
 Test(status, unknown_values) {
-  const int unknown[] = {(int)LAST_STATUS + 1, 21, 100, -1, -1000, 0x7fffffff};
+  const int unknown[] = {(int)LAST_STATUS + 1, 22, 100, -1, -1000, 0x7fffffff};
   for (size_t k = 0; k < sizeof unknown / sizeof unknown[0]; ++k) {
     const char *s = clg_status_string((clg_status)unknown[k]);
     cr_assert(s != NULL);

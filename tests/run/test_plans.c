@@ -1918,10 +1918,14 @@ Test(plans, two_threads) {
  *  - GatherND: q >= 1 (a tuple length m = r - b keeps the output rank at
  *    q - 1, so every such rank pair has a valid shape);
  *  - ScatterElements (3) and Scatter (5): q == r, mode RAISE; ScatterND
- *    (4): q >= 1, mode RAISE.
+ *    (4): q >= 1, mode RAISE;
+ *  - EmbeddingBag (6): mode RAISE, weight float32 (1), float16 (10),
+ *    float64 (11) or bfloat16 (16) of rank 2, indices rank 1 or 2.
  */
 static int expect_supported(int op, int dt, int idt, int r, int q, int mode) {
-  if (op < 0 || op > 5)
+  if (op < 0 || op > 6)
+    return 0;
+  if (op == 6 && !(dt == 1 || dt == 10 || dt == 11 || dt == 16))
     return 0;
   if (op == 0 ? !(mode == 0 || mode == 1 || mode == 2) : mode != 0)
     return 0;
@@ -1933,6 +1937,7 @@ static int expect_supported(int op, int dt, int idt, int r, int q, int mode) {
     return 0;
   switch (op) {
   case 0: return r - 1 + q <= 16;
+  case 6: return r == 2 && (q == 1 || q == 2);
   case 1:
   case 3:
   case 5: return q == r;
