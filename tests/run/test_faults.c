@@ -514,9 +514,18 @@ static void inject_gather(const fenv *e, clg_fault k, unsigned pos,
 static void run_setup(const fsetup *s) {
   fenv e;
   env_init(&e, s);
-  if (!s->fresh) { /* warm the shared context's program cache */
+  if (!s->fresh) {
+    /* Warm the shared context's program cache, until a run builds nothing:
+     * the tuner's choice for a shape may take more than one call to settle
+     * on a loaded machine (a timing it discards), and a program built by a
+     * later clean run would leave the injected runs nothing to fail. */
     unsigned long warm[CLG_FAULT_COUNT];
-    clean_counts(&e, warm);
+    for (int tries = 0; tries < 8; ++tries) {
+      clean_counts(&e, warm);
+      if (warm[CLG_FAULT_CREATE_PROGRAM] == 0 &&
+          warm[CLG_FAULT_BUILD_PROGRAM] == 0)
+        break;
+    }
   }
   unsigned long counts[CLG_FAULT_COUNT];
   clean_counts(&e, counts);
