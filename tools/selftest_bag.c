@@ -216,14 +216,15 @@ typedef struct bag_bufs {
 /* What the device lets the library run (clgather_bag.h): float64 needs
  * cl_khr_fp64 and its denormals, float32 and bfloat16 the single
  * denormals; float32, float16 and bfloat16 mean and sqrt_n a correctly
- * rounded divide and sqrt. */
+ * rounded divide and sqrt, the device's own or through doubles. */
 static bool refused_here(const st_run *r, bool cr_div, clg_dtype t,
                          clg_bag_mode mode) {
   if (t == CLG_DTYPE_DOUBLE)
     return !r->fp64 || !r->double_denorm;
   if ((t == CLG_DTYPE_FLOAT || t == CLG_DTYPE_BFLOAT16) && !r->single_denorm)
     return true;
-  return (mode == CLG_BAG_MEAN || mode == CLG_BAG_SQRT_N) && !cr_div;
+  return (mode == CLG_BAG_MEAN || mode == CLG_BAG_SQRT_N) && !cr_div &&
+         !r->fp64;
 }
 
 /* One generated case of (dtype, mode, form); `variant` picks the index

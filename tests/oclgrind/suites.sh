@@ -64,7 +64,7 @@ check onnx-test "$cli" onnx-test
 check selftest "$cli" selftest --quick
 for s in test_gather test_gather_elements test_gather_nd \
   test_scatter_elements test_scatter_nd test_scatter_device \
-  test_index_pass test_plans test_strided; do
+  test_index_pass test_plans test_strided test_embedding_bag; do
   check "$s" "$t/$s" -j1 --filter "$skip"
 done
 # Gather's CPU plans too (Oclgrind is planned as a GPU; test builds read
