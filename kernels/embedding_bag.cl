@@ -11,6 +11,7 @@
  *   CLG_BAG_KIND  1 float, 2 float16, 3 bfloat16, 4 double: the weight's
  *   CLG_BAG_MODE  0 sum, 1 mean, 2 max, 3 sqrt_n (clg_bag_mode)
  *   CLG_BAG_PSW   1: per-sample weights (mode sum)
+ *   CLG_BAG_PAD   1: a padding index (entries equal to `padding` skipped)
  *   CLG_BAG_FIXED 1: bag b is entries [b * fixed, (b + 1) * fixed); else
  *                 [bags[b], bags[b + 1]) (n for the last of the offsets):
  *                 the offsets themselves, or the segments' starts
@@ -80,46 +81,10 @@ static ushort clg_from_float(float f) {
 #define CLG_KEEP(a, b)                                                         \
   (isnan(a) || (!isnan(b) && ((a) > (b) || ((a) == (b) && !signbit(a)))))
 
-typedef CLG_BAG_INDEX bag_t;
-
-__kernel void clg_embedding_bag(global const elem_t *restrict weight,
-                                ulong w_off, ulong dim,
-                                global const index_t *restrict indices,
-                                ulong x_off, ulong n, ulong fixed,
-                                global const bag_t *restrict bags, ulong b_off,
-                                ulong bags_len,
-                                global const elem_t *restrict psw, ulong p_off,
-                                global elem_t *restrict out, ulong o_off,
-                                long padding, ulong num_bags CLG_GATE_ARG) {
-  CLG_GATE
-  ulong col = get_global_id(0), b = get_global_id(1);
-  if (col >= dim || b >= num_bags)
-    return;
-#if CLG_BAG_FIXED
-  ulong begin = b * fixed, end = begin + fixed;
-#else
-  /* Offsets (the last bag ends at n) or the starts of segments. */
-  ulong begin = (ulong)bags[b_off + b];
-  ulong end = b + 1 < bags_len ? (ulong)bags[b_off + b + 1] : n;
-#endif
-  weight += w_off + col;
-  indices += x_off;
-  acc_t acc = 0;
-  ulong count = 0;
-  for (ulong i = begin; i < end; ++i) {
-    long k = (long)indices[i];
-    if (k == padding)
-      continue;
-    acc_t v = LOADF(weight, (ulong)k * dim);
-#if CLG_BAG_MODE == 2
-    acc = count == 0 || !CLG_KEEP(acc, v) ? v : acc;
-#elif CLG_BAG_PSW
-    acc = fma(LOADF(psw, p_off + i), v, acc);
-#else
-    acc = acc + v;
-#endif
-    ++count;
-  }
+/* A bag's result from its reduced value and count: +0 for an empty bag;
+ * mean and sqrt_n divide the sum (float16 and bfloat16: rounded to the
+ * type first); rounded to the weight's type. */
+static elem_t clg_bag_finish(acc_t acc, ulong count) {
   elem_t r;
   if (count == 0) {
     r = STOREF((acc_t)0);
@@ -147,7 +112,138 @@ __kernel void clg_embedding_bag(global const elem_t *restrict weight,
 #endif
     r = STOREF(acc);
   }
-  out[o_off + b * dim + col] = r;
+  return r;
+}
+
+typedef CLG_BAG_INDEX bag_t;
+
+__kernel void clg_embedding_bag(global const elem_t *restrict weight,
+                                ulong w_off, ulong dim,
+                                global const index_t *restrict indices,
+                                ulong x_off, ulong n, ulong fixed,
+                                global const bag_t *restrict bags, ulong b_off,
+                                ulong bags_len,
+                                global const elem_t *restrict psw, ulong p_off,
+                                global elem_t *restrict out, ulong o_off,
+                                long padding, ulong num_bags CLG_GATE_ARG) {
+  CLG_GATE
+  ulong col = get_global_id(0), b = get_global_id(1);
+  if (col >= dim || b >= num_bags)
+    return;
+#if CLG_BAG_FIXED
+  ulong begin = b * fixed, end = begin + fixed;
+#else
+  /* Offsets (the last bag ends at n) or the starts of segments. */
+  ulong begin = (ulong)bags[b_off + b];
+  ulong end = b + 1 < bags_len ? (ulong)bags[b_off + b + 1] : n;
+#endif
+  weight += w_off + col;
+  indices += x_off;
+  acc_t acc = 0;
+#if CLG_BAG_PAD
+  ulong count = 0;
+#else
+  /* No padding index: every entry counts, and the loop has no branch. */
+  ulong count = end - begin;
+#if CLG_BAG_MODE == 2
+  if (begin < end) {
+    acc = LOADF(weight, (ulong)(long)indices[begin] * dim);
+    ++begin;
+  }
+#endif
+#endif
+  for (ulong i = begin; i < end; ++i) {
+    long k = (long)indices[i];
+#if CLG_BAG_PAD
+    if (k == padding)
+      continue;
+#endif
+    acc_t v = LOADF(weight, (ulong)k * dim);
+#if CLG_BAG_MODE == 2 && CLG_BAG_PAD
+    acc = count == 0 || !CLG_KEEP(acc, v) ? v : acc;
+#elif CLG_BAG_MODE == 2
+    acc = CLG_KEEP(acc, v) ? acc : v;
+#elif CLG_BAG_PSW
+    acc = fma(LOADF(psw, p_off + i), v, acc);
+#else
+    acc = acc + v;
+#endif
+#if CLG_BAG_PAD
+    ++count;
+#endif
+  }
+  out[o_off + b * dim + col] = clg_bag_finish(acc, count);
+}
+
+/* Variant BLOCK (CPUs): one work-item per bag and block of CLG_BAG_BLOCK
+ * columns, each entry's row block added into a private accumulator by a
+ * loop over contiguous columns (which the compiler vectorizes); the same
+ * operations in the same order per element as clg_embedding_bag. */
+#define CLG_BAG_BLOCK 64
+__kernel void clg_embedding_bag_block(
+    global const elem_t *restrict weight, ulong w_off, ulong dim,
+    global const index_t *restrict indices, ulong x_off, ulong n, ulong fixed,
+    global const bag_t *restrict bags, ulong b_off, ulong bags_len,
+    global const elem_t *restrict psw, ulong p_off, global elem_t *restrict out,
+    ulong o_off, long padding, ulong num_bags CLG_GATE_ARG) {
+  CLG_GATE
+  ulong col = get_global_id(0) * CLG_BAG_BLOCK, b = get_global_id(1);
+  if (col >= dim || b >= num_bags)
+    return;
+  uint w = dim - col < CLG_BAG_BLOCK ? (uint)(dim - col) : CLG_BAG_BLOCK;
+#if CLG_BAG_FIXED
+  ulong begin = b * fixed, end = begin + fixed;
+#else
+  ulong begin = (ulong)bags[b_off + b];
+  ulong end = b + 1 < bags_len ? (ulong)bags[b_off + b + 1] : n;
+#endif
+  weight += w_off + col;
+  indices += x_off;
+  acc_t acc[CLG_BAG_BLOCK];
+  for (uint j = 0; j < CLG_BAG_BLOCK; ++j)
+    acc[j] = 0;
+  /* The count in closed form without a padding index: counted in the
+   * loop, LLVM turns it into llvm.usub.sat(end, begin), which Oclgrind
+   * 21.10 cannot run. */
+#if CLG_BAG_PAD
+  ulong count = 0;
+#else
+  ulong count = end - begin;
+#endif
+#if CLG_BAG_MODE == 2
+  bool first = true;
+#endif
+  for (ulong i = begin; i < end; ++i) {
+    long k = (long)indices[i];
+#if CLG_BAG_PAD
+    if (k == padding)
+      continue;
+#endif
+    global const elem_t *row = weight + (ulong)k * dim;
+#if CLG_BAG_MODE == 2
+    if (first) {
+      for (uint j = 0; j < w; ++j)
+        acc[j] = LOADF(row, j);
+      first = false;
+    } else
+      for (uint j = 0; j < w; ++j) {
+        acc_t v = LOADF(row, j);
+        acc[j] = CLG_KEEP(acc[j], v) ? acc[j] : v;
+      }
+#elif CLG_BAG_PSW
+    acc_t s = LOADF(psw, p_off + i);
+    for (uint j = 0; j < w; ++j)
+      acc[j] = fma(s, LOADF(row, j), acc[j]);
+#else
+    for (uint j = 0; j < w; ++j)
+      acc[j] = acc[j] + LOADF(row, j);
+#endif
+#if CLG_BAG_PAD
+    ++count;
+#endif
+  }
+  for (uint j = 0; j < w; ++j)
+    out[o_off + b * dim + col + j] = clg_bag_finish(acc[j], count);
 }
 #endif /* CLG_BAG_KIND */
 

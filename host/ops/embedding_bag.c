@@ -3,12 +3,15 @@
  * on descriptors and on values, and its kernel (kernels/embedding_bag.cl);
  * the call's steps are run/embedding_bag.c's. */
 #include "ops/embedding_bag.h"
+#include "device/tune.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 
 /* Work-items per work-group: columns of a bag, times bags. */
 #define BAG_LOCAL 64
+/* Columns per work-item of variant BLOCK (CLG_BAG_BLOCK in the kernel). */
+#define BAG_BLOCK 64
 
 static const char *const bag_mode_names[] = {"sum", "mean", "max", "sqrt_n"};
 
@@ -408,13 +411,11 @@ static size_t bag_pow2_at_least(uint64_t v, size_t cap) {
   return p;
 }
 
-clg_status clg__bag_prepare(clg_context *ctx, const clg_bag_geom *g,
-                            const clg_bag_mems *m, bool gated,
-                            clg_kernel_call *call) {
-  bool div_double = false;
-  clg_status st = bag_device_can(ctx, g, &div_double);
-  if (st != CLG_SUCCESS)
-    return st;
+/* The kernel call of variant ITEM (one work-item per output element) or
+ * BLOCK (one per bag and block of 64 columns). */
+static clg_status bag_call(clg_context *ctx, const clg_bag_geom *g,
+                           const clg_bag_mems *m, bool gated, bool div_double,
+                           int variant, clg_kernel_call *call) {
   int kind = g->dtype == CLG_DTYPE_FLOAT     ? 1
              : g->dtype == CLG_DTYPE_FLOAT16 ? 2
              : g->dtype == CLG_DTYPE_BFLOAT16 ? 3
@@ -424,17 +425,21 @@ clg_status clg__bag_prepare(clg_context *ctx, const clg_bag_geom *g,
   snprintf(options, sizeof options,
            "-DCLG_INDEX=%s -DCLG_BAG_INDEX=%s -DCLG_BAG_KIND=%d "
            "-DCLG_BAG_MODE=%d -DCLG_BAG_PSW=%d -DCLG_BAG_FIXED=%d "
-           "-DCLG_BAG_DIV_DOUBLE=%d%s%s",
+           "-DCLG_BAG_PAD=%d -DCLG_BAG_DIV_DOUBLE=%d%s%s",
            m->index_size == 4 ? "int" : "long",
            m->bags_size == 4 ? "int" : "long", kind, (int)g->p.mode,
            g->psw ? 1 : 0, g->p.form == CLG_BAGS_FIXED ? 1 : 0,
+           g->p.padding_idx >= 0 ? 1 : 0,
            div_double ? 1 : 0, gated ? " -DCLG_GATED" : "",
            divides && kind != 4 && !div_double
                ? " -cl-fp32-correctly-rounded-divide-sqrt"
                : "");
+  bool block = variant == CLG_VARIANT_BLOCK;
   clg_kernel_entry *kernel = NULL;
-  if ((st = clg__get_kernel(ctx, clg_kernel_embedding_bag, options,
-                            "clg_embedding_bag", &kernel)) != CLG_SUCCESS)
+  clg_status st = clg__get_kernel(
+      ctx, clg_kernel_embedding_bag, options,
+      block ? "clg_embedding_bag_block" : "clg_embedding_bag", &kernel);
+  if (st != CLG_SUCCESS)
     return st;
   size_t es = clg_dtype_size(g->dtype);
   cl_ulong wo = m->w_off / es, xo = m->x_off / m->index_size,
@@ -444,20 +449,22 @@ clg_status clg__bag_prepare(clg_context *ctx, const clg_bag_geom *g,
            n = (cl_ulong)g->n, bags_len = (cl_ulong)m->bags_len,
            bags = (cl_ulong)g->num_bags;
   cl_long padding = g->p.padding_idx;
-  /* Work-groups of BAG_LOCAL work-items (at most the device's): the
-   * columns of one bag first, then as many bags as fill it. */
   size_t cap = ctx->max_work_group_size < BAG_LOCAL ? ctx->max_work_group_size
                                                     : BAG_LOCAL;
   if (cap == 0)
     cap = 1;
-  size_t l0 = bag_pow2_at_least(dim, cap);
+  /* ITEM: work-groups of BAG_LOCAL work-items (at most the device's), the
+   * columns of one bag first, then as many bags as fill it. BLOCK: a
+   * work-item per (block, bag), in work-groups of one (a CPU's). */
+  uint64_t cols = block ? (dim + BAG_BLOCK - 1) / BAG_BLOCK : dim;
+  size_t l0 = block ? 1 : bag_pow2_at_least(cols, cap);
   while (l0 > cap)
     l0 /= 2;
-  size_t l1 = cap / l0;
+  size_t l1 = block ? 1 : cap / l0;
   if (l1 > bags)
     l1 = bag_pow2_at_least(bags, l1);
   size_t local[2] = {l0, l1};
-  size_t global[2] = {(size_t)((dim + l0 - 1) / l0 * l0),
+  size_t global[2] = {(size_t)((cols + l0 - 1) / l0 * l0),
                       (size_t)((bags + l1 - 1) / l1 * l1)};
   const void *values[] = {&m->weight, &wo,     &dim,     &m->indices, &xo,
                           &n,         &fixed,  &m->bags, &bo,         &bags_len,
@@ -471,6 +478,60 @@ clg_status clg__bag_prepare(clg_context *ctx, const clg_bag_geom *g,
                           sizeof bags};
   clg__call_set(call, kernel, 16, sizes, values, 2, global, local);
   return CLG_SUCCESS;
+}
+
+typedef struct bag_trial_arg {
+  clg_context *ctx;
+  const clg_bag_geom *g;
+  const clg_bag_mems *m;
+  bool div_double;
+} bag_trial_arg;
+
+static clg_status bag_trial(void *arg, int variant, double *seconds) {
+  const bag_trial_arg *t = arg;
+  clg_kernel_call call;
+  clg_status st =
+      bag_call(t->ctx, t->g, t->m, false, t->div_double, variant, &call);
+  return st == CLG_SUCCESS
+             ? clg__time_call(t->ctx, &call, t->m->queue, t->m->num_events,
+                              t->m->wait_list, seconds)
+             : st;
+}
+
+clg_status clg__bag_prepare(clg_context *ctx, const clg_bag_geom *g,
+                            const clg_bag_mems *m, bool gated,
+                            clg_kernel_call *call) {
+  bool div_double = false;
+  clg_status st = bag_device_can(ctx, g, &div_double);
+  if (st != CLG_SUCCESS)
+    return st;
+  /* Both variants on every device, the device type's likely one first;
+   * timed (device/tune.c) once per shape class where the call can be run
+   * on its own: not gated, and its bags already in place. */
+  bool cpu = (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
+  int cands[2] = {cpu ? CLG_VARIANT_BLOCK : CLG_VARIANT_ITEM,
+                  cpu ? CLG_VARIANT_ITEM : CLG_VARIANT_BLOCK};
+  unsigned allowed = (1u << CLG_VARIANT_ITEM) | (1u << CLG_VARIANT_BLOCK);
+  uint64_t per_bag = g->num_bags ? (uint64_t)g->n / (uint64_t)g->num_bags : 0;
+  char key[160];
+  snprintf(key, sizeof key,
+           "EmbeddingBag dim=2^%u bags=2^%u per_bag=2^%u elem=%zu mode=%d "
+           "psw=%d pad=%d dev=%d",
+           clg__log2((uint64_t)g->dim), clg__log2((uint64_t)g->num_bags),
+           clg__log2(per_bag), clg_dtype_size(g->dtype), (int)g->p.mode,
+           g->psw ? 1 : 0, g->p.padding_idx >= 0 ? 1 : 0, cpu ? 1 : 0);
+  bag_trial_arg arg = {ctx, g, m, div_double};
+  size_t out_bytes = (size_t)g->num_bags * (size_t)g->dim *
+                     clg_dtype_size(g->dtype);
+  bool can_time = !gated && m->can_time && m->queue &&
+                  out_bytes >= CLG_TUNE_MIN_BYTES;
+  clg_choice how;
+  int variant = clg__tune_pick(ctx, key, cands, 2, allowed,
+                               can_time ? bag_trial : NULL, &arg, &how);
+  st = bag_call(ctx, g, m, gated, div_double, variant, call);
+  if (st == CLG_SUCCESS)
+    clg__tune_note(ctx, variant, how);
+  return st;
 }
 
 /* The checks' program: indices' and bags' types, the form. */

@@ -84,6 +84,13 @@ typedef struct clg_bag_mems {
   size_t w_off, x_off, b_off, p_off, o_off;
   size_t index_size, bags_size;
   int64_t bags_len;
+  /* Where a variant may be timed (device/tune.c) before the call's launch:
+   * the queue and wait list, and whether the kernel can run on its own
+   * there (its bags in place, not to be computed by an earlier kernel). */
+  cl_command_queue queue;
+  cl_uint num_events;
+  const cl_event *wait_list;
+  bool can_time;
 } clg_bag_mems;
 
 /* The reduction's kernel call for a non-empty output (gated: the

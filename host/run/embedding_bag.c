@@ -290,7 +290,9 @@ static clg_status bag_reduce_calls(clg_context *ctx, const bag_call *c,
                                    clg_kernel_calls *calls) {
   clg_bag_mems m = r->m;
   clg_status st = CLG_SUCCESS;
+  m.can_time = true;
   if (c->g.p.form == CLG_BAGS_SEGMENT_IDS) {
+    m.can_time = !device; /* the starts are not computed yet */
     if (device &&
         (st = clg__bag_starts(ctx, &c->g, &m, r->starts, gated,
                               &calls->call[calls->count++])) != CLG_SUCCESS)
@@ -316,6 +318,9 @@ static clg_status bag_reduce(clg_context *ctx, const bag_call *c, bag_run *r,
   bool blocking = c->output->storage == CLG_STORAGE_HOST;
   for (int k = 0; k < BAG_INPUTS; ++k)
     blocking = blocking || (c->in[k] && c->in[k]->storage == CLG_STORAGE_HOST);
+  r->m.queue = c->queue;
+  r->m.num_events = num_after;
+  r->m.wait_list = after;
   clg_status st = bag_reduce_calls(ctx, c, r, device, gate != NULL, &calls);
   cl_event kevent = NULL;
   if (st == CLG_SUCCESS)

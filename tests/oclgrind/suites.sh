@@ -71,3 +71,6 @@ done
 # CLGATHER_TEST_PLAN_DEVICE): its CPU kernels checked for races as well.
 CLGATHER_TEST_PLAN_DEVICE=cpu check "test_gather (CPU plans)" \
   "$t/test_gather" -j1 --filter "$skip"
+# EmbeddingBag's CPU variant (a block of columns per work-item), forced.
+CLGATHER_VARIANT=block check "test_embedding_bag (BLOCK)" \
+  "$t/test_embedding_bag" -j1 --filter "$skip"
