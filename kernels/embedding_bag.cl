@@ -34,12 +34,12 @@
 #if CLG_BAG_KIND == 4
 typedef double elem_t;
 typedef double acc_t;
-#define LOADF(p, i) ((p)[i])
+#define TOF(e) (e)
 #define STOREF(v) (v)
 #elif CLG_BAG_KIND == 1
 typedef float elem_t;
 typedef float acc_t;
-#define LOADF(p, i) ((p)[i])
+#define TOF(e) (e)
 #define STOREF(v) (v)
 #else
 /* float16 and bfloat16: their bits as ushort, computed in float. */
@@ -72,9 +72,10 @@ static ushort clg_from_float(float f) {
   return (ushort)(u >> 16);
 }
 #endif
-#define LOADF(p, i) clg_to_float((p)[i])
+#define TOF(e) clg_to_float(e)
 #define STOREF(v) clg_from_float(v)
 #endif
+#define LOADF(p, i) TOF((p)[i])
 
 /* max: keep acc when it is NaN; else take v when it is NaN; else the
  * larger, +0 above -0 (IEEE 754-2019 maximum). */
@@ -140,6 +141,11 @@ __kernel void clg_embedding_bag(global const elem_t *restrict weight,
   weight += w_off + col;
   indices += x_off;
   acc_t acc = 0;
+#if CLG_BAG_MODE == 2
+  /* max returns an operand: its own bits, kept beside its value (a
+   * float16 NaN's payload does not survive vload_half on every device). */
+  elem_t kept = 0;
+#endif
 #if CLG_BAG_PAD
   ulong count = 0;
 #else
@@ -147,7 +153,8 @@ __kernel void clg_embedding_bag(global const elem_t *restrict weight,
   ulong count = end - begin;
 #if CLG_BAG_MODE == 2
   if (begin < end) {
-    acc = LOADF(weight, (ulong)(long)indices[begin] * dim);
+    kept = weight[(ulong)(long)indices[begin] * dim];
+    acc = TOF(kept);
     ++begin;
   }
 #endif
@@ -158,11 +165,20 @@ __kernel void clg_embedding_bag(global const elem_t *restrict weight,
     if (k == padding)
       continue;
 #endif
+#if CLG_BAG_MODE == 2
+    elem_t e = weight[(ulong)k * dim];
+    acc_t v = TOF(e);
+#if CLG_BAG_PAD
+    bool take = count == 0 || !CLG_KEEP(acc, v);
+#else
+    bool take = !CLG_KEEP(acc, v);
+#endif
+    acc = take ? v : acc;
+    kept = take ? e : kept;
+#else
     acc_t v = LOADF(weight, (ulong)k * dim);
-#if CLG_BAG_MODE == 2 && CLG_BAG_PAD
-    acc = count == 0 || !CLG_KEEP(acc, v) ? v : acc;
-#elif CLG_BAG_MODE == 2
-    acc = CLG_KEEP(acc, v) ? acc : v;
+#endif
+#if CLG_BAG_MODE == 2
 #elif CLG_BAG_PSW
     acc = fma(LOADF(psw, p_off + i), v, acc);
 #else
@@ -172,7 +188,11 @@ __kernel void clg_embedding_bag(global const elem_t *restrict weight,
     ++count;
 #endif
   }
+#if CLG_BAG_MODE == 2
+  out[o_off + b * dim + col] = count ? kept : STOREF((acc_t)0);
+#else
   out[o_off + b * dim + col] = clg_bag_finish(acc, count);
+#endif
 }
 
 /* Variant BLOCK (CPUs): one work-item per bag and block of CLG_BAG_BLOCK
@@ -202,6 +222,9 @@ __kernel void clg_embedding_bag_block(
   acc_t acc[CLG_BAG_BLOCK];
   for (uint j = 0; j < CLG_BAG_BLOCK; ++j)
     acc[j] = 0;
+#if CLG_BAG_MODE == 2
+  elem_t kept[CLG_BAG_BLOCK]; /* the operands' own bits, as above */
+#endif
   /* The count in closed form without a padding index: counted in the
    * loop, LLVM turns it into llvm.usub.sat(end, begin), which Oclgrind
    * 21.10 cannot run. */
@@ -222,13 +245,18 @@ __kernel void clg_embedding_bag_block(
     global const elem_t *row = weight + (ulong)k * dim;
 #if CLG_BAG_MODE == 2
     if (first) {
-      for (uint j = 0; j < w; ++j)
-        acc[j] = LOADF(row, j);
+      for (uint j = 0; j < w; ++j) {
+        kept[j] = row[j];
+        acc[j] = TOF(kept[j]);
+      }
       first = false;
     } else
       for (uint j = 0; j < w; ++j) {
-        acc_t v = LOADF(row, j);
-        acc[j] = CLG_KEEP(acc[j], v) ? acc[j] : v;
+        elem_t e = row[j];
+        acc_t v = TOF(e);
+        bool take = !CLG_KEEP(acc[j], v);
+        acc[j] = take ? v : acc[j];
+        kept[j] = take ? e : kept[j];
       }
 #elif CLG_BAG_PSW
     acc_t s = LOADF(psw, p_off + i);
@@ -243,7 +271,11 @@ __kernel void clg_embedding_bag_block(
 #endif
   }
   for (uint j = 0; j < w; ++j)
+#if CLG_BAG_MODE == 2
+    out[o_off + b * dim + col + j] = count ? kept[j] : STOREF((acc_t)0);
+#else
     out[o_off + b * dim + col + j] = clg_bag_finish(acc[j], count);
+#endif
 }
 #endif /* CLG_BAG_KIND */
 

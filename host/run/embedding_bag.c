@@ -358,10 +358,14 @@ static clg_status bag_reduce(clg_context *ctx, const bag_call *c, bag_run *r,
   return st;
 }
 
-/* The checks on the device: the verdict's buffer and the two calls,
- * enqueued after the wait list; *checked their last event. */
+/* The checks on the device: the verdict's buffer and the validation
+ * kernel, then (`values`) the kernel copying the offenders' values into
+ * the verdict, enqueued after the wait list; *checked the last one's
+ * event. The synchronous call leaves the second out unless the verdict
+ * says a check failed (one launch fewer on the path that passes). */
 static clg_status bag_check_on_device(clg_context *ctx, const bag_call *c,
-                                      bag_run *r, cl_uint num_events,
+                                      bag_run *r, bool values,
+                                      cl_uint num_events,
                                       const cl_event *wait_list,
                                       cl_event *checked) {
   uint32_t init[CLG_BAG_VERDICT_BYTES / 4] = {0, UINT32_MAX, UINT32_MAX};
@@ -375,6 +379,8 @@ static clg_status bag_check_on_device(clg_context *ctx, const bag_call *c,
   clg_kernel_calls calls;
   calls.count = 0;
   clg_status st = clg__bag_checks(ctx, &c->g, &r->m, r->verdict, &calls);
+  if (!values)
+    calls.count = 1;
   if (st == CLG_SUCCESS)
     st = clg__check_wait_failed(num_events, wait_list);
   if (st == CLG_SUCCESS)
@@ -398,17 +404,33 @@ static clg_status bag_call_run(clg_context *ctx, const clg_bag_params *params,
   if (device) {
     cl_event checked = NULL;
     st = bag_stage(ctx, c, NULL, true, &r);
-    if (st == CLG_SUCCESS)
-      st = bag_check_on_device(ctx, c, &r, num_events, wait_list, &checked);
     bool after_caller = num_events > 0;
     /* Kept on the device (gated kernels) only where nothing is read back
      * before the verdict is known: a host output would be. */
     bool pending = outcome && c->output->storage == CLG_STORAGE_BUFFER;
+    if (st == CLG_SUCCESS)
+      st = bag_check_on_device(ctx, c, &r, pending, num_events, wait_list,
+                               &checked);
     if (st == CLG_SUCCESS && !pending) {
       uint32_t words[4];
       int64_t values[3];
       st = clg__bag_verdict_read(r.verdict, checked, after_caller, c->queue,
                                  words, values);
+      if (st == CLG_SUCCESS && words[0]) {
+        /* A check failed: the offenders' values, then the verdict again. */
+        clg_kernel_calls calls;
+        calls.count = 0;
+        cl_event found = NULL;
+        st = clg__bag_checks(ctx, &c->g, &r.m, r.verdict, &calls);
+        if (st == CLG_SUCCESS)
+          st = clg__call_launch(&calls.call[1], c->queue, NULL, 1, &checked,
+                                &found);
+        if (st == CLG_SUCCESS) {
+          st = clg__bag_verdict_read(r.verdict, found, false, c->queue, words,
+                                     values);
+          clReleaseEvent(found);
+        }
+      }
       if (st == CLG_SUCCESS && words[0]) {
         clg_bag_fault f;
         clg__bag_fault_of_verdict(&c->g, words, values, &f);

@@ -105,13 +105,15 @@ static bool all_sentinel(const unsigned char *p, size_t n) {
 }
 
 /* Variant 0: as given (host); 1: the output in a cl_mem; 2: every present
- * operand in a cl_mem, clg_embedding_bag_async. */
+ * operand in a cl_mem, clg_embedding_bag_async; 3: the same,
+ * clg_embedding_bag (whose cl_mem values are read back or checked on the
+ * device: CLGATHER_TEST_DEVICE_VALIDATION picks which). */
 static void run_variant(const bag_fx *f0, int v, clg_status want,
                         clg_status alt, const char *needles,
                         const int64_t *ints, int nints, const char *what) {
   bag_fx f = *f0;
-  static const char *const vname[3] = {"host", "cl_mem output",
-                                       "all cl_mem, async"};
+  static const char *const vname[4] = {"host", "cl_mem output",
+                                       "all cl_mem, async", "all cl_mem"};
   cl_mem bufs[5] = {NULL};
   /* Host descriptors point into f0's bytes: into the copy's instead. */
   for (int k = 0; k < 5; ++k) {
@@ -120,7 +122,7 @@ static void run_variant(const bag_fx *f0, int v, clg_status want,
       f.t[k].tensor.host = f.host[k] + (h - f0->host[k]);
   }
   for (int k = 0; k < 5; ++k) {
-    bool to_buf = f.present[k] && (v == 2 || (v == 1 && k == BAG_O));
+    bool to_buf = f.present[k] && (v >= 2 || (v == 1 && k == BAG_O));
     if (!to_buf)
       continue;
     size_t off = 8u * (size_t)(k + 1);
@@ -212,7 +214,7 @@ void bag_fx_expect(const bag_fx *f, clg_status want, clg_status alt,
                    const char *what) {
   if (!tu_sampled())
     return;
-  int variants = f->host_only ? 1 : 3;
+  int variants = f->host_only ? 1 : 4;
   for (int v = 0; v < variants; ++v) {
     /* the cl_mem output variant needs an output */
     if (v == 1 && !f->present[BAG_O])
