@@ -9,6 +9,9 @@
  *
  * Per workload, each round runs once each, in rotating order:
  *   bag     clg_embedding_bag(), checks included, then clFinish;
+ *   async   clg_embedding_bag_async() (checks on the device, the reduction
+ *           gated on their verdict, no host wait), clFinish, then the
+ *           outcome waited for;
  *   gather  what a user without EmbeddingBag runs: clg_gather() of the N
  *           rows (checked) into [N, dim], then a plain kernel summing each
  *           bag's rows (mode sum's result; the other modes cost the same);
@@ -228,12 +231,12 @@ static int run_work(bench *b, const work *w, int rounds) {
   clSetKernelArg(nk, 3, sizeof dim, &dim);
   clSetKernelArg(nk, 4, sizeof nb, &nb);
   clSetKernelArg(nk, 5, sizeof om, &om);
-  double *t[4];
-  for (int k = 0; k < 4; ++k)
+  double *t[5];
+  for (int k = 0; k < 5; ++k)
     t[k] = malloc((size_t)rounds * sizeof(double));
   for (int r = -2; r < rounds; ++r) /* two warm-up rounds */
-    for (int j = 0; j < 4; ++j) {
-      int k = (j + (r < 0 ? 0 : r)) % 4;
+    for (int j = 0; j < 5; ++j) {
+      int k = (j + (r < 0 ? 0 : r)) % 5;
       double t0 = now();
       if (k == 0) {
         if (clg_embedding_bag(b->ctx, &p, &wt, &xt,
@@ -249,6 +252,22 @@ static int run_work(bench *b, const work *w, int rounds) {
           goto timed;
         }
         launch2(b->q, rk, dim, nb);
+      } else if (k == 4) {
+        clg_outcome *oc = NULL;
+        if (clg_embedding_bag_async(b->ctx, &p, &wt, &xt,
+                                    w->form == CLG_BAGS_FIXED ? NULL : &bt,
+                                    NULL, &ot, b->q, 0, NULL, NULL, &oc) !=
+            CLG_SUCCESS) {
+          rc = fail(w->name);
+          goto timed;
+        }
+        clFinish(b->q);
+        clg_status ost = clg_outcome_wait(oc);
+        clg_outcome_release(oc);
+        if (ost != CLG_SUCCESS) {
+          rc = fail(w->name);
+          goto timed;
+        }
       } else if (k == 2) {
         launch2(b->q, nk, dim, nb);
       } else {
@@ -258,16 +277,17 @@ static int run_work(bench *b, const work *w, int rounds) {
       if (r >= 0)
         t[k][r] = now() - t0;
     }
-  double m[4];
-  for (int k = 0; k < 4; ++k)
+  double m[5];
+  for (int k = 0; k < 5; ++k)
     m[k] = median(t[k], rounds);
-  printf("%-4s %-52s bag %8.3f ms | gather+reduce %8.3f naive %8.3f copy "
-         "%8.3f | gather/bag %5.2f naive/bag %5.2f copy/bag %5.2f\n",
-         w->name, w->what, m[0] * 1e3, m[1] * 1e3, m[2] * 1e3, m[3] * 1e3,
-         m[1] / m[0], m[2] / m[0], m[3] / m[0]);
+  printf("%-4s %-52s bag %8.3f ms async %8.3f | gather+reduce %8.3f naive "
+         "%8.3f copy %8.3f | gather/bag %5.2f naive/bag %5.2f copy/bag %5.2f "
+         "naive/async %5.2f\n",
+         w->name, w->what, m[0] * 1e3, m[4] * 1e3, m[1] * 1e3, m[2] * 1e3,
+         m[3] * 1e3, m[1] / m[0], m[2] / m[0], m[3] / m[0], m[2] / m[4]);
   rc = 0;
 timed:
-  for (int k = 0; k < 4; ++k)
+  for (int k = 0; k < 5; ++k)
     free(t[k]);
 done:
   for (cl_mem *mm = (cl_mem[]){wm, xm, bm, sm, om, gm, cm}, *e = mm + 7;
