@@ -121,9 +121,12 @@ typedef struct clg_bag_params {
  * cl_khr_fp64). Subnormals are kept: a device that flushes them (no
  * CL_FP_DENORM) gives CLG_ERROR_UNSUPPORTED_DTYPE for float32 and
  * bfloat16.
- * PyTorch's CPU embedding_bag gives these bits for float32 and float64
- * sum, mean and max (apart from signed zeros and NaNs in max, which it
- * compares with `>`), and for float16 sum and mean.
+ * PyTorch's CPU embedding_bag (1.13, measured by python/tests/
+ * test_embedding_bag.py) gives these bits for float32 and float64 sum,
+ * mean and max (apart from signed zeros and NaNs in max, which it compares
+ * with `>`), for float16 sum and mean, and for float32 per_sample_weights
+ * without padding_idx; with padding_idx, and in float64, it rounds w * row
+ * before adding it (two roundings where this definition has one fma).
  *
  * Checks, all before any kernel is enqueued; on any error the output is
  * untouched and no event is returned: the bags first (offsets, segment
