@@ -1,10 +1,13 @@
 /* EmbeddingBag (host/ops/embedding_bag.c; semantics and arithmetic:
- * include/clgather/clgather_bag.h). One work-item per output element
- * (column `col` of bag `b`): it walks the bag's entries in index order,
- * reads one element of each entry's weight row and reduces it, so the
- * work-items of a work-group read neighbouring elements of one row. No
- * atomics, no reduction across work-items: the order of the operations is
- * the definition's on every device and for any NDRange.
+ * include/clgather/clgather_bag.h). The reduction's two variants: ITEM
+ * (clg_embedding_bag), one work-item per output element (column `col` of
+ * bag `b`) walking the bag's entries in index order, so the work-items of
+ * a work-group read neighbouring elements of one row; BLOCK
+ * (clg_embedding_bag_block), one per bag and block of columns. Neither
+ * uses atomics or reduces across work-items: the order of the operations
+ * is the definition's on every device and for any NDRange. Then the
+ * checks on the device (their atomics only lower a verdict's positions)
+ * and the segments' starts.
  *
  * Build constants:
  *   CLG_INDEX     int or long (prelude.cl): indices' type
@@ -101,9 +104,9 @@ static elem_t clg_bag_finish(acc_t acc, ulong count) {
      * correctly rounded float result, for the division and the square root
      * alike. */
 #if CLG_BAG_MODE == 1
-    acc = (float)((double)acc / (double)count);
+    acc = (float)((double)acc / (double)(float)count);
 #else
-    acc = (float)((double)acc / (double)(float)sqrt((double)count));
+    acc = (float)((double)acc / (double)(float)sqrt((double)(float)count));
 #endif
 #elif CLG_BAG_MODE == 1
     acc = acc / (acc_t)count;

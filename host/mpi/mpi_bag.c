@@ -244,6 +244,11 @@ clg_status clg_mpi_plan_embedding_bag(clg_mpi_plan *plan,
     st = bag_renumber(p, indices, n, pad, &ids, &x, &u);
   }
   size_t local = u + (pad >= 0 ? 1 : 0);
+  if (st == CLG_SUCCESS && rb && local > SIZE_MAX / rb)
+    st = clg__mpi_fail(CLG_ERROR_SIZE_OVERFLOW,
+                       "rank %d: %zu distinct rows of %zu bytes overflow "
+                       "size_t",
+                       rank, local, rb);
   if (st == CLG_SUCCESS) {
     rows = clg__mpi_ws(p, CLG_MPI_BAG_ROWS, local * rb);
     st = rows ? CLG_SUCCESS : CLG_ERROR_OUT_OF_HOST_MEMORY;

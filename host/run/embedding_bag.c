@@ -4,10 +4,15 @@
  * (device/enqueue.c).
  *
  * The steps: every check that reads no value (params, types, descriptors,
- * shapes, queue, overlaps); the values of indices and bags, on the host
- * (a cl_mem one read back, blocking, after the wait list), checked, and
- * the bags turned into each bag's first entry (`starts`); then, and only
- * then, one kernel, and a host output read back. */
+ * shapes, queue, overlaps); then the values of indices and bags, either
+ *  - on the host (a cl_mem one read back, blocking, after the wait list),
+ *    segment ids turned into each segment's first entry (`starts`), or
+ *  - on the device (cl_mem ones, bag_on_device()): a validation kernel,
+ *    its verdict read back (the synchronous call) or kept on the device
+ *    for the gated reduction and clg_outcome_wait() (the asynchronous
+ *    one), the segments' starts computed by a kernel;
+ * then, and only then (or gated), the reduction, and a host output read
+ * back. */
 #include "ops/embedding_bag.h"
 #include "run/run.h"
 
@@ -127,7 +132,8 @@ static bool bag_on_device(const clg_context *ctx, const bag_call *c,
                           bool async) {
   const clg_tensor *x = c->in[BAG_INDICES], *b = c->in[BAG_BAGS];
   if (x->storage != CLG_STORAGE_BUFFER ||
-      (b && b->storage != CLG_STORAGE_BUFFER) || c->g.n == 0 ||
+      (b && b->storage != CLG_STORAGE_BUFFER) ||
+      (c->g.n == 0 && c->g.bags_len == 0) ||
       c->g.n >= UINT32_MAX || c->g.bags_len >= UINT32_MAX)
     return false;
   if (async && c->output->storage == CLG_STORAGE_BUFFER)
@@ -194,10 +200,12 @@ clg_status clg__bag_verdict_read(cl_mem verdict, cl_event event,
                      &status, NULL) == CL_SUCCESS &&
       status < 0)
     err = status;
+  if (err != CL_SUCCESS)
+    return clg__fail_cl(err, "clWaitForEvents",
+                        "waiting for EmbeddingBag's checks on the device");
   unsigned char host[CLG_BAG_VERDICT_BYTES];
   memset(host, 0xA5, sizeof host);
-  if (err == CL_SUCCESS)
-    err = clEnqueueReadBuffer(queue, verdict, CL_TRUE, 0, sizeof host, host, 1,
+  err = clEnqueueReadBuffer(queue, verdict, CL_TRUE, 0, sizeof host, host, 1,
                               &event, NULL);
   if (err == CL_SUCCESS &&
       clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
@@ -249,7 +257,7 @@ static clg_status bag_stage(clg_context *ctx, const bag_call *c,
       st = clg__stage_input(ctx, c->in[k], c->inf[k].bytes,
                             c->inf[k].elem_size, true, c->names[k], &r->in[k]);
   size_t sbytes = (size_t)(c->g.num_bags + 1) * sizeof(int64_t);
-  if (st == CLG_SUCCESS && segments) {
+  if (st == CLG_SUCCESS && segments && c->of.bytes) {
     cl_int err = CL_SUCCESS;
     r->starts = clCreateBuffer(
         ctx->cl_ctx,
@@ -468,7 +476,9 @@ static clg_status bag_call_run(clg_context *ctx, const clg_bag_params *params,
   const void *xv = NULL, *bv = NULL;
   void *xcopy = NULL, *bcopy = NULL;
   int64_t *starts = NULL;
-  if (c->g.p.form == CLG_BAGS_SEGMENT_IDS &&
+  /* The segments' starts, where there is an output to reduce into (an
+   * output without columns admits any number of segments). */
+  if (c->g.p.form == CLG_BAGS_SEGMENT_IDS && c->of.bytes &&
       !(starts = malloc((size_t)(c->g.num_bags + 1) * sizeof *starts)))
     st = clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
                    "allocating EmbeddingBag's %" PRId64 " segment starts",
@@ -486,7 +496,7 @@ static clg_status bag_call_run(clg_context *ctx, const clg_bag_params *params,
   clg_outcome *o = NULL;
   if (st == CLG_SUCCESS && outcome)
     st = clg__outcome_decided(&o);
-  if (st == CLG_SUCCESS)
+  if (st == CLG_SUCCESS && c->of.bytes)
     st = bag_stage(ctx, c, starts, false, &r);
   if (st == CLG_SUCCESS)
     st = bag_reduce(ctx, c, &r, false, NULL, num_events, wait_list, event);

@@ -140,7 +140,12 @@ clg_status clg_outcome_wait(clg_outcome *outcome) {
           clg__bag_fault_of_verdict(o->bag, words, values, &o->fault);
         /* A set flag with no fault the rules name is reported (internal)
          * by clg__bag_report(), never passed as success. */
-        o->status = words[0] ? CLG_ERROR_INVALID_BAGS : CLG_SUCCESS;
+        o->status = !words[0] ? CLG_SUCCESS
+                    : o->fault.kind == CLG_BAG_FAULT_INDEX
+                        ? CLG_ERROR_INDEX_OUT_OF_BOUNDS
+                    : o->fault.kind == CLG_BAG_FAULT_NONE
+                        ? CLG_ERROR_INTERNAL
+                        : CLG_ERROR_INVALID_BAGS;
       }
     } else {
       st = clg__verdict_read(&o->verdict, own, &o->pos, &o->value, o->extra);

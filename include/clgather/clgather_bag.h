@@ -103,7 +103,9 @@ typedef struct clg_bag_params {
  *  - mean: that sum (rounded to the weight's type) divided by the count,
  *    rounded to the weight's type (float16 and bfloat16: divided in
  *    float32, then rounded); sqrt_n: divided by sqrt(count) the same way
- *    (sqrt rounded to nearest in the division's type);
+ *    (the count converted to the division's type first, rounded to
+ *    nearest above 2^24 in float32; sqrt rounded to nearest in that
+ *    type);
  *  - max: the first row, then per element the larger (IEEE 754-2019
  *    maximum: +0 above -0, a NaN on either side gives NaN), in the
  *    weight's type;

@@ -165,9 +165,13 @@ wait_for : list of pyopencl.Event, optional
     Events every command of the call waits for, besides the pyopencl
     operands' own ``events``.
 outcome : clgather.Outcome, optional
-    ``clg_embedding_bag_async``: every check is made before the call
-    returns (pyopencl indices and bags are read back for it), so the call
-    raises as without it and ``outcome.wait()`` always succeeds."""
+    ``clg_embedding_bag_async``: with pyopencl indices, bags and `out`
+    the values are checked on the device and the reduction is gated on
+    their verdict: the call returns without a host wait, and
+    ``outcome.wait()`` raises the IndexError or ValueError the call would
+    have raised (`out` untouched). Otherwise every check is made before
+    the call returns, which raises as without `outcome`, and
+    ``outcome.wait()`` succeeds."""
 
 _BAG_ERRORS = """\
 TypeError
@@ -194,8 +198,9 @@ dtype, by the count (or its square root), float16 in float32; max per
 element (NaN propagates; +0 above -0). The count leaves out entries equal
 to `padding_idx`. An empty bag (or one of padding entries only) gives +0
 in every mode. float16 and float32 mean and sqrt_n need a device with
-correctly rounded float32 division and square root, and float32 one that
-keeps subnormals (else TypeError); float64 needs ``cl_khr_fp64``.
+correctly rounded float32 division and square root, or doubles to divide
+through; float32 one that keeps subnormals (else TypeError); float64 needs
+``cl_khr_fp64``.
 
 Operands: numpy arrays (or anything ``numpy.asarray`` takes) are host
 tensors and make the call blocking; pyopencl ``Array``\\ s are cl_mem
@@ -204,8 +209,9 @@ tensors only: a numpy view is copied to C order, a non-contiguous pyopencl
 array is a ValueError, and a non-contiguous numpy `out` is written through
 a temporary. With a pyopencl operand the result is a pyopencl ``Array`` on
 the same queue carrying the library's event; pyopencl indices and bags are
-read back to the host for the checks (after the wait list), then the
-kernel is enqueued and the call returns without waiting for it."""
+read back to the host for the checks below 32 KiB (after the wait list),
+checked on the device by a kernel whose verdict is read back above, then
+the kernel is enqueued and the call returns without waiting for it."""
 
 embedding_bag.__doc__ = """\
 Sums, means or maxima of bags of rows of an embedding table:

@@ -375,3 +375,33 @@ Test(embedding_bag, errors_storage) {
     clReleaseMemObject(b);
   }
 }
+
+/* Segment ids into an output without columns: any num_segments is a
+ * shape the call accepts without allocating anything per segment (2^40:
+ * a call that does nothing), up to where their starts would overflow
+ * size_t (CLG_ERROR_SIZE_OVERFLOW). */
+Test(embedding_bag, segments_of_an_empty_output) {
+  float w[1] = {0};
+  int64_t idx[2] = {0, 2}, seg[2] = {0, 5};
+  int64_t ws[2] = {3, 0}, is[1] = {2}, os[2] = {(int64_t)1 << 40, 0};
+  clg_tensor wt = clg_tensor_host(CLG_DTYPE_FLOAT, 2, ws, w);
+  clg_tensor it = clg_tensor_host(CLG_DTYPE_INT64, 1, is, idx);
+  clg_tensor st = clg_tensor_host(CLG_DTYPE_INT64, 1, is, seg);
+  clg_tensor ot = clg_tensor_host(CLG_DTYPE_FLOAT, 2, os, NULL);
+  clg_bag_params p = {0};
+  p.form = CLG_BAGS_SEGMENT_IDS;
+  clg_status s = clg_embedding_bag(tu_ctx(), &p, &wt, &it, &st, NULL, &ot,
+                                   NULL, 0, NULL, NULL);
+  cr_expect_eq(s, CLG_SUCCESS, "2^40 segments: %s", clg_last_error());
+  ot.shape[0] = (int64_t)1 << 61;
+  s = clg_embedding_bag(tu_ctx(), &p, &wt, &it, &st, NULL, &ot, NULL, 0,
+                        NULL, NULL);
+  cr_expect_eq(s, CLG_ERROR_SIZE_OVERFLOW, "2^61 segments: %s",
+               clg_last_error());
+  /* The values are still checked: an index past the rows. */
+  ot.shape[0] = 6;
+  idx[1] = 3;
+  s = clg_embedding_bag(tu_ctx(), &p, &wt, &it, &st, NULL, &ot, NULL, 0,
+                        NULL, NULL);
+  cr_expect_eq(s, CLG_ERROR_INDEX_OUT_OF_BOUNDS, "%s", clg_last_error());
+}

@@ -247,16 +247,23 @@ static int bag_descriptor(const bag_args *a, mpi_run *r, const void *d,
     }
     return 0;
   }
-  *nbags = a->num_segments >= 0 ? a->num_segments
-           : n > 0              ? int_at(d, es, n - 1) + 1
-                                : 0;
+  int64_t top = n > 0 ? int_at(d, es, n - 1) : -1;
+  if (a->num_segments < 0 && top == INT64_MAX) {
+    snprintf(r->msg, MPI_CLI_MSG,
+             "segment_ids[%" PRId64 "] is %" PRId64 ": num_segments (the "
+             "last id + 1) overflows",
+             n - 1, top);
+    return CLI_EXIT_INPUT;
+  }
+  *nbags = a->num_segments >= 0 ? a->num_segments : top + 1;
   for (int64_t i = 0, prev = 0; i < n; ++i) {
     int64_t v = int_at(d, es, i);
     if (v < 0 || v >= *nbags || v < prev) {
       snprintf(r->msg, MPI_CLI_MSG,
                "segment_ids[%" PRId64 "] is %" PRId64 ", %s", i, v,
-               v < prev ? "below the one before; segment ids must not decrease"
-                        : "outside [0, num_segments - 1]");
+               v < 0 || v >= *nbags
+                   ? "outside [0, num_segments - 1]"
+                   : "below the one before; segment ids must not decrease");
       return CLI_EXIT_INPUT;
     }
     prev = v;
