@@ -4,7 +4,8 @@
 # `install-deps.sh hardening` also installs clang and its sanitizer/libFuzzer
 # runtimes (for scripts/sanitize.sh and scripts/fuzz.sh); `install-deps.sh
 # packaging` the Debian packaging tools (for scripts/test-packages.sh);
-# `install-deps.sh devices` Oclgrind (for scripts/test-devices.sh).
+# `install-deps.sh devices` Oclgrind (for scripts/test-devices.sh);
+# `install-deps.sh abi` abigail-tools (for scripts/check-abi.sh).
 set -euo pipefail
 
 packages=(
@@ -29,6 +30,10 @@ fi
 # race and uninitialized-value checks.
 if [ "${1:-}" = "devices" ]; then
   packages+=(oclgrind)
+fi
+# `install-deps.sh abi`: abidw and abidiff (scripts/check-abi.sh).
+if [ "${1:-}" = "abi" ]; then
+  packages+=(abigail-tools)
 fi
 # `install-deps.sh packaging`: what scripts/test-packages.sh needs to build
 # the Debian packages (debian/) and check them.

@@ -278,6 +278,9 @@ lintian --display-info --fail-on error "$changes" >"$work/lintian.log" 2>&1 ||
 sed 's/^/  /' "$work/lintian.log"
 [ -s "$work/lintian.log" ] || echo "  (no tags)"
 [ $lint_rc -eq 0 ] || fail "lintian reports errors"
+# The shared libraries have symbols files (debian/*.symbols).
+! grep -q "no-symbols-control-file" "$work/lintian.log" ||
+  fail "lintian: a shared library package without a symbols file"
 ok "lintian: no error"
 
 echo "test-packages: all checks passed in $((SECONDS - start)) s"
