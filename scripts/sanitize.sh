@@ -98,6 +98,8 @@ rm -rf "$POCL_CACHE_DIR"
 # the operator suites against the shipped library (test_*_shipped): the
 # same code as the clgather_testing run they follow, which runs here; what
 # they check is the library's build, which the plain run checks.
+# EmbeddingBag's forced variants (test_embedding_bag_item, _block) too, as
+# the gathers' forced_variant_* Tests are: test_embedding_bag runs here.
 # The generated cases of the operator suites are thinned to one in three
 # (CLGATHER_TEST_SAMPLE, tests/support/testutil.h; the first case of each
 # generator and every fixed case still run): random shapes take the same
@@ -107,7 +109,7 @@ rm -rf "$POCL_CACHE_DIR"
 CLGATHER_TEST_SAMPLE=3 CRITERION_TEST_PATTERN='!(*/forced_variant_*)' \
   ctest --test-dir "$asan_build" --output-on-failure -j"$jobs" \
   --repeat until-pass:2 \
-  -E '^(install_consumer|lean_build|cli_leaks|python_.*|.*mpi.*|test_.*_split|test_.*_shipped)$'
+  -E '^(install_consumer|lean_build|cli_leaks|python_.*|.*mpi.*|test_.*_split|test_.*_shipped|test_embedding_bag_(item|block))$'
 done_phase "1/3 ASan+UBSan suite"
 
 # ------------------------------------------------------- 2. CLI under LSan
