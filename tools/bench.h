@@ -40,18 +40,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bench_util.h" /* clock, random numbers, medians */
+
 /* ------------------------------------------------------------ bench_ref.c */
-
-/* splitmix64: small, fast, fixed seed => the same inputs every run. */
-typedef struct bench_rng {
-  uint64_t state;
-} bench_rng;
-
-uint64_t bench_rng_next(bench_rng *r);
-/* Uniform in [lo, hi) (hi > lo). */
-int64_t bench_rng_range(bench_rng *r, int64_t lo, int64_t hi);
-/* Fill `bytes` bytes with random bits. */
-void bench_fill_random(void *p, size_t bytes, bench_rng *r);
 
 /* One operator call's description: params, data and indices shapes. */
 typedef struct bench_op {
@@ -111,9 +102,6 @@ int bench_cl_copy(bench_cl *b, int method, cl_mem src, cl_mem dst,
 /* Launch the empty kernel (one work-item) and wait: *event_s the profiled
  * time, *wall_s enqueue-to-completion wall clock. */
 int bench_cl_empty(bench_cl *b, double *event_s, double *wall_s);
-
-/* Monotonic wall clock in seconds. */
-double bench_now(void);
 
 /* Name of an OpenCL error code ("CL_OUT_OF_RESOURCES"). */
 const char *bench_cl_error(cl_int err);
@@ -191,16 +179,11 @@ typedef struct env {
 typedef int (*sample_fn)(void *state, double *seconds, char *msg,
                          size_t msglen);
 
-int cmp_double(const void *a, const void *b);
-
 /* Measure `n` functions interleaved (round i runs each once), after
  * cfg->warmup warm-up rounds. The number of rounds is cfg->reps, or
  * budget / (time of one round) clamped to [min_reps, max_reps]. */
 int measure_set(const settings *cfg, double budget, int n, sample_fn *fns,
                 void **states, stats *out, char *msg, size_t msglen);
-
-/* Median of v[0..n-1] (sorts v). */
-double median_of(double *v, int n);
 
 /* "STATUS: clg_last_error()" into msg. */
 void set_clg_message(char *msg, size_t len, clg_status st);

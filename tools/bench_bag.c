@@ -25,12 +25,13 @@
  *   clgather-bench-bag [--rounds N] [--only EB1,EB2] [--device SPEC]
  */
 #define _POSIX_C_SOURCE 200809L
+#include "bench_util.h"
+
 #include <clgather/clgather.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef struct work {
   const char *name, *what;
@@ -86,29 +87,8 @@ static const char *plain_src =
     "  ST(out, b * dim + c, acc);\n"
     "}\n";
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rng(void) { /* splitmix64 */
-  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+static bench_rng rng_state = {BENCH_RNG_SEED};
+static uint64_t rng(void) { return bench_rng_next(&rng_state); }
 
 static int fail(const char *what) {
   fprintf(stderr, "clgather-bench-bag: %s: %s\n", what, clg_last_error());
@@ -237,7 +217,7 @@ static int run_work(bench *b, const work *w, int rounds) {
   for (int r = -2; r < rounds; ++r) /* two warm-up rounds */
     for (int j = 0; j < 5; ++j) {
       int k = (j + (r < 0 ? 0 : r)) % 5;
-      double t0 = now();
+      double t0 = bench_now();
       if (k == 0) {
         if (clg_embedding_bag(b->ctx, &p, &wt, &xt,
                               w->form == CLG_BAGS_FIXED ? NULL : &bt, NULL,
@@ -275,11 +255,11 @@ static int run_work(bench *b, const work *w, int rounds) {
       }
       clFinish(b->q);
       if (r >= 0)
-        t[k][r] = now() - t0;
+        t[k][r] = bench_now() - t0;
     }
   double m[5];
   for (int k = 0; k < 5; ++k)
-    m[k] = median(t[k], rounds);
+    m[k] = median_of(t[k], rounds);
   printf("%-4s %-52s bag %8.3f ms async %8.3f | gather+reduce %8.3f naive "
          "%8.3f copy %8.3f | gather/bag %5.2f naive/bag %5.2f copy/bag %5.2f "
          "naive/async %5.2f\n",

@@ -6,7 +6,6 @@
 #include "bench.h"
 
 #include <stdio.h>
-#include <time.h>
 
 static const char bench_cl_source[] =
     "kernel void bench_copy16(global const uint4 *restrict src,\n"
@@ -29,12 +28,6 @@ static const char bench_cl_source[] =
 
 /* Work-groups per compute unit for the copy kernel (load balance). */
 #define BENCH_GROUPS_PER_CU 4
-
-double bench_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 const char *bench_cl_error(cl_int err) {
   switch (err) {

@@ -9,11 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 /* Measure `n` functions interleaved (round i runs each once), after
  * cfg->warmup warm-up rounds. The number of rounds is cfg->reps, or
  * budget / (time of one round) clamped to [min_reps, max_reps]. */
@@ -176,11 +171,6 @@ int read_buffer(cl_command_queue q, cl_mem m, size_t bytes, void *got,
     return -1;
   }
   return 0;
-}
-
-double median_of(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* -------------------------------------------------- inputs in a cl_context */

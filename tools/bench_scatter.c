@@ -20,12 +20,13 @@
  *   clgather-bench-scatter [--json] [--reps N] [--only SE1,SN1,SN2]
  */
 #define _POSIX_C_SOURCE 200809L
+#include "bench_util.h"
+
 #include <clgather/clgather.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef struct work {
   const char *name, *what;
@@ -46,29 +47,8 @@ static const work works[] = {
 };
 #define NWORK (sizeof works / sizeof works[0])
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rng(void) { /* splitmix64 */
-  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+static bench_rng rng_state = {BENCH_RNG_SEED};
+static uint64_t rng(void) { return bench_rng_next(&rng_state); }
 
 static cl_mem buffer(cl_context c, size_t bytes, void *init) {
   cl_int err = CL_SUCCESS;
@@ -140,11 +120,11 @@ static row measure(clg_context *ctx, cl_command_queue q, const work *w,
          *copy = malloc((size_t)reps * sizeof *copy);
   for (int i = -1; i < reps; ++i) { /* one warm-up: program builds */
     cl_event ev = NULL;
-    double t0 = now();
+    double t0 = bench_now();
     clg_status st =
         clg_scatter(ctx, &p, &sp, &td, &tx, &tu, &td, q, 0, NULL, &ev);
     clFinish(q);
-    double t = now() - t0;
+    double t = bench_now() - t0;
     if (st != CLG_SUCCESS) {
       fprintf(stderr, "clgather-bench-scatter: %s: %s\n", w->name,
               clg_last_error());
@@ -155,16 +135,16 @@ static row measure(clg_context *ctx, cl_command_queue q, const work *w,
                             NULL);
     clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL);
     clReleaseEvent(ev);
-    t0 = now();
+    t0 = bench_now();
     clEnqueueCopyBuffer(q, bu, bc, 0, 0, ubytes, 0, NULL, NULL);
     clFinish(q);
     if (i >= 0) {
-      copy[i] = now() - t0;
+      copy[i] = bench_now() - t0;
       call[i] = t;
       kern[i] = (double)(b - a) * 1e-9;
     }
   }
-  row r = {median(call, reps), median(kern, reps), median(copy, reps)};
+  row r = {median_of(call, reps), median_of(kern, reps), median_of(copy, reps)};
   free(call);
   free(kern);
   free(copy);
