@@ -148,17 +148,10 @@ static int parse_args(int argc, char **argv, bool scatter, mpi_args *a,
   return -1;
 }
 
-/* OUT must be .npy (the only format written in place by rank 0). Decided
- * from the name alone, so every rank agrees without talking. */
-static bool is_npy_path(const char *path) {
-  size_t n = strlen(path);
-  return n >= 4 && (strcmp(path + n - 4, ".npy") == 0 ||
-                    strcmp(path + n - 4, ".NPY") == 0);
-}
-
 /* ---------------------------------------------------------------- gather */
 
-static int cmd_gather(const mpi_args *a, mpi_run *r) {
+static int cmd_gather(const void *args, mpi_run *r) {
+  const mpi_args *a = args;
   mpi_input *data = &r->in[0], *indices = &r->in[1];
   int code = mpi_open_input(data, a->pos[0], r->msg);
   if (code == 0)
@@ -251,7 +244,8 @@ static int cmd_gather(const mpi_args *a, mpi_run *r) {
 
 /* ------------------------------------------------------------ scatter-nd */
 
-static int cmd_scatter(const mpi_args *a, mpi_run *r) {
+static int cmd_scatter(const void *args, mpi_run *r) {
+  const mpi_args *a = args;
   mpi_input *data = &r->in[0], *indices = &r->in[1], *updates = &r->in[2];
   int code = 0;
   for (int i = 0; code == 0 && i < 3; ++i)
@@ -334,15 +328,7 @@ static int cmd_scatter(const mpi_args *a, mpi_run *r) {
   if (st != CLG_SUCCESS)
     return mpi_library_failure(r, st);
   /* Collect: rank k's shard goes to its rows of OUT. */
-  for (int k = 1; k < r->size; ++k) {
-    int64_t klo, khi;
-    clg_mpi_even_rows(rows, r->size, k, &klo, &khi);
-    mpi_cli_send_rows(r->rank, k, 0,
-                      r->rank == 0
-                          ? (unsigned char *)r->out_data + (size_t)klo * rb
-                          : r->shard,
-                      khi - klo, rb);
-  }
+  mpi_collect_even_rows(r, rows, rb, r->shard);
   return mpi_commit_out(r, a->out);
 }
 
@@ -380,25 +366,6 @@ int main(int argc, char **argv) {
   int code = parse_args(argc - 1, argv + 1, scatter, &a, rank);
   if (code >= 0)
     return code;
-  if (!is_npy_path(a.out)) {
-    if (rank == 0)
-      fprintf(stderr,
-              MPI_CLI_PROG ": OUT '%s' must be a .npy file (the only format "
-                           "clgather-mpi writes)\n",
-              a.out);
-    return CLI_EXIT_INPUT;
-  }
-
-  MPI_Init(&argc, &argv);
-  mpi_run r;
-  memset(&r, 0, sizeof r);
-  for (int i = 0; i < MPI_RUN_INPUTS; ++i)
-    r.in[i].fd = -1;
-  r.out.file.fd = -1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &r.size);
-  code = scatter ? cmd_scatter(&a, &r) : cmd_gather(&a, &r);
-  mpi_run_free(&r);
-  MPI_Finalize();
-  return code;
+  return mpi_run_command(&argc, &argv, rank, a.out,
+                         scatter ? cmd_scatter : cmd_gather, &a);
 }

@@ -271,7 +271,8 @@ static int bag_descriptor(const bag_args *a, mpi_run *r, const void *d,
   return 0;
 }
 
-static int bag_run(const bag_args *a, mpi_run *r) {
+static int bag_run(const void *args, mpi_run *r) {
+  const bag_args *a = args;
   const char *paths[4] = {a->pos[0], a->pos[1],
                           a->offsets ? a->offsets : a->segments, a->psw};
   int code = 0;
@@ -366,15 +367,7 @@ static int bag_run(const bag_args *a, mpi_run *r) {
       psz ? &tp : NULL, &to);
   if (st != CLG_SUCCESS)
     return mpi_library_failure(r, st);
-  for (int k = 1; k < r->size; ++k) {
-    int64_t klo, khi;
-    clg_mpi_even_rows(nbags, r->size, k, &klo, &khi);
-    mpi_cli_send_rows(r->rank, k, 0,
-                      r->rank == 0
-                          ? (unsigned char *)r->out_data + (size_t)klo * rb
-                          : r->res,
-                      khi - klo, rb);
-  }
+  mpi_collect_even_rows(r, nbags, rb, r->res);
   return mpi_commit_out(r, a->out);
 }
 
@@ -384,26 +377,5 @@ int mpi_cli_embedding_bag(int argc, char **argv) {
   int code = bag_parse(argc, argv, &a, rank);
   if (code >= 0)
     return code;
-  size_t n = strlen(a.out);
-  if (n < 4 || (strcmp(a.out + n - 4, ".npy") != 0 &&
-                strcmp(a.out + n - 4, ".NPY") != 0)) {
-    if (rank == 0)
-      fprintf(stderr,
-              MPI_CLI_PROG ": OUT '%s' must be a .npy file (the only format "
-                           "clgather-mpi writes)\n",
-              a.out);
-    return CLI_EXIT_INPUT;
-  }
-  MPI_Init(&argc, &argv);
-  mpi_run r;
-  memset(&r, 0, sizeof r);
-  for (int i = 0; i < MPI_RUN_INPUTS; ++i)
-    r.in[i].fd = -1;
-  r.out.file.fd = -1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &r.size);
-  code = bag_run(&a, &r);
-  mpi_run_free(&r);
-  MPI_Finalize();
-  return code;
+  return mpi_run_command(&argc, &argv, rank, a.out, bag_run, &a);
 }

@@ -139,3 +139,42 @@ int mpi_library_failure(mpi_run *r, clg_status st) {
   mpi_cli_error0(r->rank, "%s", m && m[0] ? m : clg_status_string(st));
   return cli_exit_for_status(st);
 }
+
+void mpi_collect_even_rows(const mpi_run *r, int64_t total, size_t rb,
+                           void *local) {
+  for (int k = 1; k < r->size; ++k) {
+    int64_t klo, khi;
+    clg_mpi_even_rows(total, r->size, k, &klo, &khi);
+    mpi_cli_send_rows(r->rank, k, 0,
+                      r->rank == 0
+                          ? (unsigned char *)r->out_data + (size_t)klo * rb
+                          : local,
+                      khi - klo, rb);
+  }
+}
+
+int mpi_run_command(int *argc, char ***argv, int rank, const char *out,
+                    int (*fn)(const void *args, mpi_run *r), const void *args) {
+  size_t n = strlen(out);
+  if (n < 4 ||
+      (strcmp(out + n - 4, ".npy") != 0 && strcmp(out + n - 4, ".NPY") != 0)) {
+    if (rank == 0)
+      fprintf(stderr,
+              MPI_CLI_PROG ": OUT '%s' must be a .npy file (the only format "
+                           "clgather-mpi writes)\n",
+              out);
+    return CLI_EXIT_INPUT;
+  }
+  MPI_Init(argc, argv);
+  mpi_run r;
+  memset(&r, 0, sizeof r);
+  for (int i = 0; i < MPI_RUN_INPUTS; ++i)
+    r.in[i].fd = -1;
+  r.out.file.fd = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &r.size);
+  int code = fn(args, &r);
+  mpi_run_free(&r);
+  MPI_Finalize();
+  return code;
+}

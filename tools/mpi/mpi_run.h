@@ -64,5 +64,17 @@ int mpi_open_device(mpi_run *r, const char *device);
 /* A failed collective library call: rank 0 prints the agreed message; the
  * exit status. */
 int mpi_library_failure(mpi_run *r, clg_status st);
+/* Collect OUT's rows on rank 0 when each rank k computed rows
+ * mpi_even_rows(total, size, k) of it: rank 0's own are already in place
+ * (r->out_data), every other rank sends `local` (rows of `rb` bytes). */
+void mpi_collect_even_rows(const mpi_run *r, int64_t total, size_t rb,
+                           void *local);
+/* A command's run from its parsed arguments: refuses an OUT that is not a
+ * .npy file (the only format rank 0 writes in place; decided from the name
+ * alone, so every rank agrees without talking), then MPI_Init, a fresh
+ * mpi_run, fn(args, &run), its release and MPI_Finalize. `rank` is the
+ * launcher's (mpi_cli_launcher_rank()). Returns fn's exit status. */
+int mpi_run_command(int *argc, char ***argv, int rank, const char *out,
+                    int (*fn)(const void *args, mpi_run *r), const void *args);
 
 #endif /* CLGATHER_TOOLS_MPI_RUN_H */
