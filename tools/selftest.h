@@ -125,6 +125,14 @@ size_t st_nbytes(clg_dtype dtype, int32_t rank, const int64_t *shape);
 int st_exec(st_run *r, const st_call *c, const void *init, size_t out_bytes,
             void *got, clg_status *status, char *why, size_t whylen);
 
+/* The end of one call of the library: `st` its status; then the outcome's
+ * (oc, NULL: none) when it succeeded, and the call's event (ev, NULL:
+ * none) waited for and released, an event that did not complete being
+ * CLG_ERROR_OPENCL; the message of a failure in `why`. Releases oc.
+ * Returns the call's status. */
+clg_status st_finish(clg_status st, cl_event ev, clg_outcome *oc, char *why,
+                     size_t whylen);
+
 /* Record the case just run: passed when `ok`, else failed with its full
  * description (operator, dtype, shapes, params, storage, first differing
  * byte). The variant the library last launched is added to the row. */

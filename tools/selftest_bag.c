@@ -32,29 +32,7 @@ static clg_status bag_call(st_run *r, const st_bag_call *c, const clg_tensor *t,
                                       &t[4], q, 0, NULL, &ev, &oc)
             : clg_embedding_bag(r->ctx, &c->p, &t[0], &t[1], bags, psw, &t[4],
                                 q, 0, NULL, q ? &ev : NULL);
-  if (st != CLG_SUCCESS)
-    snprintf(why, whylen, "%s", clg_last_error());
-  if (st == CLG_SUCCESS && oc != NULL) {
-    st = clg_outcome_wait(oc);
-    if (st != CLG_SUCCESS)
-      snprintf(why, whylen, "%s", clg_last_error());
-  }
-  if (ev != NULL) {
-    cl_int e = clWaitForEvents(1, &ev), done = CL_COMPLETE;
-    if (e == CL_SUCCESS)
-      e = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof done,
-                         &done, NULL);
-    if ((e != CL_SUCCESS || done != CL_COMPLETE) && st == CLG_SUCCESS) {
-      snprintf(why, whylen,
-               "the call's event did not complete (OpenCL "
-               "error %d, status %d)",
-               (int)e, (int)done);
-      st = CLG_ERROR_OPENCL;
-    }
-    clReleaseEvent(ev);
-  }
-  clg_outcome_release(oc);
-  return st;
+  return st_finish(st, ev, oc, why, whylen);
 }
 
 /* The guard bytes around an output image: 0, or 1 with why. */

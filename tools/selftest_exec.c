@@ -96,23 +96,8 @@ int st_check_unchanged(cl_command_queue q, cl_mem m, const void *image,
 
 /* ---------------------------------------------------------------- calls */
 
-static clg_status call(st_run *r, const st_call *c, const clg_tensor *td,
-                       const clg_tensor *ti, const clg_tensor *tu,
-                       const clg_tensor *to, cl_command_queue q, bool async,
-                       char *why, size_t whylen) {
-  cl_event ev = NULL;
-  clg_outcome *oc = NULL;
-  clg_status st;
-  if (c->scatter)
-    st = async ? clg_scatter_async(r->ctx, &c->params, &c->sp, td, ti, tu, to,
-                                   q, 0, NULL, &ev, &oc)
-               : clg_scatter(r->ctx, &c->params, &c->sp, td, ti, tu, to, q, 0,
-                             NULL, q ? &ev : NULL);
-  else
-    st = async ? clg_run_async(r->ctx, &c->params, td, ti, to, q, 0, NULL, &ev,
-                               &oc)
-               : clg_run(r->ctx, &c->params, td, ti, to, q, 0, NULL,
-                         q ? &ev : NULL);
+clg_status st_finish(clg_status st, cl_event ev, clg_outcome *oc, char *why,
+                     size_t whylen) {
   if (st != CLG_SUCCESS)
     snprintf(why, whylen, "%s", clg_last_error());
   if (st == CLG_SUCCESS && oc != NULL) {
@@ -134,6 +119,26 @@ static clg_status call(st_run *r, const st_call *c, const clg_tensor *td,
   }
   clg_outcome_release(oc);
   return st;
+}
+
+static clg_status call(st_run *r, const st_call *c, const clg_tensor *td,
+                       const clg_tensor *ti, const clg_tensor *tu,
+                       const clg_tensor *to, cl_command_queue q, bool async,
+                       char *why, size_t whylen) {
+  cl_event ev = NULL;
+  clg_outcome *oc = NULL;
+  clg_status st;
+  if (c->scatter)
+    st = async ? clg_scatter_async(r->ctx, &c->params, &c->sp, td, ti, tu, to,
+                                   q, 0, NULL, &ev, &oc)
+               : clg_scatter(r->ctx, &c->params, &c->sp, td, ti, tu, to, q, 0,
+                             NULL, q ? &ev : NULL);
+  else
+    st = async ? clg_run_async(r->ctx, &c->params, td, ti, to, q, 0, NULL, &ev,
+                               &oc)
+               : clg_run(r->ctx, &c->params, td, ti, to, q, 0, NULL,
+                         q ? &ev : NULL);
+  return st_finish(st, ev, oc, why, whylen);
 }
 
 int st_exec(st_run *r, const st_call *c, const void *init, size_t out_bytes,
