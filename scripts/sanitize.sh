@@ -110,9 +110,10 @@ cmake --build "$asan_build" -j"$jobs"
 # The generated cases of the operator suites are thinned to one in three
 # (CLGATHER_TEST_SAMPLE, tests/support/testutil.h; the first case of each
 # generator and every fixed case still run): random shapes take the same
-# host paths whatever they are, ASan makes each case about 15 times slower
-# (test_gather 552 s here, 30 s plain), and the plain run (scripts/test.sh)
-# runs every case.
+# host paths whatever they are, each costs its kernels' builds (test_gather
+# took 552 s here unthinned with an empty POCL cache; most of that was
+# POCL's LLVM under ASan's allocator, see POCL_CACHE_DIR above), and the
+# plain run (scripts/test.sh) runs every case.
 CLGATHER_TEST_SAMPLE=3 CRITERION_TEST_PATTERN='!(*/forced_variant_*)' \
   ctest --test-dir "$asan_build" --output-on-failure -j"$jobs" \
   --repeat until-pass:2 \
