@@ -101,7 +101,8 @@ cmake --build "$asan_build" -j"$jobs"
 # library code they run (host/mpi/) is plain C over clgather's public API,
 # whose paths the rest of the suite covers; the plain run runs them. The
 # operator suites rerun with a lowered buffer limit (test_*_split) too:
-# test_split takes every path of host/run/split.c under the sanitizers. And
+# test_split takes every path of host/run/split.c under the sanitizers, and
+# test_bag_split (not left out) every path of host/run/bag_split.c. And
 # the operator suites against the shipped library (test_*_shipped): the
 # same code as the clgather_testing run they follow, which runs here; what
 # they check is the library's build, which the plain run checks.
@@ -117,7 +118,7 @@ cmake --build "$asan_build" -j"$jobs"
 CLGATHER_TEST_SAMPLE=3 CRITERION_TEST_PATTERN='!(*/forced_variant_*)' \
   ctest --test-dir "$asan_build" --output-on-failure -j"$jobs" \
   --repeat until-pass:2 \
-  -E '^(install_consumer|lean_build|cli_leaks|python_.*|.*mpi.*|test_.*_split|test_.*_shipped|test_embedding_bag_(item|block))$'
+  -E '^(install_consumer|lean_build|cli_leaks|python_.*|.*mpi.*|test_(gather|scatter|embedding)[a-z_]*_split|test_.*_shipped|test_embedding_bag_(item|block))$'
 done_phase "1/3 ASan+UBSan suite"
 
 # ------------------------------------------------------- 2. CLI under LSan

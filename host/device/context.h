@@ -105,6 +105,9 @@ struct clg_context {
   /* Strided operands copied by the strided-copy kernel, and Gathers run
    * by the direct strided kernel (run/strided.c): for tests. */
   atomic_uint strided_copies, strided_gathers;
+  /* EmbeddingBags run on packed tables (run/bag_split.c), and the groups
+   * of bags they ran: for tests. */
+  atomic_uint bag_splits, bag_split_groups;
   /* Kernel variants chosen per shape class (tune.c), under `lock`. */
   struct clg_tune_entry *tuned;
   /* The variant the last kernel launch used and how it was chosen

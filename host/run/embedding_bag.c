@@ -12,8 +12,10 @@
  *    for the gated reduction and clg_outcome_wait() (the asynchronous
  *    one), the segments' starts computed by a kernel;
  * then, and only then (or gated), the reduction, and a host output read
- * back. */
+ * back. A host weight larger than the device's largest buffer takes
+ * run/bag_split.c's path instead, once the first checks have passed. */
 #include "ops/embedding_bag.h"
+#include "run/bag_split.h"
 #include "run/run.h"
 
 #include <inttypes.h>
@@ -406,6 +408,11 @@ static clg_status bag_call_run(clg_context *ctx, const clg_bag_params *params,
       bag_check_call(ctx, params, queue, num_events, wait_list, c);
   if (st != CLG_SUCCESS)
     return st;
+  /* A host weight past the device's largest buffer: packed tables. */
+  if (clg__bag_split_needed(ctx, c->in, c->inf, c->output, &c->of))
+    return clg__bag_run_split(ctx, &c->g, c->in, c->inf, c->output, &c->of,
+                              c->queue, num_events, wait_list, event,
+                              outcome);
   bag_run r;
   memset(&r, 0, sizeof r);
   bool device = bag_on_device(ctx, c, outcome != NULL);

@@ -118,7 +118,8 @@ typedef enum clg_status {
   CLG_ERROR_NO_DEVICE = 13,
   /** An OpenCL call failed; the message names the call and the CL error.
    * Also: a tensor the device cannot hold even in parts (clg_run()'s
-   * "Tensors larger than one device buffer"); the message then names the
+   * "Tensors larger than one device buffer"; clg_embedding_bag()'s host
+   * weight, one bag of which does not fit); the message then names the
    * sizes and the device's limit. */
   CLG_ERROR_OPENCL = 14,
   /** The OpenCL C compiler rejected a kernel (clBuildProgram returned

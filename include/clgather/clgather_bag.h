@@ -146,6 +146,22 @@ typedef struct clg_bag_params {
  *    clg_run() uses for Gather's indices.
  * A host operand makes the call blocking; with cl_mem operands only the
  * reduction is enqueued and the call returns without waiting for it.
+ *
+ * A host weight larger than the device's largest buffer
+ * (CL_DEVICE_MAX_MEM_ALLOC_SIZE; or, with a host weight, any host operand
+ * larger than it): every value is checked first as above (cl_mem indices
+ * and bags read back), then the bags run in groups, each group's distinct
+ * rows (entries equal to padding_idx left out) copied into a host table
+ * that fits one buffer, its indices renumbered into that table, and the
+ * same reduction run on it into the group's output rows: the same bits as
+ * one call. The call is then blocking (its event, where asked, a marker
+ * after the groups). What cannot be split is CLG_ERROR_OPENCL naming the
+ * sizes and the limit, before any group runs: one weight row larger than
+ * the buffer, or one bag whose distinct rows (with the padding row, when
+ * padding_idx is set), indices, segment ids, per_sample_weights (host) or
+ * output row (host) do not fit it on their own. An OpenCL failure in a
+ * later group leaves the earlier groups' output rows written. A cl_mem
+ * weight is never split.
  * queue NULL: clg_context_queue(ctx); wait_list as clg_run(); event: a new
  * event that completes with the output written.
  *
@@ -182,8 +198,10 @@ CLG_API clg_status clg_embedding_bag(
  * after them, gated on their verdict (it writes nothing when a check
  * failed: the output stays as it was), and the call returns once they are
  * enqueued; CLG_ERROR_INVALID_BAGS and CLG_ERROR_INDEX_OUT_OF_BOUNDS then
- * come from clg_outcome_wait(). Otherwise every check is made before the
- * call returns, as clg_embedding_bag() makes it, and the outcome is
+ * come from clg_outcome_wait(). Otherwise, and with a host weight larger
+ * than the device's largest buffer (run in groups, blocking, cl_mem values
+ * read back: clg_embedding_bag()), every check is made before the call
+ * returns, as clg_embedding_bag() makes it, and the outcome is
  * CLG_SUCCESS. Errors: those of clg_embedding_bag(); CLG_ERROR_NULL_ARGUMENT
  * also for outcome == NULL.
  */
