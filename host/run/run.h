@@ -239,12 +239,10 @@ clg_status clg__outcome_pending_bag(clg_context *ctx, cl_command_queue queue,
                                     cl_mem verdict, cl_event event,
                                     bool after_caller, const clg_bag_geom *g,
                                     clg_outcome **out);
-
-/* ----------------------------------------------------- embedding_bag.c */
-
 /* Read the verdict of EmbeddingBag's checks (blocking, on `queue`, after
  * `event`): its four 32-bit words and three values
- * (kernels/embedding_bag.cl). */
+ * (kernels/embedding_bag.cl); embedding_bag.c's synchronous call reads it
+ * too. */
 clg_status clg__bag_verdict_read(cl_mem verdict, cl_event event,
                                  bool after_caller, cl_command_queue queue,
                                  uint32_t *words, int64_t *values);
