@@ -75,18 +75,16 @@ static size_t bag_pow2_at_least(uint64_t v, size_t cap) {
   return p;
 }
 
-/* The kernel call of variant ITEM (one work-item per output element) or
- * BLOCK (one per bag and block of 64 columns). */
-static clg_status bag_call(clg_context *ctx, const clg_bag_geom *g,
-                           const clg_bag_mems *m, bool gated, bool div_double,
-                           int variant, clg_kernel_call *call) {
+/* The reduction's program: its build options. */
+static void bag_options(const clg_bag_geom *g, const clg_bag_mems *m,
+                        bool gated, bool div_double, char *options,
+                        size_t cap) {
   int kind = g->dtype == CLG_DTYPE_FLOAT     ? 1
              : g->dtype == CLG_DTYPE_FLOAT16 ? 2
              : g->dtype == CLG_DTYPE_BFLOAT16 ? 3
                                               : 4;
   bool divides = g->p.mode == CLG_BAG_MEAN || g->p.mode == CLG_BAG_SQRT_N;
-  char options[256];
-  snprintf(options, sizeof options,
+  snprintf(options, cap,
            "-DCLG_INDEX=%s -DCLG_BAG_INDEX=%s -DCLG_BAG_KIND=%d "
            "-DCLG_BAG_MODE=%d -DCLG_BAG_PSW=%d -DCLG_BAG_FIXED=%d "
            "-DCLG_BAG_PAD=%d -DCLG_BAG_DIV_DOUBLE=%d%s%s",
@@ -98,6 +96,15 @@ static clg_status bag_call(clg_context *ctx, const clg_bag_geom *g,
            divides && kind != 4 && !div_double
                ? " -cl-fp32-correctly-rounded-divide-sqrt"
                : "");
+}
+
+/* The kernel call of variant ITEM (one work-item per output element) or
+ * BLOCK (one per bag and block of 64 columns). */
+static clg_status bag_call(clg_context *ctx, const clg_bag_geom *g,
+                           const clg_bag_mems *m, bool gated, bool div_double,
+                           int variant, clg_kernel_call *call) {
+  char options[256];
+  bag_options(g, m, gated, div_double, options, sizeof options);
   bool block = variant == CLG_VARIANT_BLOCK;
   clg_kernel_entry *kernel = NULL;
   clg_status st = clg__get_kernel(
@@ -271,4 +278,41 @@ clg_status clg__bag_starts(clg_context *ctx, const clg_bag_geom *g,
                        sizeof(cl_mem)};
   clg__call_set(call, k, 5, sz, v, 1, &global, &local);
   return CLG_SUCCESS;
+}
+
+clg_status clg__bag_device_check(clg_context *ctx, const clg_bag_geom *g) {
+  bool div_double = false;
+  return bag_device_can(ctx, g, &div_double);
+}
+
+clg_status clg__bag_bake(clg_context *ctx, const clg_bag_geom *g,
+                         size_t index_size, size_t bags_size, bool checks,
+                         bool reduce, bool gated) {
+  clg_bag_mems m = {.index_size = index_size, .bags_size = bags_size};
+  clg_kernel_entry *k = NULL;
+  clg_status st = CLG_SUCCESS;
+  bool segments = g->p.form == CLG_BAGS_SEGMENT_IDS;
+  if (checks) {
+    st = bag_checks_kernel(ctx, g, &m, false, "clg_bag_validate", &k);
+    if (st == CLG_SUCCESS)
+      st = bag_checks_kernel(ctx, g, &m, false, "clg_bag_verdict_values", &k);
+    if (st == CLG_SUCCESS && segments && reduce)
+      st = bag_checks_kernel(ctx, g, &m, gated, "clg_bag_segment_starts", &k);
+  }
+  if (st != CLG_SUCCESS || !reduce)
+    return st;
+  /* The reduction reads the segments' starts (int64), not their ids. */
+  if (segments)
+    m.bags_size = 8;
+  bool div_double = false;
+  if ((st = bag_device_can(ctx, g, &div_double)) != CLG_SUCCESS)
+    return st;
+  char options[256];
+  bag_options(g, &m, gated, div_double, options, sizeof options);
+  st = clg__get_kernel(ctx, clg_kernel_embedding_bag, options,
+                       "clg_embedding_bag", &k);
+  if (st == CLG_SUCCESS)
+    st = clg__get_kernel(ctx, clg_kernel_embedding_bag, options,
+                         "clg_embedding_bag_block", &k);
+  return st;
 }

@@ -109,5 +109,18 @@ clg_status clg__bag_checks(clg_context *ctx, const clg_bag_geom *g,
 clg_status clg__bag_starts(clg_context *ctx, const clg_bag_geom *g,
                            const clg_bag_mems *m, cl_mem starts, bool gated,
                            clg_kernel_call *call);
+/* Can the device give the definition's bits for this call (fp64 for
+ * float64, subnormals, a correctly rounded division for mean and sqrt_n)?
+ * CLG_ERROR_UNSUPPORTED_DTYPE naming what it lacks; clg__bag_prepare()
+ * asks the same. For plans, at their creation. */
+clg_status clg__bag_device_check(clg_context *ctx, const clg_bag_geom *g);
+/* Build, without launching, a plan's programs (run/bag_plans.c): with
+ * `checks` the device's checks (validation and offenders' values), and the
+ * segments' starts (gated or not) where there is a reduction; with
+ * `reduce` the reduction's two variants, gated or not; for indices of
+ * index_size bytes and bags of bags_size (8 where there are none). */
+clg_status clg__bag_bake(clg_context *ctx, const clg_bag_geom *g,
+                         size_t index_size, size_t bags_size, bool checks,
+                         bool reduce, bool gated);
 
 #endif /* CLGATHER_HOST_OPS_EMBEDDING_BAG_H */

@@ -11,8 +11,10 @@
  * cache_dir.c's clg_context_set_cache_dir, tune.c's
  * clg_context_last_variant) or run/: this file, call.c (clg_run,
  * clg_run_async, clg_scatter, clg_scatter_async), call_checks.c
- * (clg_output_shape, clg_validate), outcome.c, plans.c, shard.c and
- * embedding_bag.c (clg_embedding_bag, clg_embedding_bag_async). */
+ * (clg_output_shape, clg_validate), outcome.c, plans.c, shard.c,
+ * embedding_bag.c (clg_embedding_bag, clg_embedding_bag_async) and
+ * bag_plans.c (clg_plan_create_embedding_bag,
+ * clg_plan_enqueue_embedding_bag). */
 #include "run/run.h"
 
 clg_status clg_gather_output_shape(int32_t data_rank, const int64_t *data_shape,

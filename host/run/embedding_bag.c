@@ -13,7 +13,10 @@
  *    one), the segments' starts computed by a kernel;
  * then, and only then (or gated), the reduction, and a host output read
  * back. A host weight larger than the device's largest buffer takes
- * run/bag_split.c's path instead, once the first checks have passed. */
+ * run/bag_split.c's path instead, once the first checks have passed.
+ * Plans (bag_plans.c) make the first checks on templates at their
+ * creation (clg__bag_check_templates) and run this same call at each
+ * enqueue (clg__bag_call). */
 #include "ops/embedding_bag.h"
 #include "run/bag_split.h"
 #include "run/run.h"
@@ -45,10 +48,27 @@ static clg_status bag_check_offset(const char *name, const clg_tensor *t,
                    name, t->offset, elem);
 }
 
-/* Every check that reads no value. */
+/* A plan's template as clg__check_tensor() checks it without memory: host
+ * storage at an address never read (call_checks.c's rule for templates). */
+static const clg_tensor *bag_desc(const clg_tensor *t, bool templates,
+                                  clg_tensor *copy) {
+  static unsigned char nowhere;
+  if (!templates ||
+      (t->storage != CLG_STORAGE_HOST && t->storage != CLG_STORAGE_BUFFER))
+    return t;
+  *copy = *t;
+  copy->storage = CLG_STORAGE_HOST;
+  copy->host = &nowhere;
+  copy->buffer = NULL;
+  return copy;
+}
+
+/* Every check that reads no value; `templates` (a plan's, bag_plans.c):
+ * every one that looks at no memory (no buffer, overlap or queue). */
 static clg_status bag_check_call(clg_context *ctx, const clg_bag_params *params,
                                  cl_command_queue queue, cl_uint num_events,
-                                 const cl_event *wait_list, bag_call *c) {
+                                 const cl_event *wait_list, bag_call *c,
+                                 bool templates) {
   if (!ctx)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "ctx is NULL");
   if (!c->in[BAG_WEIGHT])
@@ -72,25 +92,29 @@ static clg_status bag_check_call(clg_context *ctx, const clg_bag_params *params,
                                  c->in[BAG_INDICES], c->in[BAG_BAGS],
                                  c->in[BAG_PSW], c->output)) != CLG_SUCCESS)
     return st;
+  clg_tensor copy;
   for (int k = 0; k < BAG_INPUTS; ++k) {
     const clg_tensor *t = c->in[k];
     if (!t)
       continue;
     size_t elem = clg_dtype_size(t->dtype);
-    if ((st = clg__check_tensor(ctx, c->names[k], t, elem, &c->inf[k])) !=
-            CLG_SUCCESS ||
+    if ((st = clg__check_tensor(ctx, c->names[k],
+                                bag_desc(t, templates, &copy), elem,
+                                &c->inf[k])) != CLG_SUCCESS ||
         (st = bag_check_offset(c->names[k], t, elem)) != CLG_SUCCESS)
       return st;
   }
   size_t oelem = clg_dtype_size(c->output->dtype);
-  if ((st = clg__check_tensor(ctx, "output", c->output, oelem, &c->of)) !=
-          CLG_SUCCESS ||
+  if ((st = clg__check_tensor(ctx, "output",
+                              bag_desc(c->output, templates, &copy), oelem,
+                              &c->of)) != CLG_SUCCESS ||
       (st = bag_check_offset("output", c->output, oelem)) != CLG_SUCCESS)
     return st;
   if ((st = clg__bag_check_shapes(params, c->in[BAG_WEIGHT],
                                   c->in[BAG_INDICES], c->in[BAG_BAGS],
                                   c->in[BAG_PSW], c->output, &c->g)) !=
-      CLG_SUCCESS)
+          CLG_SUCCESS ||
+      templates)
     return st;
   for (int k = 0; k < BAG_INPUTS; ++k)
     if (c->in[k] &&
@@ -124,6 +148,15 @@ static clg_status bag_values(const bag_call *c, int k, cl_uint num_events,
   return st;
 }
 
+/* The first part of bag_on_device()'s rule (run.h). */
+bool clg__bag_device_checkable(const clg_bag_geom *g, const clg_tensor *indices,
+                               const clg_tensor *bags) {
+  return indices->storage == CLG_STORAGE_BUFFER &&
+         (!bags || bags->storage == CLG_STORAGE_BUFFER) &&
+         (g->n > 0 || g->bags_len > 0) && g->n < UINT32_MAX &&
+         g->bags_len < UINT32_MAX;
+}
+
 /* Are the values checked on the device? cl_mem indices and bags, every
  * position below 2^32 - 1 (the verdict's 32-bit positions), entries to
  * check, and: the asynchronous mode with a cl_mem output (which must not
@@ -132,11 +165,8 @@ static clg_status bag_values(const bag_call *c, int k, cl_uint num_events,
  * test build forces). */
 static bool bag_on_device(const clg_context *ctx, const bag_call *c,
                           bool async) {
-  const clg_tensor *x = c->in[BAG_INDICES], *b = c->in[BAG_BAGS];
-  if (x->storage != CLG_STORAGE_BUFFER ||
-      (b && b->storage != CLG_STORAGE_BUFFER) ||
-      (c->g.n == 0 && c->g.bags_len == 0) ||
-      c->g.n >= UINT32_MAX || c->g.bags_len >= UINT32_MAX)
+  const clg_tensor *b = c->in[BAG_BAGS];
+  if (!clg__bag_device_checkable(&c->g, c->in[BAG_INDICES], b))
     return false;
   if (async && c->output->storage == CLG_STORAGE_BUFFER)
     return true;
@@ -188,46 +218,6 @@ static clg_status bag_enqueue(const clg_kernel_calls *calls,
   else if (prev)
     clReleaseEvent(prev);
   return st;
-}
-
-clg_status clg__bag_verdict_read(cl_mem verdict, cl_event event,
-                                 bool after_caller, cl_command_queue queue,
-                                 uint32_t *words, int64_t *values) {
-  /* As clg__verdict_read(): a kernel abandoned for a failed event of the
-   * caller's must not pass for a good verdict. */
-  cl_int err = after_caller ? clWaitForEvents(1, &event) : CL_SUCCESS;
-  cl_int status = CL_COMPLETE;
-  if (err == CL_SUCCESS && after_caller &&
-      clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
-                     &status, NULL) == CL_SUCCESS &&
-      status < 0)
-    err = status;
-  if (err != CL_SUCCESS)
-    return clg__fail_cl(err, "clWaitForEvents",
-                        "waiting for EmbeddingBag's checks on the device");
-  unsigned char host[CLG_BAG_VERDICT_BYTES];
-  memset(host, 0xA5, sizeof host);
-  err = clEnqueueReadBuffer(queue, verdict, CL_TRUE, 0, sizeof host, host, 1,
-                              &event, NULL);
-  if (err == CL_SUCCESS &&
-      clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
-                     &status, NULL) == CL_SUCCESS &&
-      status < 0)
-    err = status;
-  if (err != CL_SUCCESS)
-    return clg__fail_cl(err, "clEnqueueReadBuffer",
-                        "reading the verdict of EmbeddingBag's checks");
-  memcpy(words, host, 4 * sizeof *words);
-  memcpy(values, host + 16, 3 * sizeof *values);
-  /* The flag is 0 or 1 and the fourth word stays 0: anything else is the
-   * fill above, a read that returned without its data. */
-  if (words[0] > 1 || words[3] != 0)
-    return clg__fail(CLG_ERROR_OPENCL,
-                     "reading the verdict of EmbeddingBag's checks: the read "
-                     "returned without its data (a command it waited for "
-                     "did not run, most likely an event in the wait list "
-                     "that failed; the driver reported no error)");
-  return CLG_SUCCESS;
 }
 
 /* The staged operands and temporary buffers of a launch. */
@@ -405,7 +395,7 @@ static clg_status bag_call_run(clg_context *ctx, const clg_bag_params *params,
                                cl_uint num_events, const cl_event *wait_list,
                                cl_event *event, clg_outcome **outcome) {
   clg_status st =
-      bag_check_call(ctx, params, queue, num_events, wait_list, c);
+      bag_check_call(ctx, params, queue, num_events, wait_list, c, false);
   if (st != CLG_SUCCESS)
     return st;
   /* A host weight past the device's largest buffer: packed tables. */
@@ -532,6 +522,35 @@ static bag_call bag_call_of(const clg_bag_params *params,
   };
 }
 
+clg_status clg__bag_check_templates(clg_context *ctx,
+                                   const clg_bag_params *params,
+                                   const clg_tensor *weight,
+                                   const clg_tensor *indices,
+                                   const clg_tensor *bags,
+                                   const clg_tensor *per_sample_weights,
+                                   const clg_tensor *output, clg_bag_geom *g) {
+  bag_call c = bag_call_of(params, weight, indices, bags, per_sample_weights,
+                           output);
+  clg_status st = bag_check_call(ctx, params, NULL, 0, NULL, &c, true);
+  if (st == CLG_SUCCESS)
+    *g = c.g;
+  return st;
+}
+
+clg_status clg__bag_call(clg_context *ctx, const clg_bag_params *params,
+                         const clg_tensor *weight, const clg_tensor *indices,
+                         const clg_tensor *bags,
+                         const clg_tensor *per_sample_weights,
+                         const clg_tensor *output, cl_command_queue queue,
+                         cl_uint num_events, const cl_event *wait_list,
+                         cl_event *event, clg_outcome **outcome) {
+  bag_call c = bag_call_of(params, weight, indices, bags, per_sample_weights,
+                           output);
+  clg_status st = bag_call_run(ctx, params, &c, queue, num_events, wait_list,
+                               event, outcome);
+  return st == CLG_SUCCESS ? clg__ok() : st;
+}
+
 clg_status clg_embedding_bag(clg_context *ctx, const clg_bag_params *params,
                              const clg_tensor *weight,
                              const clg_tensor *indices, const clg_tensor *bags,
@@ -539,11 +558,8 @@ clg_status clg_embedding_bag(clg_context *ctx, const clg_bag_params *params,
                              const clg_tensor *output, cl_command_queue queue,
                              cl_uint num_events, const cl_event *wait_list,
                              cl_event *event) {
-  bag_call c = bag_call_of(params, weight, indices, bags, per_sample_weights,
-                           output);
-  clg_status st = bag_call_run(ctx, params, &c, queue, num_events, wait_list,
-                               event, NULL);
-  return st == CLG_SUCCESS ? clg__ok() : st;
+  return clg__bag_call(ctx, params, weight, indices, bags, per_sample_weights,
+                       output, queue, num_events, wait_list, event, NULL);
 }
 
 clg_status clg_embedding_bag_async(
@@ -554,9 +570,6 @@ clg_status clg_embedding_bag_async(
     cl_event *event, clg_outcome **outcome) {
   if (!outcome)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "outcome is NULL");
-  bag_call c = bag_call_of(params, weight, indices, bags, per_sample_weights,
-                           output);
-  clg_status st = bag_call_run(ctx, params, &c, queue, num_events, wait_list,
-                               event, outcome);
-  return st == CLG_SUCCESS ? clg__ok() : st;
+  return clg__bag_call(ctx, params, weight, indices, bags, per_sample_weights,
+                       output, queue, num_events, wait_list, event, outcome);
 }

@@ -1,5 +1,7 @@
 /* Outcomes of asynchronously checked calls: the validation kernel's verdict,
- * kept on the device until the caller asks for it (clg_outcome_wait). */
+ * kept on the device until the caller asks for it (clg_outcome_wait), and
+ * the read of EmbeddingBag's verdict, which its synchronous call
+ * (embedding_bag.c) makes too. */
 #include "run/run.h"
 
 #include <stdlib.h>
@@ -26,6 +28,46 @@ struct clg_outcome {
   clg_bag_geom *bag;
   clg_bag_fault fault;
 };
+
+clg_status clg__bag_verdict_read(cl_mem verdict, cl_event event,
+                                 bool after_caller, cl_command_queue queue,
+                                 uint32_t *words, int64_t *values) {
+  /* As clg__verdict_read(): a kernel abandoned for a failed event of the
+   * caller's must not pass for a good verdict. */
+  cl_int err = after_caller ? clWaitForEvents(1, &event) : CL_SUCCESS;
+  cl_int status = CL_COMPLETE;
+  if (err == CL_SUCCESS && after_caller &&
+      clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                     &status, NULL) == CL_SUCCESS &&
+      status < 0)
+    err = status;
+  if (err != CL_SUCCESS)
+    return clg__fail_cl(err, "clWaitForEvents",
+                        "waiting for EmbeddingBag's checks on the device");
+  unsigned char host[CLG_BAG_VERDICT_BYTES];
+  memset(host, 0xA5, sizeof host);
+  err = clEnqueueReadBuffer(queue, verdict, CL_TRUE, 0, sizeof host, host, 1,
+                              &event, NULL);
+  if (err == CL_SUCCESS &&
+      clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                     &status, NULL) == CL_SUCCESS &&
+      status < 0)
+    err = status;
+  if (err != CL_SUCCESS)
+    return clg__fail_cl(err, "clEnqueueReadBuffer",
+                        "reading the verdict of EmbeddingBag's checks");
+  memcpy(words, host, 4 * sizeof *words);
+  memcpy(values, host + 16, 3 * sizeof *values);
+  /* The flag is 0 or 1 and the fourth word stays 0: anything else is the
+   * fill above, a read that returned without its data. */
+  if (words[0] > 1 || words[3] != 0)
+    return clg__fail(CLG_ERROR_OPENCL,
+                     "reading the verdict of EmbeddingBag's checks: the read "
+                     "returned without its data (a command it waited for "
+                     "did not run, most likely an event in the wait list "
+                     "that failed; the driver reported no error)");
+  return CLG_SUCCESS;
+}
 
 static clg_status clg_outcome_alloc(clg_outcome **out) {
   clg_outcome *o = CLG_CALLOC(1, sizeof *o);

@@ -2,7 +2,9 @@
  * (clg_plan_create), its kernels built up front (clg_plan_bake), enqueued
  * many times (clg_plan_enqueue, clg_plan_enqueue_scatter) through the
  * one-shot calls' own path (call.c: clg__run). Kernel planning itself is
- * ops/gather_plan.c. */
+ * ops/gather_plan.c. An EmbeddingBag plan (bag_plans.c) is a clg_plan too,
+ * holding its own part (`bag`): this file takes it through bake and
+ * destroy, and keeps each kind to its own enqueue. */
 #include "run/run.h"
 
 #include <stdlib.h>
@@ -19,7 +21,51 @@ struct clg_plan {
   clg_tensor_facts of;
   pthread_mutex_t lock; /* guards baked */
   bool baked;
+  clg_bag_plan *bag; /* an EmbeddingBag's (bag_plans.c), else NULL */
 };
+
+clg_status clg__plan_start(clg_plan **out, unsigned flags) {
+  if (out)
+    *out = NULL;
+  if (!out)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "out is NULL");
+  if (flags & ~(unsigned)CLG_PLAN_ASYNC_CHECK)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "unknown plan flags 0x%x (only CLG_PLAN_ASYNC_CHECK is "
+                     "defined)",
+                     flags & ~(unsigned)CLG_PLAN_ASYNC_CHECK);
+  return CLG_SUCCESS;
+}
+
+static clg_plan *clg_plan_alloc(void) {
+  clg_plan *p = CLG_CALLOC(1, sizeof *p);
+  if (!p) {
+    clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
+              "out of host memory allocating a plan");
+    return NULL;
+  }
+  if (pthread_mutex_init(&p->lock, NULL) != 0) {
+    free(p);
+    clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
+              "cannot initialise a mutex for a plan");
+    return NULL;
+  }
+  return p;
+}
+
+clg_status clg__plan_new_bag(clg_context *ctx, unsigned flags,
+                             clg_bag_plan *bag, clg_plan **out) {
+  clg_plan *p = clg_plan_alloc();
+  if (!p) {
+    clg__bag_plan_free(bag);
+    return CLG_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  p->ctx = ctx;
+  p->flags = flags;
+  p->bag = bag;
+  *out = p;
+  return CLG_SUCCESS;
+}
 
 /* clg_plan_create() and clg_plan_create_scatter() (updates not NULL). */
 /* A template kept by value: a strided one (only its shape and memory kind
@@ -38,32 +84,20 @@ static clg_status clg_plan_make(clg_context *ctx, const clg_params *params,
                                 bool is_scatter, const clg_tensor *const *in,
                                 const clg_tensor *output, unsigned flags,
                                 clg_plan **out) {
-  if (out)
-    *out = NULL;
-  if (!out)
-    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "out is NULL");
-  if (flags & ~(unsigned)CLG_PLAN_ASYNC_CHECK)
-    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
-                     "unknown plan flags 0x%x (only CLG_PLAN_ASYNC_CHECK is "
-                     "defined)",
-                     flags & ~(unsigned)CLG_PLAN_ASYNC_CHECK);
+  clg_status st = clg__plan_start(out, flags);
+  if (st != CLG_SUCCESS)
+    return st;
   if (!params)
     params = &clg__default_params;
   clg_checked c;
   clg_tensor_facts of;
-  clg_status st = clg__check_templates(ctx, params, scatter, is_scatter, in,
-                                       output, &c, &of);
+  st = clg__check_templates(ctx, params, scatter, is_scatter, in, output, &c,
+                            &of);
   if (st != CLG_SUCCESS)
     return st;
-  clg_plan *p = CLG_CALLOC(1, sizeof *p);
+  clg_plan *p = clg_plan_alloc();
   if (!p)
-    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
-                     "out of host memory allocating a plan");
-  if (pthread_mutex_init(&p->lock, NULL) != 0) {
-    free(p);
-    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
-                     "cannot initialise a mutex for a plan");
-  }
+    return CLG_ERROR_OUT_OF_HOST_MEMORY;
   p->ctx = ctx;
   p->params = *params;
   p->scatter = is_scatter;
@@ -108,7 +142,10 @@ clg_status clg_plan_bake(clg_plan *plan) {
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "plan is NULL");
   pthread_mutex_lock(&plan->lock);
   clg_status st = CLG_SUCCESS;
-  if (!plan->baked) {
+  if (!plan->baked && plan->bag) {
+    st = clg__bag_plan_bake(plan->bag);
+    plan->baked = st == CLG_SUCCESS;
+  } else if (!plan->baked) {
     const clg_tensor *in[CLG_MAX_INPUTS] = {
         &plan->in[0], &plan->in[1], plan->scatter ? &plan->in[2] : NULL};
     st = clg__bake(plan->ctx, &plan->checked, in, &plan->output, &plan->of,
@@ -119,9 +156,8 @@ clg_status clg_plan_bake(clg_plan *plan) {
   return st == CLG_SUCCESS ? clg__ok() : st;
 }
 
-/* A tensor of an enqueue against the plan's template. */
-static clg_status clg_plan_match(const char *name, const clg_tensor *t,
-                                 const clg_tensor *tmpl) {
+clg_status clg__plan_match(const char *name, const clg_tensor *t,
+                           const clg_tensor *tmpl) {
   if (!t)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "%s is NULL", name);
   if (t->dtype != tmpl->dtype)
@@ -155,21 +191,21 @@ static clg_status clg_plan_match(const char *name, const clg_tensor *t,
   return CLG_SUCCESS;
 }
 
-/* clg_plan_enqueue() and clg_plan_enqueue_scatter() (in[2]: updates). */
-static clg_status clg_plan_run(clg_plan *plan, bool is_scatter,
-                               const clg_tensor *const *in,
-                               const clg_tensor *output, cl_command_queue queue,
-                               cl_uint num_events, const cl_event *wait_list,
-                               cl_event *event, clg_outcome **outcome) {
-  if (!plan)
-    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "plan is NULL");
-  if (plan->scatter != is_scatter)
-    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
-                     plan->scatter
-                         ? "the plan is a scatter's: enqueue it with "
-                           "clg_plan_enqueue_scatter()"
-                         : "the plan is a gather's: enqueue it with "
-                           "clg_plan_enqueue()");
+/* The refusal of a plan of another kind than the entry point's, naming
+ * the plan's own. */
+static clg_status clg_plan_kind(const clg_plan *plan) {
+  return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                   plan->bag       ? "the plan is an EmbeddingBag's: enqueue "
+                                     "it with clg_plan_enqueue_embedding_bag()"
+                   : plan->scatter ? "the plan is a scatter's: enqueue it "
+                                     "with clg_plan_enqueue_scatter()"
+                                   : "the plan is a gather's: enqueue it with "
+                                     "clg_plan_enqueue()");
+}
+
+/* An enqueue's outcome against the plan's flags. */
+static clg_status clg_plan_outcome(const clg_plan *plan,
+                                   clg_outcome **outcome) {
   bool async = (plan->flags & CLG_PLAN_ASYNC_CHECK) != 0;
   if (async && !outcome)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT,
@@ -179,13 +215,38 @@ static clg_status clg_plan_run(clg_plan *plan, bool is_scatter,
     return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
                      "outcome is not NULL, but the plan was made without "
                      "CLG_PLAN_ASYNC_CHECK");
-  clg_status st;
+  return CLG_SUCCESS;
+}
+
+clg_status clg__plan_bag(clg_plan *plan, clg_outcome **outcome,
+                         clg_bag_plan **bag) {
+  if (!plan)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "plan is NULL");
+  if (!plan->bag)
+    return clg_plan_kind(plan);
+  *bag = plan->bag;
+  return clg_plan_outcome(plan, outcome);
+}
+
+/* clg_plan_enqueue() and clg_plan_enqueue_scatter() (in[2]: updates). */
+static clg_status clg_plan_run(clg_plan *plan, bool is_scatter,
+                               const clg_tensor *const *in,
+                               const clg_tensor *output, cl_command_queue queue,
+                               cl_uint num_events, const cl_event *wait_list,
+                               cl_event *event, clg_outcome **outcome) {
+  if (!plan)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "plan is NULL");
+  if (plan->bag || plan->scatter != is_scatter)
+    return clg_plan_kind(plan);
+  clg_status st = clg_plan_outcome(plan, outcome);
+  if (st != CLG_SUCCESS)
+    return st;
   int n = is_scatter ? 3 : 2;
   for (int k = 0; k < n; ++k)
-    if ((st = clg_plan_match(clg__input_names[k], in[k], &plan->in[k])) !=
+    if ((st = clg__plan_match(clg__input_names[k], in[k], &plan->in[k])) !=
         CLG_SUCCESS)
       return st;
-  if ((st = clg_plan_match("output", output, &plan->output)) != CLG_SUCCESS)
+  if ((st = clg__plan_match("output", output, &plan->output)) != CLG_SUCCESS)
     return st;
   clg_call call = {.ctx = plan->ctx,
                    .params = &plan->params,
@@ -228,6 +289,7 @@ clg_status clg_plan_enqueue_scatter(clg_plan *plan, const clg_tensor *data,
 void clg_plan_destroy(clg_plan *plan) {
   if (!plan)
     return;
+  clg__bag_plan_free(plan->bag);
   pthread_mutex_destroy(&plan->lock);
   free(plan);
 }

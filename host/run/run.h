@@ -1,4 +1,4 @@
-/* run/: one call of the family from checks to kernels (call.c), the ways index values are checked (strategy.c), the index-value pass (index_pass.c), outcomes (outcome.c). Not installed. */
+/* run/: one call of the family from checks to kernels (call.c), the ways index values are checked (strategy.c), the index-value pass (index_pass.c), outcomes (outcome.c), EmbeddingBag's call (embedding_bag.c) and plans (plans.c, bag_plans.c). Not installed. */
 #ifndef CLGATHER_HOST_RUN_H
 #define CLGATHER_HOST_RUN_H
 
@@ -239,14 +239,72 @@ clg_status clg__outcome_pending_bag(clg_context *ctx, cl_command_queue queue,
                                     cl_mem verdict, cl_event event,
                                     bool after_caller, const clg_bag_geom *g,
                                     clg_outcome **out);
-
-/* ----------------------------------------------------- embedding_bag.c */
-
 /* Read the verdict of EmbeddingBag's checks (blocking, on `queue`, after
  * `event`): its four 32-bit words and three values
- * (kernels/embedding_bag.cl). */
+ * (kernels/embedding_bag.cl); embedding_bag.c's synchronous call reads it
+ * too. */
 clg_status clg__bag_verdict_read(cl_mem verdict, cl_event event,
                                  bool after_caller, cl_command_queue queue,
                                  uint32_t *words, int64_t *values);
+
+/* ----------------------------------------------------- embedding_bag.c */
+
+/* clg_embedding_bag() (outcome NULL) or clg_embedding_bag_async() (outcome
+ * not NULL, not checked here), as its plans' enqueues run it too
+ * (bag_plans.c): every check, the values, the reduction; clg__ok() on
+ * success. */
+clg_status clg__bag_call(clg_context *ctx, const clg_bag_params *params,
+                         const clg_tensor *weight, const clg_tensor *indices,
+                         const clg_tensor *bags,
+                         const clg_tensor *per_sample_weights,
+                         const clg_tensor *output, cl_command_queue queue,
+                         cl_uint num_events, const cl_event *wait_list,
+                         cl_event *event, clg_outcome **outcome);
+/* The checks of clg__bag_call() that look at no memory, on a plan's
+ * templates (host pointers and buffers unused): params, types,
+ * descriptors, shapes, cl_mem offsets' alignment; no queue, wait list,
+ * buffer or overlap. Fills *g. */
+clg_status clg__bag_check_templates(clg_context *ctx,
+                                   const clg_bag_params *params,
+                                   const clg_tensor *weight,
+                                   const clg_tensor *indices,
+                                   const clg_tensor *bags,
+                                   const clg_tensor *per_sample_weights,
+                                   const clg_tensor *output, clg_bag_geom *g);
+/* May a call with these (checked) indices and bags (NULL: none) check
+ * their values on the device? cl_mem ones, entries to check, each below
+ * 2^32 - 1. Whether it does then depends on the mode and the size
+ * (embedding_bag.c's bag_on_device()); a plan's bake builds the checks
+ * wherever it may. */
+bool clg__bag_device_checkable(const clg_bag_geom *g, const clg_tensor *indices,
+                               const clg_tensor *bags);
+
+/* ------------------------------------------------- plans.c, bag_plans.c */
+
+/* An EmbeddingBag plan's own part (bag_plans.c), held by a clg_plan. */
+typedef struct clg_bag_plan clg_bag_plan;
+
+/* plans.c: what every plan's creation checks first: out not NULL (*out set
+ * to NULL), known flags. */
+clg_status clg__plan_start(clg_plan **out, unsigned flags);
+/* plans.c: a new plan holding `bag` (taken: freed on failure). */
+clg_status clg__plan_new_bag(clg_context *ctx, unsigned flags,
+                             clg_bag_plan *bag, clg_plan **out);
+/* plans.c: the EmbeddingBag part of `plan` for an enqueue with `outcome`:
+ * refuses a NULL plan, a gather's or a scatter's (naming its entry point),
+ * and an outcome the plan's flags do not call for (or a missing one). */
+clg_status clg__plan_bag(clg_plan *plan, clg_outcome **outcome,
+                         clg_bag_plan **bag);
+/* plans.c: an enqueue's tensor against the plan's template: NULL, dtype,
+ * shape, kind of memory (CLG_ERROR_NULL_ARGUMENT,
+ * CLG_ERROR_DTYPE_MISMATCH, CLG_ERROR_SHAPE_MISMATCH,
+ * CLG_ERROR_INVALID_ARGUMENT), `name` in the message. */
+clg_status clg__plan_match(const char *name, const clg_tensor *t,
+                           const clg_tensor *tmpl);
+/* bag_plans.c: build the programs an EmbeddingBag plan's enqueues need
+ * (clg_plan_bake(), under the plan's lock). */
+clg_status clg__bag_plan_bake(const clg_bag_plan *bag);
+/* bag_plans.c: free it (NULL: nothing). */
+void clg__bag_plan_free(clg_bag_plan *bag);
 
 #endif /* CLGATHER_HOST_RUN_H */

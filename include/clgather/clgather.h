@@ -1194,10 +1194,11 @@ CLG_API clg_status clg_plan_create(clg_context *ctx, const clg_params *params,
  * need at the template offsets: the gather kernel and, for mode RAISE, the
  * validation kernel; for a scatter, the copy of data and the scatter's
  * kernels, and for cl_mem indices and output the device's index pass
- * where its enqueues take it (see clg_scatter()). Blocking (a compile costs tens to hundreds of
- * milliseconds); later calls return at once. Optional: an unbaked plan
- * builds on its first enqueue. Programs live in ctx's cache, shared with
- * every call and plan on ctx.
+ * where its enqueues take it (see clg_scatter()); for EmbeddingBag, its
+ * reduction and checks (see clg_plan_create_embedding_bag()). Blocking (a
+ * compile costs tens to hundreds of milliseconds); later calls return at
+ * once. Optional: an unbaked plan builds on its first enqueue. Programs
+ * live in ctx's cache, shared with every call and plan on ctx.
  *
  * Errors: CLG_ERROR_NULL_ARGUMENT, CLG_ERROR_BUILD_FAILED (with the build
  * log), CLG_ERROR_OPENCL, CLG_ERROR_OUT_OF_HOST_MEMORY.
@@ -1214,8 +1215,9 @@ CLG_API clg_status clg_plan_bake(clg_plan *plan);
  * it; outcome must not be NULL), with the same errors, blocking behaviour
  * and contract. Offsets whose alignment differs from the template's may
  * need another program, built on first use. A scatter's plan is refused
- * (CLG_ERROR_INVALID_ARGUMENT: see clg_plan_enqueue_scatter()). Safe to
- * call from several threads at once.
+ * (CLG_ERROR_INVALID_ARGUMENT: see clg_plan_enqueue_scatter()), as is an
+ * EmbeddingBag's (see clg_plan_enqueue_embedding_bag()). Safe to call from
+ * several threads at once.
  */
 CLG_API clg_status clg_plan_enqueue(clg_plan *plan, const clg_tensor *data,
                                     const clg_tensor *indices,
@@ -1266,8 +1268,8 @@ CLG_API clg_status clg_plan_create_scatter(
  * clg_scatter_async() (plans with it; outcome must not be NULL), with the
  * same errors, blocking behaviour, in-place rule and contract: the index
  * values are checked at every enqueue, before anything is written. A gather's
- * plan is refused (CLG_ERROR_INVALID_ARGUMENT). Safe to call from several
- * threads at once.
+ * or an EmbeddingBag's plan is refused (CLG_ERROR_INVALID_ARGUMENT). Safe to
+ * call from several threads at once.
  */
 CLG_API clg_status clg_plan_enqueue_scatter(
     clg_plan *plan, const clg_tensor *data, const clg_tensor *indices,
@@ -1275,7 +1277,7 @@ CLG_API clg_status clg_plan_enqueue_scatter(
     cl_command_queue queue, cl_uint num_events, const cl_event *wait_list,
     cl_event *event, clg_outcome **outcome);
 
-/** Destroy a plan; NULL is a no-op. Commands already enqueued and outcomes
+/** Destroy a plan (of any kind, EmbeddingBag's included); NULL is a no-op. Commands already enqueued and outcomes
  * already returned are unaffected. Programs stay in the context's cache. */
 CLG_API void clg_plan_destroy(clg_plan *plan);
 

@@ -212,6 +212,90 @@ CLG_API clg_status clg_embedding_bag_async(
     cl_command_queue queue, cl_uint num_events, const cl_event *wait_list,
     cl_event *event, clg_outcome **outcome);
 
+/* ------------------------------------------------------------------ plans */
+
+/**
+ * Create a plan for EmbeddingBag (see clg_plan_create() for plans): one
+ * call of clg_embedding_bag() fixed in everything but its memory, checked
+ * once, then enqueued any number of times with
+ * clg_plan_enqueue_embedding_bag(). params as for clg_embedding_bag() (NULL:
+ * zero-initialised; copied). weight, indices, bags, per_sample_weights and
+ * output are templates: their dtype, rank, shape and storage kind (host
+ * memory or cl_mem) fix the plan, bags and per_sample_weights NULL or not
+ * as the enqueues will pass them; their host pointers and buffers are not
+ * used and may be NULL, and their cl_mem offsets are only checked for
+ * alignment. Every check of clg_embedding_bag() that needs no buffer and no
+ * value is made here: params (mode, form, flags, reserved, padding_idx
+ * against num_embeddings), the element types, ranks and shapes of every
+ * operand against the form, the output's shape [B, dim], sizes, cl_mem
+ * offsets multiples of the element's size, and, for an output with
+ * elements, what the device must offer for the definition's bits (float64,
+ * subnormals, a correctly rounded division: CLG_ERROR_UNSUPPORTED_DTYPE
+ * here rather than at the first enqueue). Nothing is built, allocated on
+ * the device or enqueued; the call does not block. The plan keeps a
+ * reference to nothing but ctx, which must outlive it.
+ *
+ * flags: 0 (each enqueue as clg_embedding_bag()) or CLG_PLAN_ASYNC_CHECK
+ * (as clg_embedding_bag_async()).
+ *
+ * clg_plan_bake() builds (or loads from the disk cache) every program the
+ * enqueues need: the reduction's (both of its variants; none for an output
+ * without elements: gated, reading the checks' verdict on the device, with
+ * CLG_PLAN_ASYNC_CHECK, a cl_mem output and values checked on the device),
+ * and, where an enqueue may check the values on the device (cl_mem indices
+ * and bags, each below 2^32 - 1 entries, something to check), the checks'
+ * (with the segments' starts for CLG_BAGS_SEGMENT_IDS); enqueues at any
+ * offsets then build nothing. clg_plan_destroy() takes it as any plan;
+ * clg_plan_enqueue() and clg_plan_enqueue_scatter() refuse it
+ * (CLG_ERROR_INVALID_ARGUMENT).
+ *
+ * Errors: CLG_ERROR_NULL_ARGUMENT (ctx, weight, indices, output, out; bags
+ * for the offsets and segment-id forms), CLG_ERROR_INVALID_ARGUMENT (an
+ * unknown plan flag, a storage kind that is neither CLG_STORAGE_HOST nor
+ * CLG_STORAGE_BUFFER (strided views included), a cl_mem offset not a
+ * multiple of its element's size, and params as for clg_embedding_bag()),
+ * CLG_ERROR_INVALID_RANK, CLG_ERROR_INVALID_SHAPE,
+ * CLG_ERROR_UNSUPPORTED_DTYPE, CLG_ERROR_INVALID_INDICES_DTYPE,
+ * CLG_ERROR_DTYPE_MISMATCH, CLG_ERROR_INCOMPATIBLE_SHAPES,
+ * CLG_ERROR_SHAPE_MISMATCH, CLG_ERROR_SIZE_OVERFLOW, CLG_ERROR_OPENCL (the
+ * device's facts could not be read), CLG_ERROR_OUT_OF_HOST_MEMORY. *out is
+ * NULL on failure.
+ */
+CLG_API clg_status clg_plan_create_embedding_bag(
+    clg_context *ctx, const clg_bag_params *params, const clg_tensor *weight,
+    const clg_tensor *indices, const clg_tensor *bags,
+    const clg_tensor *per_sample_weights, const clg_tensor *output,
+    unsigned flags, clg_plan **out);
+
+/**
+ * Enqueue an EmbeddingBag plan (clg_plan_create_embedding_bag()) on new
+ * tensors: weight, indices, bags, per_sample_weights and output must have
+ * the templates' dtype, rank, shape and storage kind (else
+ * CLG_ERROR_DTYPE_MISMATCH, CLG_ERROR_SHAPE_MISMATCH or
+ * CLG_ERROR_INVALID_ARGUMENT, the message naming the tensor, what it is
+ * and what the plan was made for), bags and per_sample_weights NULL exactly
+ * where their templates were (else CLG_ERROR_NULL_ARGUMENT for a missing
+ * one, CLG_ERROR_INVALID_ARGUMENT for an extra one). Everything else then
+ * goes as in clg_embedding_bag() (plans without CLG_PLAN_ASYNC_CHECK;
+ * outcome must be NULL, else CLG_ERROR_INVALID_ARGUMENT) or
+ * clg_embedding_bag_async() (plans with it; outcome must not be NULL, else
+ * CLG_ERROR_NULL_ARGUMENT), with the same checks, errors, messages,
+ * blocking behaviour and contract: the buffers are checked, and every
+ * offset or segment id and every index value at every enqueue, before any
+ * kernel that writes the output (or, asynchronously with cl_mem operands,
+ * on the device with the reduction gated on their verdict); on any error
+ * the output is untouched and no event or outcome is returned. Other cl_mem
+ * offsets than the templates' are taken as they come. A gather's or a
+ * scatter's plan is refused (CLG_ERROR_INVALID_ARGUMENT, naming
+ * clg_plan_enqueue() or clg_plan_enqueue_scatter()), as is a NULL plan
+ * (CLG_ERROR_NULL_ARGUMENT). Safe to call from several threads at once.
+ */
+CLG_API clg_status clg_plan_enqueue_embedding_bag(
+    clg_plan *plan, const clg_tensor *weight, const clg_tensor *indices,
+    const clg_tensor *bags, const clg_tensor *per_sample_weights,
+    const clg_tensor *output, cl_command_queue queue, cl_uint num_events,
+    const cl_event *wait_list, cl_event *event, clg_outcome **outcome);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,7 +6,8 @@
  * clg_embedding_bag() or clg_embedding_bag_async() with each operand in
  * host memory or a cl_mem of its own (at the case's byte offset), and
  * compares the output with the plain-C reference (ref_embedding_bag()) byte
- * for byte, plus the guard bytes around it and the unchanged inputs.
+ * for byte, plus the guard bytes around it and the unchanged inputs. Or,
+ * the same, through a plan (tests/run/test_bag_plans.c).
  *
  * And the error fixture: a small valid call (bag_fx_base) that a Test
  * breaks in one place, then bag_fx_expect() runs it with every operand in
@@ -77,6 +78,18 @@ typedef struct bag_runner {
 void bag_run(bag_runner *rn, const bag_case *c, uint64_t seed);
 /* Logs the count and asserts that a case ran. */
 void bag_finish(const bag_runner *rn, const char *what);
+
+/* A plan's templates for the case (clg_plan_create_embedding_bag()): each
+ * operand's dtype, shape and storage kind (cl_mem ones at the case's
+ * offset), no memory; t[BAG_B] and t[BAG_S] are filled whether the case
+ * takes them or not. */
+void bag_templates(const bag_case *c, clg_tensor t[5]);
+/* Runs the case (always: not sampled) through `plan` (made on ctx for the
+ * case's templates, with CLG_PLAN_ASYNC_CHECK iff c->async): the enqueue
+ * on new tensors drawn from seed, the same expectations as bag_run(). A
+ * failure is a failed expectation naming the case; false then. */
+bool bag_run_plan(bag_runner *rn, const bag_case *c, clg_context *ctx,
+                  clg_plan *plan, uint64_t seed);
 
 /* -------------------------------------------------------- error fixture */
 

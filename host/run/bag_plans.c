@@ -1,0 +1,114 @@
+/* EmbeddingBag's plans (clgather/clgather_bag.h):
+ * clg_plan_create_embedding_bag() checks the templates once (the call's
+ * own checks on descriptors without memory, embedding_bag.c) and what the
+ * device must offer; clg_plan_bake() (plans.c) builds through
+ * clg__bag_plan_bake(); clg_plan_enqueue_embedding_bag() matches the
+ * tensors with the templates, then runs the one-shot call
+ * (clg__bag_call), values checked at every enqueue. The clg_plan itself,
+ * its lock and its kinds are plans.c's. */
+#include "run/run.h"
+
+#include <stdlib.h>
+
+enum { BP_WEIGHT, BP_INDICES, BP_BAGS, BP_PSW, BP_INPUTS };
+
+struct clg_bag_plan {
+  clg_context *ctx;
+  bool async; /* CLG_PLAN_ASYNC_CHECK */
+  clg_bag_params params;
+  clg_tensor in[BP_INPUTS], output; /* the templates, by value */
+  bool present[BP_INPUTS];          /* bags and per_sample_weights given */
+  clg_bag_geom g;
+};
+
+/* The names the call's messages give the operands. */
+static const char *bag_plan_name(const clg_bag_plan *b, int k) {
+  static const char *const names[BP_INPUTS] = {"weight", "indices", NULL,
+                                               "per_sample_weights"};
+  if (k != BP_BAGS)
+    return names[k];
+  return b->params.form == CLG_BAGS_SEGMENT_IDS ? "segment_ids"
+         : b->params.form == CLG_BAGS_OFFSETS   ? "offsets"
+                                                : "bags";
+}
+
+clg_status clg_plan_create_embedding_bag(
+    clg_context *ctx, const clg_bag_params *params, const clg_tensor *weight,
+    const clg_tensor *indices, const clg_tensor *bags,
+    const clg_tensor *per_sample_weights, const clg_tensor *output,
+    unsigned flags, clg_plan **out) {
+  clg_status st = clg__plan_start(out, flags);
+  if (st != CLG_SUCCESS)
+    return st;
+  clg_bag_geom g;
+  if ((st = clg__bag_check_templates(ctx, params, weight, indices, bags,
+                                     per_sample_weights, output, &g)) !=
+      CLG_SUCCESS)
+    return st;
+  /* The device's arithmetic, where there is a reduction (an empty output
+   * needs none, as in the call). */
+  if (g.num_bags > 0 && g.dim > 0 &&
+      (st = clg__bag_device_check(ctx, &g)) != CLG_SUCCESS)
+    return st;
+  clg_bag_plan *b = CLG_CALLOC(1, sizeof *b);
+  if (!b)
+    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
+                     "out of host memory allocating a plan");
+  b->ctx = ctx;
+  b->async = (flags & CLG_PLAN_ASYNC_CHECK) != 0;
+  b->params = params ? *params : (clg_bag_params){0};
+  b->g = g;
+  const clg_tensor *in[BP_INPUTS] = {weight, indices, bags, per_sample_weights};
+  for (int k = 0; k < BP_INPUTS; ++k)
+    if ((b->present[k] = in[k] != NULL))
+      b->in[k] = *in[k];
+  b->output = *output;
+  if ((st = clg__plan_new_bag(ctx, flags, b, out)) != CLG_SUCCESS)
+    return st;
+  return clg__ok();
+}
+
+clg_status clg__bag_plan_bake(const clg_bag_plan *b) {
+  const clg_tensor *x = &b->in[BP_INDICES],
+                   *bags = b->present[BP_BAGS] ? &b->in[BP_BAGS] : NULL;
+  /* As the call decides (embedding_bag.c): checks on the device wherever
+   * an enqueue may make them (cl_mem indices and bags; read back or not is
+   * decided per enqueue, by size and the buffers' flags), gated where it
+   * always does (asynchronous, with a cl_mem output), a reduction where the
+   * output has elements. */
+  bool checks = clg__bag_device_checkable(&b->g, x, bags);
+  bool gated = checks && b->async && b->output.storage == CLG_STORAGE_BUFFER;
+  bool reduce = b->g.num_bags > 0 && b->g.dim > 0;
+  return clg__bag_bake(b->ctx, &b->g, clg_dtype_size(x->dtype),
+                       bags ? clg_dtype_size(bags->dtype) : 8, checks, reduce,
+                       gated);
+}
+
+void clg__bag_plan_free(clg_bag_plan *bag) { free(bag); }
+
+clg_status clg_plan_enqueue_embedding_bag(
+    clg_plan *plan, const clg_tensor *weight, const clg_tensor *indices,
+    const clg_tensor *bags, const clg_tensor *per_sample_weights,
+    const clg_tensor *output, cl_command_queue queue, cl_uint num_events,
+    const cl_event *wait_list, cl_event *event, clg_outcome **outcome) {
+  clg_bag_plan *b = NULL;
+  clg_status st = clg__plan_bag(plan, outcome, &b);
+  if (st != CLG_SUCCESS)
+    return st;
+  const clg_tensor *in[BP_INPUTS] = {weight, indices, bags, per_sample_weights};
+  for (int k = 0; k < BP_INPUTS; ++k) {
+    const char *name = bag_plan_name(b, k);
+    if (!b->present[k] && in[k])
+      return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                       "%s is not NULL, but the plan was made without %s", name,
+                       name);
+    if (b->present[k] &&
+        (st = clg__plan_match(name, in[k], &b->in[k])) != CLG_SUCCESS)
+      return st;
+  }
+  if ((st = clg__plan_match("output", output, &b->output)) != CLG_SUCCESS)
+    return st;
+  return clg__bag_call(b->ctx, &b->params, weight, indices, bags,
+                       per_sample_weights, output, queue, num_events, wait_list,
+                       event, outcome);
+}
