@@ -1,6 +1,7 @@
 /* run/strided.c and run/strided_gather.c: strided tensors run as the same
- * call on dense ones, and the Gather that reads strided data in place.
- * Not installed. */
+ * call on dense ones, and the Gather that reads strided data in place;
+ * run/bag_strided.c: EmbeddingBag's strided operands, on the same
+ * machinery. Not installed. */
 #ifndef CLGATHER_HOST_RUN_STRIDED_H
 #define CLGATHER_HOST_RUN_STRIDED_H
 
@@ -44,7 +45,8 @@ void clg__layout3(int32_t rank, const int64_t *shape, const int64_t *src,
 void clg__strided_range(const clg_context *ctx, clg_copy_layout *l,
                         size_t *global, size_t *local, cl_ulong *rows_out);
 
-/* The steps of a call with strided operands:
+/* The steps of a call with strided operands, for strided.c's calls and
+ * bag_strided.c's:
  *
  * Check strided operand t (clg__check_strided(); a dense one: nothing) and
  * make o its dense stand-in, o->t: the same memory as a dense storage kind
@@ -78,6 +80,32 @@ clg_status clg__strided_copy_out(clg_context *ctx, cl_command_queue queue,
 /* Free what the `count` operands own and release events[0 .. num). */
 void clg__strided_release(clg_dense_operand *op, int count, cl_event *events,
                           cl_uint num);
+
+/* bag_strided.c: does an EmbeddingBag call (inputs weight, indices, bags,
+ * per_sample_weights; NULL: none) take a strided tensor? */
+bool clg__bag_strided(const clg_tensor *const *in, const clg_tensor *output);
+/* Run it as the same call on dense operands (clg__bag_run_dense()): checks
+ * the strided descriptors, reads a column-block cl_mem weight and writes a
+ * column-block cl_mem output in place (their row pitches), copies other
+ * inputs whose strides are not dense into dense memory, and another
+ * output from dense memory after the call succeeded. `names`: the inputs'
+ * names in messages. `outcome` NULL: the synchronous call. */
+clg_status clg__bag_run_strided(clg_context *ctx, const clg_bag_params *params,
+                                const clg_tensor *const *in,
+                                const char *const *names,
+                                const clg_tensor *output,
+                                cl_command_queue queue, cl_uint num_events,
+                                const cl_event *wait_list, cl_event *event,
+                                clg_outcome **outcome);
+/* embedding_bag.c: the call on dense operands (in[4] as above), the weight's
+ * and the output's rows w_ld and o_ld elements apart (0: dim), for
+ * cl_mem operands whose memory bag_strided.c has checked. */
+clg_status clg__bag_run_dense(clg_context *ctx, const clg_bag_params *params,
+                              const clg_tensor *const *in,
+                              const clg_tensor *output, int64_t w_ld,
+                              int64_t o_ld, cl_command_queue queue,
+                              cl_uint num_events, const cl_event *wait_list,
+                              cl_event *event, clg_outcome **outcome);
 
 /* strided_gather.c: does the call's Gather read its data in place (the
  * rule is the comment there)? */
