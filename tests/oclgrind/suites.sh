@@ -9,7 +9,8 @@
 # minutes), so the suites run here are the operators' own, with one in ten
 # of their generated cases (CLGATHER_TEST_SAMPLE below), the index
 # checks on the device, the asynchronous checked mode (selftest's cases),
-# the plans (test_plans), strided tensors (test_strided), and the CLI's
+# the plans (test_plans), strided tensors (test_strided, and
+# EmbeddingBag's: test_bag_strided), and the CLI's
 # conformance runs; the suites that repeat the same kernels under other
 # settings (kernel variants forced: the forced_variant_* Tests, left out by
 # `skip` below; faults injected, the bad-input catalogues, sharding,
@@ -64,7 +65,8 @@ check onnx-test "$cli" onnx-test
 check selftest "$cli" selftest --quick
 for s in test_gather test_gather_elements test_gather_nd \
   test_scatter_elements test_scatter_nd test_scatter_device \
-  test_index_pass test_plans test_strided test_embedding_bag; do
+  test_index_pass test_plans test_strided test_embedding_bag \
+  test_bag_strided; do
   check "$s" "$t/$s" -j1 --filter "$skip"
 done
 # Gather's CPU plans too (Oclgrind is planned as a GPU; test builds read
