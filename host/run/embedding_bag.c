@@ -12,7 +12,8 @@
  *    for the gated reduction and clg_outcome_wait() (the asynchronous
  *    one), the segments' starts computed by a kernel;
  * then, and only then (or gated), the reduction, and a host output read
- * back. */
+ * back. Strided operands: run/bag_strided.c, which calls this on dense
+ * ones. */
 #include "ops/embedding_bag.h"
 #include "run/run.h"
 #include "run/strided.h"
