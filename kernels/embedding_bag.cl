@@ -5,7 +5,10 @@
  * a work-group read neighbouring elements of one row; BLOCK
  * (clg_embedding_bag_block), one per bag and block of columns. Neither
  * uses atomics or reduces across work-items: the order of the operations
- * is the definition's on every device and for any NDRange. Then the
+ * is the definition's on every device and for any NDRange. Row r of the
+ * weight starts w_ld elements after row r - 1, row b of the output o_ld
+ * after b - 1: dim for dense ones, a leading dimension for column blocks
+ * of larger matrices (host/run/bag_strided.c). Then the
  * checks on the device (their atomics only lower a verdict's positions)
  * and the segments' starts.
  *
@@ -122,14 +125,15 @@ static elem_t clg_bag_finish(acc_t acc, ulong count) {
 typedef CLG_BAG_INDEX bag_t;
 
 __kernel void clg_embedding_bag(global const elem_t *restrict weight,
-                                ulong w_off, ulong dim,
+                                ulong w_off, ulong dim, ulong w_ld,
                                 global const index_t *restrict indices,
                                 ulong x_off, ulong n, ulong fixed,
                                 global const bag_t *restrict bags, ulong b_off,
                                 ulong bags_len,
                                 global const elem_t *restrict psw, ulong p_off,
                                 global elem_t *restrict out, ulong o_off,
-                                long padding, ulong num_bags CLG_GATE_ARG) {
+                                ulong o_ld, long padding,
+                                ulong num_bags CLG_GATE_ARG) {
   CLG_GATE
   ulong col = get_global_id(0), b = get_global_id(1);
   if (col >= dim || b >= num_bags)
@@ -156,7 +160,7 @@ __kernel void clg_embedding_bag(global const elem_t *restrict weight,
   ulong count = end - begin;
 #if CLG_BAG_MODE == 2
   if (begin < end) {
-    kept = weight[(ulong)(long)indices[begin] * dim];
+    kept = weight[(ulong)(long)indices[begin] * w_ld];
     acc = TOF(kept);
     ++begin;
   }
@@ -169,7 +173,7 @@ __kernel void clg_embedding_bag(global const elem_t *restrict weight,
       continue;
 #endif
 #if CLG_BAG_MODE == 2
-    elem_t e = weight[(ulong)k * dim];
+    elem_t e = weight[(ulong)k * w_ld];
     acc_t v = TOF(e);
 #if CLG_BAG_PAD
     bool take = count == 0 || !CLG_KEEP(acc, v);
@@ -179,7 +183,7 @@ __kernel void clg_embedding_bag(global const elem_t *restrict weight,
     acc = take ? v : acc;
     kept = take ? e : kept;
 #else
-    acc_t v = LOADF(weight, (ulong)k * dim);
+    acc_t v = LOADF(weight, (ulong)k * w_ld);
 #endif
 #if CLG_BAG_MODE == 2
 #elif CLG_BAG_PSW
@@ -192,9 +196,9 @@ __kernel void clg_embedding_bag(global const elem_t *restrict weight,
 #endif
   }
 #if CLG_BAG_MODE == 2
-  out[o_off + b * dim + col] = count ? kept : STOREF((acc_t)0);
+  out[o_off + b * o_ld + col] = count ? kept : STOREF((acc_t)0);
 #else
-  out[o_off + b * dim + col] = clg_bag_finish(acc, count);
+  out[o_off + b * o_ld + col] = clg_bag_finish(acc, count);
 #endif
 }
 
@@ -204,11 +208,11 @@ __kernel void clg_embedding_bag(global const elem_t *restrict weight,
  * operations in the same order per element as clg_embedding_bag. */
 #define CLG_BAG_BLOCK 64
 __kernel void clg_embedding_bag_block(
-    global const elem_t *restrict weight, ulong w_off, ulong dim,
+    global const elem_t *restrict weight, ulong w_off, ulong dim, ulong w_ld,
     global const index_t *restrict indices, ulong x_off, ulong n, ulong fixed,
     global const bag_t *restrict bags, ulong b_off, ulong bags_len,
     global const elem_t *restrict psw, ulong p_off, global elem_t *restrict out,
-    ulong o_off, long padding, ulong num_bags CLG_GATE_ARG) {
+    ulong o_off, ulong o_ld, long padding, ulong num_bags CLG_GATE_ARG) {
   CLG_GATE
   ulong col = get_global_id(0) * CLG_BAG_BLOCK, b = get_global_id(1);
   if (col >= dim || b >= num_bags)
@@ -245,7 +249,7 @@ __kernel void clg_embedding_bag_block(
     if (k == padding)
       continue;
 #endif
-    global const elem_t *row = weight + (ulong)k * dim;
+    global const elem_t *row = weight + (ulong)k * w_ld;
 #if CLG_BAG_MODE == 2
     if (first) {
       for (uint j = 0; j < w; ++j) {
@@ -275,9 +279,9 @@ __kernel void clg_embedding_bag_block(
   }
   for (uint j = 0; j < w; ++j)
 #if CLG_BAG_MODE == 2
-    out[o_off + b * dim + col + j] = count ? kept[j] : STOREF((acc_t)0);
+    out[o_off + b * o_ld + col + j] = count ? kept[j] : STOREF((acc_t)0);
 #else
-    out[o_off + b * dim + col + j] = clg_bag_finish(acc[j], count);
+    out[o_off + b * o_ld + col + j] = clg_bag_finish(acc[j], count);
 #endif
 }
 #endif /* CLG_BAG_KIND */

@@ -54,7 +54,7 @@ clg_status clg__read_buffer(cl_command_queue queue, const clg_tensor *t,
  * ulong16 and a dozen scalars, ScatterElements' targets), so that a list of
  * CLG_MAX_CALLS calls takes about 14 KB of a caller's stack, not 45 (a
  * runtime's worker threads may have small stacks). */
-#define CLG_MAX_KERNEL_ARGS 16
+#define CLG_MAX_KERNEL_ARGS 18
 #define CLG_CALL_ARG_BYTES 512
 typedef struct clg_kernel_call {
   clg_kernel_entry *kernel;

@@ -116,6 +116,9 @@ static clg_status bag_call(clg_context *ctx, const clg_bag_geom *g,
   cl_ulong wo = m->w_off / es, xo = m->x_off / m->index_size,
            bo = m->b_off / m->bags_size, po = m->p_off / es,
            oo = m->o_off / es;
+  /* Row pitches: dense rows unless a column block says otherwise. */
+  cl_ulong w_ld = (cl_ulong)(m->w_ld ? m->w_ld : g->dim),
+           o_ld = (cl_ulong)(m->o_ld ? m->o_ld : g->dim);
   cl_ulong dim = (cl_ulong)g->dim, fixed = (cl_ulong)g->fixed,
            n = (cl_ulong)g->n, bags_len = (cl_ulong)m->bags_len,
            bags = (cl_ulong)g->num_bags;
@@ -137,17 +140,17 @@ static clg_status bag_call(clg_context *ctx, const clg_bag_geom *g,
   size_t local[2] = {l0, l1};
   size_t global[2] = {(size_t)((cols + l0 - 1) / l0 * l0),
                       (size_t)((bags + l1 - 1) / l1 * l1)};
-  const void *values[] = {&m->weight, &wo,     &dim,     &m->indices, &xo,
-                          &n,         &fixed,  &m->bags, &bo,         &bags_len,
-                          &m->psw,    &po,     &m->output, &oo,       &padding,
-                          &bags};
-  const size_t sizes[] = {sizeof(cl_mem), sizeof wo,     sizeof dim,
-                          sizeof(cl_mem), sizeof xo,     sizeof n,
-                          sizeof fixed,   sizeof(cl_mem), sizeof bo,
-                          sizeof bags_len, sizeof(cl_mem), sizeof po,
-                          sizeof(cl_mem), sizeof oo,     sizeof padding,
-                          sizeof bags};
-  clg__call_set(call, kernel, 16, sizes, values, 2, global, local);
+  const void *values[] = {&m->weight, &wo,      &dim,    &w_ld,    &m->indices,
+                          &xo,        &n,       &fixed,  &m->bags, &bo,
+                          &bags_len,  &m->psw,  &po,     &m->output, &oo,
+                          &o_ld,      &padding, &bags};
+  const size_t sizes[] = {sizeof(cl_mem), sizeof wo,       sizeof dim,
+                          sizeof w_ld,    sizeof(cl_mem),  sizeof xo,
+                          sizeof n,       sizeof fixed,    sizeof(cl_mem),
+                          sizeof bo,      sizeof bags_len, sizeof(cl_mem),
+                          sizeof po,      sizeof(cl_mem),  sizeof oo,
+                          sizeof o_ld,    sizeof padding,  sizeof bags};
+  clg__call_set(call, kernel, 18, sizes, values, 2, global, local);
   return CLG_SUCCESS;
 }
 

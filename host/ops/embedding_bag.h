@@ -84,6 +84,9 @@ typedef struct clg_bag_mems {
   size_t w_off, x_off, b_off, p_off, o_off;
   size_t index_size, bags_size;
   int64_t bags_len;
+  /* The weight's and the output's row pitches in elements (column blocks
+   * of larger matrices, run/bag_strided.c); 0: dense rows (dim). */
+  int64_t w_ld, o_ld;
   /* Where a variant may be timed (device/tune.c) before the call's launch:
    * the queue and wait list, and whether the kernel can run on its own
    * there (its bags in place, not to be computed by an earlier kernel). */

@@ -16,10 +16,12 @@
  * run/bag_split.c's path instead, once the first checks have passed.
  * Plans (bag_plans.c) make the first checks on templates at their
  * creation (clg__bag_check_templates) and run this same call at each
- * enqueue (clg__bag_call). */
+ * enqueue (clg__bag_call). Strided operands: run/bag_strided.c, which
+ * calls this on dense ones. */
 #include "ops/embedding_bag.h"
 #include "run/bag_split.h"
 #include "run/run.h"
+#include "run/strided.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -35,6 +37,7 @@ typedef struct bag_call {
   clg_tensor_facts of;
   clg_bag_geom g;
   cl_command_queue queue;
+  int64_t w_ld, o_ld; /* row pitches (run/bag_strided.c); 0: dense */
 } bag_call;
 
 /* A cl_mem tensor's elements must be aligned for its kernel's loads. */
@@ -80,14 +83,6 @@ static clg_status bag_check_call(clg_context *ctx, const clg_bag_params *params,
   clg_status st = clg__check_wait_list(num_events, wait_list);
   if (st != CLG_SUCCESS)
     return st;
-  for (int k = 0; k < BAG_INPUTS + 1; ++k) {
-    const clg_tensor *t = k < BAG_INPUTS ? c->in[k] : c->output;
-    if (t && clg__strides(t))
-      return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
-                       "%s is a strided tensor (clg_strided_tensor); "
-                       "clg_embedding_bag() takes dense tensors",
-                       k < BAG_INPUTS ? c->names[k] : "output");
-  }
   if ((st = clg__bag_check_types(params, c->in[BAG_WEIGHT],
                                  c->in[BAG_INDICES], c->in[BAG_BAGS],
                                  c->in[BAG_PSW], c->output)) != CLG_SUCCESS)
@@ -278,6 +273,8 @@ static clg_status bag_stage(clg_context *ctx, const bag_call *c,
       .index_size = c->inf[BAG_INDICES].elem_size,
       .bags_size = c->in[BAG_BAGS] ? c->inf[BAG_BAGS].elem_size : 8,
       .bags_len = c->g.bags_len,
+      .w_ld = c->w_ld,
+      .o_ld = c->o_ld,
   };
   return st;
 }
@@ -394,6 +391,9 @@ static clg_status bag_call_run(clg_context *ctx, const clg_bag_params *params,
                                bag_call *c, cl_command_queue queue,
                                cl_uint num_events, const cl_event *wait_list,
                                cl_event *event, clg_outcome **outcome) {
+  if (clg__bag_strided(c->in, c->output)) /* run/bag_strided.c */
+    return clg__bag_run_strided(ctx, params, c->in, c->names, c->output,
+                                queue, num_events, wait_list, event, outcome);
   clg_status st =
       bag_check_call(ctx, params, queue, num_events, wait_list, c, false);
   if (st != CLG_SUCCESS)
@@ -549,6 +549,19 @@ clg_status clg__bag_call(clg_context *ctx, const clg_bag_params *params,
   clg_status st = bag_call_run(ctx, params, &c, queue, num_events, wait_list,
                                event, outcome);
   return st == CLG_SUCCESS ? clg__ok() : st;
+}
+
+clg_status clg__bag_run_dense(clg_context *ctx, const clg_bag_params *params,
+                              const clg_tensor *const *in,
+                              const clg_tensor *output, int64_t w_ld,
+                              int64_t o_ld, cl_command_queue queue,
+                              cl_uint num_events, const cl_event *wait_list,
+                              cl_event *event, clg_outcome **outcome) {
+  bag_call c = bag_call_of(params, in[0], in[1], in[2], in[3], output);
+  c.w_ld = w_ld;
+  c.o_ld = o_ld;
+  return bag_call_run(ctx, params, &c, queue, num_events, wait_list, event,
+                      outcome);
 }
 
 clg_status clg_embedding_bag(clg_context *ctx, const clg_bag_params *params,

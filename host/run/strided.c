@@ -172,15 +172,115 @@ static size_t clg_operand_elem(const clg_call *call, int k) {
                                             : call->data->dtype);
 }
 
-static void clg_operands_release(clg_dense_operand *op, cl_event *events,
-                                 cl_uint num) {
-  for (int k = 0; k < CLG_OPERANDS; ++k) {
+void clg__strided_release(clg_dense_operand *op, int count, cl_event *events,
+                          cl_uint num) {
+  for (int k = 0; k < count; ++k) {
     free(op[k].host_tmp);
     if (op[k].scratch)
       clReleaseMemObject(op[k].scratch); /* freed once its commands ran */
   }
   for (cl_uint i = 0; i < num; ++i)
     clReleaseEvent(events[i]);
+}
+
+clg_status clg__strided_operand(const clg_context *ctx, const char *name,
+                                const clg_tensor *t, size_t elem_size,
+                                bool is_output, clg_dense_operand *o) {
+  memset(o, 0, sizeof *o);
+  o->t = *t;
+  if (!clg__strides(t))
+    return CLG_SUCCESS;
+  clg_status st = clg__check_strided(ctx, name, t, elem_size, is_output, &o->f);
+  o->t.storage = t->storage == CLG_STORAGE_HOST_STRIDED ? CLG_STORAGE_HOST
+                                                        : CLG_STORAGE_BUFFER;
+  return st;
+}
+
+clg_status clg__strided_wait_list(cl_command_queue queue, cl_uint num_events,
+                                  const cl_event *wait_list, cl_event *events,
+                                  cl_uint *nev) {
+  *nev = 0;
+  /* A wait list longer than CLG_STRIDED_WAITS: the copies wait for all of
+   * it through a marker. */
+  if (num_events > CLG_STRIDED_WAITS) {
+    cl_int err = clEnqueueMarkerWithWaitList(queue, num_events, wait_list,
+                                             &events[0]);
+    if (err != CL_SUCCESS)
+      return clg__fail_cl(err, "clEnqueueMarkerWithWaitList",
+                          "waiting for the wait list of a strided call");
+    *nev = 1;
+    return CLG_SUCCESS;
+  }
+  for (cl_uint i = 0; i < num_events; ++i) {
+    cl_int err = clRetainEvent(wait_list[i]);
+    if (err != CL_SUCCESS)
+      return clg__fail_cl(err, "clRetainEvent", "taking the wait list");
+    events[(*nev)++] = wait_list[i];
+  }
+  return CLG_SUCCESS;
+}
+
+clg_status clg__strided_pack(clg_context *ctx, cl_command_queue queue,
+                             const clg_tensor *orig, const char *name,
+                             bool out, clg_dense_operand *o, cl_uint waits,
+                             cl_event *events, cl_uint *nev) {
+  const int64_t *strides = clg__strides(orig);
+  if (!strides || o->f.dense_order || o->f.dense.count == 0)
+    return CLG_SUCCESS;
+  int64_t dense[CLG_MAX_RANK];
+  clg__dense_strides(orig->rank, orig->shape, dense);
+  size_t es = o->f.dense.elem_size, bytes = o->f.dense.bytes;
+  clg_copy_layout l;
+  clg_layout(orig->rank, orig->shape, strides, dense, &l);
+  o->copy_back = out;
+  if (o->t.storage == CLG_STORAGE_HOST) {
+    if (!(o->host_tmp = CLG_MALLOC(bytes)))
+      return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
+                       "out of host memory: %zu bytes for a dense copy of "
+                       "the strided %s",
+                       bytes, name);
+    if (!out)
+      clg_host_copy(o->host_tmp, orig->host, &l, o->f.dense.count, es);
+    o->t.host = o->host_tmp;
+    return CLG_SUCCESS;
+  }
+  cl_int err = CL_SUCCESS;
+  o->scratch =
+      clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+  if (!o->scratch) {
+    char what[96];
+    snprintf(what, sizeof what, "allocating a dense copy of the strided %s",
+             name);
+    return clg__fail_cl(err, "clCreateBuffer", what);
+  }
+  o->t.buffer = o->scratch;
+  o->t.offset = 0;
+  if (out)
+    return CLG_SUCCESS;
+  clg_status st = clg_device_copy(ctx, queue, orig->buffer, orig->offset,
+                                  o->scratch, 0, &l, es, waits,
+                                  waits ? events : NULL, &events[*nev]);
+  if (st == CLG_SUCCESS)
+    ++*nev;
+  return st;
+}
+
+clg_status clg__strided_copy_out(clg_context *ctx, cl_command_queue queue,
+                                 const clg_tensor *output,
+                                 const clg_dense_operand *o, cl_event ran,
+                                 cl_event *done) {
+  const int64_t *strides = clg__strides(output);
+  int64_t d[CLG_MAX_RANK];
+  clg__dense_strides(output->rank, output->shape, d);
+  clg_copy_layout l;
+  clg_layout(output->rank, output->shape, d, strides, &l);
+  if (o->scratch)
+    return clg_device_copy(ctx, queue, o->scratch, 0, output->buffer,
+                           output->offset, &l, o->f.dense.elem_size, 1, &ran,
+                           done);
+  clg_host_copy(output->host, o->host_tmp, &l, o->f.dense.count,
+                o->f.dense.elem_size);
+  return CLG_SUCCESS;
 }
 
 /* The checks that need no memory, on dense stand-ins of the operands (their
@@ -225,16 +325,11 @@ clg_status clg__run_strided(const clg_call *call) {
   for (int k = 0; k < CLG_OPERANDS; ++k) {
     if (!orig[k])
       continue;
-    op[k].t = *orig[k];
-    if (!clg__strides(orig[k]))
-      continue;
     const char *name = k == CLG_OUT ? "output" : clg__input_names[k];
-    if ((st = clg__check_strided(ctx, name, orig[k], clg_operand_elem(call, k),
-                                 k == CLG_OUT, &op[k].f)) != CLG_SUCCESS)
+    if ((st = clg__strided_operand(ctx, name, orig[k],
+                                   clg_operand_elem(call, k), k == CLG_OUT,
+                                   &op[k])) != CLG_SUCCESS)
       return st;
-    op[k].t.storage = orig[k]->storage == CLG_STORAGE_HOST_STRIDED
-                          ? CLG_STORAGE_HOST
-                          : CLG_STORAGE_BUFFER;
   }
   cl_command_queue queue = NULL;
   if ((st = clg__resolve_queue(ctx, call->queue, &queue)) != CLG_SUCCESS)
@@ -242,83 +337,26 @@ clg_status clg__run_strided(const clg_call *call) {
 
   /* Inputs into dense memory, outputs from it: the operands that are not
    * dense already. */
-  cl_event events[CLG_OPERANDS + 64];
+  cl_event events[CLG_OPERANDS + CLG_STRIDED_WAITS];
   cl_uint nev = 0;
-  for (cl_uint i = 0; i < call->num_events && i < 64; ++i) {
-    cl_int err = clRetainEvent(call->wait_list[i]);
-    if (err != CL_SUCCESS) {
-      clg_operands_release(op, events, nev);
-      return clg__fail_cl(err, "clRetainEvent", "taking the wait list");
-    }
-    events[nev++] = call->wait_list[i];
-  }
-  /* A wait list longer than 64: the copies wait for all of it through a
-   * marker. */
-  if (call->num_events > 64) {
-    for (cl_uint i = 0; i < nev; ++i)
-      clReleaseEvent(events[i]);
-    nev = 0;
-    cl_int err = clEnqueueMarkerWithWaitList(queue, call->num_events,
-                                             call->wait_list, &events[0]);
-    if (err != CL_SUCCESS)
-      return clg__fail_cl(err, "clEnqueueMarkerWithWaitList",
-                          "waiting for the wait list of a strided call");
-    nev = 1;
+  st = clg__strided_wait_list(queue, call->num_events, call->wait_list, events,
+                              &nev);
+  if (st != CLG_SUCCESS) {
+    clg__strided_release(op, CLG_OPERANDS, events, nev);
+    return st;
   }
   const cl_uint waits = nev; /* what the copies of inputs wait for */
   /* Data read in place by the direct Gather: only indices are copied. */
   bool direct = clg__direct_eligible(call, op);
-  for (int k = 0; k < CLG_OPERANDS && st == CLG_SUCCESS; ++k) {
-    clg_dense_operand *o = &op[k];
-    if (!orig[k] || !clg__strides(orig[k]) || o->f.dense_order ||
-        o->f.dense.count == 0 || (direct && k != CLG_IN_INDICES))
-      continue;
-    const int64_t *strides = clg__strides(orig[k]);
-    int64_t dense[CLG_MAX_RANK];
-    clg__dense_strides(orig[k]->rank, orig[k]->shape, dense);
-    size_t es = o->f.dense.elem_size, bytes = o->f.dense.bytes;
-    bool out = k == CLG_OUT, host = o->t.storage == CLG_STORAGE_HOST;
-    clg_copy_layout l;
-    clg_layout(orig[k]->rank, orig[k]->shape, strides, dense, &l);
-    if (host) {
-      if (!(o->host_tmp = CLG_MALLOC(bytes))) {
-        st = clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
-                       "out of host memory: %zu bytes for a dense copy of "
-                       "the strided %s",
-                       bytes, out ? "output" : clg__input_names[k]);
-        break;
-      }
-      if (!out)
-        clg_host_copy(o->host_tmp, orig[k]->host, &l, o->f.dense.count, es);
-      o->t.host = o->host_tmp;
-      o->copy_back = out;
-      continue;
-    }
-    cl_int err = CL_SUCCESS;
-    o->scratch =
-        clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    if (!o->scratch) {
-      char what[96];
-      snprintf(what, sizeof what, "allocating a dense copy of the strided %s",
-               out ? "output" : clg__input_names[k]);
-      st = clg__fail_cl(err, "clCreateBuffer", what);
-      break;
-    }
-    o->t.buffer = o->scratch;
-    o->t.offset = 0;
-    o->copy_back = out;
-    if (out)
-      continue;
-    st = clg_device_copy(ctx, queue, orig[k]->buffer, orig[k]->offset,
-                         o->scratch, 0, &l, es, waits, waits ? events : NULL,
-                         &events[nev]);
-    if (st == CLG_SUCCESS)
-      ++nev;
-  }
+  for (int k = 0; k < CLG_OPERANDS && st == CLG_SUCCESS; ++k)
+    if (orig[k] && (!direct || k == CLG_IN_INDICES))
+      st = clg__strided_pack(ctx, queue, orig[k],
+                             k == CLG_OUT ? "output" : clg__input_names[k],
+                             k == CLG_OUT, &op[k], waits, events, &nev);
   if (st == CLG_SUCCESS && direct)
     st = clg__direct_gather(call, queue, op, nev, nev ? events : NULL);
   if (st != CLG_SUCCESS || direct) {
-    clg_operands_release(op, events, nev);
+    clg__strided_release(op, CLG_OPERANDS, events, nev);
     return st == CLG_SUCCESS ? clg__ok() : st;
   }
 
@@ -338,38 +376,29 @@ clg_status clg__run_strided(const clg_call *call) {
     dense.outcome = NULL;
   }
   st = clg__run(&dense);
-  if (st == CLG_SUCCESS && out->copy_back) {
-    const int64_t *strides = clg__strides(call->output);
-    int64_t d[CLG_MAX_RANK];
-    clg__dense_strides(call->output->rank, call->output->shape, d);
-    clg_copy_layout l;
-    clg_layout(call->output->rank, call->output->shape, d, strides, &l);
-    if (device_back) {
-      /* The outcome first: nothing is left to undo if it cannot be made. */
-      clg_outcome *decided = NULL;
+  if (st == CLG_SUCCESS && device_back) {
+    /* The outcome first: nothing is left to undo if it cannot be made. */
+    clg_outcome *decided = NULL;
+    if (call->outcome)
+      st = clg__outcome_decided(&decided);
+    cl_event done = NULL;
+    if (st == CLG_SUCCESS)
+      st = clg__strided_copy_out(ctx, queue, call->output, out, ran,
+                                 call->event ? &done : NULL);
+    clReleaseEvent(ran);
+    if (st == CLG_SUCCESS) {
+      if (call->event)
+        *call->event = done;
       if (call->outcome)
-        st = clg__outcome_decided(&decided);
-      cl_event done = NULL;
-      if (st == CLG_SUCCESS)
-        st = clg_device_copy(ctx, queue, out->scratch, 0, call->output->buffer,
-                             call->output->offset, &l, out->f.dense.elem_size,
-                             1, &ran, call->event ? &done : NULL);
-      clReleaseEvent(ran);
-      if (st == CLG_SUCCESS) {
-        if (call->event)
-          *call->event = done;
-        if (call->outcome)
-          *call->outcome = decided;
-      } else {
-        clg_outcome_release(decided);
-      }
+        *call->outcome = decided;
     } else {
-      /* A host output: the dense call has written host_tmp (it blocks). */
-      clg_host_copy(call->output->host, out->host_tmp, &l, out->f.dense.count,
-                    out->f.dense.elem_size);
+      clg_outcome_release(decided);
     }
+  } else if (st == CLG_SUCCESS && out->copy_back) {
+    /* A host output: the dense call has written host_tmp (it blocks). */
+    st = clg__strided_copy_out(ctx, queue, call->output, out, NULL, NULL);
   }
-  clg_operands_release(op, events, nev);
+  clg__strided_release(op, CLG_OPERANDS, events, nev);
   return st == CLG_SUCCESS ? clg__ok() : st;
 }
 

@@ -286,8 +286,10 @@ CLG_API clg_tensor clg_tensor_buffer(clg_dtype dtype, int32_t rank,
  * clg_gather(), clg_gather_elements(), clg_gather_nd(), clg_validate() and
  * the plans (clg_plan_enqueue(), clg_plan_enqueue_scatter(); the plan's
  * templates may be dense or strided: only their shapes count), for every
- * operand (data, indices, updates, output), host memory or cl_mem, with the
- * same results byte for byte as dense copies of the same values.
+ * operand (data, indices, updates, output), and by clg_embedding_bag() and
+ * clg_embedding_bag_async() (clgather_bag.h) for every operand (weight,
+ * indices, bags, per_sample_weights, output), host memory or cl_mem, with
+ * the same results byte for byte as dense copies of the same values.
  * clg_run_sharded() and the clgather_mpi library take dense tensors only
  * (CLG_ERROR_INVALID_ARGUMENT). A library older than this header refuses
  * a strided tensor as an unknown storage kind.
@@ -305,13 +307,16 @@ CLG_API clg_tensor clg_tensor_buffer(clg_dtype dtype, int32_t rank,
  * or dense) directly, after the index values were checked; its data is
  * never copied. On devices other than CPUs the same kernel also writes a
  * strided cl_mem output of such a Gather on dense cl_mem data (no scratch
- * output, no copy after). The order of work is
+ * output, no copy after). EmbeddingBag reads a column block of a cl_mem
+ * weight (and writes one of a cl_mem output) in place, its kernel taking
+ * the row pitch (clgather_bag.h says when). The order of work is
  * unchanged: every index value is checked before anything is written, and
  * on error the output (and every byte around it) is untouched. In the
  * asynchronous checked mode a strided output that is not dense makes the
  * call check the index values before it returns (blocking, as the
  * synchronous call), since its copy kernel cannot be gated; the outcome
- * is then decided at once.
+ * is then decided at once. (Not EmbeddingBag's output written in place:
+ * its kernel is gated as for a dense output.)
  */
 typedef struct clg_strided_tensor {
   clg_tensor tensor;

@@ -135,9 +135,27 @@ typedef struct clg_bag_params {
  * ids), then every index value in C order. The message names the tensor,
  * the position and the value.
  *
- * Storage: each operand host memory or a cl_mem of ctx's context (dense;
- * strided views are CLG_ERROR_INVALID_ARGUMENT), cl_mem offsets multiples
- * of the element's size. Where the values are checked:
+ * Storage: each operand host memory or a cl_mem of ctx's context, cl_mem
+ * offsets multiples of the element's size; dense, or a strided view
+ * (clg_strided_tensor, clgather.h: its rules, its memory checks, an
+ * output's strides that must not share memory), with the same results
+ * byte for byte as dense copies of the same values. What a strided operand
+ * costs:
+ *  - strides that are the dense ones: nothing (it is the dense tensor);
+ *  - a cl_mem weight whose rows are contiguous (column stride 1, or one
+ *    column) and at least dim elements apart (a column block of a larger
+ *    table: a leading dimension): nothing, read in place by the kernel
+ *    with its row pitch; a cl_mem output of that kind: nothing, written in
+ *    place, unless its bytes (from its lowest element to its highest)
+ *    overlap an input read in place (then as below);
+ *  - any other strided input: one copy into a dense scratch buffer of its
+ *    size before the call's kernels (a copy kernel; a loop for host
+ *    memory), so one more pass over its bytes; a transposed weight costs a
+ *    pass over the whole table;
+ *  - any other strided output: computed into a dense scratch buffer and
+ *    copied to its elements after the reduction, once the call has
+ *    succeeded; its gaps are never written.
+ * Where the values are checked:
  *  - host indices and bags: on the host, before anything is enqueued;
  *  - cl_mem indices and bags (every one below 2^32 - 1 entries): read back
  *    (blocking, after the wait list) and checked on the host below 32 KiB
@@ -202,7 +220,11 @@ CLG_API clg_status clg_embedding_bag(
  * than the device's largest buffer (run in groups, blocking, cl_mem values
  * read back: clg_embedding_bag()), every check is made before the call
  * returns, as clg_embedding_bag() makes it, and the outcome is
- * CLG_SUCCESS. Errors: those of clg_embedding_bag(); CLG_ERROR_NULL_ARGUMENT
+ * CLG_SUCCESS. Strided views: those of clg_embedding_bag(); a strided
+ * cl_mem output written through scratch (not a column block written in
+ * place) is an "otherwise" (its copy cannot be gated): the values are
+ * checked before the call returns. Errors: those of clg_embedding_bag();
+ * CLG_ERROR_NULL_ARGUMENT
  * also for outcome == NULL.
  */
 CLG_API clg_status clg_embedding_bag_async(
@@ -285,7 +307,9 @@ CLG_API clg_status clg_plan_create_embedding_bag(
  * kernel that writes the output (or, asynchronously with cl_mem operands,
  * on the device with the reduction gated on their verdict); on any error
  * the output is untouched and no event or outcome is returned. Other cl_mem
- * offsets than the templates' are taken as they come. A gather's or a
+ * offsets than the templates' are taken as they come, and so are strided
+ * views of the templates' shapes (as clg_embedding_bag() takes them,
+ * though the templates themselves must be dense). A gather's or a
  * scatter's plan is refused (CLG_ERROR_INVALID_ARGUMENT, naming
  * clg_plan_enqueue() or clg_plan_enqueue_scatter()), as is a NULL plan
  * (CLG_ERROR_NULL_ARGUMENT). Safe to call from several threads at once.

@@ -10,11 +10,12 @@
 # of their generated cases (CLGATHER_TEST_SAMPLE below), the index
 # checks on the device, the asynchronous checked mode (selftest's cases),
 # the plans (test_plans; EmbeddingBag's, test_bag_plans: 14 s), strided
-# tensors (test_strided), EmbeddingBag on packed tables (test_bag_split:
-# 10 s), and the CLI's conformance runs; the suites that repeat the same
-# kernels under other settings (kernel variants forced: the
-# forced_variant_* Tests, left out by `skip` below; faults injected, the
-# bad-input catalogues, sharding, the gathers' splitting) run on POCL.
+# tensors (test_strided, and EmbeddingBag's: test_bag_strided),
+# EmbeddingBag on packed tables (test_bag_split: 10 s), and the CLI's
+# conformance runs; the suites that repeat the same kernels under other
+# settings (kernel variants forced: the forced_variant_* Tests, left out by
+# `skip` below; faults injected, the bad-input catalogues, sharding, the
+# gathers' splitting) run on POCL.
 #
 # Left out under Oclgrind, with the reason:
 #  - tests that call OpenCL from a second thread while the first waits in
@@ -66,7 +67,7 @@ check selftest "$cli" selftest --quick
 for s in test_gather test_gather_elements test_gather_nd \
   test_scatter_elements test_scatter_nd test_scatter_device \
   test_index_pass test_plans test_bag_plans test_strided test_embedding_bag \
-  test_bag_split; do
+  test_bag_split test_bag_strided; do
   check "$s" "$t/$s" -j1 --filter "$skip"
 done
 # Gather's CPU plans too (Oclgrind is planned as a GPU; test builds read

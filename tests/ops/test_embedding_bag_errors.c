@@ -9,8 +9,8 @@
  * the indices; index values out of [0, num_embeddings); NULL arguments;
  * unknown modes, forms, flags, reserved bits; per_sample_weights with a mode
  * other than sum; padding_idx out of range; element types, ranks and
- * shapes of every operand; sizes that overflow; cl_mem buffers too small;
- * strided storage.
+ * shapes of every operand; sizes that overflow; cl_mem buffers too small.
+ * Strided operands and their errors: tests/run/test_bag_strided.c.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -309,48 +309,13 @@ Test(embedding_bag, errors_types_shapes) {
   }
 }
 
-/* Storage: strided descriptors (any operand) are refused, a cl_mem smaller
- * than offset + bytes too. */
+/* Storage: a cl_mem smaller than offset + bytes. (Strided descriptors are
+ * taken: tests/run/test_bag_strided.c.) */
 Test(embedding_bag, errors_storage) {
   static const char *const names[5] = {"weight", "indices", "bags|offsets",
                                        "per_sample_weights", "output"};
-  for (int k = 0; k < 5; ++k) {
-    bag_fx f;
-    bag_fx_base(&f, CLG_BAGS_OFFSETS);
-    bag_fx_psw(&f);
-    clg_tensor dense = f.t[k].tensor;
-    /* the dense tensor's own strides: a strided kind all the same */
-    int64_t strides[2] = {dense.rank == 2 ? dense.shape[1] : 1, 1};
-    f.t[k] = clg_tensor_strided(&dense, strides);
-    f.host_only = true;
-    bag_fx_expect(&f, CLG_ERROR_INVALID_ARGUMENT, CLG_SUCCESS, "", NULL, 0,
-                  names[k]);
-  }
-  /* a transposed weight; a strided cl_mem output */
   bag_fx f;
-  bag_fx_base(&f, CLG_BAGS_OFFSETS);
-  f.host_only = true;
-  clg_tensor wd = f.t[BAG_W].tensor;
-  const int64_t ts[2] = {1, 5};
-  f.t[BAG_W] = clg_tensor_strided(&wd, ts);
-  bag_fx_expect(&f, CLG_ERROR_INVALID_ARGUMENT, CLG_SUCCESS, "", NULL, 0,
-                "transposed weight");
-  bag_fx_base(&f, CLG_BAGS_OFFSETS);
-  f.host_only = true;
-  unsigned char img[BAG_FX_BYTES];
-  memset(img, (int)TU_SENTINEL, sizeof img);
-  cl_mem ob = tu_buffer_create(sizeof img, img);
-  clg_tensor od = clg_tensor_buffer(CLG_DTYPE_FLOAT, 2,
-                                    f.t[BAG_O].tensor.shape, ob, 0);
-  const int64_t os[2] = {6, 1}; /* every other row */
-  f.t[BAG_O] = clg_tensor_strided(&od, os);
-  bag_fx_expect(&f, CLG_ERROR_INVALID_ARGUMENT, CLG_SUCCESS, "", NULL, 0,
-                "strided cl_mem output");
   unsigned char back[BAG_FX_BYTES];
-  tu_buffer_read(ob, 0, sizeof back, back);
-  cr_expect(memcmp(back, img, sizeof img) == 0,
-            "strided cl_mem output: written");
-  clReleaseMemObject(ob);
 
   /* cl_mem operands too small: each in turn (8 bytes short), the others in
    * host memory */

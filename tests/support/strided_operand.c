@@ -56,6 +56,11 @@ void st_make(st_operand *o, clg_dtype dtype, int32_t rank, const int64_t *shape,
     if (d != l.zero)
       span *= shape[d] + l.pad[d];
   }
+  if (kind == STEP2) {
+    for (int d = 0; d < rank; ++d)
+      o->strides[d] *= 2;
+    span *= 2;
+  }
   for (int d = 0; d < rank; ++d)
     if (l.neg[d]) {
       o->base += (shape[d] - 1) * o->strides[d];
@@ -155,7 +160,7 @@ void *st_index_values(tu_rng *rng, clg_dtype idt, int64_t count, int64_t lo,
 }
 
 const char *st_kind_name(lk k) {
-  static const char *const n[] = {"dense", "pitch", "transposed", "reversed",
-                                  "broadcast"};
+  static const char *const n[] = {"dense",    "pitch",     "transposed",
+                                  "reversed", "broadcast", "step2"};
   return n[k];
 }

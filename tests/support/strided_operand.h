@@ -28,8 +28,9 @@ typedef struct layout {
   int zero; /* a dim (>= 0) of stride 0: an input broadcast along it */
 } layout;
 
-/* The kinds the cases use. */
-typedef enum lk { DENSE, PITCH, TRANSPOSED, REVERSED, BROADCAST0 } lk;
+/* The kinds the cases use; STEP2: every other element along each
+ * dimension (every stride doubled). */
+typedef enum lk { DENSE, PITCH, TRANSPOSED, REVERSED, BROADCAST0, STEP2 } lk;
 
 /* A strided operand: its parent allocation (host, or a cl_mem at `boff`
  * bytes), where element [0, ..., 0] is, and the strides. */
@@ -75,7 +76,7 @@ void *st_values(tu_rng *rng, clg_dtype dt, int32_t r, const int64_t *s,
 void *st_index_values(tu_rng *rng, clg_dtype idt, int64_t count, int64_t lo,
                       int64_t hi);
 
-/* "dense", "pitch", "transposed", "reversed", "broadcast". */
+/* "dense", "pitch", "transposed", "reversed", "broadcast", "step2". */
 const char *st_kind_name(lk k);
 
 #endif /* CLGATHER_TESTS_STRIDED_OPERAND_H */
