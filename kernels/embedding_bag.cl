@@ -25,6 +25,8 @@
  *   CLG_GATED     the asynchronous checked mode's gate (prelude.cl)
  *   CLG_BAG_DIV_DOUBLE 1: mean and sqrt_n divide float sums through double
  *                 (devices without a correctly rounded float division)
+ *   CLG_BAG_VEC   columns per work-item of variant VEC (4, 8 or 16,
+ *                 dividing dim), 0 where none does
  * The host builds float32, float16 and bfloat16 mean and sqrt_n with
  * -cl-fp32-correctly-rounded-divide-sqrt where the device offers it, else
  * with CLG_BAG_DIV_DOUBLE where it has doubles. */
@@ -284,6 +286,132 @@ __kernel void clg_embedding_bag_block(
     out[o_off + b * o_ld + col + j] = clg_bag_finish(acc[j], count);
 #endif
 }
+
+/* Variant VEC (item_pf): one work-item per bag and CLG_BAG_VEC columns
+ * (a vector: 4, 8 or 16 elements, chosen by the host to divide dim), with
+ * the same columns of the row CLG_BAG_AHEAD_BYTES ahead in the index
+ * stream brought closer: random rows are latency bound on CPUs, and the
+ * hint keeps a few pages of reads in flight. Vector operations are
+ * element-wise, so each element sees the same operations in the same order
+ * as in clg_embedding_bag; the end (division, rounding) is its scalar code,
+ * element by element. CLG_BAG_VEC 0: no vector width divides dim, no
+ * kernel. */
+#if CLG_BAG_VEC
+#define CLG_CAT_(a, b) a##b
+#define CLG_CAT(a, b) CLG_CAT_(a, b)
+#define VLOAD CLG_CAT(vload, CLG_BAG_VEC)
+#define VSTORE CLG_CAT(vstore, CLG_BAG_VEC)
+#if CLG_BAG_KIND == 4
+typedef CLG_CAT(double, CLG_BAG_VEC) vacc_t;
+typedef CLG_CAT(long, CLG_BAG_VEC) vmask_t;
+#else
+typedef CLG_CAT(float, CLG_BAG_VEC) vacc_t;
+typedef CLG_CAT(int, CLG_BAG_VEC) vmask_t;
+#endif
+/* velem_t: a vector of the weight's bits; VTOF: its values; VLOADF(row):
+ * the values of the work-item's columns of a row. */
+#if CLG_BAG_KIND == 1 || CLG_BAG_KIND == 4
+typedef vacc_t velem_t;
+#define VTOF(e) (e)
+#define VMASK_E(m) (m)
+#define VLOADF(row) VLOAD(0, row)
+#else
+typedef CLG_CAT(ushort, CLG_BAG_VEC) velem_t;
+#define VMASK_E(m) CLG_CAT(convert_short, CLG_BAG_VEC)(m)
+#if CLG_BAG_KIND == 2
+#define VTOF(e) CLG_CAT(vload_half, CLG_BAG_VEC)(0, (const half *)&(e))
+#define VLOADF(row)                                                            \
+  CLG_CAT(vload_half, CLG_BAG_VEC)(0, (const global half *)(row))
+#else
+#define VTOF(e)                                                                \
+  CLG_CAT(as_float, CLG_BAG_VEC)                                               \
+  (CLG_CAT(convert_uint, CLG_BAG_VEC)(e) << 16)
+#define VLOADF(row) VTOF(VLOAD(0, row))
+#endif
+#endif
+/* Distance of the prefetched row, in bytes of rows: at least 8 and at
+ * most 256 entries ahead. */
+#ifndef CLG_BAG_AHEAD_BYTES
+#define CLG_BAG_AHEAD_BYTES 8192
+#endif
+/* CLG_KEEP element-wise: all bits set where acc is kept. */
+#define CLG_VKEEP(a, b)                                                        \
+  (isnan(a) | (~isnan(b) & (((a) > (b)) | (((a) == (b)) & ~signbit(a)))))
+
+__kernel void clg_embedding_bag_vec(
+    global const elem_t *restrict weight, ulong w_off, ulong dim, ulong w_ld,
+    global const index_t *restrict indices, ulong x_off, ulong n, ulong fixed,
+    global const bag_t *restrict bags, ulong b_off, ulong bags_len,
+    global const elem_t *restrict psw, ulong p_off, global elem_t *restrict out,
+    ulong o_off, ulong o_ld, long padding, ulong num_bags CLG_GATE_ARG) {
+  CLG_GATE
+  ulong col = get_global_id(0) * CLG_BAG_VEC, b = get_global_id(1);
+  if (col >= dim || b >= num_bags)
+    return;
+#if CLG_BAG_FIXED
+  ulong begin = b * fixed, end = begin + fixed;
+#else
+  ulong begin = (ulong)bags[b_off + b];
+  ulong end = b + 1 < bags_len ? (ulong)bags[b_off + b + 1] : n;
+#endif
+  ulong row_bytes = dim * sizeof(elem_t);
+  ulong ahead = CLG_BAG_AHEAD_BYTES / row_bytes;
+  ahead = ahead < 8 ? 8 : ahead > 256 ? 256 : ahead;
+  weight += w_off + col;
+  indices += x_off;
+  vacc_t acc = 0;
+#if CLG_BAG_MODE == 2
+  velem_t kept = 0; /* the operands' own bits, as above */
+#endif
+#if CLG_BAG_PAD
+  ulong count = 0;
+#else
+  ulong count = end - begin;
+#endif
+  for (ulong i = begin; i < end; ++i) {
+    long k = (long)indices[i];
+    if (i + ahead < n)
+      CLG_PREFETCH_LINE(weight + (ulong)(long)indices[i + ahead] * w_ld);
+#if CLG_BAG_PAD
+    if (k == padding)
+      continue;
+#endif
+    global const elem_t *row = weight + (ulong)k * w_ld;
+#if CLG_BAG_MODE == 2
+    velem_t e = VLOAD(0, row);
+    vacc_t v = VTOF(e);
+    if (i == begin || (CLG_BAG_PAD && count == 0)) {
+      acc = v;
+      kept = e;
+    } else {
+      vmask_t take = ~CLG_VKEEP(acc, v);
+      acc = select(acc, v, take);
+      kept = select(kept, e, VMASK_E(take));
+    }
+#elif CLG_BAG_PSW
+    acc = fma((vacc_t)LOADF(psw, p_off + i), VLOADF(row), acc);
+#else
+    acc = acc + VLOADF(row);
+#endif
+#if CLG_BAG_PAD
+    ++count;
+#endif
+  }
+  acc_t a[CLG_BAG_VEC];
+  VSTORE(acc, 0, a);
+#if CLG_BAG_MODE == 2
+  elem_t kp[CLG_BAG_VEC];
+  VSTORE(kept, 0, kp);
+#endif
+  out += o_off + b * o_ld + col;
+  for (uint j = 0; j < CLG_BAG_VEC; ++j)
+#if CLG_BAG_MODE == 2
+    out[j] = count ? kp[j] : STOREF((acc_t)0);
+#else
+    out[j] = clg_bag_finish(a[j], count);
+#endif
+}
+#endif /* CLG_BAG_VEC */
 #endif /* CLG_BAG_KIND */
 
 /* ---------------------------------------------- checks on the device */

@@ -1,6 +1,6 @@
 /* EmbeddingBag's kernel calls (kernels/embedding_bag.cl): what the device
- * must offer for the definition's bits, the reduction's variants ITEM and
- * BLOCK timed per shape class (device/tune.c), the checks on the device
+ * must offer for the definition's bits, the reduction's variants ITEM,
+ * BLOCK and VEC timed per shape class (device/tune.c), the checks on the device
  * and the segments' starts. Its rules are ops/embedding_bag.c's. */
 #include "device/tune.h"
 #include "ops/embedding_bag.h"
@@ -75,6 +75,17 @@ static size_t bag_pow2_at_least(uint64_t v, size_t cap) {
   return p;
 }
 
+/* Variant VEC's columns per work-item: the widest vector of 4, 8 or 16
+ * elements that divides dim and spans at most a cache line (64 bytes);
+ * 0 where none does (no VEC candidate). */
+static unsigned bag_vec_width(const clg_bag_geom *g) {
+  size_t es = clg_dtype_size(g->dtype);
+  for (unsigned w = 16; w >= 4; w /= 2)
+    if ((uint64_t)g->dim % w == 0 && w * es <= 64)
+      return w;
+  return 0;
+}
+
 /* The reduction's program: its build options. */
 static void bag_options(const clg_bag_geom *g, const clg_bag_mems *m,
                         bool gated, bool div_double, char *options,
@@ -87,29 +98,33 @@ static void bag_options(const clg_bag_geom *g, const clg_bag_mems *m,
   snprintf(options, cap,
            "-DCLG_INDEX=%s -DCLG_BAG_INDEX=%s -DCLG_BAG_KIND=%d "
            "-DCLG_BAG_MODE=%d -DCLG_BAG_PSW=%d -DCLG_BAG_FIXED=%d "
-           "-DCLG_BAG_PAD=%d -DCLG_BAG_DIV_DOUBLE=%d%s%s",
+           "-DCLG_BAG_PAD=%d -DCLG_BAG_DIV_DOUBLE=%d -DCLG_BAG_VEC=%u%s%s",
            m->index_size == 4 ? "int" : "long",
            m->bags_size == 4 ? "int" : "long", kind, (int)g->p.mode,
            g->psw ? 1 : 0, g->p.form == CLG_BAGS_FIXED ? 1 : 0,
            g->p.padding_idx >= 0 ? 1 : 0,
-           div_double ? 1 : 0, gated ? " -DCLG_GATED" : "",
+           div_double ? 1 : 0, bag_vec_width(g), gated ? " -DCLG_GATED" : "",
            divides && kind != 4 && !div_double
                ? " -cl-fp32-correctly-rounded-divide-sqrt"
                : "");
 }
 
-/* The kernel call of variant ITEM (one work-item per output element) or
- * BLOCK (one per bag and block of 64 columns). */
+/* The kernel call of variant ITEM (one work-item per output element),
+ * BLOCK (one per bag and block of 64 columns) or VEC (CLG_VARIANT_ITEM_PF:
+ * one per bag and vector of columns, prefetching). */
 static clg_status bag_call(clg_context *ctx, const clg_bag_geom *g,
                            const clg_bag_mems *m, bool gated, bool div_double,
                            int variant, clg_kernel_call *call) {
   char options[256];
   bag_options(g, m, gated, div_double, options, sizeof options);
   bool block = variant == CLG_VARIANT_BLOCK;
+  unsigned vec = variant == CLG_VARIANT_ITEM_PF ? bag_vec_width(g) : 0;
   clg_kernel_entry *kernel = NULL;
-  clg_status st = clg__get_kernel(
-      ctx, clg_kernel_embedding_bag, options,
-      block ? "clg_embedding_bag_block" : "clg_embedding_bag", &kernel);
+  clg_status st = clg__get_kernel(ctx, clg_kernel_embedding_bag, options,
+                                  block ? "clg_embedding_bag_block"
+                                  : vec ? "clg_embedding_bag_vec"
+                                        : "clg_embedding_bag",
+                                  &kernel);
   if (st != CLG_SUCCESS)
     return st;
   size_t es = clg_dtype_size(g->dtype);
@@ -127,10 +142,13 @@ static clg_status bag_call(clg_context *ctx, const clg_bag_geom *g,
                                                     : BAG_LOCAL;
   if (cap == 0)
     cap = 1;
-  /* ITEM: work-groups of BAG_LOCAL work-items (at most the device's), the
-   * columns of one bag first, then as many bags as fill it. BLOCK: a
-   * work-item per (block, bag), in work-groups of one (a CPU's). */
-  uint64_t cols = block ? (dim + BAG_BLOCK - 1) / BAG_BLOCK : dim;
+  /* ITEM and VEC: work-groups of BAG_LOCAL work-items (at most the
+   * device's), the columns (vectors) of one bag first, then as many bags as
+   * fill it. BLOCK: a work-item per (block, bag), in work-groups of one (a
+   * CPU's). */
+  uint64_t cols = block ? (dim + BAG_BLOCK - 1) / BAG_BLOCK
+                  : vec ? dim / vec
+                        : dim;
   size_t l0 = block ? 1 : bag_pow2_at_least(cols, cap);
   while (l0 > cap)
     l0 /= 2;
@@ -179,28 +197,37 @@ clg_status clg__bag_prepare(clg_context *ctx, const clg_bag_geom *g,
   clg_status st = bag_device_can(ctx, g, &div_double);
   if (st != CLG_SUCCESS)
     return st;
-  /* Both variants on every device, the device type's likely one first;
-   * timed (device/tune.c) once per shape class where the call can be run
-   * on its own: not gated, and its bags already in place. */
+  /* Every variant on every device (VEC where a vector width divides dim),
+   * the device type's likely one first; timed (device/tune.c) once per
+   * shape class where the call can be run on its own: not gated, and its
+   * bags already in place. */
   bool cpu = (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
-  int cands[2] = {cpu ? CLG_VARIANT_BLOCK : CLG_VARIANT_ITEM,
-                  cpu ? CLG_VARIANT_ITEM : CLG_VARIANT_BLOCK};
-  unsigned allowed = (1u << CLG_VARIANT_ITEM) | (1u << CLG_VARIANT_BLOCK);
+  bool vec = bag_vec_width(g) != 0;
+  int cands[3], count = 0;
+  if (cpu && vec)
+    cands[count++] = CLG_VARIANT_ITEM_PF;
+  cands[count++] = cpu ? CLG_VARIANT_BLOCK : CLG_VARIANT_ITEM;
+  cands[count++] = cpu ? CLG_VARIANT_ITEM : CLG_VARIANT_BLOCK;
+  if (!cpu && vec)
+    cands[count++] = CLG_VARIANT_ITEM_PF;
+  unsigned allowed = (1u << CLG_VARIANT_ITEM) | (1u << CLG_VARIANT_BLOCK) |
+                     (vec ? 1u << CLG_VARIANT_ITEM_PF : 0u);
   uint64_t per_bag = g->num_bags ? (uint64_t)g->n / (uint64_t)g->num_bags : 0;
   char key[160];
   snprintf(key, sizeof key,
            "EmbeddingBag dim=2^%u bags=2^%u per_bag=2^%u elem=%zu mode=%d "
-           "psw=%d pad=%d dev=%d",
+           "psw=%d pad=%d vec=%u dev=%d",
            clg__log2((uint64_t)g->dim), clg__log2((uint64_t)g->num_bags),
            clg__log2(per_bag), clg_dtype_size(g->dtype), (int)g->p.mode,
-           g->psw ? 1 : 0, g->p.padding_idx >= 0 ? 1 : 0, cpu ? 1 : 0);
+           g->psw ? 1 : 0, g->p.padding_idx >= 0 ? 1 : 0, bag_vec_width(g),
+           cpu ? 1 : 0);
   bag_trial_arg arg = {ctx, g, m, div_double};
   size_t out_bytes = (size_t)g->num_bags * (size_t)g->dim *
                      clg_dtype_size(g->dtype);
   bool can_time = !gated && m->can_time && m->queue &&
                   out_bytes >= CLG_TUNE_MIN_BYTES;
   clg_choice how;
-  int variant = clg__tune_pick(ctx, key, cands, 2, allowed,
+  int variant = clg__tune_pick(ctx, key, cands, count, allowed,
                                can_time ? bag_trial : NULL, &arg, &how);
   st = bag_call(ctx, g, m, gated, div_double, variant, call);
   if (st == CLG_SUCCESS)
@@ -317,5 +344,8 @@ clg_status clg__bag_bake(clg_context *ctx, const clg_bag_geom *g,
   if (st == CLG_SUCCESS)
     st = clg__get_kernel(ctx, clg_kernel_embedding_bag, options,
                          "clg_embedding_bag_block", &k);
+  if (st == CLG_SUCCESS && bag_vec_width(g) != 0)
+    st = clg__get_kernel(ctx, clg_kernel_embedding_bag, options,
+                         "clg_embedding_bag_vec", &k);
   return st;
 }

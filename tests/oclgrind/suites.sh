@@ -77,3 +77,6 @@ CLGATHER_TEST_PLAN_DEVICE=cpu check "test_gather (CPU plans)" \
 # EmbeddingBag's CPU variant (a block of columns per work-item), forced.
 CLGATHER_VARIANT=block check "test_embedding_bag (BLOCK)" \
   "$t/test_embedding_bag" -j1 --filter "$skip"
+# And its vector variant (VEC, CLGATHER_VARIANT=item_pf), forced.
+CLGATHER_VARIANT=item_pf check "test_embedding_bag (VEC)" \
+  "$t/test_embedding_bag" -j1 --filter "$skip"
