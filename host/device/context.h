@@ -74,6 +74,9 @@ struct clg_context {
    * (quirks_ready), under `lock`. */
   unsigned quirks;
   bool quirks_ready;
+  /* The hints probe built and created its kernel (programs.c): a later
+   * refusal with hints is the program's own, not the device's. */
+  bool hints_probed;
   /* The on-disk program cache's settings, under `lock` (cache.c):
    * CLG_OPTION_DISK_CACHE (disk_cache; disk_cache_set once the option was
    * set, so that the reason given names it), the environment's directory

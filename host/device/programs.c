@@ -169,12 +169,40 @@ static clg_status clg_try_kernel(clg_context *ctx, const char *source,
   return clg__fail_cl(err, "clCreateKernel", name);
 }
 
+/* Whether the device takes the compiler hints at all: the probe kernel
+ * (quirks.c) built with them and created. Asked after a program's refusal
+ * with hints, until it once passes in the context (ctx->hints_probed); a
+ * failure of the probe that is no verdict (out of resources) counts as
+ * taking them. Called with ctx->lock held. */
+static bool clg_device_takes_hints(clg_context *ctx) {
+  if (ctx->hints_probed)
+    return true;
+  cl_program prog = NULL;
+  cl_int err = CL_SUCCESS;
+  clg_status st = clg_build(ctx, clg__hint_probe_source,
+                            clg__quirk_options(ctx), &prog, &err);
+  if (st != CLG_SUCCESS)
+    return err != CL_BUILD_PROGRAM_FAILURE;
+  cl_kernel k = clCreateKernel(prog, "clg_hint_probe", &err);
+  if (k)
+    clReleaseKernel(k);
+  clReleaseProgram(prog);
+  if (!k && err == CL_INVALID_KERNEL_NAME)
+    return false;
+  ctx->hints_probed = true;
+  return true;
+}
+
 /* Kernel `name` of `source` built with `options` plus the device's quirk
  * options (quirks.c). A kernel source that can use compiler hints and
  * fails with them in a way a compiler or runtime refuses what it does not
- * take is tried once without them; when that works the device is taken not
- * to take hints from then on (clg__quirk_drop_hints), else the second
- * failure is returned (a real compile error: its log, built without).
+ * take is tried once without them. When that works, the device is taken
+ * not to take hints from then on (clg__quirk_drop_hints, remembered on
+ * disk) only if a minimal kernel with the same hints is refused too; else
+ * the refusal was this program's (a compile error of its own hinted code,
+ * or a build that failed for a reason that passed: POCL's cache race), and
+ * only this program goes without. When the build without hints fails too,
+ * its failure is returned (a real compile error: its log, built without).
  * Called with ctx->lock held. */
 static clg_status clg_create_kernel(clg_context *ctx, const char *source,
                                     const char *options, const char *name,
@@ -186,11 +214,13 @@ static clg_status clg_create_kernel(clg_context *ctx, const char *source,
       clg_try_kernel(ctx, source, options, extra, name, out, &refused);
   if (st == CLG_SUCCESS || !refused || extra[0] == '\0')
     return st;
+  bool device_refuses = !clg_device_takes_hints(ctx);
   bool again = false;
   st = clg_try_kernel(ctx, source, options, "", name, out, &again);
   if (st != CLG_SUCCESS)
     return st;
-  clg__quirk_drop_hints(ctx);
+  if (device_refuses)
+    clg__quirk_drop_hints(ctx);
   ctx->hint_fallbacks++;
   return clg__ok();
 }

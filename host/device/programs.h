@@ -20,9 +20,10 @@ typedef struct clg_kernel_entry {
 /* Builds of one program tried on CL_BUILD_PROGRAM_FAILURE (programs.c). */
 #define CLG_BUILD_ATTEMPTS 3
 /* clBuildProgram calls a kernel source that can use compiler hints costs
- * when it never builds: CLG_BUILD_ATTEMPTS with hints, as many without
- * (the quirk fallback, programs.c and quirks.c). */
-#define CLG_BUILD_MAX_CALLS (2 * CLG_BUILD_ATTEMPTS)
+ * when it never builds: CLG_BUILD_ATTEMPTS with hints, as many for the
+ * hints probe (the first refusal in a context), as many without (the
+ * quirk fallback, programs.c and quirks.c). */
+#define CLG_BUILD_MAX_CALLS (3 * CLG_BUILD_ATTEMPTS)
 
 /* Get (building on first use) kernel `name` of `source` built with
  * `options` for ctx's device. Thread-safe. On a build failure:

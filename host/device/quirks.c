@@ -4,10 +4,11 @@
  * A quirk is known ahead (the table below: a device whose failure is
  * certain and costs a failed build to find out) or found on the device: a
  * program built with hints that fails to build or to give a kernel is
- * rebuilt once without them (programs.c), and the choice is kept with the
- * context and, when the disk cache is on, in a ".quirks" record keyed by
- * the device, driver and platform (cache.c), so a later process does not
- * fail again. */
+ * rebuilt once without them (programs.c); when a minimal kernel with the
+ * same hints (clg__hint_probe_source) is refused too, the choice is kept
+ * with the context and, when the disk cache is on, in a ".quirks" record
+ * keyed by the device, driver and platform (cache.c), so a later process
+ * does not fail again. */
 #include "device/quirks.h"
 #include "device/programs.h"
 
@@ -42,9 +43,23 @@ static const clg_quirk_rule clg_quirk_table[] = {
      "__builtin_prefetch refuses global pointers"},
 };
 
-/* The disk-cache key of the device's quirks record. */
+const char clg__hint_probe_source[] =
+    "kernel void clg_hint_probe(global uint *p) {\n"
+    "#if defined(CLG_HINTS) && defined(__clang__)\n"
+    "  __builtin_prefetch((const global void *)(p + 16), 0, 3);\n"
+    "  __builtin_nontemporal_store(1u, p);\n"
+    "#else\n"
+    "  p[0] = 1u;\n"
+    "#endif\n"
+    "}\n";
+
+/* The disk-cache key of the device's quirks record. v2: v1 records were
+ * written on any program's refusal with hints, without the probe (a POCL
+ * 3.1 device of ours had been recorded without hints, by a refusal no
+ * probe repeats, and its prefetching kernels ran without prefetching
+ * since): they are not read. */
 static bool clg_quirk_key(clg_context *ctx, clg_hash128 *key) {
-  return clg__cache_key(ctx, "", "clgather device quirks v1", key);
+  return clg__cache_key(ctx, "", "clgather device quirks v2", key);
 }
 
 cl_int clg__quirks_known(cl_device_id device, unsigned *out) {

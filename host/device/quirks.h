@@ -28,10 +28,16 @@ cl_int clg__quirks_known(cl_device_id device, unsigned *out);
  * " -DCLG_HINTS=1" while hints are allowed, else "". Called with ctx->lock
  * held; reads the disk cache's record of the device on the first call. */
 const char *clg__quirk_options(clg_context *ctx);
-/* A build or kernel creation with hints failed: from now on build without
- * them (remembered in the disk cache, when it is on, for later contexts on
- * the same device). False when hints were already off: a retry without
- * them would change nothing. Called with ctx->lock held. */
+/* A kernel using every compiler hint the kernels use, as prelude.cl and
+ * gather.cl spell them under CLG_HINTS (kernel clg_hint_probe): built when
+ * a program was refused with hints, to tell a device that refuses them
+ * from a program that fails for a reason of its own (programs.c). */
+extern const char clg__hint_probe_source[];
+/* A build or kernel creation with hints failed, and the probe with them
+ * too: from now on build without them (remembered in the disk cache, when
+ * it is on, for later contexts on the same device). False when hints were
+ * already off: a retry without them would change nothing. Called with
+ * ctx->lock held. */
 bool clg__quirk_drop_hints(clg_context *ctx);
 /* The names of ctx's quirks, comma-separated ("" for none), e.g.
  * "no-hints"; a static string. */

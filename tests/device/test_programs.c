@@ -153,19 +153,21 @@ static clg_context *quirk_context(const char *dir) {
 }
 
 /* A device whose runtime cannot create a kernel that uses a compiler hint
- * (Oclgrind: CL_INVALID_KERNEL_NAME, llvm.prefetch): the program is built
- * again without hints, the kernel works, and the context (and, through the
- * disk cache, a later context on the device) builds without them. */
+ * (Oclgrind: CL_INVALID_KERNEL_NAME, llvm.prefetch), the program's kernel
+ * and the probe's alike: the program is built again without hints, the
+ * kernel works, and the context (and, through the disk cache, a later
+ * context on the device) builds without them. */
 Test(programs, refused_hints_fall_back_and_are_remembered) {
   const char *dir = tu_tmpdir_make("quirks");
   clg_context *c = quirk_context(dir);
   clg_kernel_entry *k = NULL;
   clg_fault_reset();
-  clg_fault_inject(CLG_FAULT_CREATE_KERNEL, 0, 1, CL_INVALID_KERNEL_NAME);
+  clg_fault_inject(CLG_FAULT_CREATE_KERNEL, 0, 2, CL_INVALID_KERNEL_NAME);
   cr_assert_eq(clg__get_kernel(c, clg_kernel_gather, hint_opts,
                                "clg_gather_small", &k),
                CLG_SUCCESS, "no fallback: %s", clg_last_error());
-  cr_expect_eq(clg_fault_calls(CLG_FAULT_CREATE_KERNEL), 2);
+  /* With hints, the probe's, without hints. */
+  cr_expect_eq(clg_fault_calls(CLG_FAULT_CREATE_KERNEL), 3);
   clg_fault_reset();
   cr_expect_eq(c->hint_fallbacks, 1);
   cr_expect(c->quirks & CLG_QUIRK_NO_HINTS);
@@ -199,6 +201,50 @@ Test(programs, refused_hints_fall_back_and_are_remembered) {
   tu_tmpdir_remove();
 }
 
+/* One program refused with hints while the probe passes (a compile error
+ * of that program's hinted code, or a failure that passed): that program
+ * is built without hints, the device keeps them, for this context and, on
+ * disk, for the next; the probe is not built again in the context. */
+Test(programs, one_programs_refusal_keeps_the_device_hints) {
+  const char *dir = tu_tmpdir_make("quirks1");
+  clg_context *c = quirk_context(dir);
+  clg_kernel_entry *k = NULL;
+  clg_fault_reset();
+  clg_fault_inject(CLG_FAULT_CREATE_KERNEL, 0, 1, CL_INVALID_KERNEL_NAME);
+  unsigned builds = c->builds;
+  cr_assert_eq(clg__get_kernel(c, clg_kernel_gather, hint_opts,
+                               "clg_gather_small", &k),
+               CLG_SUCCESS, "%s", clg_last_error());
+  cr_expect_eq(clg_fault_calls(CLG_FAULT_CREATE_KERNEL), 3);
+  /* The hinted program, the probe, the program without hints. */
+  cr_expect_eq(c->builds - builds, 3u);
+  cr_expect_eq(c->hint_fallbacks, 1);
+  cr_expect_eq(c->quirks & CLG_QUIRK_NO_HINTS, 0u, "the device lost hints");
+  cr_expect_str_eq(clg_last_error(), "", "a message left after success");
+  /* A second program's refusal: no probe again. */
+  clg_fault_reset();
+  clg_fault_inject(CLG_FAULT_CREATE_KERNEL, 0, 1, CL_INVALID_KERNEL_NAME);
+  builds = c->builds;
+  cr_assert_eq(clg__get_kernel(c, clg_kernel_gather,
+                               "-DCLG_UNIT=uint2 -DCLG_INDEX=int",
+                               "clg_gather_small", &k),
+               CLG_SUCCESS, "%s", clg_last_error());
+  cr_expect_eq(clg_fault_calls(CLG_FAULT_CREATE_KERNEL), 2);
+  cr_expect_eq(c->builds - builds, 2u);
+  cr_expect_eq(c->quirks & CLG_QUIRK_NO_HINTS, 0u);
+  clg_fault_reset();
+  clg_context_destroy(c);
+  /* Nothing was recorded: a new context on the device builds with hints. */
+  c = quirk_context(dir);
+  cr_assert_eq(clg__get_kernel(c, clg_kernel_gather, hint_opts,
+                               "clg_gather_item", &k),
+               CLG_SUCCESS, "%s", clg_last_error());
+  cr_expect_eq(c->quirks & CLG_QUIRK_NO_HINTS, 0u);
+  cr_expect_eq(c->hint_fallbacks, 0);
+  clg_context_destroy(c);
+  tu_tmpdir_remove();
+}
+
 /* A compiler that refuses the hints (a verdict on every build with them)
  * gets the program without; a failure that is no verdict (here
  * CL_INVALID_KERNEL_DEFINITION) is returned as it is, hints kept; a
@@ -225,11 +271,14 @@ Test(programs, hint_fallback_only_for_refusals) {
   cr_expect_eq(c->quirks & CLG_QUIRK_NO_HINTS, 0u,
                "a program that fails either way dropped the hints");
   clg_fault_reset();
-  clg_fault_inject(CLG_FAULT_BUILD_PROGRAM, 0, CLG_BUILD_ATTEMPTS,
+  /* The program's builds with hints and the probe's. */
+  clg_fault_inject(CLG_FAULT_BUILD_PROGRAM, 0, 2 * CLG_BUILD_ATTEMPTS,
                    CL_BUILD_PROGRAM_FAILURE);
   cr_expect_eq(clg__get_kernel(c, clg_kernel_gather, opts2, "clg_gather_item",
                                &k),
                CLG_SUCCESS, "%s", clg_last_error());
+  cr_expect_eq(clg_fault_calls(CLG_FAULT_BUILD_PROGRAM),
+               2 * CLG_BUILD_ATTEMPTS + 1);
   cr_expect(c->quirks & CLG_QUIRK_NO_HINTS);
   cr_expect_eq(c->hint_fallbacks, 1);
   clg_fault_reset();
