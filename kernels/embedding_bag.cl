@@ -209,6 +209,11 @@ __kernel void clg_embedding_bag(global const elem_t *restrict weight,
  * loop over contiguous columns (which the compiler vectorizes); the same
  * operations in the same order per element as clg_embedding_bag. */
 #define CLG_BAG_BLOCK 64
+/* BLOCK and VEC prefetch the row this many bytes of rows ahead in the
+ * index stream: at least 8 and at most 256 entries ahead. */
+#ifndef CLG_BAG_AHEAD_BYTES
+#define CLG_BAG_AHEAD_BYTES 16384
+#endif
 __kernel void clg_embedding_bag_block(
     global const elem_t *restrict weight, ulong w_off, ulong dim, ulong w_ld,
     global const index_t *restrict indices, ulong x_off, ulong n, ulong fixed,
@@ -245,8 +250,18 @@ __kernel void clg_embedding_bag_block(
 #if CLG_BAG_MODE == 2
   bool first = true;
 #endif
+  /* The block of the row CLG_BAG_AHEAD_BYTES ahead brought closer, line
+   * by line (as VEC's). */
+  ulong ahead = CLG_BAG_AHEAD_BYTES / (dim * sizeof(elem_t));
+  ahead = ahead < 8 ? 8 : ahead > 256 ? 256 : ahead;
   for (ulong i = begin; i < end; ++i) {
     long k = (long)indices[i];
+    if (i + ahead < n) {
+      global const elem_t *later =
+          weight + (ulong)(long)indices[i + ahead] * w_ld;
+      for (uint j = 0; j < w; j += 64 / sizeof(elem_t))
+        CLG_PREFETCH_LINE(later + j);
+    }
 #if CLG_BAG_PAD
     if (k == padding)
       continue;
@@ -328,11 +343,6 @@ typedef CLG_CAT(ushort, CLG_BAG_VEC) velem_t;
   (CLG_CAT(convert_uint, CLG_BAG_VEC)(e) << 16)
 #define VLOADF(row) VTOF(VLOAD(0, row))
 #endif
-#endif
-/* Distance of the prefetched row, in bytes of rows: at least 8 and at
- * most 256 entries ahead. */
-#ifndef CLG_BAG_AHEAD_BYTES
-#define CLG_BAG_AHEAD_BYTES 8192
 #endif
 /* CLG_KEEP element-wise: all bits set where acc is kept. */
 #define CLG_VKEEP(a, b)                                                        \
