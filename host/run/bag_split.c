@@ -58,18 +58,6 @@ bool clg__bag_split_needed(const clg_context *ctx, const clg_tensor *const *in,
   return split_host_over(output, of->bytes, limit);
 }
 
-/* "2.46 GiB (2641264640 bytes)"-style sizes, as run/split.c's. */
-static void split_size_text(char *buf, size_t cap, uint64_t bytes) {
-  if (bytes >= ((uint64_t)1 << 30))
-    snprintf(buf, cap, "%.2f GiB (%" PRIu64 " bytes)",
-             (double)bytes / (double)((uint64_t)1 << 30), bytes);
-  else if (bytes >= ((uint64_t)1 << 20))
-    snprintf(buf, cap, "%.2f MiB (%" PRIu64 " bytes)",
-             (double)bytes / (double)((uint64_t)1 << 20), bytes);
-  else
-    snprintf(buf, cap, "%" PRIu64 " bytes", bytes);
-}
-
 /* A group of bags [b0, b1), their entries [e0, e1), its d distinct rows
  * at rows[list .. list + d). */
 typedef struct split_group {
@@ -211,8 +199,8 @@ static clg_status split_too_large(const split_plan *p,
     }
   }
   char size[64], lim[64];
-  split_size_text(size, sizeof size, big < 4 ? inf[big].bytes : of->bytes);
-  split_size_text(lim, sizeof lim, p->limit);
+  clg__size_text(size, sizeof size, big < 4 ? inf[big].bytes : of->bytes);
+  clg__size_text(lim, sizeof lim, p->limit);
   const char *name = big == 2 && p->g->p.form == CLG_BAGS_SEGMENT_IDS
                          ? "segment_ids"
                      : big == 2 ? "offsets"
@@ -275,7 +263,7 @@ static clg_status split_plan_groups(split_plan *p, const clg_tensor_facts *inf,
     }
     char why[320], size[64], row[64];
     if (b == b0) { /* bag b alone does not fit */
-      split_size_text(row, sizeof row, p->row);
+      clg__size_text(row, sizeof row, p->row);
       if (full)
         snprintf(why, sizeof why,
                  "bag %" PRId64 " alone references more distinct rows of "
@@ -284,7 +272,7 @@ static clg_status split_plan_groups(split_plan *p, const clg_tensor_facts *inf,
                  b, p->cap_rows, row,
                  p->pad ? ", the padding row one of them" : "");
       else {
-        split_size_text(size, sizeof size, bytes);
+        clg__size_text(size, sizeof size, bytes);
         snprintf(why, sizeof why,
                  "bag %" PRId64 "'s %s alone are %s, larger than that "
                  "buffer: a bag cannot be split",
@@ -410,7 +398,7 @@ static clg_status split_groups(split_plan *p, const clg_tensor_facts *inf,
   const clg_bag_geom *g = p->g;
   if ((cl_ulong)p->row > p->limit) {
     char why[192], row[64];
-    split_size_text(row, sizeof row, p->row);
+    clg__size_text(row, sizeof row, p->row);
     snprintf(why, sizeof why,
              "one of weight's rows (%s) is larger than that buffer: it "
              "cannot be split",

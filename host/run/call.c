@@ -11,6 +11,39 @@
 #include <string.h>
 
 /* Nothing to copy: an event that completes after the wait list. */
+
+clg_status clg__finish_call(cl_command_queue queue, cl_mem out, size_t bytes,
+                            void *host_out, bool blocking, cl_event *kevent,
+                            const char *output_name, const char *call_name,
+                            bool *done) {
+  cl_int err = CL_SUCCESS;
+  if (host_out) {
+    /* For a wrapped output this reads the buffer into its own host memory:
+     * a synchronisation point only (no copy on POCL). */
+    cl_event revent = NULL;
+    err = clEnqueueReadBuffer(queue, out, CL_TRUE, 0, bytes, host_out, 1,
+                              kevent, &revent);
+    if (err != CL_SUCCESS) {
+      char what[96];
+      snprintf(what, sizeof what, "reading %s back to host memory",
+               output_name);
+      return clg__fail_cl(err, "clEnqueueReadBuffer", what);
+    }
+    clReleaseEvent(*kevent);
+    *kevent = revent;
+  } else if (blocking) {
+    err = clWaitForEvents(1, kevent);
+    if (err != CL_SUCCESS) {
+      char what[96];
+      snprintf(what, sizeof what, "waiting for %s", call_name);
+      return clg__fail_cl(err, "clWaitForEvents", what);
+    }
+  } else
+    return CLG_SUCCESS;
+  *done = true;
+  return CLG_SUCCESS;
+}
+
 static clg_status clg_run_empty(cl_command_queue queue, cl_uint num_events,
                                 const cl_event *wait_list, cl_event *event) {
   if (!event)
@@ -109,26 +142,13 @@ static clg_status clg_run_kernels(clg_context *ctx, const clg_checked *c,
   for (int k = 0; k < l->num_inputs; ++k)
     wrapped = wrapped || in[k].wrapped;
   bool done = false; /* kevent known complete */
-  if (st == CLG_SUCCESS && l->output->storage == CLG_STORAGE_HOST) {
-    /* For a wrapped output this reads the buffer into its own host memory:
-     * a synchronisation point only (no copy on POCL). */
-    cl_event revent = NULL;
-    cl_int err = clEnqueueReadBuffer(l->queue, o.mem, CL_TRUE, 0, l->of.bytes,
-                                     l->output->host, 1, &kevent, &revent);
-    if (err != CL_SUCCESS)
-      st = clg__fail_cl(err, "clEnqueueReadBuffer",
-                        "reading the output back to host memory");
-    else {
-      clReleaseEvent(kevent);
-      kevent = revent;
-      done = true;
-    }
-  } else if (st == CLG_SUCCESS && blocking) {
-    cl_int err = clWaitForEvents(1, &kevent);
-    if (err != CL_SUCCESS)
-      st = clg__fail_cl(err, "clWaitForEvents", "waiting for the gather");
-    done = err == CL_SUCCESS;
-  }
+  if (st == CLG_SUCCESS)
+    st = clg__finish_call(l->queue, o.mem, l->of.bytes,
+                          l->output->storage == CLG_STORAGE_HOST
+                              ? l->output->host
+                              : NULL,
+                          blocking, &kevent, "the output", "the gather",
+                          &done);
   /* A failure after a kernel was enqueued: it may still run on the
    * caller's wrapped host memory; it must not outlive the call. */
   if (st != CLG_SUCCESS && kevent && !done && wrapped)

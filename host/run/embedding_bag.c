@@ -326,25 +326,13 @@ static clg_status bag_reduce(clg_context *ctx, const bag_call *c, bag_run *r,
     st = bag_enqueue(&calls, c->queue, gate, num_after, after,
                      event || blocking ? &kevent : NULL);
   bool done = false;
-  if (st == CLG_SUCCESS && c->output->storage == CLG_STORAGE_HOST) {
-    cl_event revent = NULL;
-    cl_int err =
-        clEnqueueReadBuffer(c->queue, r->o.mem, CL_TRUE, 0, c->of.bytes,
-                            c->output->host, 1, &kevent, &revent);
-    if (err != CL_SUCCESS)
-      st = clg__fail_cl(err, "clEnqueueReadBuffer",
-                        "reading EmbeddingBag's output back to host memory");
-    else {
-      clReleaseEvent(kevent);
-      kevent = revent;
-      done = true;
-    }
-  } else if (st == CLG_SUCCESS && blocking) {
-    cl_int err = clWaitForEvents(1, &kevent);
-    if (err != CL_SUCCESS)
-      st = clg__fail_cl(err, "clWaitForEvents", "waiting for EmbeddingBag");
-    done = err == CL_SUCCESS;
-  }
+  if (st == CLG_SUCCESS)
+    st = clg__finish_call(c->queue, r->o.mem, c->of.bytes,
+                          c->output->storage == CLG_STORAGE_HOST
+                              ? c->output->host
+                              : NULL,
+                          blocking, &kevent, "EmbeddingBag's output",
+                          "EmbeddingBag", &done);
   /* The kernel may still use wrapped host memory: not past the call. */
   if (st != CLG_SUCCESS && kevent && !done)
     (void)clWaitForEvents(1, &kevent);

@@ -143,6 +143,8 @@ typedef struct clg_call {
   bool values_checked;   /* index values already checked (shards) */
 } clg_call;
 
+/* "2.46 GiB (2641264640 bytes)"-style sizes for messages (split.c). */
+void clg__size_text(char *buf, size_t cap, uint64_t bytes);
 /* split.c: tables larger than one device allocation. Is a host tensor of
  * the checked call larger than the device's largest buffer? */
 bool clg__split_needed(const clg_context *ctx, const clg_checked *c,
@@ -206,6 +208,16 @@ clg_status clg__output_shape(const clg_params *params, int32_t data_rank,
 
 /* ------------------------------------------------------------- call.c */
 
+/* The end of a call whose last command's event is *kevent: a host output
+ * (host_out not NULL) read back from `out`, `bytes` of it, blocking, after
+ * *kevent (which then becomes the read's event); else, where `blocking`
+ * (host inputs), *kevent waited for. *done: *kevent known complete.
+ * `output_name` and `call_name` word the messages ("reading the output
+ * back to host memory", "waiting for the gather"). (call.c) */
+clg_status clg__finish_call(cl_command_queue queue, cl_mem out, size_t bytes,
+                            void *host_out, bool blocking, cl_event *kevent,
+                            const char *output_name, const char *call_name,
+                            bool *done);
 /* Run a call: checks, index values, kernels (see clg_run, clg_run_async). */
 clg_status clg__run(const clg_call *call);
 

@@ -61,8 +61,7 @@ bool clg__split_needed(const clg_context *ctx, const clg_checked *c,
   return clg_host_over(call->output, of->bytes, limit);
 }
 
-/* "2.46 GiB (2641264640 bytes)"-style sizes for messages. */
-static void clg_size_text(char *buf, size_t cap, uint64_t bytes) {
+void clg__size_text(char *buf, size_t cap, uint64_t bytes) {
   if (bytes >= ((uint64_t)1 << 30))
     snprintf(buf, cap, "%.2f GiB (%" PRIu64 " bytes)",
              (double)bytes / (double)((uint64_t)1 << 30), bytes);
@@ -77,8 +76,8 @@ static void clg_size_text(char *buf, size_t cap, uint64_t bytes) {
 static clg_status clg_too_large(const clg_context *ctx, const char *what,
                                 uint64_t bytes, const char *why) {
   char size[64], lim[64];
-  clg_size_text(size, sizeof size, bytes);
-  clg_size_text(lim, sizeof lim, ctx->max_alloc);
+  clg__size_text(size, sizeof size, bytes);
+  clg__size_text(lim, sizeof lim, ctx->max_alloc);
   return clg__fail(CLG_ERROR_OPENCL,
                    "%s is %s, larger than the device's largest buffer "
                    "(CL_DEVICE_MAX_MEM_ALLOC_SIZE = %s), and %s",
@@ -459,7 +458,7 @@ clg_status clg__run_split(const clg_call *call, const clg_checked *c,
                   c->xf.elem_size, &entries, &inner, NULL);
   if ((cl_ulong)inner * c->df.elem_size > limit) {
     char why[224], slice[64];
-    clg_size_text(slice, sizeof slice, (uint64_t)inner * c->df.elem_size);
+    clg__size_text(slice, sizeof slice, (uint64_t)inner * c->df.elem_size);
     snprintf(why, sizeof why,
              "one slice it moves (data's dimensions after the indexed ones, "
              "%s) is larger than that buffer: it cannot be split",
