@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "device/tune.h"
+#include "device/quirks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,16 @@ static bool clg_is_candidate(int v, const int *cands, int count) {
   return false;
 }
 
+/* Under ctx->lock: the disk records' name space. A variant's speed
+ * depends on whether the programs are built with compiler hints (its
+ * prefetches and streaming stores are no-ops without), so the choices made
+ * with and without are kept apart; v3: v2 records were not, and this
+ * project's POCL machine had measured them all without hints. */
+static const char *clg_tune_space(clg_context *ctx) {
+  return clg__quirk_options(ctx)[0] ? "clgather-tune-v3"
+                                    : "clgather-tune-v3 no-hints";
+}
+
 /* Under ctx->lock: the remembered choice for key (*measured: timed), or
  * -1 when the context has none and the disk cache none either. */
 static int clg_tune_lookup(clg_context *ctx, const char *key, const int *cands,
@@ -79,7 +90,7 @@ static int clg_tune_lookup(clg_context *ctx, const char *key, const int *cands,
     }
   clg_hash128 h;
   char rec[32];
-  if (clg__cache_key(ctx, "clgather-tune-v2", key, &h) &&
+  if (clg__cache_key(ctx, clg_tune_space(ctx), key, &h) &&
       clg__cache_get_record(ctx, &h, ".tune", rec, sizeof rec)) {
     int v = clg__variant_parse(rec);
     if (v >= 0 && clg_is_candidate(v, cands, count)) {
@@ -112,7 +123,7 @@ static void clg_tune_remember(clg_context *ctx, const char *key, int variant,
     ctx->tuned = e;
   }
   clg_hash128 h;
-  if (store && clg__cache_key(ctx, "clgather-tune-v2", key, &h))
+  if (store && clg__cache_key(ctx, clg_tune_space(ctx), key, &h))
     (void)clg__cache_put_record(ctx, &h, ".tune", clg__variant_name(variant));
 }
 
