@@ -21,8 +21,8 @@
  *           what the reduction must at least read.
  * Then `again`: the bag call alone, back to back, the table warm in the
  * caches (what another library's benchmark loop measures).
- * Printed: each median (ms) and bag's ratios to the others (> 1: bag is
- * faster).
+ * Printed: each median (ms), bag's ratios to the others (> 1: bag is
+ * faster), and the reduction's variant with how it was chosen.
  *
  *   clgather-bench-bag [--rounds N] [--only EB1,EB2] [--device SPEC]
  */
@@ -278,12 +278,17 @@ static int run_work(bench *b, const work *w, int rounds) {
       t[0][r] = bench_now() - t0;
   }
   m[5] = median_of(t[0], rounds);
+  clg_choice how = CLG_CHOICE_NONE;
+  const char *variant = clg_context_last_variant(b->ctx, &how);
   printf("%-4s %-52s bag %8.3f ms async %8.3f again %8.3f | gather+reduce "
          "%8.3f naive %8.3f copy %8.3f | gather/bag %5.2f naive/bag %5.2f "
-         "copy/bag %5.2f naive/async %5.2f\n",
+         "copy/bag %5.2f naive/async %5.2f | %s (%s)\n",
          w->name, w->what, m[0] * 1e3, m[4] * 1e3, m[5] * 1e3, m[1] * 1e3,
          m[2] * 1e3, m[3] * 1e3, m[1] / m[0], m[2] / m[0], m[3] / m[0],
-         m[2] / m[4]);
+         m[2] / m[4], variant ? variant : "?",
+         how == CLG_CHOICE_MEASURED ? "measured"
+         : how == CLG_CHOICE_FORCED ? "forced"
+                                    : "default");
   rc = 0;
 timed:
   for (int k = 0; k < 5; ++k)

@@ -89,11 +89,13 @@ typedef struct clg_bag_mems {
   int64_t w_ld, o_ld;
   /* Where a variant may be timed (device/tune.c) before the call's launch:
    * the queue and wait list, and whether the kernel can run on its own
-   * there (its bags in place, not to be computed by an earlier kernel). */
+   * there; `first`: a kernel that puts its bags in place (the segments'
+   * starts), run once before the trials. */
   cl_command_queue queue;
   cl_uint num_events;
   const cl_event *wait_list;
   bool can_time;
+  const clg_kernel_call *first;
 } clg_bag_mems;
 
 /* The reduction's kernel call for a non-empty output (gated: the

@@ -289,11 +289,14 @@ static clg_status bag_reduce_calls(clg_context *ctx, const bag_call *c,
   clg_status st = CLG_SUCCESS;
   m.can_time = true;
   if (c->g.p.form == CLG_BAGS_SEGMENT_IDS) {
-    m.can_time = !device; /* the starts are not computed yet */
+    /* The starts computed on the device: a trial runs their kernel first
+     * (the ids are checked by then; gated calls are not timed). */
     if (device &&
         (st = clg__bag_starts(ctx, &c->g, &m, r->starts, gated,
                               &calls->call[calls->count++])) != CLG_SUCCESS)
       return st;
+    if (device)
+      m.first = &calls->call[calls->count - 1];
     m.bags = r->starts;
     m.b_off = 0;
     m.bags_size = 8;

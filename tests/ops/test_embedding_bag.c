@@ -25,6 +25,7 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "support/bag_case.h"
@@ -382,4 +383,42 @@ Test(embedding_bag, include_last_offset_no_bag) {
   st = clg_embedding_bag(tu_ctx(), &p, &wt, &it, &bt, NULL, &ot, NULL, 0, NULL,
                          NULL);
   cr_expect_eq(st, CLG_SUCCESS, "%s", clg_last_error());
+}
+
+/* ------------------------------------------ calls large enough to time */
+
+/* Rows read reach the tuner's minimum (device/tune.h): each variant is
+ * timed on the call's own tensors before the launch, the segment ids'
+ * starts put in place on the device first where they are computed there
+ * (all operands cl_mem); the result is still the reference's. */
+Test(embedding_bag, timed_variants) {
+  bool tuned = getenv("CLGATHER_VARIANT") == NULL &&
+               (getenv("CLGATHER_TUNE") == NULL ||
+                strcmp(getenv("CLGATHER_TUNE"), "off") != 0);
+  bag_runner rn = {0};
+  int n = 0;
+  for (int k = 0; k < 4; ++k)
+    for (int m = 0; m < 4; m += 2)
+      for (int t = 0; t < 2; ++t, ++n) {
+        /* 4200 rows of 256 bytes read: more than 1 MiB. */
+        int64_t dim = t ? 128 : 64;
+        bag_case c = make4((clg_bag_mode)m, k, dtypes[t], 3000, dim, 4200,
+                           100);
+        if (k == 2) {
+          c.L = 42;
+          c.n = c.B * c.L;
+        }
+        c.idt = itypes[n % 2];
+        c.bdt = itypes[(n / 2) % 2];
+        bag_storage_for(&c, n % 2 ? 31 : 0);
+        for (int j = 0; j < 5; ++j)
+          c.st[j].offset = 0;
+        bag_run(&rn, &c, 9000u + (uint64_t)n);
+        clg_choice how = CLG_CHOICE_NONE;
+        clg_context_last_variant(tu_ctx(), &how);
+        if (tuned)
+          cr_expect_eq(how, CLG_CHOICE_MEASURED,
+                       "case %d: the variant was not timed (%d)", n, how);
+      }
+  bag_finish(&rn, "timed_variants");
 }
