@@ -8,7 +8,7 @@ import operator
 import numpy as np
 
 from . import _lib
-from ._call import Call, Operand, choose, dense_operand, is_cl
+from ._call import Call, Operand, choose, dense_operand, is_cl, operand
 
 
 def _rows(op, shape):
@@ -19,11 +19,12 @@ def _rows(op, shape):
 
 
 def _weights(x, dtype):
-    """per_sample_weights as a dense Operand of weight's dtype: host values
-    cast under numpy's 'same_kind' rule (a Python list of floats is
-    float64); pyopencl ones must match (the library says so)."""
+    """per_sample_weights as an Operand of weight's dtype (a view in place,
+    as every operand of embedding_bag): host values cast under numpy's
+    'same_kind' rule (a Python list of floats is float64); pyopencl ones
+    must match (the library says so)."""
     if is_cl(x):
-        return dense_operand(x, "per_sample_weights")
+        return operand(x, "per_sample_weights")
     arr = np.asarray(x)
     if arr.dtype != dtype:
         if not np.can_cast(arr.dtype, dtype, "same_kind"):
@@ -32,7 +33,7 @@ def _weights(x, dtype):
                             "'same_kind'" % (arr.dtype.name,
                                              np.dtype(dtype).name))
         arr = arr.astype(dtype)
-    return dense_operand(arr, "per_sample_weights")
+    return operand(arr, "per_sample_weights")
 
 
 def _last_value(op, call, wait_for):
@@ -65,11 +66,11 @@ def embedding_bag(input, weight, offsets=None, mode="mean",
     params.mode = choose(mode, _lib.BAG_MODES, "mode")
     call = Call((input, weight, offsets, per_sample_weights), out, context,
                 queue, wait_for)
-    w = call.add(dense_operand(weight, "weight"))
+    w = call.add(operand(weight, "weight"))
     if w.ndim != 2:
         raise ValueError("clgather: weight must be 2-d (num_embeddings, "
                          "dim), not of shape %s" % (w.shape,))
-    idx = call.add(dense_operand(input, "input", index=True))
+    idx = call.add(operand(input, "input", index=True))
     psw = None
     if per_sample_weights is not None:
         psw = call.add(_weights(per_sample_weights, w.dtype))
@@ -97,7 +98,7 @@ def embedding_bag(input, weight, offsets=None, mode="mean",
             raise ValueError("clgather: input is 1-d: offsets (the start "
                              "of each bag in input) are needed")
         params.form = _lib.BAGS_OFFSETS
-        bags = call.add(dense_operand(offsets, "offsets", index=True))
+        bags = call.add(operand(offsets, "offsets", index=True))
         if bags.ndim != 1:
             raise ValueError("clgather: offsets must be 1-d, not of shape "
                              "%s" % (bags.shape,))
@@ -114,7 +115,7 @@ def embedding_bag(input, weight, offsets=None, mode="mean",
     if padding_idx is not None:
         params.flags |= _lib.BAG_PADDING_IDX
         params.padding_idx = operator.index(padding_idx)
-    output = call.output((nbags, w.shape[1]), w.dtype, dense=True)
+    output = call.output((nbags, w.shape[1]), w.dtype)
     return _run(call, params, w, idx, bags, psw, output, outcome)
 
 
@@ -204,10 +205,13 @@ through; float32 one that keeps subnormals (else TypeError); float64 needs
 
 Operands: numpy arrays (or anything ``numpy.asarray`` takes) are host
 tensors and make the call blocking; pyopencl ``Array``\\ s are cl_mem
-tensors, read in place at their ``offset``. The library reads dense
-tensors only: a numpy view is copied to C order, a non-contiguous pyopencl
-array is a ValueError, and a non-contiguous numpy `out` is written through
-a temporary. With a pyopencl operand the result is a pyopencl ``Array`` on
+tensors, read in place at their ``offset``. Views (sliced, transposed,
+reversed) are passed with their strides, numpy's and pyopencl's alike
+(``clg_strided_tensor``): a column block of a pyopencl table or `out` is
+read or written in place, any other view through one copy on the device
+(``embedding_bag``; ``sparse_segment_reduce`` copies numpy views to C
+order and refuses non-contiguous pyopencl arrays), and a view's gaps are
+never written. With a pyopencl operand the result is a pyopencl ``Array`` on
 the same queue carrying the library's event; pyopencl indices and bags are
 read back to the host for the checks below 32 KiB (after the wait list),
 checked on the device by a kernel whose verdict is read back above, then

@@ -436,8 +436,8 @@ def test_library_argument_errors():
 # --------------------------------------------------- numpy operands
 
 def test_numpy_views_and_out():
-    # Views are copied to C order (the library reads dense tensors); a
-    # non-contiguous out is written through a temporary, its gaps kept.
+    # Views are read with their strides; a non-contiguous out is written
+    # in place, its gaps kept.
     big = sample((NUM, 2 * DIM), np.float32)
     w = big[:, ::2]
     inp, offs = bags(20, 8, seed=21)
@@ -558,13 +558,49 @@ def test_pyopencl_errors(cl_queue):
                                        num_segments=2, out=out)
     assert info.value.status == 21
     assert out.get().tobytes() == before.tobytes(), "an output was written"
-    # Strided pyopencl operands: the library reads dense tensors only.
+    # sparse_segment_reduce reads dense pyopencl tensors only.
     with pytest.raises(ValueError):
-        clgather.embedding_bag(np.array([1, 2]), dw[:, ::2], [0])
-    wide = cla.zeros(cl_queue, (2, 2 * DIM), np.float32)
-    with pytest.raises(ValueError):
-        clgather.embedding_bag(np.array([1, 2]), dw, [0, 1],
-                               out=wide[:, ::2])
+        clgather.sparse_segment_reduce(dw[:, ::2], np.array([1, 2]),
+                                       np.array([0, 0]))
+
+
+def test_pyopencl_views(cl_queue):
+    # Strided pyopencl operands are read (and out written) in place with
+    # their strides, byte for byte the dense result; out's gaps kept.
+    inp, offs = bags(20, 8, seed=31)
+    wide = np.concatenate([W, W[::-1] * 2], axis=1)
+    dwide = dev(cl_queue, wide)
+    for view, host in ((dwide[:, :DIM], wide[:, :DIM]),
+                       (dwide[:, DIM:], wide[:, DIM:]),
+                       (dwide[:, ::2], wide[:, ::2])):
+        for mode in ("sum", "mean", "max"):
+            want = torch_bag(inp, np.ascontiguousarray(host), offs,
+                             mode=mode)
+            on_device(clgather.embedding_bag(dev(cl_queue, inp), view,
+                                             dev(cl_queue, offs), mode=mode),
+                      want, cl_queue)
+    want = torch_bag(inp, W, offs, mode="sum")
+    # Strided indices, offsets and per-sample weights.
+    di = dev(cl_queue, np.repeat(inp, 2))[::2]
+    doffs = dev(cl_queue, np.repeat(offs, 3))[::3]
+    on_device(clgather.embedding_bag(di, dev(cl_queue, W), doffs,
+                                     mode="sum"), want, cl_queue)
+    psw = np.random.default_rng(32).standard_normal(inp.size).astype(
+        np.float32)
+    dpsw = dev(cl_queue, np.repeat(psw, 2))[1::2]
+    on_device(clgather.embedding_bag(di, dev(cl_queue, W), doffs,
+                                     mode="sum", per_sample_weights=dpsw),
+              torch_bag(inp, W, offs, mode="sum", per_sample_weights=psw),
+              cl_queue)
+    # A strided out: written in place, its gaps untouched.
+    big = dev(cl_queue, np.full((len(offs), 2 * DIM), 9.0, np.float32))
+    out = big[:, 1::2]
+    got = clgather.embedding_bag(dev(cl_queue, inp), dev(cl_queue, W),
+                                 dev(cl_queue, offs), mode="sum", out=out)
+    assert got is out
+    back = big.get()
+    same(np.ascontiguousarray(back[:, 1::2]), want)
+    assert (back[:, ::2] == 9.0).all(), "out's gaps were written"
 
 
 def test_pyopencl_outcome(cl_queue):
