@@ -261,7 +261,7 @@ CLG_API clg_status clg_embedding_bag_async(
  * (as clg_embedding_bag_async()).
  *
  * clg_plan_bake() builds (or loads from the disk cache) every program the
- * enqueues need: the reduction's (both of its variants; none for an output
+ * enqueues need: the reduction's (every variant of it; none for an output
  * without elements: gated, reading the checks' verdict on the device, with
  * CLG_PLAN_ASYNC_CHECK, a cl_mem output and values checked on the device),
  * and, where an enqueue may check the values on the device (cl_mem indices
