@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Nothing to copy: an event that completes after the wait list. */
-
+/* The end of a call: the host output read back, or host inputs waited
+ * for (run.h). */
 clg_status clg__finish_call(cl_command_queue queue, cl_mem out, size_t bytes,
                             void *host_out, bool blocking, cl_event *kevent,
                             const char *output_name, const char *call_name,
@@ -44,6 +44,7 @@ clg_status clg__finish_call(cl_command_queue queue, cl_mem out, size_t bytes,
   return CLG_SUCCESS;
 }
 
+/* Nothing to copy: an event that completes after the wait list. */
 static clg_status clg_run_empty(cl_command_queue queue, cl_uint num_events,
                                 const cl_event *wait_list, cl_event *event) {
   if (!event)
