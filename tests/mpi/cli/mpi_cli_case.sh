@@ -28,6 +28,11 @@ SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 
 rm -rf "$WORK"
 mkdir -p "$WORK" && cd "$WORK" || exit 1
+# Every mpirun of the case with a session directory of its own
+# (tests/mpi/with_tmpdir.sh says why).
+TMPDIR=$(mktemp -d /tmp/clgmpi.XXXXXX) || exit 1
+export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT
 
 fail() {
   echo "FAIL ($CASE, $NP ranks): $*" >&2
