@@ -126,6 +126,31 @@ static elem_t clg_bag_finish(acc_t acc, ulong count) {
 
 typedef CLG_BAG_INDEX bag_t;
 
+/* Bag b's entries [*begin, *end): [b * fixed, (b + 1) * fixed) for fixed-size
+ * bags; else
+ * from the offsets (the last bag ends at n) or the segments' starts. */
+static void clg_bag_bounds(ulong b, ulong fixed, global const bag_t *bags,
+                           ulong b_off, ulong bags_len, ulong n, ulong *begin,
+                           ulong *end) {
+#if CLG_BAG_FIXED
+  *begin = b * fixed;
+  *end = *begin + fixed;
+#else
+  *begin = (ulong)bags[b_off + b];
+  *end = b + 1 < bags_len ? (ulong)bags[b_off + b + 1] : n;
+#endif
+}
+
+/* BLOCK and VEC prefetch the row this many bytes of rows ahead in the
+ * index stream: at least 8 and at most 256 entries ahead. */
+#ifndef CLG_BAG_AHEAD_BYTES
+#define CLG_BAG_AHEAD_BYTES 16384
+#endif
+static ulong clg_bag_ahead(ulong dim) {
+  ulong ahead = CLG_BAG_AHEAD_BYTES / (dim * sizeof(elem_t));
+  return ahead < 8 ? 8 : ahead > 256 ? 256 : ahead;
+}
+
 __kernel void clg_embedding_bag(global const elem_t *restrict weight,
                                 ulong w_off, ulong dim, ulong w_ld,
                                 global const index_t *restrict indices,
@@ -140,13 +165,8 @@ __kernel void clg_embedding_bag(global const elem_t *restrict weight,
   ulong col = get_global_id(0), b = get_global_id(1);
   if (col >= dim || b >= num_bags)
     return;
-#if CLG_BAG_FIXED
-  ulong begin = b * fixed, end = begin + fixed;
-#else
-  /* Offsets (the last bag ends at n) or the starts of segments. */
-  ulong begin = (ulong)bags[b_off + b];
-  ulong end = b + 1 < bags_len ? (ulong)bags[b_off + b + 1] : n;
-#endif
+  ulong begin, end;
+  clg_bag_bounds(b, fixed, bags, b_off, bags_len, n, &begin, &end);
   weight += w_off + col;
   indices += x_off;
   acc_t acc = 0;
@@ -209,11 +229,6 @@ __kernel void clg_embedding_bag(global const elem_t *restrict weight,
  * loop over contiguous columns (which the compiler vectorizes); the same
  * operations in the same order per element as clg_embedding_bag. */
 #define CLG_BAG_BLOCK 64
-/* BLOCK and VEC prefetch the row this many bytes of rows ahead in the
- * index stream: at least 8 and at most 256 entries ahead. */
-#ifndef CLG_BAG_AHEAD_BYTES
-#define CLG_BAG_AHEAD_BYTES 16384
-#endif
 __kernel void clg_embedding_bag_block(
     global const elem_t *restrict weight, ulong w_off, ulong dim, ulong w_ld,
     global const index_t *restrict indices, ulong x_off, ulong n, ulong fixed,
@@ -225,12 +240,8 @@ __kernel void clg_embedding_bag_block(
   if (col >= dim || b >= num_bags)
     return;
   uint w = dim - col < CLG_BAG_BLOCK ? (uint)(dim - col) : CLG_BAG_BLOCK;
-#if CLG_BAG_FIXED
-  ulong begin = b * fixed, end = begin + fixed;
-#else
-  ulong begin = (ulong)bags[b_off + b];
-  ulong end = b + 1 < bags_len ? (ulong)bags[b_off + b + 1] : n;
-#endif
+  ulong begin, end;
+  clg_bag_bounds(b, fixed, bags, b_off, bags_len, n, &begin, &end);
   weight += w_off + col;
   indices += x_off;
   acc_t acc[CLG_BAG_BLOCK];
@@ -252,8 +263,7 @@ __kernel void clg_embedding_bag_block(
 #endif
   /* The block of the row CLG_BAG_AHEAD_BYTES ahead brought closer, line
    * by line (as VEC's). */
-  ulong ahead = CLG_BAG_AHEAD_BYTES / (dim * sizeof(elem_t));
-  ahead = ahead < 8 ? 8 : ahead > 256 ? 256 : ahead;
+  ulong ahead = clg_bag_ahead(dim);
   for (ulong i = begin; i < end; ++i) {
     long k = (long)indices[i];
     if (i + ahead < n) {
@@ -358,15 +368,9 @@ __kernel void clg_embedding_bag_vec(
   ulong col = get_global_id(0) * CLG_BAG_VEC, b = get_global_id(1);
   if (col >= dim || b >= num_bags)
     return;
-#if CLG_BAG_FIXED
-  ulong begin = b * fixed, end = begin + fixed;
-#else
-  ulong begin = (ulong)bags[b_off + b];
-  ulong end = b + 1 < bags_len ? (ulong)bags[b_off + b + 1] : n;
-#endif
-  ulong row_bytes = dim * sizeof(elem_t);
-  ulong ahead = CLG_BAG_AHEAD_BYTES / row_bytes;
-  ahead = ahead < 8 ? 8 : ahead > 256 ? 256 : ahead;
+  ulong begin, end;
+  clg_bag_bounds(b, fixed, bags, b_off, bags_len, n, &begin, &end);
+  ulong ahead = clg_bag_ahead(dim);
   weight += w_off + col;
   indices += x_off;
   vacc_t acc = 0;
