@@ -57,25 +57,22 @@ typedef float acc_t;
 /* vload_half / vstore_half_rte take half pointers (half itself may not be
  * declared without cl_khr_fp16). */
 static float clg_to_float(ushort h) { return vload_half(0, (const half *)&h); }
-/* Round to nearest even; a NaN keeps its sign and top payload bits, quiet
- * (drivers differ in the NaN they store), as the scatters round. */
+/* Round to nearest even; a NaN is the quiet NaN of clg_bag_finish (drivers
+ * differ in the NaN they store), as the scatters round. */
 static ushort clg_from_float(float f) {
-  if (isnan(f)) {
-    uint u = as_uint(f);
-    return (ushort)(((u >> 16) & 0x8000u) | 0x7E00u | ((u >> 13) & 0x3FFu));
-  }
+  if (isnan(f))
+    return (ushort)0x7E00u;
   ushort h;
   vstore_half_rte(f, 0, (half *)&h);
   return h;
 }
 #else
 static float clg_to_float(ushort b) { return as_float((uint)b << 16); }
-/* Round to nearest even; a NaN stays a quiet NaN with its sign and top
- * payload bits. */
+/* Round to nearest even; a NaN is the quiet NaN of clg_bag_finish. */
 static ushort clg_from_float(float f) {
   uint u = as_uint(f);
   if (isnan(f))
-    return (ushort)((u >> 16) | 0x40u);
+    return (ushort)0x7FC0u;
   u += 0x7FFFu + ((u >> 16) & 1u);
   return (ushort)(u >> 16);
 }
@@ -92,7 +89,16 @@ static ushort clg_from_float(float f) {
 
 /* A bag's result from its reduced value and count: +0 for an empty bag;
  * mean and sqrt_n divide the sum (float16 and bfloat16: rounded to the
- * type first); rounded to the weight's type. */
+ * type first); rounded to the weight's type. A NaN result is the type's one
+ * quiet NaN, positive with no payload (float 0x7FC00000, double
+ * 0x7FF8000000000000, float16 0x7E00, bfloat16 0x7FC0): devices differ in
+ * the NaN their arithmetic returns (x86 keeps an operand's payload, NVIDIA
+ * GPUs return 0x7FFFFFFF), and a NaN sum stays NaN to the end. */
+#if CLG_BAG_KIND == 4
+#define CLG_QNAN as_double(0x7FF8000000000000UL)
+#else
+#define CLG_QNAN as_float(0x7FC00000u)
+#endif
 static elem_t clg_bag_finish(acc_t acc, ulong count) {
   elem_t r;
   if (count == 0) {
@@ -119,7 +125,7 @@ static elem_t clg_bag_finish(acc_t acc, ulong count) {
     acc = acc / sqrt((acc_t)count);
 #endif
 #endif
-    r = STOREF(acc);
+    r = STOREF(isnan(acc) ? CLG_QNAN : acc);
   }
   return r;
 }

@@ -18,7 +18,8 @@
  *
  * Each reduction step is computed and rounded in the element type, as
  * numpy's ufunc.at: float16 / bfloat16 in float, rounded to nearest even
- * after every step; min / max keep a NaN element, else take a NaN update,
+ * after every step; a NaN that add or mul makes is the type's one quiet
+ * NaN (clg_canon); min / max keep a NaN element, else take a NaN update,
  * and put -0 below +0 (CLG_KEEP); integers wrap; bool add/max = or,
  * mul/min = and. The complex product is (ac - bd) + (ad + bc)i, four
  * rounded products and two rounded sums: no contraction into fused
@@ -108,6 +109,22 @@ typedef elem_t mem_t;
 
 /* --------------------------------------------------------- reductions */
 
+/* A NaN that add or mul makes is stored as the one quiet NaN of its type,
+ * positive, with no payload (float 0x7FC00000, double 0x7FF8000000000000,
+ * float16 0x7E00, bfloat16 0x7FC0; complex: per component): devices differ
+ * in the NaN their arithmetic returns (x86 keeps an operand's payload and
+ * makes 0xFFC00000 of inf - inf, NVIDIA GPUs return 0x7FFFFFFF), and the
+ * output is the same bits on every device. A NaN step stays NaN, so this
+ * after every step is the same as once at the end. */
+#if CLG_KIND == CLG_K_FLOAT || CLG_KIND == CLG_K_COMPLEX64
+#define CLG_QNAN as_float(0x7FC00000u)
+#elif CLG_KIND == CLG_K_DOUBLE || CLG_KIND == CLG_K_COMPLEX128
+#define CLG_QNAN as_double(0x7FF8000000000000UL)
+#endif
+#if defined(CLG_QNAN) && (CLG_RED == 1 || CLG_RED == 2)
+static elem_t clg_canon(elem_t v) { return isnan(v) ? (elem_t)CLG_QNAN : v; }
+#endif
+
 /* min and max of floating-point values (every float type alike; the
  * library's tie rule, include/clgather/clgather.h): keep the element a
  * when it is NaN; else take the update b when it is NaN; else the smaller
@@ -126,9 +143,9 @@ typedef elem_t mem_t;
 
 #elif CLG_KIND == CLG_K_FLOAT || CLG_KIND == CLG_K_DOUBLE
 #if CLG_RED == 1
-#define RED(a, b) ((a) + (b))
+#define RED(a, b) clg_canon((a) + (b))
 #elif CLG_RED == 2
-#define RED(a, b) ((a) * (b))
+#define RED(a, b) clg_canon((a) * (b))
 #else /* min, max: CLG_KEEP (below) */
 #define RED(a, b) (CLG_KEEP((a), (b)) ? (a) : (b))
 #endif
@@ -141,13 +158,11 @@ static float clg_to_float(ushort h) {
   return vload_half(0, (const half *)&h);
 }
 #if CLG_RED == 1 || CLG_RED == 2 /* min and max return an operand */
-/* Round to nearest even (vstore_half_rte); a NaN keeps its sign and top
- * payload bits, quiet (drivers differ in the NaN they store). */
+/* Round to nearest even (vstore_half_rte); a NaN is the quiet NaN above
+ * (drivers differ in the NaN they store, and in the one they compute). */
 static ushort clg_from_float(float f) {
-  if (isnan(f)) {
-    uint u = as_uint(f);
-    return (ushort)(((u >> 16) & 0x8000u) | 0x7E00u | ((u >> 13) & 0x3FFu));
-  }
+  if (isnan(f))
+    return (ushort)0x7E00u;
   ushort h;
   vstore_half_rte(f, 0, (half *)&h);
   return h;
@@ -156,12 +171,11 @@ static ushort clg_from_float(float f) {
 #else
 static float clg_to_float(ushort b) { return as_float((uint)b << 16); }
 #if CLG_RED == 1 || CLG_RED == 2
-/* Round to nearest even; a NaN stays a quiet NaN with its sign and top
- * payload bits. */
+/* Round to nearest even; a NaN is the quiet NaN above. */
 static ushort clg_from_float(float f) {
   uint u = as_uint(f);
   if (isnan(f))
-    return (ushort)((u >> 16) | 0x40u);
+    return (ushort)0x7FC0u;
   u += 0x7FFFu + ((u >> 16) & 1u);
   return (ushort)(u >> 16);
 }
@@ -216,11 +230,11 @@ typedef ulong wide_t;
 
 #elif CLG_KIND == CLG_K_COMPLEX64 || CLG_KIND == CLG_K_COMPLEX128
 #if CLG_RED == 1
-#define RED(a, b) ((a) + (b))
+#define RED(a, b) clg_canon((a) + (b))
 #elif CLG_RED == 2
 static elem_t clg_cmul(elem_t a, elem_t b) {
   comp_t re1 = a.x * b.x, re2 = a.y * b.y, im1 = a.x * b.y, im2 = a.y * b.x;
-  return (elem_t)(re1 - re2, im1 + im2);
+  return clg_canon((elem_t)(re1 - re2, im1 + im2));
 }
 #define RED(a, b) clg_cmul((a), (b))
 #else

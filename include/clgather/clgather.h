@@ -734,8 +734,12 @@ typedef enum clg_op {
  *    written. float16 needs no subnormal float (every float16 value and
  *    every sum or product of two is a normal float or zero) and runs on
  *    every device;
- *  - the sign and payload of a NaN that an operation creates (inf - inf,
- *    0 * inf) are the hardware's; a NaN that is there is kept (min, max).
+ *  - a NaN that add or mul gives (inf - inf, 0 * inf, or a NaN operand)
+ *    is stored as the type's one quiet NaN, positive with no payload:
+ *    float 0x7FC00000, double 0x7FF8000000000000, float16 0x7E00,
+ *    bfloat16 0x7FC0, complex per component (devices differ in the NaN
+ *    their arithmetic returns: x86 keeps an operand's payload, NVIDIA GPUs
+ *    return 0x7FFFFFFF); min and max keep the NaN operand's own bits.
  */
 typedef enum clg_reduction {
   /** Replace (ONNX "none"). */

@@ -111,7 +111,11 @@ typedef struct clg_bag_params {
  *    weight's type;
  *  - count: the bag's entries, less those equal to padding_idx;
  *  - an empty bag (or one of padding entries only) gives +0 in every
- *    element, in every mode (PyTorch and TensorFlow).
+ *    element, in every mode (PyTorch and TensorFlow);
+ *  - a NaN result of sum, mean or sqrt_n is stored as the type's one quiet
+ *    NaN, positive with no payload (float32 0x7FC00000, float64
+ *    0x7FF8000000000000, float16 0x7E00, bfloat16 0x7FC0): devices differ
+ *    in the NaN their arithmetic returns; max keeps the NaN row's bits.
  * Division and square root must be correctly rounded: the kernels of
  * float32, float16 and bfloat16 mean and sqrt_n are built with
  * -cl-fp32-correctly-rounded-divide-sqrt where the device's

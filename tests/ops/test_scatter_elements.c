@@ -441,3 +441,87 @@ Test(scatter_elements, staged_output_flags) {
   }
 }
 #endif
+
+/* A NaN that add or mul gives is the type's one quiet NaN, positive with
+ * no payload (include/clgather/clgather.h, clg_reduction): neither an
+ * operand's payload and sign nor the hardware's own NaN (x86 0xFFC00000,
+ * NVIDIA 0x7FFFFFFF) reaches the output. The bits below are written out
+ * from that rule: a signalling NaN with a payload (A) and a negative quiet
+ * one (B) as operands, inf - inf and inf * 0, and a plain sum and product
+ * beside them. Complex: two elements, components in order. */
+typedef struct se_nan {
+  clg_dtype dt;
+  size_t comp; /* bytes of a component */
+  int n;       /* elements; complex: 2, each of 2 components */
+  uint64_t data[4], upd_add[4], upd_mul[4], add[4], mul[4];
+} se_nan;
+
+#define F_(one, two, three, five, six, inf, ninf, a, b, c, dt, sz)            \
+  {dt, sz, 4, {a, one, inf, two}, {one, b, ninf, three},                      \
+   {one, b, 0, three}, {c, c, c, five}, {c, c, c, six}}
+#define C_(one, three, five, six, two, a, b, c, dt, sz)                       \
+  {dt, sz, 2, {a, one, two, 0}, {one, b, three, 0}, {one, b, three, 0},       \
+   {c, c, five, 0}, {c, c, six, 0}}
+static const se_nan se_nans[] = {
+    F_(0x3F800000, 0x40000000, 0x40400000, 0x40A00000, 0x40C00000,
+       0x7F800000, 0xFF800000, 0x7F812345, 0xFFC12345, 0x7FC00000,
+       CLG_DTYPE_FLOAT, 4),
+    F_(0x3FF0000000000000, 0x4000000000000000, 0x4008000000000000,
+       0x4014000000000000, 0x4018000000000000, 0x7FF0000000000000,
+       0xFFF0000000000000, 0x7FF0000000012345, 0xFFF8000000054321,
+       0x7FF8000000000000, CLG_DTYPE_DOUBLE, 8),
+    F_(0x3C00, 0x4000, 0x4200, 0x4500, 0x4600, 0x7C00, 0xFC00, 0x7D23,
+       0xFE45, 0x7E00, CLG_DTYPE_FLOAT16, 2),
+    F_(0x3F80, 0x4000, 0x4040, 0x40A0, 0x40C0, 0x7F80, 0xFF80, 0x7F91,
+       0xFFD1, 0x7FC0, CLG_DTYPE_BFLOAT16, 2),
+    C_(0x3F800000, 0x40400000, 0x40A00000, 0x40C00000, 0x40000000,
+       0x7F812345, 0xFFC12345, 0x7FC00000, CLG_DTYPE_COMPLEX64, 4),
+    C_(0x3FF0000000000000, 0x4008000000000000, 0x4014000000000000,
+       0x4018000000000000, 0x4000000000000000, 0x7FF0000000012345,
+       0xFFF8000000054321, 0x7FF8000000000000, CLG_DTYPE_COMPLEX128, 8),
+};
+#undef F_
+#undef C_
+
+/* Components' bits into `dst`, each in the host's byte order. */
+static void se_bits(void *dst, const uint64_t *v, size_t comp) {
+  for (int i = 0; i < 4; ++i) {
+    unsigned char *p = (unsigned char *)dst + (size_t)i * comp;
+    if (comp == 2) {
+      uint16_t h = (uint16_t)v[i];
+      memcpy(p, &h, 2);
+    } else if (comp == 4) {
+      uint32_t w = (uint32_t)v[i];
+      memcpy(p, &w, 4);
+    } else {
+      memcpy(p, &v[i], 8);
+    }
+  }
+}
+
+Test(scatter_elements, nan_results_are_one_quiet_nan) {
+  for (size_t k = 0; k < sizeof se_nans / sizeof se_nans[0]; ++k)
+    for (int mul = 0; mul < 2; ++mul) {
+      const se_nan *c = &se_nans[k];
+      _Alignas(64) unsigned char data[32], upd[32], out[32], want[32];
+      se_bits(data, c->data, c->comp);
+      se_bits(upd, mul ? c->upd_mul : c->upd_add, c->comp);
+      se_bits(want, mul ? c->mul : c->add, c->comp);
+      memset(out, 0xA5, sizeof out);
+      const int64_t shape[1] = {c->n}, idx[4] = {0, 1, 2, 3};
+      clg_tensor td = clg_tensor_host(c->dt, 1, shape, data);
+      clg_tensor tx = clg_tensor_host(CLG_DTYPE_INT64, 1, shape, (void *)idx);
+      clg_tensor tu = clg_tensor_host(c->dt, 1, shape, upd);
+      clg_tensor to = clg_tensor_host(c->dt, 1, shape, out);
+      clg_params p = {CLG_OP_SCATTER_ELEMENTS, 0, 0, CLG_MODE_RAISE};
+      clg_scatter_params sp = {mul ? CLG_REDUCTION_MUL : CLG_REDUCTION_ADD,
+                               CLG_DUPLICATES_ERROR};
+      cr_assert_eq(clg_scatter(tu_ctx(), &p, &sp, &td, &tx, &tu, &to, NULL, 0,
+                               NULL, NULL),
+                   CLG_SUCCESS, "%s", clg_last_error());
+      ptrdiff_t d = tu_first_diff(out, want, 4 * c->comp);
+      cr_expect_eq(d, -1, "%s %s: first differing byte %td: got %02x, want %02x",
+                   clg_dtype_name(c->dt), mul ? "mul" : "add", d,
+                   d < 0 ? 0 : out[d], d < 0 ? 0 : want[d]);
+    }
+}

@@ -231,6 +231,7 @@ int ref_embedding_bag(const ref_bag_args *a, void *out) {
           r = accd / (double)count;
         else if (a->mode == BAG_SQRT_N)
           r = accd / sqrt((double)count);
+        r = ref_canon_d(r);
         memcpy(dst, &r, 8);
         continue;
       }
@@ -241,7 +242,7 @@ int ref_embedding_bag(const ref_bag_args *a, void *out) {
         r = s / (float)count;
       else if (a->mode == BAG_SQRT_N)
         r = s / sqrtf((float)count);
-      store_f(a->dtype, out, o, r);
+      store_f(a->dtype, out, o, ref_canon_f(r));
     }
   return 0;
 }

@@ -93,6 +93,22 @@ uint16_t ref_float_to_half(float f) {
   return (uint16_t)(sign | half);
 }
 
+float ref_canon_f(float f) {
+  if (!isnan(f))
+    return f;
+  uint32_t u = 0x7FC00000u;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+double ref_canon_d(double d) {
+  if (!isnan(d))
+    return d;
+  uint64_t u = 0x7FF8000000000000u;
+  memcpy(&d, &u, 8);
+  return d;
+}
+
 float ref_bf16_to_float(uint16_t b) {
   uint32_t u = (uint32_t)b << 16;
   float f;
@@ -150,9 +166,9 @@ int ref_scatter_apply(clg_dtype dtype, ref_reduction red, void *a,
     memcpy(&x, a, 4);
     memcpy(&y, b, 4);
     if (red == REF_RED_ADD)
-      z = x + y;
+      z = ref_canon_f(x + y);
     else if (red == REF_RED_MUL)
-      z = x * y;
+      z = ref_canon_f(x * y);
     else
       z = REF_FKEEP(red, x, y) ? x : y;
     memcpy(a, &z, 4);
@@ -163,9 +179,9 @@ int ref_scatter_apply(clg_dtype dtype, ref_reduction red, void *a,
     memcpy(&x, a, 8);
     memcpy(&y, b, 8);
     if (red == REF_RED_ADD)
-      z = x + y;
+      z = ref_canon_d(x + y);
     else if (red == REF_RED_MUL)
-      z = x * y;
+      z = ref_canon_d(x * y);
     else
       z = REF_FKEEP(red, x, y) ? x : y;
     memcpy(a, &z, 8);
@@ -180,7 +196,7 @@ int ref_scatter_apply(clg_dtype dtype, ref_reduction red, void *a,
     float x = h ? ref_half_to_float(hx) : ref_bf16_to_float(hx);
     float y = h ? ref_half_to_float(hy) : ref_bf16_to_float(hy);
     if (red == REF_RED_ADD || red == REF_RED_MUL) {
-      float z = red == REF_RED_ADD ? x + y : x * y;
+      float z = ref_canon_f(red == REF_RED_ADD ? x + y : x * y);
       hz = h ? ref_float_to_half(z) : ref_float_to_bf16(z);
     } else
       hz = REF_FKEEP(red, x, y) ? hx : hy;
@@ -219,6 +235,8 @@ int ref_scatter_apply(clg_dtype dtype, ref_reduction red, void *a,
         z[0] = re1 - re2;
         z[1] = im1 + im2;
       }
+      z[0] = ref_canon_f(z[0]);
+      z[1] = ref_canon_f(z[1]);
       memcpy(a, z, 8);
     } else {
       double x[2], y[2], z[2];
@@ -233,6 +251,8 @@ int ref_scatter_apply(clg_dtype dtype, ref_reduction red, void *a,
         z[0] = re1 - re2;
         z[1] = im1 + im2;
       }
+      z[0] = ref_canon_d(z[0]);
+      z[1] = ref_canon_d(z[1]);
       memcpy(a, z, 16);
     }
     return REF_OK;

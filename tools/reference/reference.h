@@ -46,6 +46,13 @@ int ref_gather(const void *data, size_t esize, int32_t r,
                ref_index_type type, int32_t q, const int64_t *indices_shape,
                int64_t axis, void *out);
 
+/* A NaN as the library stores one that arithmetic made (add, mul, the
+ * bag reductions): the type's one quiet NaN, positive with no payload
+ * (0x7FC00000, 0x7FF8000000000000); any other value unchanged. Devices
+ * differ in the NaN they compute, so the definition names one. */
+float ref_canon_f(float f);
+double ref_canon_d(double d);
+
 /* float16 and bfloat16 <-> float, bit exact: widening is exact; narrowing
  * rounds to nearest even (overflow to infinity, subnormals kept); a NaN
  * stays a quiet NaN of the same sign with its top payload bits. */
