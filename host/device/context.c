@@ -302,6 +302,8 @@ void clg_context_destroy(clg_context *ctx) {
     clReleaseCommandQueue(ctx->queue);
   if (ctx->verdict_queue)
     clReleaseCommandQueue(ctx->verdict_queue);
+  if (ctx->verdict_spare)
+    clReleaseMemObject(ctx->verdict_spare);
   clReleaseContext(ctx->cl_ctx);
   if (!ctx->owns_cl_ctx)
     clReleaseDevice(ctx->device);

@@ -24,6 +24,11 @@ struct clg_context {
   /* A queue of its own for clg_outcome_wait()'s verdict reads, lazily
    * created: a read on `queue` would wait behind the caller's commands. */
   cl_command_queue verdict_queue;
+  /* The synchronous device index check's verdict buffer, kept for the next
+   * call (run/index_pass.c), created at its first use, released with the
+   * context; verdict_taken while a call holds it. Under `lock`. */
+  cl_mem verdict_spare;
+  bool verdict_taken;
   pthread_mutex_t lock;               /* guards queue creation and the caches */
   struct clg_program_entry *programs; /* singly linked program cache */
   struct clg_kernel_entry *kernels;   /* singly linked kernel cache */

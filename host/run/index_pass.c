@@ -174,31 +174,33 @@ clg_status clg__verdict_kernel(clg_context *ctx, const clg_checked *c,
   return clg_verdict_layout(ctx, c, data, indices, &lay);
 }
 
-clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
-                                cl_command_queue queue, const clg_tensor *data,
-                                const clg_tensor *indices, cl_uint num_events,
-                                const cl_event *wait_list, clg_verdict *v) {
-  v->mem = NULL;
-  v->event = NULL;
-  v->groups = 0;
-  v->extra = c->impl->device_plan ? CLG_VERDICT_EXTRA : 0;
-  v->after_caller = num_events > 0;
-  clg_vlayout lay;
-  clg_status st = clg_verdict_layout(ctx, c, data, indices, &lay);
-  if (st != CLG_SUCCESS)
-    return st;
-  size_t isz = c->xf.elem_size, count = c->xf.count, groups = lay.groups;
-  size_t local = lay.local, period = lay.period, chunk = lay.chunk;
-  const int64_t *s = lay.s;
-  clg_kernel_entry *kernel = lay.kernel;
-
+/* A new verdict buffer of `bytes` into *res, its flag and the operator's
+ * words clear. */
+static clg_status clg_verdict_buffer(clg_context *ctx, size_t bytes,
+                                     cl_mem *res) {
   cl_int err = CL_SUCCESS;
-  cl_mem res = clCreateBuffer(
-      ctx->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-      clg_verdict_bytes(groups, v->extra), (void *)clg_verdict_zeros, &err);
-  if (!res)
+  *res = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                        bytes, (void *)clg_verdict_zeros, &err);
+  if (!*res)
     return clg__fail_cl(err, "clCreateBuffer",
                         "allocating the validation verdict of indices");
+  return CLG_SUCCESS;
+}
+
+/* The validation kernel into `res` (a verdict buffer large enough for the
+ * layout's groups, and clear where the verdict's readers need it). On
+ * failure *v holds nothing and `res` is the caller's still. */
+static clg_status clg_verdict_launch(clg_context *ctx, const clg_checked *c,
+                                     cl_command_queue queue,
+                                     const clg_vlayout *lay,
+                                     const clg_tensor *indices,
+                                     cl_uint num_events,
+                                     const cl_event *wait_list, cl_mem res,
+                                     clg_verdict *v) {
+  size_t isz = c->xf.elem_size, count = c->xf.count, groups = lay->groups;
+  size_t local = lay->local, period = lay->period, chunk = lay->chunk;
+  const int64_t *s = lay->s;
+  clg_status st;
   cl_ulong x_off = indices->offset / isz, n = count, ch = chunk;
   cl_uint per = (cl_uint)period;
   cl_ulong16 bounds;
@@ -210,16 +212,43 @@ clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
                           sizeof ch,      sizeof per,   sizeof bounds,
                           sizeof(cl_mem)};
   size_t global = groups * local;
-  st = clg__launch(kernel, queue, 7, sizes, values, 1, &global, &local,
+  st = clg__launch(lay->kernel, queue, 7, sizes, values, 1, &global, &local,
                    num_events, wait_list, &v->event);
-  if (st != CLG_SUCCESS) {
-    clReleaseMemObject(res);
+  if (st != CLG_SUCCESS)
     return st;
-  }
   atomic_fetch_add_explicit(&ctx->device_validations, 1, memory_order_relaxed);
   v->mem = res;
   v->groups = groups;
   return CLG_SUCCESS;
+}
+
+static void clg_verdict_init(const clg_checked *c, cl_uint num_events,
+                             clg_verdict *v) {
+  v->mem = NULL;
+  v->event = NULL;
+  v->groups = 0;
+  v->extra = c->impl->device_plan ? CLG_VERDICT_EXTRA : 0;
+  v->after_caller = num_events > 0;
+}
+
+clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
+                                cl_command_queue queue, const clg_tensor *data,
+                                const clg_tensor *indices, cl_uint num_events,
+                                const cl_event *wait_list, clg_verdict *v) {
+  clg_verdict_init(c, num_events, v);
+  clg_vlayout lay;
+  clg_status st = clg_verdict_layout(ctx, c, data, indices, &lay);
+  if (st != CLG_SUCCESS)
+    return st;
+  cl_mem res;
+  st = clg_verdict_buffer(ctx, clg_verdict_bytes(lay.groups, v->extra), &res);
+  if (st != CLG_SUCCESS)
+    return st;
+  st = clg_verdict_launch(ctx, c, queue, &lay, indices, num_events, wait_list,
+                          res, v);
+  if (st != CLG_SUCCESS)
+    clReleaseMemObject(res);
+  return st;
 }
 
 void clg__verdict_release(clg_verdict *v) {
@@ -312,6 +341,54 @@ clg_status clg__verdict_read(const clg_verdict *v, cl_command_queue queue,
 
 /* Mode RAISE, cl_mem indices, checked by the validation kernel: the verdict
  * (with the offending value, when there is one) read back, blocking. */
+/* The synchronous check's verdict buffer comes from the context
+ * (ctx->verdict_spare, of the most groups' size): creating one per call
+ * cost ~11 us on a discrete GPU (an NVIDIA H200: a new buffer's first use)
+ * against a kernel of ~10 us. Nothing clears it between calls: the flag
+ * word, which a failed check leaves set, is read by gated kernels only
+ * (they have buffers of their own), and every group writes its position
+ * and value whatever it finds. One per context, taken under `lock`; a
+ * thread that finds it taken makes one for its call. It is given back
+ * once no kernel can write it any more (its event complete, or failed),
+ * whatever the call's outcome, so the context's reference count does not
+ * depend on which call failed; only if that cannot be known is it
+ * released (the next call makes another). */
+static clg_status clg_spare_take(clg_context *ctx, cl_mem *res,
+                                 bool *owned) {
+  clg_status st = CLG_SUCCESS;
+  *res = NULL;
+  pthread_mutex_lock(&ctx->lock);
+  *owned = !ctx->verdict_taken;
+  if (*owned && !ctx->verdict_spare)
+    st = clg_verdict_buffer(ctx, clg_verdict_bytes(CLG_VALIDATE_MAX_GROUPS, 0),
+                            &ctx->verdict_spare);
+  if (*owned && st == CLG_SUCCESS) {
+    *res = ctx->verdict_spare;
+    ctx->verdict_taken = true;
+  } else
+    *owned = false;
+  pthread_mutex_unlock(&ctx->lock);
+  return st;
+}
+
+/* `done`: its verdict was read (the kernel has completed). */
+static void clg_spare_give_back(clg_context *ctx, const clg_verdict *v,
+                                bool done) {
+  cl_int status = CL_COMPLETE;
+  bool idle = done || !v->event ||
+              (clWaitForEvents(1, &v->event), /* its outcome: below */
+               clGetEventInfo(v->event, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                              sizeof status, &status, NULL) == CL_SUCCESS &&
+                   status <= CL_COMPLETE);
+  pthread_mutex_lock(&ctx->lock);
+  ctx->verdict_taken = false;
+  if (!idle) {
+    clReleaseMemObject(ctx->verdict_spare);
+    ctx->verdict_spare = NULL;
+  }
+  pthread_mutex_unlock(&ctx->lock);
+}
+
 static clg_status clg_check_on_device(clg_context *ctx, const clg_checked *c,
                                       cl_command_queue queue,
                                       const clg_tensor *data,
@@ -319,13 +396,38 @@ static clg_status clg_check_on_device(clg_context *ctx, const clg_checked *c,
                                       cl_uint num_events,
                                       const cl_event *wait_list) {
   clg_verdict v;
-  clg_status st = clg__verdict_enqueue(ctx, c, queue, data, indices, num_events,
-                                       wait_list, &v);
+  clg_status st;
+  bool spare = false;
+  if (c->impl->device_plan) /* its words must start clear: a buffer each */
+    st = clg__verdict_enqueue(ctx, c, queue, data, indices, num_events,
+                              wait_list, &v);
+  else {
+    clg_verdict_init(c, num_events, &v);
+    clg_vlayout lay;
+    st = clg_verdict_layout(ctx, c, data, indices, &lay);
+    cl_mem res = NULL;
+    if (st == CLG_SUCCESS)
+      st = clg_spare_take(ctx, &res, &spare);
+    if (st == CLG_SUCCESS && !spare) /* another thread holds it */
+      st = clg_verdict_buffer(ctx, clg_verdict_bytes(lay.groups, v.extra),
+                              &res);
+    if (st == CLG_SUCCESS)
+      st = clg_verdict_launch(ctx, c, queue, &lay, indices, num_events,
+                              wait_list, res, &v);
+    if (spare && st != CLG_SUCCESS)
+      clg_spare_give_back(ctx, &v, true); /* no kernel was enqueued */
+    else if (res && st != CLG_SUCCESS)
+      clReleaseMemObject(res);
+  }
   if (st != CLG_SUCCESS)
     return st;
   cl_ulong pos = 0;
   int64_t value = 0;
   st = clg__verdict_read(&v, queue, &pos, &value, NULL);
+  if (spare) {
+    clg_spare_give_back(ctx, &v, st == CLG_SUCCESS);
+    v.mem = NULL; /* the context's */
+  }
   clg__verdict_release(&v);
   if (st != CLG_SUCCESS || pos == CLG_VERDICT_NONE)
     return st;
