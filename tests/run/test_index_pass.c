@@ -619,3 +619,72 @@ Test(index_pass, run_all_device) {
   clReleaseMemObject(xm);
   clReleaseMemObject(om);
 }
+
+/* The synchronous device check keeps its verdict buffer in the context
+ * (index_pass.c): a repeated call creates no buffer; the flag a failed
+ * check leaves set in it does not fail the next call; a call with a wait
+ * list takes a new buffer; and the context's reference count is the same
+ * after a failed check as before it. */
+Test(index_pass, verdict_buffer_is_kept) {
+  int64_t ds[2] = {5, 3}, is[1] = {4}, os[2] = {4, 3};
+  float data[15], want[12], got[12];
+  for (int k = 0; k < 15; ++k)
+    data[k] = (float)(k * 3 - 7);
+  int64_t idx[4] = {4, -5, 2, 1}, bad[4] = {4, 5, 2, 1};
+  cr_assert(ref_gather(data, 4, 2, ds, idx, REF_INDEX_I64, 1, is, 0, want) ==
+            0);
+  cl_mem dm = tu_buffer_create(sizeof data, data);
+  cl_mem xm = tu_buffer_create(sizeof idx, idx);
+  cl_mem bm = tu_buffer_create(sizeof bad, bad);
+  memset(got, 0xAB, sizeof got);
+  cl_mem om = tu_buffer_create(sizeof got, got);
+  clg_tensor d = clg_tensor_buffer(CLG_DTYPE_FLOAT, 2, ds, dm, 0);
+  clg_tensor x = clg_tensor_buffer(CLG_DTYPE_INT64, 1, is, xm, 0);
+  clg_tensor xb = clg_tensor_buffer(CLG_DTYPE_INT64, 1, is, bm, 0);
+  clg_tensor o = clg_tensor_buffer(CLG_DTYPE_FLOAT, 2, os, om, 0);
+  clg_context *ctx = tu_ctx();
+  cl_command_queue q = tu_queue();
+  setenv("CLGATHER_TEST_DEVICE_VALIDATION", "always", 1);
+  cr_assert_eq(clg_gather(ctx, &d, &x, 0, &o, q, 0, NULL, NULL), CLG_SUCCESS,
+               "%s", clg_last_error());
+  tu_cl_check(clFinish(q), "clFinish");
+  cl_uint refs = tu_context_refs(clg_context_cl_context(ctx));
+  for (int k = 0; k < 3; ++k) { /* good, bad, good */
+    const clg_tensor *xi = k == 1 ? &xb : &x;
+    unsigned before = atomic_load(&ctx->device_validations);
+    clg_fault_reset();
+    clg_status st = clg_gather(ctx, &d, xi, 0, &o, q, 0, NULL, NULL);
+    unsigned long made = clg_fault_calls(CLG_FAULT_CREATE_BUFFER);
+    clg_fault_reset();
+    cr_expect_eq(atomic_load(&ctx->device_validations), before + 1);
+    cr_expect_eq(made, 0, "call %d created %lu buffers", k, made);
+    if (k == 1) {
+      cr_expect(st == OOB && tu_contains(clg_last_error(), "indices[1]"),
+                "%s", clg_last_error());
+      cr_expect_eq(tu_context_refs_after(clg_context_cl_context(ctx), refs),
+                   refs, "a failed check changed the reference count");
+      continue;
+    }
+    cr_expect_eq(st, CLG_SUCCESS, "call %d: %s", k, clg_last_error());
+    tu_cl_check(clFinish(q), "clFinish");
+    tu_buffer_read(om, 0, sizeof got, got);
+    cr_expect(memcmp(got, want, sizeof want) == 0, "call %d: wrong result", k);
+  }
+  /* After an event of the caller's: a buffer of the call's own. */
+  cl_event done = NULL;
+  tu_cl_check(clEnqueueMarkerWithWaitList(q, 0, NULL, &done), "marker");
+  tu_cl_check(clWaitForEvents(1, &done), "clWaitForEvents");
+  clg_fault_reset();
+  cr_expect_eq(clg_gather(ctx, &d, &x, 0, &o, q, 1, &done, NULL), CLG_SUCCESS,
+               "%s", clg_last_error());
+  unsigned long made = clg_fault_calls(CLG_FAULT_CREATE_BUFFER);
+  clg_fault_reset();
+  unsetenv("CLGATHER_TEST_DEVICE_VALIDATION");
+  cr_expect_eq(made, 1, "with a wait list: %lu buffers created", made);
+  tu_cl_check(clFinish(q), "clFinish");
+  clReleaseEvent(done);
+  clReleaseMemObject(dm);
+  clReleaseMemObject(xm);
+  clReleaseMemObject(bm);
+  clReleaseMemObject(om);
+}
