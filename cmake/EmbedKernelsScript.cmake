@@ -1,7 +1,7 @@
 # Run with cmake -P: writes OUT, a C file holding each of SOURCES as a
 # NUL-terminated char array named clg_kernel_<basename>. PRELUDE (a file)
-# is prepended to each of SOURCES (the operators' kernel files, which share
-# it), not to PLAIN (kernels of their own, e.g. validate.cl).
+# is prepended to each of SOURCES (every kernel file today), not to PLAIN
+# (a kernel that must not see it).
 cmake_minimum_required(VERSION 3.25)
 set(text "/* Generated from the kernel sources by cmake/EmbedKernelsScript.cmake. */\n")
 set(prelude_hex "")

@@ -400,7 +400,11 @@ __kernel void clg_embedding_bag_vec(
 #if CLG_BAG_MODE == 2
     velem_t e = VLOAD(0, row);
     vacc_t v = VTOF(e);
-    if (i == begin || (CLG_BAG_PAD && count == 0)) {
+#if CLG_BAG_PAD /* the first entry that is not padding */
+    if (count == 0) {
+#else
+    if (i == begin) {
+#endif
       acc = v;
       kept = e;
     } else {

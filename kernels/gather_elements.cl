@@ -117,8 +117,8 @@ kernel void clg_gather_elements_nd(global const unit_t *restrict data,
     return;
   ulong e1 = min(e0 + per_item, total);
   ulong dims[16], str[16], coord[16];
-  vstore16(dims_v, 0, dims);
-  vstore16(strides_v, 0, str);
+  CLG_LANES16(dims_v, dims);
+  CLG_LANES16(strides_v, str);
   ulong rest = e0, base = 0;
   for (int d = (int)rank - 1; d >= 0; --d) {
     /* The remainder as rest - q * dims[d], not rest % dims[d]: LLVM turns

@@ -81,8 +81,8 @@ kernel void clg_gather_nd_rows(global const unit_t *restrict data,
                                ulong16 strides_v CLG_GATE_ARG) {
   CLG_GATE
   ulong dims[16], strides[16];
-  vstore16(dims_v, 0, dims);
-  vstore16(strides_v, 0, strides);
+  CLG_LANES16(dims_v, dims);
+  CLG_LANES16(strides_v, strides);
   /* Dim 1 may be capped below rows (see clg_gather_rows). */
   ulong step = get_global_size(0);
   for (ulong row = get_global_id(1); row < rows; row += get_global_size(1)) {
@@ -112,8 +112,8 @@ kernel void clg_gather_nd_small(global const unit_t *restrict data,
     return;
   ulong r1 = min(r0 + (ulong)CLG_ROWS_PER_ITEM, rows);
   ulong dims[16], strides[16];
-  vstore16(dims_v, 0, dims);
-  vstore16(strides_v, 0, strides);
+  CLG_LANES16(dims_v, dims);
+  CLG_LANES16(strides_v, strides);
   ulong batch = r0 / n;
   ulong j = r0 - batch * n;
   global const index_t *t = indices + indices_off + r0 * m;
@@ -157,8 +157,8 @@ kernel void clg_gather_nd_item(global const unit_t *restrict data,
   ulong batch = get_global_id(2);
   ulong row = batch * n + j;
   ulong dims[16], strides[16];
-  vstore16(dims_v, 0, dims);
-  vstore16(strides_v, 0, strides);
+  CLG_LANES16(dims_v, dims);
+  CLG_LANES16(strides_v, strides);
 #if CLG_PREFETCH > 0
   /* the slice of the tuple CLG_PREFETCH work-items ahead */
   if (j + CLG_PREFETCH < n) {

@@ -1,5 +1,6 @@
-/* The prelude every operator's kernel file starts with: prepended at build
- * time (cmake/EmbedKernelsScript.cmake), as CLBlast prepends its common
+/* The prelude every kernel file starts with (the operators', the index
+ * pass's, validate.cl and strided.cl): prepended at build time
+ * (cmake/EmbedKernelsScript.cmake), as CLBlast prepends its common
  * header. What it defines from the host's -D build constants:
  *
  *   CLG_UNIT   the copy unit (uchar ... uint16)      -> unit_t
@@ -8,8 +9,8 @@
  *   CLG_HINTS  compiler hints allowed on this device  -> CLG_PREFETCH_LINE
  *              (host/device/quirks.c decides, per device)
  *
- * and the helpers every file uses: the index modes' values and
- * CLG_PREFETCH_LINE. A file that needs CLG_UNIT or CLG_INDEX checks for it
+ * and the helpers every file uses: the index modes' values,
+ * CLG_PREFETCH_LINE and CLG_LANES16. A file that needs CLG_UNIT or CLG_INDEX checks for it
  * itself (the scatters take no index type). */
 
 #define CLG_MODE_RAISE 0
@@ -32,6 +33,24 @@ typedef CLG_INDEX index_t;
 #else
 #define CLG_PREFETCH_LINE(p) prefetch((const global uchar *)(p), 64)
 #endif
+
+/* The 16 lanes of a 16-vector kernel argument (shapes, strides, bounds)
+ * into a private array `out`, lane by lane. Not vstore16: on CPUs without
+ * AVX-512 a 1024-bit vector passed to the builtin makes clang warn (POCL
+ * printed "AVX vector argument of type ulong16 without 'avx512f' enabled
+ * changes the ABI" for every such program it built), and vstore16 into
+ * private memory left the array uninitialized under Oclgrind 21.10
+ * (wrong scatter targets there). Plain assignments are the same on every
+ * compiler. */
+#define CLG_LANES16(v, out)                                                    \
+  do {                                                                         \
+    (out)[0] = (v).s0, (out)[1] = (v).s1, (out)[2] = (v).s2;                   \
+    (out)[3] = (v).s3, (out)[4] = (v).s4, (out)[5] = (v).s5;                   \
+    (out)[6] = (v).s6, (out)[7] = (v).s7, (out)[8] = (v).s8;                   \
+    (out)[9] = (v).s9, (out)[10] = (v).sa, (out)[11] = (v).sb;                 \
+    (out)[12] = (v).sc, (out)[13] = (v).sd, (out)[14] = (v).se;                \
+    (out)[15] = (v).sf;                                                        \
+  } while (0)
 
 /* Asynchronous checked mode (-DCLG_GATED): one more argument, the verdict
  * of the validation kernel (kernels/validate.cl), read first; when it is

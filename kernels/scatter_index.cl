@@ -30,18 +30,6 @@
 #error "build with -DCLG_INDEX=int|long"
 #endif
 
-/* The 16 lanes of v into a private array, lane by lane: vstore16 into
- * private memory left the array uninitialized under Oclgrind 21.10
- * ("Uninitialized address used to read from private memory" in
- * clg_si_hist, on the keys computed from it) and gave wrong targets
- * there; plain assignments are the same on every compiler. */
-static void clg_si_lanes(ulong16 v, ulong *out) {
-  out[0] = v.s0, out[1] = v.s1, out[2] = v.s2, out[3] = v.s3;
-  out[4] = v.s4, out[5] = v.s5, out[6] = v.s6, out[7] = v.s7;
-  out[8] = v.s8, out[9] = v.s9, out[10] = v.sa, out[11] = v.sb;
-  out[12] = v.sc, out[13] = v.sd, out[14] = v.se, out[15] = v.sf;
-}
-
 #define CLG_SI_DUP(v, vx) ((v)[2 * (vx)])
 #define CLG_SI_GATE(v, vx, gate)                                               \
   if ((gate) == 0 ? (v)[0] != 0 : CLG_SI_DUP(v, vx) == 0)                      \
@@ -70,7 +58,7 @@ kernel void clg_si_keys_nd(global const index_t *restrict x, ulong x_off,
     return;
   }
   ulong d[16];
-  clg_si_lanes(dims, d);
+  CLG_LANES16(dims, d);
   for (ulong e = b; e < end; ++e) {
     ulong t = 0;
     for (uint j = 0; j < m; ++j) {
@@ -101,8 +89,8 @@ kernel void clg_si_keys_elements(global const index_t *restrict x, ulong x_off,
   CLG_SI_GATE(verdict, vx, 0)
   const ulong end = min(b + per, n);
   ulong d[16], s[16];
-  clg_si_lanes(dims, d);
-  clg_si_lanes(strides, s);
+  CLG_LANES16(dims, d);
+  CLG_LANES16(strides, s);
   /* Targets are below 2^32 (the host's condition for this path), so they
    * are computed modulo 2^32, in uint: a 64-bit multiply has no vector
    * instruction before AVX-512, a 32-bit one has. */

@@ -59,9 +59,9 @@ __kernel void clg_strided_copy(__global const CLG_UNIT *src, long src_off,
                                ulong rows, long16 shape, long16 src_stride,
                                long16 dst_stride) {
   long n[16], ss[16], ds[16];
-  vstore16(shape, 0, n);
-  vstore16(src_stride, 0, ss);
-  vstore16(dst_stride, 0, ds);
+  CLG_LANES16(shape, n);
+  CLG_LANES16(src_stride, ss);
+  CLG_LANES16(dst_stride, ds);
   const long j = (long)get_global_id(0);
   if (j >= n[CLG_RANK - 1] || get_global_id(1) >= rows)
     return;
@@ -93,10 +93,10 @@ __kernel void clg_strided_gather(__global const CLG_UNIT *src, long src_off,
                                  long16 shape, long16 src_stride,
                                  long16 dst_stride, long16 idx_stride) {
   long n[16], ss[16], ds[16], xs[16];
-  vstore16(shape, 0, n);
-  vstore16(src_stride, 0, ss);
-  vstore16(dst_stride, 0, ds);
-  vstore16(idx_stride, 0, xs);
+  CLG_LANES16(shape, n);
+  CLG_LANES16(src_stride, ss);
+  CLG_LANES16(dst_stride, ds);
+  CLG_LANES16(idx_stride, xs);
   const long j = (long)get_global_id(0);
   if (j >= n[CLG_RANK - 1] || get_global_id(1) >= rows)
     return;

@@ -44,7 +44,7 @@ clg_validate_indices(__global const CLG_INDEX *x, ulong x_off, ulong count,
   if (end > count)
     end = count;
   ulong s[16];
-  vstore16(bounds, 0, s);
+  CLG_LANES16(bounds, s);
   ulong found = CLG_NONE;
 #if CLG_LOCAL == 1
   /* CPU devices: one work-item per group scans its range contiguously, in
