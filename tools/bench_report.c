@@ -290,8 +290,10 @@ void print_table(const run_info *info, const settings *cfg, const int *idx,
          "candidate or output < 1 MiB), forced (CLGATHER_VARIANT).\n"
          "(f) the workload's first clg_run on its cl_mem tensors (its shape "
          "class's first use in this process: programs loaded from the disk "
-         "cache or built,\nthe variant read from it or timed on the device), "
-         "wall clock to completion; steady state: (a) and (b). With "
+         "cache or built,\nthe variant read from it, or the first candidate "
+         "untimed, the timing left to the class's second call: "
+         "CLG_OPTION_TUNE),\nwall clock to completion; steady state: (a) "
+         "and (b), after warm-up rounds (the second call times). With "
          "CLGATHER_CACHE_DIR=off: a first use from scratch.\n"
          "\nworkloads:\n");
   for (int i = 0; i < n; ++i) {

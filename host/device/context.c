@@ -55,8 +55,12 @@ static clg_status clg_context_init(cl_context cl_ctx, cl_device_id device,
 #endif
   ctx->forced_variant = clg__variant_parse(getenv("CLGATHER_VARIANT"));
   const char *tune = getenv("CLGATHER_TUNE");
-  atomic_init(&ctx->tune_on, !(tune && (strcmp(tune, "off") == 0 ||
-                                        strcmp(tune, "0") == 0)));
+  int mode = CLG_TUNE_SECOND_CALL;
+  if (tune && (strcmp(tune, "off") == 0 || strcmp(tune, "0") == 0))
+    mode = CLG_TUNE_OFF;
+  else if (tune && (strcmp(tune, "first") == 0 || strcmp(tune, "2") == 0))
+    mode = CLG_TUNE_FIRST_CALL;
+  atomic_init(&ctx->tune_mode, mode);
   atomic_init(&ctx->tune_budget_us, CLG_TUNE_BUDGET_US_DEFAULT);
   atomic_init(&ctx->host_threads,
               clg_env_count(getenv("CLGATHER_HOST_THREADS")));
@@ -363,12 +367,13 @@ clg_status clg_context_set_option(clg_context *ctx, clg_option option,
     atomic_store(&ctx->host_threads, (size_t)value);
     return clg__ok();
   case CLG_OPTION_TUNE:
-    if (value != 0 && value != 1)
+    if (value < CLG_TUNE_OFF || value > CLG_TUNE_FIRST_CALL)
       return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
                        "CLG_OPTION_TUNE is %" PRId64
-                       ", but it takes 0 (off) or 1 (on)",
+                       ", but it takes 0 (off), 1 (time at a shape class's "
+                       "second call) or 2 (at its first)",
                        value);
-    atomic_store(&ctx->tune_on, value == 1);
+    atomic_store(&ctx->tune_mode, (int)value);
     return clg__ok();
   case CLG_OPTION_TUNE_BUDGET_US:
     if (value < 0)

@@ -52,10 +52,11 @@ struct clg_context {
    * created (not at each call): CLGATHER_VARIANT (the forced variant, -1:
    * none). */
   int forced_variant;
-  /* CLG_OPTION_TUNE (from CLGATHER_TUNE=off|0 at creation: false) and
+  /* CLG_OPTION_TUNE, a clg_tune_mode (from CLGATHER_TUNE at creation:
+   * off|0, first|2, else CLG_TUNE_SECOND_CALL) and
    * CLG_OPTION_TUNE_BUDGET_US (clg_context_set_option), each read once by
    * a call that may time its candidates (tune.c). */
-  atomic_bool tune_on;
+  atomic_int tune_mode;
   atomic_int_least64_t tune_budget_us;
   /* CLG_OPTION_HOST_THREADS (clg_context_set_option; from
    * CLGATHER_HOST_THREADS at creation): 0 no bound of the context's own. */

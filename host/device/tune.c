@@ -1,7 +1,8 @@
 /* Online choice of kernel variants: where a shape admits several kernels
  * whose speed depends on the device (a CPU's caches and prefetchers, a
- * GPU's memory system), the first call of each shape class times every
- * candidate on the call's own tensors and keeps the fastest, in the context
+ * GPU's memory system), the second call of each shape class on a context
+ * (by default; the first with CLG_TUNE_FIRST_CALL) times every candidate
+ * on the call's own tensors and keeps the fastest, in the context
  * and in the on-disk program cache beside the binaries (CLBlast keeps tuned
  * parameters in a database; this one is filled on the device itself). */
 #define _POSIX_C_SOURCE 200809L
@@ -33,9 +34,9 @@ int clg__variant_parse(const char *name) {
 /* Rounds of timed runs (one run of each candidate a round; the best of a
  * candidate's counts, which filters out a neighbour's burst on a shared
  * machine); the wall time after which no further round starts is the
- * context's CLG_OPTION_TUNE_BUDGET_US (CLG_TUNE_BUDGET_US_DEFAULT). A first
- * call of a new shape class therefore costs one warm-up run and one to
- * CLG_TUNE_ROUNDS timed runs of each candidate, each after a cache
+ * context's CLG_OPTION_TUNE_BUDGET_US (CLG_TUNE_BUDGET_US_DEFAULT). The
+ * call of a new shape class that times therefore costs one warm-up run and
+ * one to CLG_TUNE_ROUNDS timed runs of each candidate, each after a cache
  * eviction. */
 #define CLG_TUNE_ROUNDS 5
 #define CLG_TUNE_KEY_MAX 160
@@ -47,7 +48,9 @@ typedef struct clg_tune_entry {
   /* Timed on this device (here or by an earlier process: the disk cache);
    * else the default of a call that could not time (too small, gated),
    * kept so that such calls look at the disk cache once, not every time,
-   * and replaced by the first call that times. */
+   * and replaced by the first call that times. An entry also tells a
+   * call under CLG_TUNE_SECOND_CALL that it is not the class's first on
+   * the context. */
   bool measured;
 } clg_tune_entry;
 
@@ -75,12 +78,15 @@ static const char *clg_tune_space(clg_context *ctx) {
 }
 
 /* Under ctx->lock: the remembered choice for key (*measured: timed), or
- * -1 when the context has none and the disk cache none either. */
+ * -1 when the context has none and the disk cache none either. *seen: a
+ * call of the class ran on the context before. */
 static int clg_tune_lookup(clg_context *ctx, const char *key, const int *cands,
-                           int count, bool *measured) {
+                           int count, bool *measured, bool *seen) {
   *measured = false;
+  *seen = false;
   for (clg_tune_entry *e = ctx->tuned; e; e = e->next)
     if (strcmp(e->key, key) == 0) {
+      *seen = true;
       /* A class spans shapes whose candidates may differ (a power of two
        * of rows): another call's choice counts only among this one's. */
       if (!clg_is_candidate(e->variant, cands, count))
@@ -105,23 +111,23 @@ static int clg_tune_lookup(clg_context *ctx, const char *key, const int *cands,
  * `store`, which only a measured choice is). */
 static void clg_tune_remember(clg_context *ctx, const char *key, int variant,
                               bool measured, bool store) {
-  for (clg_tune_entry *e = ctx->tuned; e; e = e->next)
-    if (strcmp(e->key, key) == 0) {
-      e->variant = variant;
-      e->measured = measured;
-      return;
-    }
+  clg_tune_entry *e = ctx->tuned;
+  while (e && strcmp(e->key, key) != 0)
+    e = e->next;
   /* A memo: without memory the choice is only forgotten (the next call
    * looks again), nothing the caller sees changes; so not an allocation
    * the fault tests fail (CLG_CALLOC), which expect each to fail the call. */
-  clg_tune_entry *e = calloc(1, sizeof *e);
-  if (e) {
+  if (!e && (e = calloc(1, sizeof *e)) != NULL) {
     snprintf(e->key, sizeof e->key, "%s", key);
-    e->variant = variant;
-    e->measured = measured;
     e->next = ctx->tuned;
     ctx->tuned = e;
   }
+  if (e) {
+    e->variant = variant;
+    e->measured = measured;
+  }
+  /* Stored whether or not the class had an entry (one a call that timed
+   * nothing left, the class's first). */
   clg_hash128 h;
   if (store && clg__cache_key(ctx, clg_tune_space(ctx), key, &h))
     (void)clg__cache_put_record(ctx, &h, ".tune", clg__variant_name(variant));
@@ -177,23 +183,31 @@ int clg__tune_pick(clg_context *ctx, const char *key, const int *cands,
   if (count <= 1)
     return cands[0];
   /* The options as this call found them (clg_context_set_option). */
-  bool measured = false, timing = trial && atomic_load(&ctx->tune_on);
+  int mode = atomic_load(&ctx->tune_mode);
+  bool measured = false, seen = false,
+       timing = trial && mode != CLG_TUNE_OFF;
   double budget_s = 1e-6 * (double)atomic_load(&ctx->tune_budget_us);
   pthread_mutex_lock(&ctx->lock);
-  int known = clg_tune_lookup(ctx, key, cands, count, &measured);
+  int known = clg_tune_lookup(ctx, key, cands, count, &measured, &seen);
+  int fallback = known >= 0 ? known : cands[0];
+  /* The class's first call on the context under CLG_TUNE_SECOND_CALL runs
+   * its default untimed and leaves the timing to the next call. A cold
+   * first call then builds and launches one kernel: timing Gather's three
+   * candidates on a CPU had cost a one-call process (the CLI) 0.3 s of its
+   * 1.5-1.8 s (Zen 3, POCL 3.1, empty caches): their first launches and
+   * the evictions of the trials. */
+  bool defer = timing && !measured && !seen && mode == CLG_TUNE_SECOND_CALL;
   /* Kept in memory: a choice from the disk, and the default of a call that
-   * cannot time (the next such call of the class then finds it here). */
-  if (known >= 0 && (measured || !timing))
-    clg_tune_remember(ctx, key, known, measured, false);
-  else if (known < 0 && !timing)
-    clg_tune_remember(ctx, key, cands[0], false, false);
+   * does not time (the next call of the class then finds it here). */
+  if ((known >= 0 && measured) || !timing || defer)
+    clg_tune_remember(ctx, key, fallback, measured, false);
   pthread_mutex_unlock(&ctx->lock);
   if (known >= 0 && measured) {
     *how = CLG_CHOICE_MEASURED;
     return known;
   }
-  if (!timing)
-    return known >= 0 ? known : cands[0];
+  if (!timing || defer)
+    return fallback;
 
   /* Each candidate once untimed (a driver may finish compiling a kernel
    * at its first launch: POCL builds the work-group function for the

@@ -38,15 +38,18 @@ typedef clg_status (*clg_trial_fn)(void *arg, int variant, double *seconds);
  *    that one (forced; tests run every variant this way);
  *  - a choice made before for `key` on this context, or stored in the
  *    on-disk cache for this device: that one (measured);
- *  - `trial` not NULL, several candidates and the context's
- *    CLG_OPTION_TUNE on (default: CLGATHER_TUNE not "off"):
+ *  - `trial` not NULL, several candidates, the context's CLG_OPTION_TUNE
+ *    not CLG_TUNE_OFF (default: CLGATHER_TUNE not "off"), and either
+ *    CLG_TUNE_FIRST_CALL or a call of `key` on the context before this one
+ *    (CLG_TUNE_SECOND_CALL):
  *    each candidate is run by `trial` once untimed, then in up to
  *    CLG_TUNE_ROUNDS rounds of one run of each, every run from cold caches
  *    (clg__time_call; no round starts once the context's
  *    CLG_OPTION_TUNE_BUDGET_US is spent);
  *    the fastest by its best time is kept for `key` in the context and on
  *    disk (measured);
- *  - else cands[0] (not kept).
+ *  - else cands[0], or the default an earlier call of `key` ran (kept in
+ *    memory only, which tells the class's next call it is not the first).
  * *how tells which. Every candidate computes the same output, so the choice
  * changes speed only. Thread-safe. */
 int clg__tune_pick(clg_context *ctx, const char *key, const int *cands,

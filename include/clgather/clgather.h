@@ -417,22 +417,29 @@ typedef enum clg_option {
    * read from the environment variable CLGATHER_HOST_THREADS (a decimal
    * integer) when the context is created. */
   CLG_OPTION_HOST_THREADS = 1,
-  /** Whether kernel variants are chosen by timing them on the device
-   * (clg_context_last_variant()): 1 on, 0 off. Off, a call times nothing:
-   * it runs the plan's first candidate (CLG_CHOICE_DEFAULT), or a choice
-   * already measured for its shape class (on this context before, or read
-   * from the disk cache: CLG_CHOICE_MEASURED), which costs no time. The
-   * default is 1, or 0 when the environment variable CLGATHER_TUNE is "off"
-   * or "0" when the context is created. CLGATHER_VARIANT still forces its
-   * variant either way. */
+  /** Whether and when kernel variants are chosen by timing them on the
+   * device (clg_context_last_variant()), a clg_tune_mode:
+   * CLG_TUNE_OFF (0), CLG_TUNE_SECOND_CALL (1, the default) or
+   * CLG_TUNE_FIRST_CALL (2). Off, a call times nothing: it runs the plan's
+   * first candidate (CLG_CHOICE_DEFAULT), or a choice already measured for
+   * its shape class (on this context before, or read from the disk cache:
+   * CLG_CHOICE_MEASURED), which costs no time. CLG_TUNE_SECOND_CALL: the
+   * first call of a shape class on the context runs the first candidate
+   * untimed, as off does, and the second times the candidates; a process
+   * that calls a class once (the CLI) builds and launches one kernel and
+   * times nothing. CLG_TUNE_FIRST_CALL: the first call times them (what 1 did
+   * up to version 0.1.0). The default is CLG_TUNE_SECOND_CALL,
+   * or what the environment variable CLGATHER_TUNE says when the context is
+   * created: "off" or "0" CLG_TUNE_OFF, "first" or "2" CLG_TUNE_FIRST_CALL.
+   * CLGATHER_VARIANT still forces its variant either way. */
   CLG_OPTION_TUNE = 2,
   /** The time budget of one shape class's timing, in microseconds (an
    * integer >= 0): after the untimed run of each candidate, rounds of one
    * timed run of each candidate (at most 5 rounds) follow until a round
    * ends past the budget. 0: a single timed round, the least a measurement
-   * takes. The default is 200000 (0.2 s; no environment variable). A
-   * first call of a new shape class blocks for about the budget plus one
-   * round; budgets above the time of five rounds change nothing. */
+   * takes. The default is 200000 (0.2 s; no environment variable). The
+   * call of a new shape class that times (CLG_OPTION_TUNE) blocks for
+   * about the budget plus one round; budgets above the time of five rounds change nothing. */
   CLG_OPTION_TUNE_BUDGET_US = 3,
   /** Whether ctx uses the on-disk program cache (binaries and measured
    * kernel choices; see clg_context_cache_info()): 1 on, 0 off. Off, ctx
@@ -446,6 +453,15 @@ typedef enum clg_option {
   CLG_OPTION_DISK_CACHE = 4,
 } clg_option;
 
+/** The values of CLG_OPTION_TUNE: when a shape class's kernel variants are
+ * timed on a context. */
+typedef enum clg_tune_mode {
+  CLG_TUNE_OFF = 0,         /* never: the first candidate, or a choice
+                             * measured before */
+  CLG_TUNE_SECOND_CALL = 1, /* at the class's second call (the default) */
+  CLG_TUNE_FIRST_CALL = 2   /* at its first call */
+} clg_tune_mode;
+
 /**
  * Set `option` of ctx to `value`, for the calls that start after this one
  * returns; calls already running keep the value they started with.
@@ -455,7 +471,7 @@ typedef enum clg_option {
  *
  * Errors: CLG_ERROR_NULL_ARGUMENT (ctx), CLG_ERROR_INVALID_ARGUMENT (an
  * option clgather does not know, or a value outside the option's range:
- * CLG_OPTION_HOST_THREADS 0 to 1024, CLG_OPTION_TUNE and
+ * CLG_OPTION_HOST_THREADS 0 to 1024, CLG_OPTION_TUNE 0 to 2,
  * CLG_OPTION_DISK_CACHE 0 or 1, CLG_OPTION_TUNE_BUDGET_US >= 0); the
  * context is unchanged then.
  */
@@ -494,8 +510,9 @@ typedef enum clg_choice {
   CLG_CHOICE_NONE = 0,     /* no kernel launched on the context yet */
   CLG_CHOICE_DEFAULT = 1,  /* the plan's first candidate: the only one, or
                             * measuring was not possible (a plan being
-                            * baked, the asynchronous checked mode) or is
-                            * off (CLG_OPTION_TUNE, CLGATHER_TUNE=off) */
+                            * baked, the asynchronous checked mode), is
+                            * off (CLG_OPTION_TUNE, CLGATHER_TUNE=off) or
+                            * waits for the shape class's second call */
   CLG_CHOICE_MEASURED = 2, /* the fastest candidate, timed on this device
                             * (now, earlier on this context, or read from the
                             * program cache directory) */
@@ -511,9 +528,10 @@ typedef enum clg_choice {
  *
  * Where a shape admits several kernel variants (Gather on a CPU device:
  * one work-item per slice, the same with prefetching, one work-item per
- * outer row; GatherND and GatherElements likewise), the first call of each
- * shape class with an output of 1 MiB or more on a context runs each
- * candidate once untimed (a driver may finish compiling at a first launch)
+ * outer row; GatherND and GatherElements likewise), the second call of
+ * each shape class with an output of 1 MiB or more on a context (its first
+ * runs the first candidate untimed; the first itself with CLG_OPTION_TUNE
+ * CLG_TUNE_FIRST_CALL) runs each candidate once untimed (a driver may finish compiling at a first launch)
  * and then in up to five rounds of one timed run each, on the call's own
  * tensors, each run after the device's caches were evicted by filling a
  * scratch buffer of twice CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (at most 256 MiB
@@ -526,7 +544,8 @@ typedef enum clg_choice {
  * so later calls and processes reuse it. Every variant writes the same
  * bytes: the choice changes speed only. CLGATHER_VARIANT=NAME forces a
  * variant wherever it can run the call (candidate or not; elsewhere it is
- * ignored); CLG_OPTION_TUNE 0 (default: CLGATHER_TUNE=off) times nothing.
+ * ignored); CLG_OPTION_TUNE CLG_TUNE_OFF (default: CLGATHER_TUNE=off)
+ * times nothing.
  * Both environment variables are read when the context is created: a
  * change of the environment applies to contexts created after it.
  */
@@ -637,10 +656,11 @@ CLG_API clg_status clg_gather_output_shape(int32_t data_rank,
  * the indices, or the validation kernel's verdict). If any of them is host
  * memory, the call returns when the output has been written (host output) or
  * the gather has completed. Either way, the first call of a new shape class
- * with an output of 1 MiB or more on a context may block a little longer:
- * after the index values are checked it times the kernel variants that can
- * run it, on its own tensors (timed rounds stop after ~0.2 s; building the
- * candidates' programs, the first time, comes on top; see
+ * on a context builds its program (or loads it from the disk cache), and
+ * its second call (its first with CLG_OPTION_TUNE CLG_TUNE_FIRST_CALL),
+ * with an output of 1 MiB or more, may block a little longer: after the
+ * index values are checked it times the kernel variants that can run it,
+ * on its own tensors (timed rounds stop after ~0.2 s; see
  * clg_context_last_variant).
  *
  * Errors (the message, clg_last_error(), names the tensor, dimension,

@@ -213,14 +213,14 @@ Test(context, options) {
 
 /* The tuning and disk-cache options as a context holds them. */
 typedef struct opts {
-  bool tune;
+  int tune;
   int64_t budget_us;
   bool disk_cache;
 } opts;
 
 static opts opts_of(clg_context *ctx) {
   opts o;
-  o.tune = atomic_load(&ctx->tune_on);
+  o.tune = atomic_load(&ctx->tune_mode);
   o.budget_us = atomic_load(&ctx->tune_budget_us);
   pthread_mutex_lock(&ctx->lock);
   o.disk_cache = ctx->disk_cache;
@@ -265,10 +265,10 @@ Test(context, tuning_and_cache_options) {
   /* A change of the environment after creation changes nothing. */
   setenv("CLGATHER_TUNE", "off", 1);
   setenv("CLGATHER_CACHE_DIR", "off", 1);
-  opts on = {true, 200000, true};
+  opts on = {CLG_TUNE_SECOND_CALL, 200000, true};
   expect_opts(ctx, on, "defaults");
 
-  expect_refused(ctx, CLG_OPTION_TUNE, 2, "CLG_OPTION_TUNE", on);
+  expect_refused(ctx, CLG_OPTION_TUNE, 3, "CLG_OPTION_TUNE", on);
   expect_refused(ctx, CLG_OPTION_TUNE, -1, "CLG_OPTION_TUNE", on);
   expect_refused(ctx, CLG_OPTION_TUNE, INT64_MAX, "CLG_OPTION_TUNE", on);
   expect_refused(ctx, CLG_OPTION_TUNE_BUDGET_US, -1,
@@ -291,7 +291,7 @@ Test(context, tuning_and_cache_options) {
                CLG_SUCCESS);
   cr_expect_eq(clg_context_set_option(ctx, CLG_OPTION_DISK_CACHE, 0),
                CLG_SUCCESS);
-  opts off = {false, 0, false};
+  opts off = {CLG_TUNE_OFF, 0, false};
   expect_opts(ctx, off, "all set to 0");
   cr_expect_eq(
       clg_context_set_option(ctx, CLG_OPTION_TUNE_BUDGET_US, INT64_MAX),
@@ -299,8 +299,13 @@ Test(context, tuning_and_cache_options) {
   cr_expect_eq(clg_context_set_option(ctx, CLG_OPTION_TUNE, 1), CLG_SUCCESS);
   cr_expect_eq(clg_context_set_option(ctx, CLG_OPTION_DISK_CACHE, 1),
                CLG_SUCCESS);
-  opts back = {true, INT64_MAX, true};
+  opts back = {CLG_TUNE_SECOND_CALL, INT64_MAX, true};
   expect_opts(ctx, back, "set back to 1");
+  cr_expect_eq(
+      clg_context_set_option(ctx, CLG_OPTION_TUNE, CLG_TUNE_FIRST_CALL),
+      CLG_SUCCESS);
+  opts first = {CLG_TUNE_FIRST_CALL, INT64_MAX, true};
+  expect_opts(ctx, first, "CLG_TUNE_FIRST_CALL");
   cr_expect_eq(clg__context_host_threads(ctx), 0u, "HOST_THREADS moved");
   clg_context_destroy(ctx);
 
@@ -311,8 +316,20 @@ Test(context, tuning_and_cache_options) {
     setenv("CLGATHER_TUNE", offs[i], 1);
     setenv("CLGATHER_CACHE_DIR", offs[i], 1);
     cr_assert_eq(clg_context_create_default(NULL, &ctx), CLG_SUCCESS);
-    opts env_off = {false, 200000, false};
+    opts env_off = {CLG_TUNE_OFF, 200000, false};
     expect_opts(ctx, env_off, offs[i]);
+    clg_context_destroy(ctx);
+  }
+  /* "first" and "2" time at a class's first call; anything else is the
+   * default. */
+  static const char *const tunes[] = {"first", "2", "on", "1"};
+  unsetenv("CLGATHER_CACHE_DIR");
+  for (size_t i = 0; i < 4; ++i) {
+    setenv("CLGATHER_TUNE", tunes[i], 1);
+    cr_assert_eq(clg_context_create_default(NULL, &ctx), CLG_SUCCESS);
+    opts env = {i < 2 ? CLG_TUNE_FIRST_CALL : CLG_TUNE_SECOND_CALL, 200000,
+                true};
+    expect_opts(ctx, env, tunes[i]);
     clg_context_destroy(ctx);
   }
   unsetenv("CLGATHER_TUNE");

@@ -162,30 +162,97 @@ static bool is_candidate(const char *plan_device, const char *v) {
   return false;
 }
 
-/* The first call of the shape class times its candidates and keeps the
- * fastest in the context and on disk; a new context (a new process would be
- * the same) reads it back. The plans of either device type, whatever the
- * device (test builds read CLGATHER_TEST_PLAN_DEVICE at each call). */
-static void measured_once_then_reused(const char *plan_device) {
+/* gather_on() of the BIG class; *launches: the kernels it enqueued (a
+ * host call stages no kernel of its own besides the gather's). */
+static const char *gather_big_counted(clg_context *ctx, clg_choice *how,
+                                      unsigned long *launches) {
+  clg_fault_reset();
+  const char *v = gather_on(ctx, BIG_ROWS, BIG_COLS, BIG_N, 0, how);
+  *launches = clg_fault_calls(CLG_FAULT_ENQUEUE_KERNEL);
+  clg_fault_reset();
+  return v;
+}
+
+/* CLG_TUNE_SECOND_CALL (the default): the first call of the shape class
+ * launches its first candidate alone, untimed, and keeps nothing on disk;
+ * the second times the candidates (one untimed and at least one timed run
+ * of each, then its own launch) and keeps the fastest in the context and
+ * on disk; the third launches it alone; a new context (a new process
+ * would be the same) reads it back at its first call. The plans of either
+ * device type, whatever the device (test builds read
+ * CLGATHER_TEST_PLAN_DEVICE at each call). */
+static void measured_at_the_second_call(const char *plan_device) {
   cr_assert_eq(setenv("CLGATHER_TEST_PLAN_DEVICE", plan_device, 1), 0);
+  clg_context *ctx = new_context();
   clg_choice how = CLG_CHOICE_NONE;
-  const char *first = gather_once(BIG_ROWS, BIG_COLS, BIG_N, 0, &how);
-  cr_expect_eq(how, CLG_CHOICE_MEASURED, "%s plans: %d", plan_device, how);
+  unsigned long launches = 0;
+  const char *v = gather_big_counted(ctx, &how, &launches);
+  cr_expect_eq(how, CLG_CHOICE_DEFAULT, "%s plans, first call: %d",
+               plan_device, how);
+  cr_expect(is_candidate(plan_device, v), "%s plans ran %s", plan_device,
+            v ? v : "nothing");
+  cr_expect_eq(launches, 1, "%s plans: the first call launched %lu kernels",
+               plan_device, launches);
+  cr_expect_eq(count_tune_files(), 0, "a default is not a measurement");
+  const char *first = gather_big_counted(ctx, &how, &launches);
+  cr_expect_eq(how, CLG_CHOICE_MEASURED, "%s plans, second call: %d",
+               plan_device, how);
   cr_expect(is_candidate(plan_device, first), "%s plans measured %s",
             plan_device, first ? first : "nothing");
+  cr_expect_geq(launches, 5, "%s plans: the second call launched %lu kernels",
+                plan_device, launches);
   cr_expect_eq(count_tune_files(), 1, "the choice is kept on disk");
+  v = gather_big_counted(ctx, &how, &launches);
+  cr_expect_eq(how, CLG_CHOICE_MEASURED, "%s plans, third call: %d",
+               plan_device, how);
+  cr_expect_str_eq(v, first);
+  cr_expect_eq(launches, 1, "%s plans: the third call launched %lu kernels",
+               plan_device, launches);
+  clg_context_destroy(ctx);
   const char *again = gather_once(BIG_ROWS, BIG_COLS, BIG_N, 0, &how);
   cr_expect_eq(how, CLG_CHOICE_MEASURED, "%s plans: %d", plan_device, how);
   cr_expect_str_eq(again, first);
   cr_expect_eq(count_tune_files(), 1);
 }
 
-Test(tune, measured_once_then_reused_cpu_plans) {
-  measured_once_then_reused("cpu");
+Test(tune, measured_at_the_second_call_cpu_plans) {
+  measured_at_the_second_call("cpu");
 }
 
-Test(tune, measured_once_then_reused_gpu_plans) {
-  measured_once_then_reused("gpu");
+Test(tune, measured_at_the_second_call_gpu_plans) {
+  measured_at_the_second_call("gpu");
+}
+
+/* CLG_TUNE_FIRST_CALL (CLGATHER_TUNE=first, or 2 as the option): the
+ * class's first call measures and keeps its choice on disk. */
+Test(tune, first_call_mode_measures_at_once) {
+  static const char *const spellings[] = {"first", "2"};
+  for (size_t i = 0; i < 2; ++i) {
+    cr_assert_eq(setenv("CLGATHER_TUNE", spellings[i], 1), 0);
+    clg_context *ctx = new_context();
+    cr_assert_eq(clg_context_set_option(ctx, CLG_OPTION_DISK_CACHE, 0),
+                 CLG_SUCCESS);
+    clg_choice how = CLG_CHOICE_NONE;
+    unsigned long launches = 0;
+    const char *v = gather_big_counted(ctx, &how, &launches);
+    cr_expect_eq(how, CLG_CHOICE_MEASURED, "CLGATHER_TUNE=%s: %d",
+                 spellings[i], how);
+    cr_expect(is_candidate("cpu", v) || is_candidate("gpu", v),
+              "measured %s", v ? v : "nothing");
+    cr_expect_geq(launches, 5, "CLGATHER_TUNE=%s: %lu launches", spellings[i],
+                  launches);
+    clg_context_destroy(ctx);
+  }
+  cr_assert_eq(unsetenv("CLGATHER_TUNE"), 0);
+  clg_context *ctx = new_context();
+  cr_assert_eq(
+      clg_context_set_option(ctx, CLG_OPTION_TUNE, CLG_TUNE_FIRST_CALL),
+      CLG_SUCCESS);
+  clg_choice how = CLG_CHOICE_NONE;
+  (void)gather_on(ctx, BIG_ROWS, BIG_COLS, BIG_N, 0, &how);
+  cr_expect_eq(how, CLG_CHOICE_MEASURED, "the option: %d", how);
+  cr_expect_eq(count_tune_files(), 1, "the choice is kept on disk");
+  clg_context_destroy(ctx);
 }
 
 Test(tune, off_takes_the_first_candidate) {
@@ -198,9 +265,10 @@ Test(tune, off_takes_the_first_candidate) {
 }
 
 /* Without a disk cache each context measures for itself, on the plans of
- * either device type. */
+ * either device type (at the first call: CLG_TUNE_FIRST_CALL). */
 Test(tune, cache_off_still_measures_per_context) {
   cr_assert_eq(setenv("CLGATHER_CACHE_DIR", "off", 1), 0);
+  cr_assert_eq(setenv("CLGATHER_TUNE", "first", 1), 0);
   static const char *const plan_devices[] = {"cpu", "gpu"};
   for (size_t i = 0; i < 2; ++i) {
     cr_assert_eq(setenv("CLGATHER_TEST_PLAN_DEVICE", plan_devices[i], 1), 0);
@@ -219,6 +287,7 @@ Test(tune, cache_off_still_measures_per_context) {
 /* A trial that cannot be enqueued (injected fault): no choice is kept, the
  * call runs the first candidate and succeeds. */
 Test(tune, failing_trial_falls_back_to_the_first_candidate) {
+  cr_assert_eq(setenv("CLGATHER_TUNE", "first", 1), 0);
   clg_fault_reset();
   /* The host call stages no kernel before the trials: the first
    * clEnqueueNDRangeKernel is the first trial's. */
@@ -232,13 +301,16 @@ Test(tune, failing_trial_falls_back_to_the_first_candidate) {
 }
 
 /* CLG_OPTION_TUNE 0 on one context while another of the same process, on
- * the same disk cache, measures: the first times nothing (the first
- * candidate, no record), the second measures and keeps its choice; the
- * first then still takes its default (kept in memory), and the second's
- * choice is unchanged. */
+ * the same disk cache, measures (at its first call: CLG_TUNE_FIRST_CALL):
+ * the first times nothing (the first candidate, no record), the second
+ * measures and keeps its choice; the first then still takes its default
+ * (kept in memory), and the second's choice is unchanged. */
 Test(tune, off_per_context_while_another_measures) {
   clg_context *quiet = new_context(), *tuned = new_context();
   cr_assert_eq(clg_context_set_option(quiet, CLG_OPTION_TUNE, 0), CLG_SUCCESS);
+  cr_assert_eq(
+      clg_context_set_option(tuned, CLG_OPTION_TUNE, CLG_TUNE_FIRST_CALL),
+      CLG_SUCCESS);
   clg_choice how = CLG_CHOICE_NONE;
   const char *v = gather_on(quiet, BIG_ROWS, BIG_COLS, BIG_N, 0, &how);
   cr_expect_not_null(v);
@@ -253,7 +325,9 @@ Test(tune, off_per_context_while_another_measures) {
   v = gather_on(quiet, BIG_ROWS, BIG_COLS, BIG_N, 0, &how);
   cr_expect_eq(how, CLG_CHOICE_DEFAULT, "tune off, again: %d", how);
   cr_expect_str_eq(v, first);
-  /* Back on: the context measures (its default was not a measurement). */
+  /* Back on: the context measures at its next call (its default was not a
+   * measurement, and the calls made while it was off were the class's
+   * first). */
   cr_assert_eq(clg_context_set_option(quiet, CLG_OPTION_TUNE, 1), CLG_SUCCESS);
   cr_assert_eq(clg_context_set_option(quiet, CLG_OPTION_DISK_CACHE, 0),
                CLG_SUCCESS);
@@ -264,12 +338,16 @@ Test(tune, off_per_context_while_another_measures) {
 }
 
 /* The launches of a first call of a big shape class on a context of its
- * own (no disk cache, so nothing is read back): one untimed and `rounds`
- * timed runs of each of the c candidates, then the call's own launch. */
+ * own (no disk cache, so nothing is read back; CLG_TUNE_FIRST_CALL): one
+ * untimed and `rounds` timed runs of each of the c candidates, then the
+ * call's own launch. */
 static unsigned long launches_with_budget(int64_t budget_us, clg_choice *how) {
   clg_context *ctx = new_context();
   cr_assert_eq(clg_context_set_option(ctx, CLG_OPTION_DISK_CACHE, 0),
                CLG_SUCCESS);
+  cr_assert_eq(
+      clg_context_set_option(ctx, CLG_OPTION_TUNE, CLG_TUNE_FIRST_CALL),
+      CLG_SUCCESS);
   cr_assert_eq(clg_context_set_option(ctx, CLG_OPTION_TUNE_BUDGET_US,
                                       budget_us),
                CLG_SUCCESS);
