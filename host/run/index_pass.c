@@ -380,12 +380,16 @@ static clg_status clg_spare_take(clg_context *ctx, cl_mem *res,
 /* `done`: its verdict was read (the kernel has completed). */
 static void clg_spare_give_back(clg_context *ctx, const clg_verdict *v,
                                 bool done) {
-  cl_int status = CL_COMPLETE;
-  bool idle = done || !v->event ||
-              (clWaitForEvents(1, &v->event), /* its outcome: below */
-               clGetEventInfo(v->event, CL_EVENT_COMMAND_EXECUTION_STATUS,
-                              sizeof status, &status, NULL) == CL_SUCCESS &&
-                   status <= CL_COMPLETE);
+  bool idle = done || !v->event;
+  if (!idle) {
+    /* Its kernel ran to an end: kept only if that end is known (complete
+     * or failed), the wait's own result aside. */
+    cl_int status = CL_COMPLETE;
+    (void)clWaitForEvents(1, &v->event);
+    idle = clGetEventInfo(v->event, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                          sizeof status, &status, NULL) == CL_SUCCESS &&
+           status <= CL_COMPLETE;
+  }
   pthread_mutex_lock(&ctx->lock);
   ctx->verdict_taken = false;
   if (!idle) {
