@@ -320,11 +320,14 @@ static clg_status clg_device_apply(clg_context *ctx,
                                    bool loop, size_t unit, size_t per,
                                    size_t units_per_elem, size_t vec,
                                    clg_kernel_calls *calls) {
-  bool sorted = s->sorted >= 0;
+  bool sorted = s->sorted >= 0, runs = loop && !sorted;
   clg_kernel_entry *k = NULL;
   clg_status st = clg__get_kernel(
       ctx, clg_kernel_scatter, opts,
-      sorted ? "clg_scatter_sorted" : "clg_scatter_direct", &k);
+      sorted ? "clg_scatter_sorted"
+      : runs ? "clg_scatter_direct_runs"
+             : "clg_scatter_direct",
+      &k);
   if (st != CLG_SUCCESS)
     return st;
   cl_ulong oo = l->o->offset / unit / per / vec,
@@ -347,7 +350,15 @@ static clg_status clg_device_apply(clg_context *ctx,
   if (sorted)
     clg__call_set(&calls->call[calls->count++], k, 8, sizes, vals, 2, global,
                   local);
-  else { /* direct: no entries array */
+  else if (runs) { /* direct in runs of `per` entries, a work-group each */
+    cl_ulong run = clg__scatter_run(items, inner);
+    size_t rg[1] = {(size_t)((items + run - 1) / run)}, rl[1] = {1};
+    const void *dv[8] = {vals[0], vals[1], vals[2], vals[3],
+                         vals[4], vals[6], vals[7], &run};
+    size_t ds[8] = {sizes[0], sizes[1], sizes[2], sizes[3],
+                    sizes[4], sizes[6], sizes[7], sizeof run};
+    clg__call_set(&calls->call[calls->count++], k, 8, ds, dv, 1, rg, rl);
+  } else { /* direct: no entries array */
     const void *dv[7] = {vals[0], vals[1], vals[2], vals[3], vals[4],
                          vals[6], vals[7]};
     size_t ds[7] = {sizes[0], sizes[1], sizes[2], sizes[3], sizes[4],

@@ -74,6 +74,11 @@ clg_status clg__scatter_device_plan(const clg_scatter_kind *kind,
                                     const clg_scatter_params *sc,
                                     const clg_tensor *data,
                                     const clg_tensor *indices, void **state);
+/* Entries per work-item of a per-entry kernel on a CPU after the device's
+ * index pass: runs of at least CLG_SI_PER_CPU elements (entries of `inner`
+ * elements), at most CLG_SI_RUNS_CPU runs (scatter_device.c). */
+uint64_t clg__scatter_run(uint64_t entries, uint64_t inner);
+
 /* The device's index pass as kernel calls appended to *calls (each takes
  * the verdict, whose scatter words start at 64-bit word l->verdict_extra,
  * last). */

@@ -29,6 +29,12 @@
 #define CLG_SI_PER_CPU 4096
 #define CLG_SI_RUNS_CPU 1024
 
+uint64_t clg__scatter_run(uint64_t entries, uint64_t inner) {
+  uint64_t per = (entries + CLG_SI_RUNS_CPU - 1) / CLG_SI_RUNS_CPU,
+           least = (CLG_SI_PER_CPU + inner - 1) / (inner ? inner : 1);
+  return per > least ? per : least;
+}
+
 clg_status clg__scatter_device_plan(const clg_scatter_kind *kind,
                                     const clg_params *norm,
                                     const clg_scatter_params *sc,

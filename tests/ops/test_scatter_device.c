@@ -399,6 +399,63 @@ Test(scatter_device, innermost_axis_repeats) {
   }
 }
 
+/* ScatterND, reduction none, duplicates an error, distinct targets: the
+ * scatter after the device's index pass, which a CPU runs in runs of
+ * entries (clg_scatter_direct_runs: at least 4096 elements a run, at most
+ * 1024 runs), with slices of 1, 3 and 40 elements over several runs and a
+ * last run cut short; every entry lands (byte for byte against the
+ * reference). */
+Test(scatter_device, distinct_slices_in_runs) {
+  setenv("CLGATHER_TEST_DEVICE_VALIDATION", "always", 1);
+  tu_rng rng = tu_rng_make(17);
+  static const int64_t shapes[3][4] = {/* ds0, ds1, entries, k */
+                                       {150, 80, 9001, 2},
+                                       {20000, 3, 9001, 1},
+                                       {3000, 40, 2500, 1}};
+  for (int k = 0; k < 6; ++k) {
+    const int64_t *sh = shapes[k % 3];
+    sd_case c;
+    memset(&c, 0, sizeof c);
+    c.op = CLG_OP_SCATTER_ND;
+    c.idt = k < 3 ? CLG_DTYPE_INT64 : CLG_DTYPE_INT32;
+    c.in_place = k % 2 == 0;
+    c.r = c.q = 2;
+    c.ds[0] = sh[0];
+    c.ds[1] = sh[1];
+    c.is[0] = sh[2];
+    c.is[1] = sh[3];
+    float *data, *upd;
+    void *idx;
+    sd_inputs(&c, &rng, &data, &idx, &upd);
+    /* Distinct targets: slice t = (start + 7919 e) mod slices, 7919 prime
+     * to every count of slices here; negative every third. */
+    int64_t slices = sh[3] == 2 ? sh[0] * sh[1] : sh[0];
+    int64_t start = tu_rng_range(&rng, 0, slices - 1);
+    for (int64_t e = 0; e < sh[2]; ++e) {
+      int64_t t = (start + 7919 * e) % slices;
+      int64_t v[2] = {sh[3] == 2 ? t / sh[1] : t, t % sh[1]};
+      for (int64_t j = 0; j < sh[3]; ++j)
+        tu_set_index(idx, c.idt, e * sh[3] + j,
+                     e % 3 ? v[j] : v[j] - c.ds[j]);
+    }
+    size_t dn = (size_t)tu_numel(c.r, c.ds);
+    float *want = malloc(dn * sizeof *want);
+    cr_assert(want);
+    memcpy(want, data, dn * sizeof *want);
+    cr_assert_eq(sd_reference(&c, want, idx, upd), REF_OK, "case %d", k);
+    sd_run dev;
+    sd_call(&c, data, idx, upd, true, false, &dev);
+    cr_expect_eq(dev.st, CLG_SUCCESS, "case %d: %s", k, dev.msg);
+    cr_expect_eq(tu_first_diff(dev.out, want, dn * sizeof *want), -1,
+                 "case %d", k);
+    free(dev.out);
+    free(want);
+    free(data);
+    free(idx);
+    free(upd);
+  }
+}
+
 /* Out-of-bounds values and repeats planted at random places: the device
  * gives the host's status and message, sync and async, output unchanged. */
 Test(scatter_device, errors_match_the_host) {
