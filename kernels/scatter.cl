@@ -328,6 +328,52 @@ kernel void clg_scatter_direct_runs(global mem_t *out, ulong out_off,
 }
 #endif
 
+#if CLG_LOOP && CLG_RED == 0
+/* ScatterElements on the innermost axis of a rank-2 (merged) view, on a
+ * CPU, none of its targets repeating (claimed by clg_si_claim_rows): each
+ * entry's target computed from its index, row * s0 + value * s1 (the index
+ * pass writes no targets for it), in runs of whole rows of n0 entries.
+ * `x64`: the indices are long, else int. Offsets and inner in units. */
+kernel void clg_scatter_elements_rows(global mem_t *out, ulong out_off,
+                                      global const mem_t *restrict upd,
+                                      ulong upd_off,
+                                      global const int *restrict x,
+                                      ulong x_off, uint x64, ulong n0,
+                                      ulong s0, ulong s1, ulong abound,
+                                      ulong inner, ulong count,
+                                      ulong per CLG_GATE_ARG) {
+  const size_t b = get_global_id(0) * per;
+  if (b >= count)
+    return;
+  CLG_GATE
+  const size_t end = min(b + per, count);
+  global const long *x8 = (global const long *)x;
+  for (size_t e = b, row = b / n0; e < end; ++row) {
+    const size_t base = out_off + row * s0 * inner, stop = e + n0;
+    if (inner == 1 && x64)
+      for (; e < stop; ++e) {
+        const long v = x8[x_off + e];
+        STORE(out, base + (size_t)(v + (v < 0 ? (long)abound : 0)) * s1,
+              LOAD(upd, upd_off + e));
+      }
+    else if (inner == 1)
+      for (; e < stop; ++e) {
+        const long v = x[x_off + e];
+        STORE(out, base + (size_t)(v + (v < 0 ? (long)abound : 0)) * s1,
+              LOAD(upd, upd_off + e));
+      }
+    else
+      for (; e < stop; ++e) {
+        const long v = x64 ? x8[x_off + e] : (long)x[x_off + e];
+        const size_t ob =
+            base + (size_t)(v + (v < 0 ? (long)abound : 0)) * s1 * inner;
+        for (size_t j = 0; j < inner; ++j)
+          STORE(out, ob + j, LOAD(upd, upd_off + e * inner + j));
+      }
+  }
+}
+#endif
+
 /* Targets that repeat, reduction none with duplicates = last: segment g
  * owns target seg_target[g]; its last entry, order[seg_start[g+1]-1],
  * wins. */

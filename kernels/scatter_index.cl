@@ -82,11 +82,11 @@ kernel void clg_si_keys_elements(global const index_t *restrict x, ulong x_off,
                                  ulong n, ulong n0, uint r, ulong16 dims,
                                  ulong16 strides, uint a, ulong abound,
                                  ulong per, global uint *restrict keys,
-                                 ulong vx, global uint *verdict) {
+                                 uint gate, ulong vx, global uint *verdict) {
   const ulong b = get_global_id(0) * per;
   if (b >= n)
     return;
-  CLG_SI_GATE(verdict, vx, 0)
+  CLG_SI_GATE(verdict, vx, gate)
   const ulong end = min(b + per, n);
   ulong d[16], s[16];
   CLG_LANES16(dims, d);
@@ -165,6 +165,39 @@ kernel void clg_si_claim(global const uint *restrict keys, ulong n, ulong per,
    * the sort) only once a repeat was found; an atomic store to it here
    * raced with those loads (Oclgrind --data-races). */
   if (seen)
+    atomic_xchg(&CLG_SI_DUP(verdict, vx), 1u);
+}
+
+/* The claim of ScatterElements on the innermost axis of a rank-2 (merged)
+ * view, on a CPU, from the indices themselves: entry (row, j)'s target is
+ * row * s0 + value * s1 (clg_si_keys_elements' formula at rank 2), so no
+ * targets are written (the host then has the scatter compute them too,
+ * and the sort's targets made only once a repeat was found). Runs of
+ * whole rows, each row's targets whole bitmap words of its own: plain
+ * loads and stores, as clg_si_claim's `plain`. */
+kernel void clg_si_claim_rows(global const index_t *restrict x, ulong x_off,
+                              ulong n, ulong n0, ulong s0, uint s1,
+                              ulong abound, ulong per, global uint *bits,
+                              ulong vx, global uint *verdict) {
+  const ulong b = get_global_id(0) * per;
+  if (b >= n)
+    return;
+  CLG_SI_GATE(verdict, vx, 0)
+  const ulong end = min(b + per, n);
+  /* Targets below 2^32, as the keys': uint arithmetic. */
+  const uint ab = (uint)abound;
+  uint seen = 0;
+  for (ulong e = b, row = b / n0; e < end; ++row) {
+    const uint base = (uint)(row * s0);
+    for (const ulong stop = e + n0; e < stop; ++e) {
+      const long v = (long)x[x_off + e];
+      const uint t = base + ((uint)v + (v < 0 ? ab : 0u)) * s1,
+                 bit = 1u << (t & 31u), w = bits[t >> 5];
+      seen |= w & bit;
+      bits[t >> 5] = w | bit;
+    }
+  }
+  if (seen) /* as clg_si_claim's */
     atomic_xchg(&CLG_SI_DUP(verdict, vx), 1u);
 }
 

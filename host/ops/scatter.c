@@ -324,9 +324,10 @@ static clg_status clg_device_apply(clg_context *ctx,
   clg_kernel_entry *k = NULL;
   clg_status st = clg__get_kernel(
       ctx, clg_kernel_scatter, opts,
-      sorted ? "clg_scatter_sorted"
-      : runs ? "clg_scatter_direct_runs"
-             : "clg_scatter_direct",
+      sorted   ? "clg_scatter_sorted"
+      : s->rows ? "clg_scatter_elements_rows"
+      : runs    ? "clg_scatter_direct_runs"
+                : "clg_scatter_direct",
       &k);
   if (st != CLG_SUCCESS)
     return st;
@@ -350,7 +351,21 @@ static clg_status clg_device_apply(clg_context *ctx,
   if (sorted)
     clg__call_set(&calls->call[calls->count++], k, 8, sizes, vals, 2, global,
                   local);
-  else if (runs) { /* direct in runs of `per` entries, a work-group each */
+  else if (s->rows) { /* targets from the indices, runs of whole rows */
+    const clg_scatter_keys *ks = &s->keys;
+    cl_ulong n0 = ks->dims[1], s0 = ks->strides[0], s1 = ks->strides[1],
+             abound = ks->abound, x_off = l->x->offset / s->index_size;
+    cl_uint x64 = s->index_size == 8;
+    cl_ulong run = (clg__scatter_run(items, inner) + n0 - 1) / n0 * n0;
+    size_t rg[1] = {(size_t)((items + run - 1) / run)}, rl[1] = {1};
+    const void *rv[14] = {vals[0], vals[1], vals[2], vals[3], &l->x->mem,
+                          &x_off,  &x64,    &n0,     &s0,     &s1,
+                          &abound, &inner,  &items,  &run};
+    size_t rs[14] = {sizes[0], sizes[1], sizes[2], sizes[3], sizeof(cl_mem),
+                     8,        4,        8,        8,        8,
+                     8,        8,        8,        8};
+    clg__call_set(&calls->call[calls->count++], k, 14, rs, rv, 1, rg, rl);
+  } else if (runs) { /* direct in runs of `per` entries, a work-group each */
     cl_ulong run = clg__scatter_run(items, inner);
     size_t rg[1] = {(size_t)((items + run - 1) / run)}, rl[1] = {1};
     const void *dv[8] = {vals[0], vals[1], vals[2], vals[3],

@@ -62,6 +62,10 @@ typedef struct clg_scatter_state {
   cl_mem dmem[6]; /* keys, entries, their sorted copies, histogram, bitmap */
   int sorted;     /* which pair of dmem holds the sorted pairs: 0 or 2;
                    * -1: not sorted (direct) */
+  bool rows;      /* ScatterElements, innermost axis of a rank-2 view, on a
+                   * CPU, duplicates an error: the claim and the scatter
+                   * compute targets from the indices (no dmem[0] unless a
+                   * repeat was found) */
   size_t chunk, chunks; /* the sort's: pairs per work-item, work-items */
 } clg_scatter_state;
 

@@ -168,6 +168,38 @@ static clg_status clg_sort(clg_context *ctx, const clg_launch *l,
   return CLG_SUCCESS;
 }
 
+/* The targets of every entry into s->dmem[0], gate 0 (unless a check
+ * failed) or 1 (once a repeat was found). */
+static clg_status clg_keys(clg_context *ctx, const clg_scatter_state *s,
+                           const clg_launch *l, const char *opts, cl_ulong per,
+                           bool cpu, cl_uint gate, clg_kernel_calls *calls) {
+  cl_ulong x_off = l->x->offset / s->index_size, nn = s->entries,
+           vx = l->verdict_extra;
+  size_t items = (size_t)((nn + per - 1) / per);
+  const clg_scatter_keys *k = &s->keys;
+  cl_ulong16 dims, strides;
+  for (int j = 0; j < 16; ++j) {
+    dims.s[j] = j < (int)k->rank ? k->dims[j] : 1;
+    strides.s[j] = j < (int)k->rank ? k->strides[j] : 0;
+  }
+  cl_uint r = k->rank, a = k->axis;
+  cl_ulong abound = k->abound;
+  if (k->elements) {
+    cl_ulong n0 = k->dims[k->rank - 1];
+    const void *v[13] = {&l->x->mem, &x_off,   &nn,         &n0,  &r,
+                         &dims,      &strides, &a,          &abound, &per,
+                         &s->dmem[0], &gate,   &vx};
+    size_t z[13] = {sizeof(cl_mem), 8, 8, 8, 4, sizeof dims, sizeof strides,
+                    4, 8, 8, sizeof(cl_mem), 4, 8};
+    return clg_add(ctx, calls, opts, "clg_si_keys_elements", 13, z, v, items,
+                   cpu);
+  }
+  const void *v[8] = {&l->x->mem, &x_off, &nn, &r, &dims, &per, &s->dmem[0],
+                      &vx};
+  size_t z[8] = {sizeof(cl_mem), 8, 8, 4, sizeof dims, 8, sizeof(cl_mem), 8};
+  return clg_add(ctx, calls, opts, "clg_si_keys_nd", 8, z, v, items, cpu);
+}
+
 clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
                                      const clg_launch *l,
                                      clg_kernel_calls *calls) {
@@ -190,34 +222,20 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
        (st = clg_scratch(ctx, l, n * 4, "the scatter entries", &s->dmem[1])) !=
            CLG_SUCCESS))
     return st;
-  cl_ulong x_off = l->x->offset / s->index_size;
   const clg_scatter_keys *k = &s->keys;
-  cl_ulong16 dims, strides;
-  for (int j = 0; j < 16; ++j) {
-    dims.s[j] = j < (int)k->rank ? k->dims[j] : 1;
-    strides.s[j] = j < (int)k->rank ? k->strides[j] : 0;
-  }
-  cl_uint r = k->rank, a = k->axis;
-  cl_ulong abound = k->abound;
-  if (k->elements) {
-    cl_ulong n0 = k->dims[k->rank - 1];
-    const void *v[12] = {&l->x->mem, &x_off,  &nn,  &n0,         &r,  &dims,
-                         &strides,   &a,      &abound, &per, &s->dmem[0], &vx};
-    size_t z[12] = {sizeof(cl_mem), 8, 8, 8, 4, sizeof dims, sizeof strides,
-                    4, 8, 8, sizeof(cl_mem), 8};
-    st = clg_add(ctx, calls, opts, "clg_si_keys_elements", 12, z, v,
-                 (size_t)((n + per - 1) / per), cpu);
-  } else {
-    const void *v[8] = {&l->x->mem, &x_off,       &nn, &r,
-                        &dims,      &per, &s->dmem[0], &vx};
-    size_t z[8] = {sizeof(cl_mem), 8, 8, 4, sizeof dims, 8, sizeof(cl_mem), 8};
-    st = clg_add(ctx, calls, opts, "clg_si_keys_nd", 8, z, v,
-                 (size_t)((n + per - 1) / per), cpu);
-  }
-  if (st != CLG_SUCCESS)
-    return st;
   bool detect = l->sc.reduction == CLG_REDUCTION_NONE &&
                 l->sc.duplicates == CLG_DUPLICATES_ERROR;
+  /* ScatterElements on the innermost axis of a rank-2 (merged) view, on a
+   * CPU, with each row's targets whole bitmap words: the claim and the
+   * scatter compute the targets from the indices, and the targets are
+   * written (for the sort) only once a repeat was found. Writing them at
+   * every call had cost SE1 (4M entries, Zen 3) a 16 MiB buffer's page
+   * faults and a pass over the indices. */
+  s->rows = cpu && detect && k->elements && k->rank == 2 && k->axis == 1 &&
+            (k->abound * k->strides[1]) % 32 == 0;
+  if (!s->rows &&
+      (st = clg_keys(ctx, s, l, opts, per, cpu, 0, calls)) != CLG_SUCCESS)
+    return st;
   if (!detect) /* the updates apply in target order */
     return clg_sort(ctx, l, s, opts, 0, vx, calls);
 
@@ -243,13 +261,29 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
   }
   const void *zv[4] = {&s->dmem[5], &words, &per, &vx};
   size_t zs[4] = {sizeof(cl_mem), 8, 8, 8};
-  const void *cv[6] = {&s->dmem[0], &nn, &claim_per, &plain, &s->dmem[5], &vx};
-  size_t cs[6] = {sizeof(cl_mem), 8, 8, 4, sizeof(cl_mem), 8};
   if ((st = clg_add(ctx, calls, opts, "clg_si_zero", 4, zs, zv,
-                    (size_t)((words + per - 1) / per), cpu)) != CLG_SUCCESS ||
-      (st = clg_add(ctx, calls, opts, "clg_si_claim", 6, cs, cv,
-                    (size_t)((n + claim_per - 1) / claim_per), cpu)) !=
-          CLG_SUCCESS ||
+                    (size_t)((words + per - 1) / per), cpu)) != CLG_SUCCESS)
+    return st;
+  size_t claims = (size_t)((n + claim_per - 1) / claim_per);
+  if (s->rows) {
+    cl_ulong x_off = l->x->offset / s->index_size, n0 = k->dims[1],
+             s0 = k->strides[0], abound = k->abound;
+    cl_uint s1 = (cl_uint)k->strides[1];
+    const void *cv[10] = {&l->x->mem, &x_off, &nn,         &n0, &s0, &s1,
+                          &abound,    &claim_per, &s->dmem[5], &vx};
+    size_t cs[10] = {sizeof(cl_mem), 8, 8, 8, 8, 4, 8, 8, sizeof(cl_mem), 8};
+    st = clg_add(ctx, calls, opts, "clg_si_claim_rows", 10, cs, cv, claims,
+                 cpu);
+    /* The targets, for the sort, once a repeat was found. */
+    if (st == CLG_SUCCESS)
+      st = clg_keys(ctx, s, l, opts, per, cpu, 1, calls);
+  } else {
+    const void *cv[6] = {&s->dmem[0], &nn,         &claim_per,
+                         &plain,      &s->dmem[5], &vx};
+    size_t cs[6] = {sizeof(cl_mem), 8, 8, 4, sizeof(cl_mem), 8};
+    st = clg_add(ctx, calls, opts, "clg_si_claim", 6, cs, cv, claims, cpu);
+  }
+  if (st != CLG_SUCCESS ||
       (st = clg_sort(ctx, l, s, opts, 1, vx, calls)) != CLG_SUCCESS)
     return st;
   int p = s->sorted;

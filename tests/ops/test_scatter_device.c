@@ -456,6 +456,83 @@ Test(scatter_device, distinct_slices_in_runs) {
   }
 }
 
+/* The same innermost-axis ScatterElements (reduction none, duplicates an
+ * error) on elements of 1, 2, 8 and 16 bytes and on floats at a 2-byte
+ * offset (the kernels copy units of 2 bytes then: two a target), int32
+ * and int64 indices, several runs of rows: where a CPU computes the
+ * targets from the indices in the claim and the scatter, each unit of
+ * every entry lands (byte for byte against the reference), and a repeat
+ * still gives the host path's error with the output unchanged. */
+Test(scatter_device, innermost_axis_every_width) {
+  setenv("CLGATHER_TEST_DEVICE_VALIDATION", "always", 1);
+  static const clg_dtype types[5] = {CLG_DTYPE_UINT8, CLG_DTYPE_FLOAT16,
+                                     CLG_DTYPE_DOUBLE, CLG_DTYPE_COMPLEX128,
+                                     CLG_DTYPE_FLOAT};
+  tu_rng rng = tu_rng_make(18);
+  int64_t ds[2] = {300, 64}, is[2] = {300, 40};
+  size_t dn = 300 * 64, xn = 300 * 40;
+  for (int k = 0; k < 5; ++k) {
+    clg_dtype dt = types[k];
+    clg_dtype idt = k % 2 ? CLG_DTYPE_INT32 : CLG_DTYPE_INT64;
+    size_t es = clg_dtype_size(dt);
+    unsigned char *data = malloc(dn * es), *upd = malloc(xn * es),
+                  *want = malloc(dn * es), *got = malloc(dn * es);
+    void *idx = malloc(xn * 8);
+    cr_assert(data && upd && want && got && idx);
+    tu_rng_bytes(&rng, data, dn * es);
+    tu_rng_bytes(&rng, upd, xn * es);
+    int64_t planted = 0; /* row 250's entry 2, as written */
+    for (int64_t row = 0; row < 300; ++row) { /* distinct in each row */
+      int64_t start = tu_rng_range(&rng, 0, 63);
+      for (int64_t j = 0; j < 40; ++j) {
+        int64_t v = (start + j * 7) % 64;
+        tu_set_index(idx, idt, row * 40 + j, j % 3 ? v : v - 64);
+        if (row == 250 && j == 2)
+          planted = v;
+      }
+    }
+    size_t off = k == 4 ? 18 : 16; /* the floats: 2-byte units */
+    tu_storage buf = {CLG_STORAGE_BUFFER, off, false, false},
+               xbuf = {CLG_STORAGE_BUFFER, 16, false, false};
+    clg_params p = {CLG_OP_SCATTER_ELEMENTS, 1, 0, CLG_MODE_RAISE};
+    clg_scatter_params sp = {CLG_REDUCTION_NONE, CLG_DUPLICATES_ERROR};
+    for (int repeat = 0; repeat < 2; ++repeat) {
+      if (repeat) /* row 250: its entry 33 repeats its entry 2 */
+        tu_set_index(idx, idt, 250 * 40 + 33, planted);
+      memcpy(want, data, dn * es);
+      int64_t bad = -1, first = -1;
+      int rc = ref_scatter_elements(want, dt, 2, ds, idx,
+                                    tu_ref_index_type(idt), is, upd, 1,
+                                    REF_RED_NONE, 0, &bad, &first);
+      cr_assert_eq(rc, repeat ? REF_DUPLICATE : REF_OK, "type %d", k);
+      tu_tensor td, tx, tu;
+      tu_tensor_init(&td, dt, 2, ds, buf, data);
+      tu_tensor_init(&tx, idt, 2, is, xbuf, idx);
+      tu_tensor_init(&tu, dt, 2, is, buf, upd);
+      clg_status st = clg_scatter(tu_ctx(), &p, &sp, &td.desc, &tx.desc,
+                                  &tu.desc, &td.desc, NULL, 0, NULL, NULL);
+      tu_tensor_read(&td, got);
+      if (!repeat) {
+        cr_expect_eq(st, CLG_SUCCESS, "type %d: %s", k, clg_last_error());
+        cr_expect_eq(tu_first_diff(got, want, dn * es), -1, "type %d", k);
+      } else {
+        cr_expect_eq(st, CLG_ERROR_DUPLICATE_INDEX, "type %d: %s", k,
+                     clg_last_error());
+        cr_expect_eq(tu_first_diff(got, data, dn * es), -1,
+                     "type %d: output changed by a failed call", k);
+      }
+      tu_tensor_free(&td);
+      tu_tensor_free(&tx);
+      tu_tensor_free(&tu);
+    }
+    free(data);
+    free(upd);
+    free(want);
+    free(got);
+    free(idx);
+  }
+}
+
 /* Out-of-bounds values and repeats planted at random places: the device
  * gives the host's status and message, sync and async, output unchanged. */
 Test(scatter_device, errors_match_the_host) {
