@@ -288,11 +288,12 @@ kernel void clg_scatter_direct(global mem_t *out, ulong out_off,
   }
 }
 
-#if CLG_LOOP
-/* The same on a CPU with entries in runs: work-item g takes entries
- * [g * per, (g + 1) * per) in order (the device's index pass; a work-item
- * an entry cost POCL its per-work-item loop, 12 ms against 6 for
- * ScatterElements' 4M single-element entries on 2 cores). */
+#if CLG_LOOP && CLG_RED == 0
+/* The same on a CPU with entries in runs (reduction none: the only direct
+ * scatter after the device's index pass): work-item g takes entries
+ * [g * per, (g + 1) * per) in order; a work-item an entry cost POCL its
+ * per-work-item loop, 12 ms against 6 for ScatterElements' 4M
+ * single-element entries on 2 cores. */
 kernel void clg_scatter_direct_runs(global mem_t *out, ulong out_off,
                                     global const mem_t *restrict upd,
                                     ulong upd_off,
@@ -304,31 +305,18 @@ kernel void clg_scatter_direct_runs(global mem_t *out, ulong out_off,
     return;
   CLG_GATE
   const size_t end = min(b + per, count);
-  if (inner == 1) {
+  if (inner == 1)
+    for (size_t e = b; e < end; ++e)
+      STORE(out, out_off + (size_t)targets[e], LOAD(upd, upd_off + e));
+  else
     for (size_t e = b; e < end; ++e) {
-      size_t ob = out_off + (size_t)targets[e], ub = upd_off + e;
-#if CLG_RED == 0
-      STORE(out, ob, LOAD(upd, ub));
-#else
-      STORE(out, ob, RED(LOAD(out, ob), LOAD(upd, ub)));
-#endif
+      size_t ob = out_off + (size_t)targets[e] * inner,
+             ub = upd_off + e * inner;
+      for (size_t j = 0; j < inner; ++j)
+        STORE(out, ob + j, LOAD(upd, ub + j));
     }
-    return;
-  }
-  for (size_t e = b; e < end; ++e) {
-    size_t ob = out_off + (size_t)targets[e] * inner, ub = upd_off + e * inner;
-    for (size_t j = 0; j < inner; ++j) {
-#if CLG_RED == 0
-      STORE(out, ob + j, LOAD(upd, ub + j));
-#else
-      STORE(out, ob + j, RED(LOAD(out, ob + j), LOAD(upd, ub + j)));
-#endif
-    }
-  }
 }
-#endif
 
-#if CLG_LOOP && CLG_RED == 0
 /* ScatterElements on the innermost axis of a rank-2 (merged) view, on a
  * CPU, none of its targets repeating (claimed by clg_si_claim_rows): each
  * entry's target computed from its index, row * s0 + value * s1 (the index
