@@ -175,8 +175,12 @@ kernel void clg_gather_nd_item(global const unit_t *restrict data,
   global const unit_t *src =
       data + data_off + (batch * s + (ulong)k) * INNER;
   global unit_t *dst = out + out_off + row * INNER;
+#if CLG_INNER > 0
+  const ulong u0 = 0, u1 = INNER; /* unrolled: see gather.cl's item */
+#else
   ulong u0 = (g - j * PARTS) * PART_UNITS;
   ulong u1 = min(u0 + PART_UNITS, INNER);
+#endif
   for (ulong u = u0; u < u1; ++u)
     dst[u] = src[u];
 }
