@@ -226,6 +226,10 @@ cl_int clg__fi_clWaitForEvents(cl_uint n, const cl_event *e) {
   return clWaitForEvents(n, e);
 }
 
+cl_int clg__wait_uncounted(cl_uint n, const cl_event *e) {
+  return clWaitForEvents(n, e);
+}
+
 void *clg__fi_malloc(size_t n) {
   return clg_hit(CLG_FAULT_HOST_ALLOC) == CL_SUCCESS ? malloc(n) : NULL;
 }

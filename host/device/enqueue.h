@@ -41,11 +41,32 @@ clg_status clg__stage_output(clg_context *ctx, const clg_tensor *t,
                              bool read, clg_staged *out);
 void clg__unstage(clg_staged *s);
 
-/* Blocking read of `bytes` from a buffer tensor into `dst` after the wait
- * list. */
+/* Read `bytes` of `mem` from `offset` into `dst` after the wait list, and
+ * wait for the read: a blocking read, or with `poll` a read whose status is
+ * polled for a while before a blocking wait (enqueue.c). CL_SUCCESS, an
+ * error of the calls, or the read's negative status (`status`: checked on
+ * every device; else where an event is made anyway, a polled read's), and
+ * in *call the name of the OpenCL function that reported it. */
+cl_int clg__read_wait(cl_command_queue queue, cl_mem mem, size_t offset,
+                      size_t bytes, void *dst, cl_uint num_events,
+                      const cl_event *wait_list, bool status, bool poll,
+                      const char **call);
+/* Whether to poll a read on ctx's device that waits for at most `bytes` of
+ * work (a read of that many bytes, or a validation of that many bytes of
+ * indices): on a CPU device, whose runtime's threads share the host's
+ * cores, a blocking wait sleeps and its wake-up is the OS scheduler's; up
+ * to CLG_BRIEF_BYTES (a read of a few microseconds; the validation kernel
+ * about 35 us, POCL 3.1, Zen 3), where a polling thread does not hold a
+ * core long from the runtime's threads running what it waits for. */
+#define CLG_BRIEF_BYTES ((size_t)1 << 20)
+bool clg__poll_brief(const clg_context *ctx, size_t bytes);
+
+/* Read `bytes` from a buffer tensor into `dst` after the wait list, and
+ * wait for it (clg__read_wait). */
 clg_status clg__read_buffer(cl_command_queue queue, const clg_tensor *t,
                             size_t bytes, void *dst, cl_uint num_events,
-                            const cl_event *wait_list, const char *what);
+                            const cl_event *wait_list, bool poll,
+                            const char *what);
 
 /* A kernel launch set up by an operator's prepare(): the kernel, a copy of
  * its arguments (local-memory arguments by their size alone, a bit each in

@@ -381,7 +381,8 @@ static clg_status split_values(const clg_tensor *t, size_t bytes,
     return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
                      "allocating %zu bytes to check %s", bytes, name);
   *values = *copy;
-  return clg__read_buffer(queue, t, bytes, *copy, num_events, wait_list, name);
+  return clg__read_buffer(queue, t, bytes, *copy, num_events, wait_list,
+                          false, name);
 }
 
 static size_t split_pow2_at_least(size_t v) {

@@ -200,6 +200,7 @@ static clg_status clg_index_plan(clg_context *ctx, const clg_checked *c,
                        "reading back %zu bytes of indices", c->xf.bytes);
     if ((st = clg__read_buffer(l->queue, indices, c->xf.bytes, copy,
                                l->num_events, l->wait_list,
+                               clg__poll_brief(ctx, c->xf.bytes),
                                "reading back the indices")) != CLG_SUCCESS) {
       free(copy);
       return st;
@@ -259,7 +260,7 @@ clg_status clg__run(const clg_call *call) {
   }
   bool device_plan = way == CLG_CHECK_DEVICE_PLAN;
   bool deferred = clg__check_row(way)->gated;
-  clg_verdict v = {NULL, 0, 0, NULL, false};
+  clg_verdict v = {.mem = NULL};
   switch (way) {
   case CLG_CHECK_GATED:
   case CLG_CHECK_DEVICE_PLAN:
@@ -305,7 +306,8 @@ clg_status clg__run(const clg_call *call) {
                                device_plan ? &last : call->event);
   if (st == CLG_SUCCESS && device_plan) {
     clg_verdict dv = v;
-    dv.event = last;
+    dv.event = last; /* the whole index pass and the scatter: not brief */
+    dv.poll = false;
     if (call->outcome)
       st = clg__outcome_pending(ctx, &c, call->data, call->indices, l.queue,
                                 &dv, &outcome);

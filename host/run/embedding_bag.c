@@ -138,7 +138,7 @@ static clg_status bag_values(const bag_call *c, int k, cl_uint num_events,
                      "allocating %zu bytes to check %s", c->inf[k].bytes,
                      c->names[k]);
   clg_status st = clg__read_buffer(c->queue, t, c->inf[k].bytes, *copy,
-                                   num_events, wait_list, c->names[k]);
+                                   num_events, wait_list, false, c->names[k]);
   *values = *copy;
   return st;
 }

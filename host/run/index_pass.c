@@ -97,7 +97,8 @@ clg_status clg__check_host_index_values(const clg_checked *c,
 
 /* Mode RAISE, cl_mem indices, read back whole and scanned on the host. */
 static clg_status
-clg_check_read_back(const clg_checked *c, cl_command_queue queue,
+clg_check_read_back(const clg_context *ctx, const clg_checked *c,
+                    cl_command_queue queue,
                     const clg_tensor *data, const clg_tensor *indices,
                     cl_uint num_events, const cl_event *wait_list) {
   void *owned = CLG_MALLOC(c->xf.bytes);
@@ -107,6 +108,7 @@ clg_check_read_back(const clg_checked *c, cl_command_queue queue,
                      c->xf.bytes);
   clg_status st = clg__read_buffer(queue, indices, c->xf.bytes, owned,
                                    num_events, wait_list,
+                                   clg__poll_brief(ctx, c->xf.bytes),
                                    "reading back indices to check their "
                                    "bounds");
   if (st == CLG_SUCCESS)
@@ -220,6 +222,7 @@ static clg_status clg_verdict_launch(clg_context *ctx, const clg_checked *c,
   atomic_fetch_add_explicit(&ctx->device_validations, 1, memory_order_relaxed);
   v->mem = res;
   v->groups = groups;
+  v->poll = clg__poll_brief(ctx, c->xf.bytes);
   return CLG_SUCCESS;
 }
 
@@ -228,6 +231,7 @@ static void clg_verdict_init(const clg_checked *c, cl_uint num_events,
   v->mem = NULL;
   v->event = NULL;
   v->groups = 0;
+  v->poll = false;
   v->extra = c->impl->device_plan ? CLG_VERDICT_EXTRA : 0;
   v->after_caller = num_events > 0;
 }
@@ -287,26 +291,19 @@ clg_status clg__verdict_read(const clg_verdict *v, cl_command_queue queue,
   /* The read's own status matters only after the caller's events (see
    * above): a blocking read that returns CL_SUCCESS has completed, and an
    * event costs ~4 us of host time on an NVIDIA GPU. */
-  cl_event read = NULL;
   memset(host, 0xA5, clg_verdict_bytes(v->groups, v->extra)); /* see below */
-  err = clEnqueueReadBuffer(queue, v->mem, CL_TRUE, 0,
-                            clg_verdict_bytes(v->groups, v->extra), host, 1,
-                            &v->event, v->after_caller ? &read : NULL);
-  if (err == CL_SUCCESS && read &&
-      clGetEventInfo(read, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
-                     &status, NULL) == CL_SUCCESS &&
-      status < 0)
-    err = status;
+  const char *call = "clEnqueueReadBuffer";
+  err = clg__read_wait(queue, v->mem, 0, clg_verdict_bytes(v->groups, v->extra),
+                       host, 1, &v->event, v->after_caller, v->poll, &call);
   if (err == CL_SUCCESS && !v->after_caller &&
       clGetEventInfo(v->event, CL_EVENT_COMMAND_EXECUTION_STATUS,
                      sizeof status, &status, NULL) == CL_SUCCESS &&
-      status < 0)
+      status < 0) {
     err = status;
-  if (read)
-    clReleaseEvent(read);
+    call = "clEnqueueReadBuffer";
+  }
   if (err != CL_SUCCESS)
-    return clg__fail_cl(err, "clEnqueueReadBuffer",
-                        "reading the validation verdict of indices");
+    return clg__fail_cl(err, call, "reading the validation verdict of indices");
   /* The flag word's first four bytes are 0 or 1 (the kernel's only store),
    * the next four 0. Anything else is the fill above: the read returned
    * without the data, as POCL 3.1's basic driver does when a failed event
@@ -476,7 +473,7 @@ clg_status clg__check_index_values(clg_context *ctx, const clg_checked *c,
     return clg_check_on_device(ctx, c, queue, data, indices, num_events,
                                wait_list);
   case CLG_CHECK_READ_BACK:
-    return clg_check_read_back(c, queue, data, indices, num_events,
+    return clg_check_read_back(ctx, c, queue, data, indices, num_events,
                                wait_list);
   default:
     return CLG_SUCCESS;

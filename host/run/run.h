@@ -21,6 +21,9 @@ typedef struct clg_verdict {
    * verdict's event is waited for before its read (else the blocking read,
    * after that event, is the only wait). */
   bool after_caller;
+  /* The verdict's read is polled (clg__poll_brief: its event is the
+   * validation kernel's, over few indices, on a CPU device). */
+  bool poll;
 } clg_verdict;
 
 /* No offending position. */

@@ -381,7 +381,7 @@ static clg_status clg_host_values(const clg_tensor *t, size_t bytes,
   *values = *copy;
   char msg[64];
   snprintf(msg, sizeof msg, "reading back the %s", what);
-  return clg__read_buffer(queue, t, bytes, *copy, 0, NULL, msg);
+  return clg__read_buffer(queue, t, bytes, *copy, 0, NULL, false, msg);
 }
 
 /* Every call the row path does not take: the operator's slices. */

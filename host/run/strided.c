@@ -456,7 +456,7 @@ clg_status clg__validate_strided(clg_context *ctx, const clg_params *params,
     range.storage = CLG_STORAGE_BUFFER;
     range.offset = indices->offset - (size_t)(-f.lo) * es;
     if (st == CLG_SUCCESS)
-      st = clg__read_buffer(q, &range, span, raw, num_events, wait_list,
+      st = clg__read_buffer(q, &range, span, raw, num_events, wait_list, false,
                             "reading strided indices");
     first = raw + (size_t)(-f.lo) * es;
   }

@@ -688,3 +688,63 @@ Test(index_pass, verdict_buffer_is_kept) {
   clReleaseMemObject(bm);
   clReleaseMemObject(om);
 }
+
+/* Reads of few index bytes and verdicts of few indices are waited for one
+ * of two ways on a CPU device (blocking, or polled: device/enqueue.c), the
+ * way chosen by their measured times and the other taken one read in
+ * eight, so that these calls take both. The indices change before every
+ * call (a write enqueued just before it): a read that returned before its
+ * data, or before the write, gives a wrong result or a wrong verdict. */
+Test(index_pass, brief_reads_either_way) {
+  int64_t ds[2] = {6, 2}, is[1] = {5}, os[2] = {5, 2};
+  float data[12], want[10], got[10], before[10];
+  for (int k = 0; k < 12; ++k)
+    data[k] = (float)(k * 5 + 1);
+  cl_mem dm = tu_buffer_create(sizeof data, data);
+  int64_t idx[5] = {0};
+  cl_mem xm = tu_buffer_create(sizeof idx, idx);
+  memset(got, 0, sizeof got);
+  cl_mem om = tu_buffer_create(sizeof got, got);
+  clg_tensor d = clg_tensor_buffer(CLG_DTYPE_FLOAT, 2, ds, dm, 0);
+  clg_tensor x = clg_tensor_buffer(CLG_DTYPE_INT64, 1, is, xm, 0);
+  clg_tensor o = clg_tensor_buffer(CLG_DTYPE_FLOAT, 2, os, om, 0);
+  clg_context *ctx = tu_ctx();
+  cl_command_queue q = tu_queue();
+  const char *ways[2] = {"never", "always"}; /* read-back, device */
+  for (int w = 0; w < 2; ++w) {
+    setenv("CLGATHER_TEST_DEVICE_VALIDATION", ways[w], 1);
+    for (int call = 0; call < 24; ++call) {
+      bool bad = call % 5 == 3;
+      for (int j = 0; j < 5; ++j)
+        idx[j] = (int64_t)((call * 7 + j * 5) % 12) - 6; /* in [-6, 5] */
+      if (bad)
+        idx[(size_t)call % 5] = call % 2 ? 6 : -7;
+      tu_buffer_read(om, 0, sizeof before, before);
+      tu_cl_check(clEnqueueWriteBuffer(q, xm, CL_FALSE, 0, sizeof idx, idx, 0,
+                                       NULL, NULL),
+                  "clEnqueueWriteBuffer");
+      clg_status st = clg_gather(ctx, &d, &x, 0, &o, q, 0, NULL, NULL);
+      tu_cl_check(clFinish(q), "clFinish");
+      tu_buffer_read(om, 0, sizeof got, got);
+      if (bad) {
+        char pos[32];
+        snprintf(pos, sizeof pos, "indices[%d]", call % 5);
+        cr_expect(st == OOB && tu_contains(clg_last_error(), pos),
+                  "%s, call %d: %s", ways[w], call, clg_last_error());
+        cr_expect(memcmp(got, before, sizeof got) == 0,
+                  "%s, call %d: the output changed", ways[w], call);
+        continue;
+      }
+      cr_assert(ref_gather(data, 4, 2, ds, idx, REF_INDEX_I64, 1, is, 0,
+                           want) == 0);
+      cr_expect_eq(st, CLG_SUCCESS, "%s, call %d: %s", ways[w], call,
+                   clg_last_error());
+      cr_expect(memcmp(got, want, sizeof want) == 0,
+                "%s, call %d: wrong result", ways[w], call);
+    }
+  }
+  unsetenv("CLGATHER_TEST_DEVICE_VALIDATION");
+  clReleaseMemObject(dm);
+  clReleaseMemObject(xm);
+  clReleaseMemObject(om);
+}
