@@ -183,9 +183,14 @@ kernel void clg_gather_item(global const unit_t *restrict data, ulong data_off,
   /* Every work-item has a slice (the NDRange is exactly n wide) and no
    * work-item returns early or stores conditionally, so that a CPU
    * compiler runs the work-items of a work-group as SIMD lanes (a
-   * conditional return or store keeps them scalar): an invalid index
-   * (RAISE: never, once validated) reads slice 0 of its row and stores
-   * back what the output held. */
+   * conditional return or store keeps them scalar). An invalid index
+   * (RAISE) never comes here: the call checked every index before this
+   * kernel, or the gate stops it. Should the indices change after the
+   * check (a race of the caller's), it reads slice 0 of its row, so no
+   * read leaves data; storing back what the output held instead, a read
+   * of the output and a select, had cost 35-45% of the kernel (1-D
+   * float16, 10^6 indices, Zen 3: 1235 against 832 us, Boost.Compute's
+   * element gather 665). */
   ulong bi = get_global_id(2);
   ulong o = bi * outer_pb + get_global_id(1);
   global const index_t *idx = indices + indices_off + bi * n;
@@ -195,16 +200,15 @@ kernel void clg_gather_item(global const unit_t *restrict data, ulong data_off,
                       (o * s + (kp >= 0 ? (ulong)kp : 0)) * INNER);
   }
   long k = clg_source_row(idx[j], s);
-  bool ok = k >= 0;
   global const unit_t *src =
-      data + data_off + (o * s + (ok ? (ulong)k : 0)) * INNER;
+      data + data_off + (o * s + (k >= 0 ? (ulong)k : 0)) * INNER;
   global unit_t *dst = out + out_off + (o * n + j) * INNER;
   if (stream)
     for (ulong u = 0; u < INNER; ++u)
-      CLG_STORE_NT(dst + u, ok ? src[u] : dst[u]);
+      CLG_STORE_NT(dst + u, src[u]);
   else
     for (ulong u = 0; u < INNER; ++u)
-      dst[u] = ok ? src[u] : dst[u];
+      dst[u] = src[u];
 #else
   if (j >= n)
     return;
