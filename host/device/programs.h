@@ -87,7 +87,9 @@ bool clg__cache_get_record(clg_context *ctx, const clg_hash128 *key,
 bool clg__cache_put_record(clg_context *ctx, const clg_hash128 *key,
                            const char *suffix, const char *text);
 
-/* Embedded kernel sources (generated from the files of kernels/). */
+/* Embedded kernel sources (generated from the files of kernels/), and the
+ * SHA-256 of them all (hexadecimal). */
+extern const char clg_kernels_digest[];
 extern const char clg_kernel_validate[];
 /* Copies between strided and dense layouts (run/strided.c). */
 extern const char clg_kernel_strided[];

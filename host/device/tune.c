@@ -77,6 +77,19 @@ static const char *clg_tune_space(clg_context *ctx) {
                                     : "clgather-tune-v3 no-hints";
 }
 
+/* Under ctx->lock: the disk record's key of a class: the records' name
+ * space and the kernels' digest, then the class. A choice measured on
+ * other kernels is not kept: with the version unchanged, a record that
+ * had timed `block` faster than `item` before item's store lost its
+ * select kept the 1-D float16 gather on block (0.45-0.47 of the best
+ * peer, item forced 0.55). */
+static bool clg_tune_key(clg_context *ctx, const char *key, clg_hash128 *h) {
+  char space[128];
+  snprintf(space, sizeof space, "%s %s", clg_tune_space(ctx),
+           clg_kernels_digest);
+  return clg__cache_key(ctx, space, key, h);
+}
+
 /* Under ctx->lock: the remembered choice for key (*measured: timed), or
  * -1 when the context has none and the disk cache none either. *seen: a
  * call of the class ran on the context before. */
@@ -96,7 +109,7 @@ static int clg_tune_lookup(clg_context *ctx, const char *key, const int *cands,
     }
   clg_hash128 h;
   char rec[32];
-  if (clg__cache_key(ctx, clg_tune_space(ctx), key, &h) &&
+  if (clg_tune_key(ctx, key, &h) &&
       clg__cache_get_record(ctx, &h, ".tune", rec, sizeof rec)) {
     int v = clg__variant_parse(rec);
     if (v >= 0 && clg_is_candidate(v, cands, count)) {
@@ -129,7 +142,7 @@ static void clg_tune_remember(clg_context *ctx, const char *key, int variant,
   /* Stored whether or not the class had an entry (one a call that timed
    * nothing left, the class's first). */
   clg_hash128 h;
-  if (store && clg__cache_key(ctx, clg_tune_space(ctx), key, &h))
+  if (store && clg_tune_key(ctx, key, &h))
     (void)clg__cache_put_record(ctx, &h, ".tune", clg__variant_name(variant));
 }
 
