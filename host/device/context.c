@@ -308,6 +308,9 @@ void clg_context_destroy(clg_context *ctx) {
     clReleaseCommandQueue(ctx->verdict_queue);
   if (ctx->verdict_spare)
     clReleaseMemObject(ctx->verdict_spare);
+  for (int i = 0; i < CLG_SCRATCH_SLOTS; ++i)
+    if (ctx->scratch[i])
+      clReleaseMemObject(ctx->scratch[i]);
   clReleaseContext(ctx->cl_ctx);
   if (!ctx->owns_cl_ctx)
     clReleaseDevice(ctx->device);

@@ -29,6 +29,13 @@ struct clg_context {
    * context; verdict_taken while a call holds it. Under `lock`. */
   cl_mem verdict_spare;
   bool verdict_taken;
+  /* Scratch buffers of the scatters' device index pass kept between calls
+   * (device/enqueue.c, clg__scratch_take), none of them used by a command:
+   * at most CLG_SCRATCH_SLOTS, scratch_kept bytes in all. Under `lock`. */
+#define CLG_SCRATCH_SLOTS 8
+  cl_mem scratch[CLG_SCRATCH_SLOTS];
+  size_t scratch_size[CLG_SCRATCH_SLOTS];
+  size_t scratch_kept;
   pthread_mutex_t lock;               /* guards queue creation and the caches */
   struct clg_program_entry *programs; /* singly linked program cache */
   struct clg_kernel_entry *kernels;   /* singly linked kernel cache */

@@ -274,6 +274,52 @@ cl_int clg__read_wait(cl_command_queue queue, cl_mem mem, size_t offset,
   return err;
 }
 
+cl_mem clg__scratch_take(clg_context *ctx, size_t bytes, size_t *size,
+                         cl_int *err) {
+  if (bytes == 0)
+    bytes = 1;
+  *size = bytes;
+  cl_mem m = NULL;
+  pthread_mutex_lock(&ctx->lock);
+  int best = -1;
+  for (int i = 0; i < CLG_SCRATCH_SLOTS; ++i)
+    if (ctx->scratch[i] && ctx->scratch_size[i] >= bytes &&
+        ctx->scratch_size[i] / 2 <= bytes &&
+        (best < 0 || ctx->scratch_size[i] < ctx->scratch_size[best]))
+      best = i;
+  if (best >= 0) {
+    m = ctx->scratch[best];
+    *size = ctx->scratch_size[best];
+    ctx->scratch[best] = NULL;
+    ctx->scratch_kept -= ctx->scratch_size[best];
+  }
+  pthread_mutex_unlock(&ctx->lock);
+  *err = CL_SUCCESS;
+  if (!m)
+    m = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, err);
+  return m;
+}
+
+void clg__scratch_give(clg_context *ctx, cl_mem mem, size_t size,
+                       bool idle) {
+  if (!mem)
+    return;
+  if (idle) {
+    pthread_mutex_lock(&ctx->lock);
+    for (int i = 0; i < CLG_SCRATCH_SLOTS && mem; ++i)
+      if (!ctx->scratch[i] &&
+          ctx->scratch_kept + size <= CLG_SCRATCH_KEEP_BYTES) {
+        ctx->scratch[i] = mem;
+        ctx->scratch_size[i] = size;
+        ctx->scratch_kept += size;
+        mem = NULL;
+      }
+    pthread_mutex_unlock(&ctx->lock);
+  }
+  if (mem)
+    clReleaseMemObject(mem);
+}
+
 bool clg__poll_brief(const clg_context *ctx, size_t bytes) {
   return (ctx->device_type & CL_DEVICE_TYPE_CPU) && bytes <= CLG_BRIEF_BYTES;
 }

@@ -147,6 +147,11 @@ typedef struct clg_op_impl {
                            const clg_tensor *data, const clg_tensor *indices,
                            const void *values, size_t count, void **state);
   void (*release_state)(void *state);
+  /* Optional: told, before release_state, that no command of the call uses
+   * the state's buffers any more (the call waited for its last kernel), so
+   * release_state may keep them for a later call (the scatters' scratch
+   * buffers: device/enqueue.h, clg__scratch_give). */
+  void (*state_idle)(void *state);
   /* Optional, with index_plan: the same work left to the device, for
    * cl_mem indices and a cl_mem output: a state for prepare() without
    * reading any value (kernels that follow the validation kernel and read

@@ -32,12 +32,18 @@ void clg__scatter_release(void *state) {
       clReleaseMemObject(s->mem[i]);
   for (int i = 0; i < 6; ++i)
     if (s->dmem[i])
-      clReleaseMemObject(s->dmem[i]);
+      clg__scratch_give(s->ctx, s->dmem[i], s->dsize[i], s->idle);
   free(s->targets);
   free(s->order);
   free(s->seg_start);
   free(s->seg_target);
   free(s);
+}
+
+void clg__scatter_idle(void *state) {
+  clg_scatter_state *s = state;
+  if (s)
+    s->idle = true;
 }
 
 bool clg__scatter_may_alias(int input) { return input == CLG_IN_DATA; }

@@ -62,16 +62,18 @@ clg_status clg__scatter_device_plan(const clg_scatter_kind *kind,
   return CLG_SUCCESS;
 }
 
-/* A scratch buffer of `bytes` for the device's index pass (none for a plan
- * being baked: its calls are never launched). */
+/* Scratch buffer `i` of the state, `bytes` long, for the device's index
+ * pass (none for a plan being baked: its calls are never launched): one
+ * the context kept, or a new one (clg__scratch_take). */
 static clg_status clg_scratch(clg_context *ctx, const clg_launch *l,
-                              size_t bytes, const char *what, cl_mem *out) {
+                              clg_scatter_state *s, int i, size_t bytes,
+                              const char *what) {
   cl_int err = CL_SUCCESS;
   if (l->baking)
     return CLG_SUCCESS;
-  *out = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes ? bytes : 4,
-                        NULL, &err);
-  if (!*out)
+  s->ctx = ctx;
+  s->dmem[i] = clg__scratch_take(ctx, bytes ? bytes : 4, &s->dsize[i], &err);
+  if (!s->dmem[i])
     return clg__fail_cl(err, "clCreateBuffer", what);
   return CLG_SUCCESS;
 }
@@ -119,12 +121,12 @@ static clg_status clg_sort(clg_context *ctx, const clg_launch *l,
   s->chunks = chunks;
   clg_status st;
   if (!s->dmem[2] &&
-      ((st = clg_scratch(ctx, l, n * 4, "the sorted scatter targets",
-                         &s->dmem[2])) != CLG_SUCCESS ||
-       (st = clg_scratch(ctx, l, n * 4, "the sorted scatter entries",
-                         &s->dmem[3])) != CLG_SUCCESS ||
-       (st = clg_scratch(ctx, l, chunks * 256 * 4, "the scatter sort's counts",
-                         &s->dmem[4])) != CLG_SUCCESS))
+      ((st = clg_scratch(ctx, l, s, 2, n * 4, "the sorted scatter targets")) !=
+           CLG_SUCCESS ||
+       (st = clg_scratch(ctx, l, s, 3, n * 4, "the sorted scatter entries")) !=
+           CLG_SUCCESS ||
+       (st = clg_scratch(ctx, l, s, 4, chunks * 256 * 4,
+                         "the scatter sort's counts")) != CLG_SUCCESS))
     return st;
   int bits = 1; /* the targets' width: targets < ntargets */
   while (bits < 32 && ((uint64_t)1 << bits) < s->ntargets)
@@ -217,9 +219,9 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
       per = CLG_SI_PER_CPU;
   }
   if (!s->dmem[0] &&
-      ((st = clg_scratch(ctx, l, n * 4, "the scatter targets", &s->dmem[0])) !=
+      ((st = clg_scratch(ctx, l, s, 0, n * 4, "the scatter targets")) !=
            CLG_SUCCESS ||
-       (st = clg_scratch(ctx, l, n * 4, "the scatter entries", &s->dmem[1])) !=
+       (st = clg_scratch(ctx, l, s, 1, n * 4, "the scatter entries")) !=
            CLG_SUCCESS))
     return st;
   const clg_scatter_keys *k = &s->keys;
@@ -243,8 +245,8 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
    * sort and the exact first repeat in the C order of entries. */
   cl_ulong words = s->ntargets / 32 + 1;
   if (!s->dmem[5] &&
-      (st = clg_scratch(ctx, l, (size_t)words * 4, "the scatter targets' bitmap",
-                        &s->dmem[5])) != CLG_SUCCESS)
+      (st = clg_scratch(ctx, l, s, 5, (size_t)words * 4,
+                        "the scatter targets' bitmap")) != CLG_SUCCESS)
     return st;
   /* ScatterElements on the innermost (merged) axis: a row of entries
    * targets a range of abound * stride elements of its own (the

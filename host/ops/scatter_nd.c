@@ -232,6 +232,7 @@ const clg_op_impl clg__op_scatter_nd = {
     .check_updates = snd_check_updates,
     .index_plan = snd_index_plan,
     .release_state = clg__scatter_release,
+    .state_idle = clg__scatter_idle,
     .device_plan = snd_device_plan,
     .report_duplicate = snd_report_duplicate,
     .slices = snd_slices,

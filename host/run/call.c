@@ -315,6 +315,10 @@ clg_status clg__run(const clg_call *call) {
       cl_ulong pos = 0, extra[CLG_VERDICT_EXTRA];
       int64_t value = 0;
       st = clg__verdict_read(&dv, l.queue, &pos, &value, extra);
+      /* The read waited for the last kernel, each kernel for the one
+       * before: none of the call's runs any more. */
+      if (st == CLG_SUCCESS && c.impl->state_idle && l.state)
+        c.impl->state_idle(l.state);
       if (st == CLG_SUCCESS)
         st = clg__verdict_status(c.impl, &c.norm, call->data, call->indices,
                                  pos, value, extra);

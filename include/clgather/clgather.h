@@ -392,7 +392,10 @@ CLG_API clg_status clg_context_create_default(const char *spec,
                                               clg_context **out);
 
 /** Release everything the context holds: programs, kernels, its own queue,
- * and its references to the cl_context and device. NULL is a no-op. The
+ * the device buffers it keeps between calls (a validation verdict's, and up
+ * to 128 MiB of the scatters' index-pass scratch buffers, kept after a
+ * synchronous scatter on cl_mem indices for the next one), and its
+ * references to the cl_context and device. NULL is a no-op. The
  * caller must not destroy a context while a call on it is running in another
  * thread, nor before releasing the plans and outcomes made on it. Commands
  * already enqueued keep running to completion. */
