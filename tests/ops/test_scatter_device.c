@@ -68,9 +68,6 @@ typedef struct sd_run {
 
 /* The case on float data: host indices (async: false, host path) or
  * cl_mem everything; fills *res. */
-/* The context of sd_call(): tu_ctx() unless set. */
-static clg_context *g_sd_ctx;
-
 static void sd_call(const sd_case *c, const float *data, const void *idx,
                     const float *upd, bool device, bool async, sd_run *res) {
   int64_t us[8];
@@ -86,7 +83,7 @@ static void sd_call(const sd_case *c, const float *data, const void *idx,
     tu_tensor_init(&to, CLG_DTYPE_FLOAT, c->r, c->ds, buf, data);
   const tu_tensor *out = c->in_place ? &td : &to;
   clg_params p = {c->op, c->axis, 0, CLG_MODE_RAISE};
-  clg_context *ctx = g_sd_ctx ? g_sd_ctx : tu_ctx();
+  clg_context *ctx = tu_ctx();
   unsigned long v0 = atomic_load(&ctx->device_validations);
   cl_event ev = NULL;
   if (async) {
@@ -657,87 +654,3 @@ Test(scatter_device, async_returns_before_its_wait_list) {
   }
 }
 
-/* The kept scratch buffers of a context: how many, into `mem`. */
-static int sd_kept(clg_context *ctx, cl_mem *mem) {
-  int n = 0;
-  for (int i = 0; i < CLG_SCRATCH_SLOTS; ++i)
-    if (ctx->scratch[i])
-      mem[n++] = ctx->scratch[i];
-  return n;
-}
-
-static bool sd_same_set(const cl_mem *a, int na, const cl_mem *b, int nb) {
-  if (na != nb)
-    return false;
-  for (int i = 0; i < na; ++i) {
-    bool found = false;
-    for (int j = 0; j < nb; ++j)
-      found = found || a[i] == b[j];
-    if (!found)
-      return false;
-  }
-  return true;
-}
-
-/* The device index pass's scratch buffers (device/enqueue.h): after a
- * synchronous call, which waited for its last kernel, the context keeps
- * them and the next call takes them again (the same buffers); an
- * asynchronous call, whose kernels may still run when it returns, keeps
- * none; results stay those of the reference throughout. */
-Test(scatter_device, scratch_buffers_kept_between_calls) {
-  setenv("CLGATHER_TEST_DEVICE_VALIDATION", "always", 1);
-  clg_context *ctx = NULL;
-  cr_assert_eq(clg_context_create(tu_cl_context(), tu_device(), &ctx),
-               CLG_SUCCESS, "%s", clg_last_error());
-  g_sd_ctx = ctx;
-  sd_case c;
-  memset(&c, 0, sizeof c);
-  c.op = CLG_OP_SCATTER_ND; /* add: targets, entries, the sort's three */
-  c.sp.reduction = CLG_REDUCTION_ADD;
-  c.idt = CLG_DTYPE_INT64;
-  c.r = 2;
-  c.ds[0] = 300;
-  c.ds[1] = 4;
-  c.q = 2;
-  c.is[0] = 500;
-  c.is[1] = 1;
-  tu_rng rng = tu_rng_make(21);
-  float *data, *upd;
-  void *idx;
-  sd_inputs(&c, &rng, &data, &idx, &upd);
-  size_t dn = (size_t)tu_numel(c.r, c.ds);
-  float *want = malloc(dn * sizeof *want + 1);
-  cr_assert(want);
-  memcpy(want, data, dn * sizeof *want);
-  cr_assert_eq(sd_reference(&c, want, idx, upd), REF_OK);
-  cl_mem first[CLG_SCRATCH_SLOTS], now[CLG_SCRATCH_SLOTS];
-  int nfirst = 0;
-  for (int k = 0; k < 4; ++k) { /* sync, sync, async, sync */
-    bool async = k == 2;
-    sd_run r;
-    sd_call(&c, data, idx, upd, true, async, &r);
-    cr_expect_eq(r.st, CLG_SUCCESS, "call %d: %s", k, r.msg);
-    cr_expect_eq(tu_first_diff(r.out, want, dn * sizeof *want), -1,
-                 "call %d: the result differs from the reference", k);
-    free(r.out);
-    int n = sd_kept(ctx, now);
-    if (async)
-      cr_expect_eq(n, 0, "the asynchronous call left %d buffers kept", n);
-    else if (k == 0) {
-      cr_expect_eq(n, 5, "a synchronous call left %d buffers kept", n);
-      nfirst = n;
-      memcpy(first, now, sizeof first);
-    } else if (k == 1)
-      cr_expect(sd_same_set(first, nfirst, now, n),
-                "the second call did not take the kept buffers");
-    else
-      cr_expect_eq(n, 5, "call %d left %d buffers kept", k, n);
-  }
-  g_sd_ctx = NULL;
-  clg_context_destroy(ctx);
-  unsetenv("CLGATHER_TEST_DEVICE_VALIDATION");
-  free(want);
-  free(data);
-  free(idx);
-  free(upd);
-}
