@@ -239,7 +239,8 @@ cl_int clg__read_wait(cl_command_queue queue, cl_mem mem, size_t offset,
      * of the referee, so the way is chosen by its measured time
      * (clg_brief_way). The read may write `dst` until its status is
      * final, so nothing returns before that is known (the wait list is
-     * complete: the callers wait for it first). */
+     * complete: the callers wait for it first), unless the driver fails
+     * the status query and the wait themselves. */
     (void)clFlush(queue); /* a driver that needs it to start the read */
     double start = clg__now();
     *call = "clGetEventInfo";
