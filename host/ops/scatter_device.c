@@ -212,12 +212,7 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
            s->index_size == 4 ? "int" : "long");
   cl_ulong vx = l->verdict_extra, nn = n;
   bool cpu = (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
-  cl_ulong per = 1;
-  if (cpu) {
-    per = (n + CLG_SI_RUNS_CPU - 1) / CLG_SI_RUNS_CPU;
-    if (per < CLG_SI_PER_CPU)
-      per = CLG_SI_PER_CPU;
-  }
+  cl_ulong per = cpu ? clg__scatter_run(n, 1) : 1;
   if (!s->dmem[0] &&
       ((st = clg_scratch(ctx, l, s, 0, n * 4, "the scatter targets")) !=
            CLG_SUCCESS ||
