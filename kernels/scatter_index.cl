@@ -1,21 +1,25 @@
 /* The scatters' index pass on the device, for cl_mem indices (host/ops/
  * scatter_device.c): targets, repeated targets and the order updates apply
  * in, computed where the indices are, after the validation kernel
- * (kernels/validate.cl) has checked their bounds.
+ * (kernels/validate.cl) has checked their bounds (or, ScatterElements'
+ * claim from the indices, clg_si_claim_rows, checking them itself).
  *
  * Every kernel takes the verdict buffer last (the validation kernel's, with
  * four more 64-bit words at word `vx`; a 32-bit value sits in the first four
  * bytes of its word, which the host reads as such, whatever the byte
  * order: host/run/index_pass.c, clg__verdict_read):
  *   verdict[0]             (uint) set: some check failed, write nothing
- *   ((uint*)verdict)[2vx]  set: two entries share a target (reduction none)
+ *   ((uint*)verdict)[2vx]  bit 0: two entries share a target (reduction
+ *                          none); bit 1: clg_si_claim_rows met an index out
+ *                          of its bounds (the host then locates it)
  *   ((uint*)verdict)[2vx+2] ~ the smallest entry whose target an earlier
  *                          entry has (0: none yet; atomic_max of the
  *                          complement, so the buffer starts as zeros)
  *   ((uint*)verdict)[2vx+4] the earliest entry with that target
  *   ((ulong*)verdict)[vx+3] that target
- * `gate` 0: run only while verdict[0] is clear; 1: run only once a repeat
- * was found (the exact search for the message).
+ * `gate` 0: run only while verdict[0] is clear; 1: run only once the word
+ * at 2vx is set (the exact search for the message; clg_si_later then sets
+ * verdict[0], which stops the scatter).
  *
  * Targets and entries are uint: the host takes this path only for fewer
  * than 2^32 - 1 entries and at most 2^32 targets.
@@ -174,7 +178,16 @@ kernel void clg_si_claim(global const uint *restrict keys, ulong n, ulong per,
  * targets are written (the host then has the scatter compute them too,
  * and the sort's targets made only once a repeat was found). Runs of
  * whole rows, each row's targets whole bitmap words of its own: plain
- * loads and stores, as clg_si_claim's `plain`. */
+ * loads and stores, as clg_si_claim's `plain`.
+ *
+ * It checks every index against [-abound, abound - 1] as well, so that a
+ * synchronous call runs no validation kernel before it (host/run/call.c):
+ * a second pass over the indices had been a seventh of SE1's call (4M
+ * int64 entries, Zen 3: 1.9 of 13 ms). An index out of range claims its
+ * row's first target instead (no store leaves the row's words) and sets
+ * bit 1 of the repeat's word: the search for a repeat's message then runs
+ * (gate 1) and its clg_si_later stops the scatter; the host finds the
+ * first offender with the validation kernel, on that error path only. */
 kernel void clg_si_claim_rows(global const index_t *restrict x, ulong x_off,
                               ulong n, ulong n0, ulong s0, uint s1,
                               ulong abound, ulong per, global uint *bits,
@@ -186,12 +199,15 @@ kernel void clg_si_claim_rows(global const index_t *restrict x, ulong x_off,
   const ulong end = min(b + per, n);
   /* Targets below 2^32, as the keys': uint arithmetic. */
   const uint ab = (uint)abound, words = (uint)(abound * s1 / 32);
-  uint seen = 0;
+  uint seen = 0, bad = 0;
   for (ulong e = b, row = b / n0; e < end; ++row) {
     const uint base = (uint)(row * s0);
     for (const ulong stop = e + n0; e < stop; ++e) {
       const long v = (long)x[x_off + e];
-      const uint t = base + ((uint)v + (v < 0 ? ab : 0u)) * s1;
+      /* v in [-abound, abound - 1], in ulong arithmetic (wrapping): */
+      const uint ok = (ulong)v + abound < 2 * abound;
+      const uint t = base + (ok ? ((uint)v + (v < 0 ? ab : 0u)) * s1 : 0u);
+      bad |= !ok;
       bits[t >> 5] |= 1u << (t & 31u);
     }
     /* The row's n0 distinct targets set n0 bits of its words (a multiple
@@ -204,8 +220,8 @@ kernel void clg_si_claim_rows(global const index_t *restrict x, ulong x_off,
       set += popcount(bits[(base >> 5) + w]);
     seen |= set != (uint)n0;
   }
-  if (seen) /* as clg_si_claim's */
-    atomic_xchg(&CLG_SI_DUP(verdict, vx), 1u);
+  if (seen | bad) /* as clg_si_claim's, the word only */
+    atomic_or(&CLG_SI_DUP(verdict, vx), (seen ? 1u : 0u) | (bad ? 2u : 0u));
 }
 
 /* Radix pass, 1: the count of each digit in each chunk, hist[d * C + g]. */

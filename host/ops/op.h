@@ -161,6 +161,14 @@ typedef struct clg_op_impl {
                             const clg_scatter_params *sc,
                             const clg_tensor *data, const clg_tensor *indices,
                             void **state);
+  /* Optional, with device_plan: true if the state's kernels check every
+   * index value against its bounds themselves (a value out of range sets
+   * bit 1 of the operator's first verdict word and stops the operator's
+   * kernels), so that a synchronous call launches no validation kernel
+   * before them and, on that bit, locates the first offender with one
+   * (run/call.c). Asynchronous calls keep the validation kernel (their
+   * outcome reports the offender from its verdict). */
+  bool (*checks_values)(const void *state);
   /* With device_plan: the failure (CLG_ERROR_DUPLICATE_INDEX) for entries
    * `first` < `later` sharing `target`, as index_plan() reports it. */
   clg_status (*report_duplicate)(const clg_params *norm,

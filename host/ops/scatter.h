@@ -68,7 +68,7 @@ typedef struct clg_scatter_state {
   bool rows;      /* ScatterElements, innermost axis of a rank-2 view, on a
                    * CPU, duplicates an error: the claim and the scatter
                    * compute targets from the indices (no dmem[0] unless a
-                   * repeat was found) */
+                   * repeat was found), the claim checks their bounds */
   size_t chunk, chunks; /* the sort's: pairs per work-item, work-items */
 } clg_scatter_state;
 
@@ -76,11 +76,15 @@ typedef struct clg_scatter_state {
  * output): targets, repeats and order left to the device, after the
  * validation kernel. *state NULL (and success): the device cannot take it
  * (2^32 - 1 entries or more, more than 2^32 targets); the host pass does. */
-clg_status clg__scatter_device_plan(const clg_scatter_kind *kind,
+clg_status clg__scatter_device_plan(clg_context *ctx,
+                                    const clg_scatter_kind *kind,
                                     const clg_params *norm,
                                     const clg_scatter_params *sc,
                                     const clg_tensor *data,
                                     const clg_tensor *indices, void **state);
+/* The checks_values() hook of the scatters (ops/op.h): the device plan's
+ * row claim checks every index's bounds (state->rows). */
+bool clg__scatter_checks_values(const void *state);
 /* Entries per work-item of a per-entry kernel on a CPU after the device's
  * index pass: runs of at least CLG_SI_PER_CPU elements (entries of `inner`
  * elements), at most CLG_SI_RUNS_CPU runs (scatter_device.c). */

@@ -35,12 +35,12 @@ uint64_t clg__scatter_run(uint64_t entries, uint64_t inner) {
   return per > least ? per : least;
 }
 
-clg_status clg__scatter_device_plan(const clg_scatter_kind *kind,
+clg_status clg__scatter_device_plan(clg_context *ctx,
+                                    const clg_scatter_kind *kind,
                                     const clg_params *norm,
                                     const clg_scatter_params *sc,
                                     const clg_tensor *data,
                                     const clg_tensor *indices, void **state) {
-  (void)sc;
   *state = NULL;
   size_t entries = 0;
   uint64_t inner = 0, ntargets = 0;
@@ -58,8 +58,25 @@ clg_status clg__scatter_device_plan(const clg_scatter_kind *kind,
   s->index_size = clg_dtype_size(indices->dtype);
   s->sorted = -1;
   kind->keys(norm, data, indices, &s->keys);
+  /* ScatterElements on the innermost axis of a rank-2 (merged) view, on a
+   * CPU, duplicates an error, with each row's targets whole bitmap words:
+   * the claim and the scatter compute the targets from the indices, and
+   * the targets are written (for the sort) only once a repeat was found.
+   * Writing them at every call had cost SE1 (4M entries, Zen 3) a 16 MiB
+   * buffer's page faults and a pass over the indices. The claim checks
+   * the bounds as well (clg__scatter_checks_values). */
+  const clg_scatter_keys *k = &s->keys;
+  s->rows = (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) != 0 &&
+            sc->reduction == CLG_REDUCTION_NONE &&
+            sc->duplicates == CLG_DUPLICATES_ERROR && k->elements &&
+            k->rank == 2 && k->axis == 1 &&
+            (k->abound * k->strides[1]) % 32 == 0;
   *state = s;
   return CLG_SUCCESS;
+}
+
+bool clg__scatter_checks_values(const void *state) {
+  return ((const clg_scatter_state *)state)->rows;
 }
 
 /* Scratch buffer `i` of the state, `bytes` long, for the device's index
@@ -222,15 +239,7 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
   const clg_scatter_keys *k = &s->keys;
   bool detect = l->sc.reduction == CLG_REDUCTION_NONE &&
                 l->sc.duplicates == CLG_DUPLICATES_ERROR;
-  /* ScatterElements on the innermost axis of a rank-2 (merged) view, on a
-   * CPU, with each row's targets whole bitmap words: the claim and the
-   * scatter compute the targets from the indices, and the targets are
-   * written (for the sort) only once a repeat was found. Writing them at
-   * every call had cost SE1 (4M entries, Zen 3) a 16 MiB buffer's page
-   * faults and a pass over the indices. */
-  s->rows = cpu && detect && k->elements && k->rank == 2 && k->axis == 1 &&
-            (k->abound * k->strides[1]) % 32 == 0;
-  if (!s->rows &&
+  if (!s->rows && /* (clg__scatter_device_plan) */
       (st = clg_keys(ctx, s, l, opts, per, cpu, 0, calls)) != CLG_SUCCESS)
     return st;
   if (!detect) /* the updates apply in target order */

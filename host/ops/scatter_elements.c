@@ -158,8 +158,7 @@ static clg_status se_device_plan(clg_context *ctx, const clg_params *norm,
                                  const clg_scatter_params *sc,
                                  const clg_tensor *data,
                                  const clg_tensor *indices, void **state) {
-  (void)ctx;
-  return clg__scatter_device_plan(&se_kind, norm, sc, data, indices, state);
+  return clg__scatter_device_plan(ctx, &se_kind, norm, sc, data, indices, state);
 }
 
 static clg_status se_index_plan(clg_context *ctx, const clg_params *norm,
@@ -212,6 +211,7 @@ const clg_op_impl clg__op_scatter_elements = {
     .release_state = clg__scatter_release,
     .state_idle = clg__scatter_idle,
     .device_plan = se_device_plan,
+    .checks_values = clg__scatter_checks_values,
     .report_duplicate = se_report_duplicate,
     .slices = se_slices,
     .output_may_alias = clg__scatter_may_alias,
@@ -243,6 +243,7 @@ const clg_op_impl clg__op_scatter = {
     .release_state = clg__scatter_release,
     .state_idle = clg__scatter_idle,
     .device_plan = se_device_plan,
+    .checks_values = clg__scatter_checks_values,
     .report_duplicate = se_report_duplicate,
     .slices = se_slices,
     .output_may_alias = clg__scatter_may_alias,

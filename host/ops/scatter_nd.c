@@ -178,8 +178,7 @@ static clg_status snd_device_plan(clg_context *ctx, const clg_params *norm,
                                   const clg_scatter_params *sc,
                                   const clg_tensor *data,
                                   const clg_tensor *indices, void **state) {
-  (void)ctx;
-  return clg__scatter_device_plan(&snd_kind, norm, sc, data, indices, state);
+  return clg__scatter_device_plan(ctx, &snd_kind, norm, sc, data, indices, state);
 }
 
 static clg_status snd_index_plan(clg_context *ctx, const clg_params *norm,

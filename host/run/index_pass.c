@@ -256,6 +256,12 @@ clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
   return st;
 }
 
+clg_status clg__verdict_bare(clg_context *ctx, const clg_checked *c,
+                             cl_uint num_events, clg_verdict *v) {
+  clg_verdict_init(c, num_events, v);
+  return clg_verdict_buffer(ctx, clg_verdict_bytes(0, v->extra), &v->mem);
+}
+
 void clg__verdict_release(clg_verdict *v) {
   if (v->mem)
     clReleaseMemObject(v->mem);
@@ -487,7 +493,21 @@ clg_status clg__verdict_status(const clg_op_impl *impl, const clg_params *norm,
   if (pos != CLG_VERDICT_NONE)
     return impl->report(norm, data, indices, (size_t)pos, value);
   /* The repeat's words, 32-bit values (clg__verdict_read): the flag, the
-   * complement of the later entry, the earlier entry; then the target. */
+   * complement of the later entry, the earlier entry; then the target.
+   * Bit 1 of the flag: the operator's kernels met an index out of range
+   * that no validation kernel located (checks_values(): the synchronous
+   * call locates it before it comes here; found again here, the values
+   * changed during the call). */
+  if (extra && (extra[0] & 2u)) {
+    char what[128];
+    impl->describe(norm, what, sizeof what);
+    return clg__fail(CLG_ERROR_INDEX_OUT_OF_BOUNDS,
+                     "%s: an index was out of range when the index pass "
+                     "read it, and in range when checked again: the "
+                     "indices changed during the call (nothing was "
+                     "written)",
+                     what);
+  }
   if (extra && extra[0] != 0 && impl->report_duplicate)
     return impl->report_duplicate(norm, data, indices, (size_t)extra[2],
                                   (size_t)(uint32_t)~(uint32_t)extra[1],

@@ -35,6 +35,11 @@ clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
                                 cl_command_queue queue, const clg_tensor *data,
                                 const clg_tensor *indices, cl_uint num_events,
                                 const cl_event *wait_list, clg_verdict *v);
+/* A verdict buffer with no validation kernel behind it (no groups, no
+ * event; its flag and the operator's words clear): for a device plan whose
+ * kernels check the index values themselves (clg_op_impl.checks_values). */
+clg_status clg__verdict_bare(clg_context *ctx, const clg_checked *c,
+                             cl_uint num_events, clg_verdict *v);
 /* Read a verdict (blocking, on `queue`, once its event has completed; a
  * kernel that failed, e.g. for a failed wait-list event, is an error): *pos
  * is the first offending flat position or CLG_VERDICT_NONE, *value its

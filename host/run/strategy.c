@@ -32,9 +32,12 @@ static const clg_check_row clg_check_table[CLG_CHECK_WAYS] = {
                              "planned; then the kernels"},
     [CLG_CHECK_DEVICE_PLAN] = {"device plan", true, false,
                                "the scatters' plan on the device (cl_mem "
-                               "indices and output): its kernels and the "
-                               "operator's, gated; the verdict read after "
-                               "the last (synchronous) or by the outcome"},
+                               "indices and output): the validation kernel "
+                               "(none in a synchronous call whose plan's "
+                               "kernels check the values: checks_values), "
+                               "the plan's kernels and the operator's, "
+                               "gated; the verdict read after the last "
+                               "(synchronous) or by the outcome"},
 };
 
 const clg_check_row *clg__check_row(clg_check_way way) {

@@ -64,7 +64,30 @@ typedef struct sd_run {
   clg_status st;
   char msg[1024];
   float *out; /* the output's bytes after the call */
+  bool bare;  /* a synchronous call whose plan checked the values itself */
 } sd_run;
+
+static bool sd_cpu_plan(void) {
+  return (clg__plan_device(tu_ctx()) & CL_DEVICE_TYPE_CPU) != 0;
+}
+
+/* Does the device plan of this call check the index values itself
+ * (ops/op.h: checks_values), so that a synchronous call runs no validation
+ * kernel (but to name an offender)? */
+static bool sd_plan_checks(clg_op op, int64_t axis,
+                           const clg_scatter_params *sp, clg_context *ctx,
+                           const clg_tensor *data, const clg_tensor *x) {
+  const clg_op_impl *impl = clg__op_impl(op);
+  clg_params norm = {op, axis < 0 ? axis + data->rank : axis, 0,
+                     CLG_MODE_RAISE};
+  void *state = NULL;
+  cr_assert_eq(impl->device_plan(ctx, &norm, sp, data, x, &state),
+               CLG_SUCCESS);
+  bool checks = state && impl->checks_values && impl->checks_values(state);
+  if (state)
+    impl->release_state(state);
+  return checks;
+}
 
 /* The case on float data: host indices (async: false, host path) or
  * cl_mem everything; fills *res. */
@@ -108,8 +131,13 @@ static void sd_call(const sd_case *c, const float *data, const void *idx,
     tu_cl_check(clWaitForEvents(1, &ev), "clWaitForEvents");
     clReleaseEvent(ev);
   }
+  res->bare = device && !async &&
+              sd_plan_checks(c->op, c->axis, &c->sp, ctx, &td.desc, &tx.desc);
   unsigned long ran = atomic_load(&ctx->device_validations) - v0;
-  cr_expect_eq(ran, device ? 1u : 0u, "validation kernels run: %lu", ran);
+  unsigned long want = !device     ? 0
+                       : !res->bare ? 1
+                                    : res->st == CLG_ERROR_INDEX_OUT_OF_BOUNDS;
+  cr_expect_eq(ran, want, "validation kernels run: %lu", ran);
   res->out = malloc(dn * sizeof(float) + 1);
   cr_assert(res->out);
   tu_tensor_read(out, res->out);
@@ -377,6 +405,10 @@ Test(scatter_device, innermost_axis_repeats) {
       cr_assert_eq(rc, repeat ? REF_DUPLICATE : REF_OK, "case %d", k);
       sd_run dev, hostr;
       sd_call(&c, data, idx, upd, true, false, &dev);
+      /* The 64-wide rows are whole bitmap words: the row claim's path on
+       * a CPU (CLGATHER_TEST_PLAN_DEVICE=cpu under Oclgrind). */
+      cr_expect(k >= 2 || dev.bare == sd_cpu_plan(), "case %d: the row claim "
+                "%d", k, (int)dev.bare);
       if (!repeat) {
         cr_expect_eq(dev.st, CLG_SUCCESS, "case %d: %s", k, dev.msg);
         cr_expect_eq(tu_first_diff(dev.out, want, dn * sizeof *want), -1,
@@ -496,30 +528,61 @@ Test(scatter_device, innermost_axis_every_width) {
                xbuf = {CLG_STORAGE_BUFFER, 16, false, false};
     clg_params p = {CLG_OP_SCATTER_ELEMENTS, 1, 0, CLG_MODE_RAISE};
     clg_scatter_params sp = {CLG_REDUCTION_NONE, CLG_DUPLICATES_ERROR};
-    for (int repeat = 0; repeat < 2; ++repeat) {
-      if (repeat) /* row 250: its entry 33 repeats its entry 2 */
+    /* 0: valid; 1: a repeat; 2: the repeat and, in earlier rows, two
+     * indices out of range, which the row claim finds (no validation
+     * kernel before it) and the validation kernel then names. */
+    for (int phase = 0; phase < 3; ++phase) {
+      if (phase == 1) /* row 250: its entry 33 repeats its entry 2 */
         tu_set_index(idx, idt, 250 * 40 + 33, planted);
+      if (phase == 2) { /* row 120's entry 9, row 200's entry 0 */
+        tu_set_index(idx, idt, 120 * 40 + 9, k % 2 ? -65 : 64);
+        tu_set_index(idx, idt, 200 * 40, k % 2 ? 64 : -65);
+      }
       memcpy(want, data, dn * es);
       int64_t bad = -1, first = -1;
       int rc = ref_scatter_elements(want, dt, 2, ds, idx,
                                     tu_ref_index_type(idt), is, upd, 1,
                                     REF_RED_NONE, 0, &bad, &first);
-      cr_assert_eq(rc, repeat ? REF_DUPLICATE : REF_OK, "type %d", k);
+      static const int ref_rc[3] = {REF_OK, REF_DUPLICATE, REF_OOB};
+      cr_assert_eq(rc, ref_rc[phase], "type %d", k);
+      cr_assert(phase < 2 || bad == 120 * 40 + 9, "type %d", k);
       tu_tensor td, tx, tu;
       tu_tensor_init(&td, dt, 2, ds, buf, data);
       tu_tensor_init(&tx, idt, 2, is, xbuf, idx);
       tu_tensor_init(&tu, dt, 2, is, buf, upd);
-      clg_status st = clg_scatter(tu_ctx(), &p, &sp, &td.desc, &tx.desc,
-                                  &tu.desc, &td.desc, NULL, 0, NULL, NULL);
+      clg_context *ctx = tu_ctx();
+      unsigned long v0 = atomic_load(&ctx->device_validations);
+      clg_status st = clg_scatter(ctx, &p, &sp, &td.desc, &tx.desc, &tu.desc,
+                                  &td.desc, NULL, 0, NULL, NULL);
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", clg_last_error());
+      unsigned long ran = atomic_load(&ctx->device_validations) - v0;
+      /* On a CPU the row claim checks the values: a validation kernel only
+       * to name an offender. */
+      bool bare = sd_plan_checks(p.op, p.axis, &sp, ctx, &td.desc, &tx.desc);
+      cr_expect_eq(bare, sd_cpu_plan(), "type %d", k);
+      cr_expect_eq(ran, !bare || phase == 2 ? 1u : 0u,
+                   "type %d phase %d: %lu", k, phase, ran);
       tu_tensor_read(&td, got);
-      if (!repeat) {
-        cr_expect_eq(st, CLG_SUCCESS, "type %d: %s", k, clg_last_error());
+      if (!phase) {
+        cr_expect_eq(st, CLG_SUCCESS, "type %d: %s", k, msg);
         cr_expect_eq(tu_first_diff(got, want, dn * es), -1, "type %d", k);
       } else {
-        cr_expect_eq(st, CLG_ERROR_DUPLICATE_INDEX, "type %d: %s", k,
-                     clg_last_error());
+        cr_expect_eq(st, phase == 1 ? CLG_ERROR_DUPLICATE_INDEX
+                                    : CLG_ERROR_INDEX_OUT_OF_BOUNDS,
+                     "type %d: %s", k, msg);
         cr_expect_eq(tu_first_diff(got, data, dn * es), -1,
                      "type %d: output changed by a failed call", k);
+      }
+      if (phase == 2) { /* the message of the host's scan */
+        tu_tensor th;
+        tu_tensor_init(&th, idt, 2, is,
+                       (tu_storage){CLG_STORAGE_HOST, 0, false, false}, idx);
+        clg_status hs = clg_scatter(ctx, &p, &sp, &td.desc, &th.desc,
+                                    &tu.desc, &td.desc, NULL, 0, NULL, NULL);
+        cr_expect_eq(hs, CLG_ERROR_INDEX_OUT_OF_BOUNDS, "type %d", k);
+        cr_expect_str_eq(msg, clg_last_error(), "type %d", k);
+        tu_tensor_free(&th);
       }
       tu_tensor_free(&td);
       tu_tensor_free(&tx);
