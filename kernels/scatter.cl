@@ -497,3 +497,48 @@ kernel void clg_scatter_sorted(global mem_t *out, ulong out_off,
   }
 #endif
 }
+
+#if CLG_LOOP
+/* CPU devices, updates in order: the device's index pass partitioned the
+ * (target, entry) pairs by their targets' top bits in one stable radix
+ * pass (host/ops/scatter_device.c) instead of sorting them whole: bucket b
+ * holds every pair of its targets, in entry order, at positions
+ * [first[b * C], first[(b + 1) * C]) (that pass's summed counts, C chunks
+ * a digit; the last bucket ends at `count`), and no other bucket has those
+ * targets. Work-item b applies its pairs in order, each to its target, so
+ * a target's updates apply in the order of their entries, as the sorted
+ * runs' (the same bits); the targets of a bucket are a contiguous range of
+ * the output (1/256th), which its loads and stores revisit in cache. */
+kernel void clg_scatter_buckets(global mem_t *out, ulong out_off,
+                                global const mem_t *restrict upd,
+                                ulong upd_off,
+                                global const uint *restrict keys,
+                                global const uint *restrict vals, ulong inner,
+                                ulong count, global const uint *restrict first,
+                                uint C, uint buckets CLG_GATE_ARG) {
+  const uint b = (uint)get_global_id(0);
+  if (b >= buckets)
+    return;
+  CLG_GATE
+  const size_t begin = first[(size_t)b * C],
+               end = b + 1 < buckets ? first[(size_t)(b + 1) * C] : count;
+  for (size_t p = begin; p < end; ++p) {
+    /* The random rows, fetched ahead: the loop stalls on each. */
+    if (p + CLG_AHEAD < end) {
+      CLG_PREFETCH_LINE(
+          upd + (upd_off + (size_t)vals[p + CLG_AHEAD] * inner) * CLG_MEM_PER);
+      CLG_PREFETCH_LINE(
+          out + (out_off + (size_t)keys[p + CLG_AHEAD] * inner) * CLG_MEM_PER);
+    }
+    const size_t ob = out_off + (size_t)keys[p] * inner,
+                 ub = upd_off + (size_t)vals[p] * inner;
+    CLG_FOR_ELEMENTS {
+#if CLG_RED == 0
+      STORE(out, ob + j, LOAD(upd, ub + j));
+#else
+      STORE(out, ob + j, RED(LOAD(out, ob + j), LOAD(upd, ub + j)));
+#endif
+    }
+  }
+}
+#endif

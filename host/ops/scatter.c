@@ -330,8 +330,9 @@ static clg_status clg_device_apply(clg_context *ctx,
   clg_kernel_entry *k = NULL;
   clg_status st = clg__get_kernel(
       ctx, clg_kernel_scatter, opts,
-      sorted   ? "clg_scatter_sorted"
-      : s->rows ? "clg_scatter_elements_rows"
+      s->buckets ? "clg_scatter_buckets"
+      : sorted   ? "clg_scatter_sorted"
+      : s->rows  ? "clg_scatter_elements_rows"
       : runs    ? "clg_scatter_direct_runs"
                 : "clg_scatter_direct",
       &k);
@@ -354,7 +355,16 @@ static clg_status clg_device_apply(clg_context *ctx,
   if (calls->count >= CLG_MAX_CALLS)
     return clg__fail(CLG_ERROR_INTERNAL,
                      "internal: too many kernel calls for a scatter");
-  if (sorted)
+  if (s->buckets) { /* a work-item a bucket of target ranges */
+    cl_uint C = (cl_uint)s->chunks, B = s->buckets;
+    size_t bg[1] = {B}, bl[1] = {1};
+    const void *bv[11] = {vals[0], vals[1], vals[2], vals[3], vals[4], vals[5],
+                          vals[6], vals[7], &s->dmem[4], &C, &B};
+    size_t bs[11] = {sizes[0], sizes[1], sizes[2],       sizes[3],
+                     sizes[4], sizes[5], sizes[6],       sizes[7],
+                     sizeof(cl_mem), 4, 4};
+    clg__call_set(&calls->call[calls->count++], k, 11, bs, bv, 1, bg, bl);
+  } else if (sorted)
     clg__call_set(&calls->call[calls->count++], k, 8, sizes, vals, 2, global,
                   local);
   else if (s->rows) { /* targets from the indices, runs of whole rows */

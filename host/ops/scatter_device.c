@@ -121,10 +121,12 @@ static clg_status clg_add(clg_context *ctx, clg_kernel_calls *calls,
 
 /* The radix sort of dmem[0..1] by target, gate 0 (always, unless a check
  * failed) or 1 (only once a repeat was found); s->sorted says where the
- * sorted pairs end. */
+ * sorted pairs end. `partition`: one pass only, by the targets' top 8
+ * bits, stably (s->buckets set: pairs in 256 buckets of target ranges,
+ * each in entry order). */
 static clg_status clg_sort(clg_context *ctx, const clg_launch *l,
-                           clg_scatter_state *s,
-                           const char *opts, cl_uint gate, cl_ulong vx,
+                           clg_scatter_state *s, const char *opts,
+                           cl_uint gate, cl_ulong vx, bool partition,
                            clg_kernel_calls *calls) {
   bool cpu = (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
   size_t n = s->entries;
@@ -148,7 +150,8 @@ static clg_status clg_sort(clg_context *ctx, const clg_launch *l,
   int bits = 1; /* the targets' width: targets < ntargets */
   while (bits < 32 && ((uint64_t)1 << bits) < s->ntargets)
     ++bits;
-  int passes = (bits + 7) / 8;
+  int passes = partition ? 1 : (bits + 7) / 8;
+  int low = partition && bits > 8 ? bits - 8 : 0; /* the bits below */
   cl_ulong nn = n, ch = chunk;
   cl_uint C = (cl_uint)chunks, total = (cl_uint)(chunks * 256);
   size_t scan = cpu ? 1 : CLG_SORT_SCAN_GPU;
@@ -156,7 +159,7 @@ static clg_status clg_sort(clg_context *ctx, const clg_launch *l,
     scan = ctx->max_work_group_size;
   int src = 0;
   for (int p = 0; p < passes; ++p) {
-    cl_uint shift = (cl_uint)(8 * p);
+    cl_uint shift = (cl_uint)(low + 8 * p);
     int dst = 2 - src;
     const void *hv[9] = {&s->dmem[src], &nn, &ch, &shift, &s->dmem[4],
                          &C, &gate, &vx};
@@ -184,6 +187,7 @@ static clg_status clg_sort(clg_context *ctx, const clg_launch *l,
     src = dst;
   }
   s->sorted = src;
+  s->buckets = partition ? 256 : 0;
   return CLG_SUCCESS;
 }
 
@@ -242,8 +246,13 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
   if (!s->rows && /* (clg__scatter_device_plan) */
       (st = clg_keys(ctx, s, l, opts, per, cpu, 0, calls)) != CLG_SUCCESS)
     return st;
-  if (!detect) /* the updates apply in target order */
-    return clg_sort(ctx, l, s, opts, 0, vx, calls);
+  /* The updates apply in target order: the pairs sorted by target, or on
+   * a CPU partitioned by target range in one pass, each range's pairs in
+   * entry order (clg_scatter_buckets, kernels/scatter.cl). The whole sort
+   * took SN2 (10^6 entries, 2^20 targets) three passes, 9.4 of its 23 ms
+   * (Zen 3); its 256 work-items of one were enough for the CPU's cores. */
+  if (!detect)
+    return clg_sort(ctx, l, s, opts, 0, vx, cpu, calls);
 
   /* Repeats: a bit per target, claimed; then, only if one was found, the
    * sort and the exact first repeat in the C order of entries. */
@@ -290,7 +299,7 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
     st = clg_add(ctx, calls, opts, "clg_si_claim", 6, cs, cv, claims, cpu);
   }
   if (st != CLG_SUCCESS ||
-      (st = clg_sort(ctx, l, s, opts, 1, vx, calls)) != CLG_SUCCESS)
+      (st = clg_sort(ctx, l, s, opts, 1, vx, false, calls)) != CLG_SUCCESS)
     return st;
   int p = s->sorted;
   s->sorted = -1; /* the scatter reads the targets in entry order */

@@ -7,11 +7,15 @@
  *  - results byte for byte against the plain-C sequential reference, for
  *    ScatterElements and ScatterND, every reduction, duplicates = last,
  *    int32 and int64 indices, in place and not, and sizes that make the
- *    radix sort take one to three passes over many chunks;
+ *    radix sort take one to three passes over many chunks (a GPU's plan;
+ *    a CPU's partitions the pairs by target range in one pass of 8 to 17
+ *    bits' top bits and applies each range's in entry order);
  *  - every out-of-bounds index and every repeat gives the host path's
  *    status and message (the same call with host indices), synchronously
  *    and through the outcome, with the output byte for byte unchanged;
- *  - the validation kernel ran (the context's counter), and the
+ *  - the validation kernel ran (the context's counter; a synchronous
+ *    call whose row claim checks the bounds runs it only to name an
+ *    offender), and the
  *    asynchronous call waits for nothing: it returns while its wait list is
  *    pending.
  */
@@ -268,7 +272,8 @@ Test(scatter_device, small_cases_match_the_reference) {
 Test(scatter_device, large_cases_match_the_reference) { sd_results(1, 16, 12); }
 
 /* Many entries into 2^16 - 2^17 targets: three radix passes over many
- * chunks, long and short runs, every reduction. */
+ * chunks on a GPU's plan, one pass by the top 8 of 17 bits on a CPU's
+ * (buckets of 512 targets), long and short runs, every reduction. */
 Test(scatter_device, three_pass_sort) {
   setenv("CLGATHER_TEST_DEVICE_VALIDATION", "always", 1);
   tu_rng rng = tu_rng_make(13);
