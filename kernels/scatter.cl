@@ -500,15 +500,14 @@ kernel void clg_scatter_sorted(global mem_t *out, ulong out_off,
 
 #if CLG_LOOP
 /* CPU devices, updates in order: the device's index pass partitioned the
- * (target, entry) pairs by their targets' top bits in one stable radix
- * pass (host/ops/scatter_device.c) instead of sorting them whole: bucket b
- * holds every pair of its targets, in entry order, at positions
- * [first[b * C], first[(b + 1) * C]) (that pass's summed counts, C chunks
- * a digit; the last bucket ends at `count`), and no other bucket has those
- * targets. Work-item b applies its pairs in order, each to its target, so
- * a target's updates apply in the order of their entries, as the sorted
- * runs' (the same bits); the targets of a bucket are a contiguous range of
- * the output (1/256th), which its loads and stores revisit in cache. */
+ * (target, entry) pairs in one stable radix pass (host/ops/
+ * scatter_device.c) instead of sorting them whole: bucket b holds every
+ * pair of its targets (blocks of contiguous targets), in entry order, at
+ * positions [first[b * C], first[(b + 1) * C]) (that pass's summed counts,
+ * C chunks a digit; the last bucket ends at `count`), and no other bucket
+ * has those targets. Work-item b applies its pairs in order, each to its
+ * target, so a target's updates apply in the order of their entries, as
+ * the sorted runs' (the same bits). */
 kernel void clg_scatter_buckets(global mem_t *out, ulong out_off,
                                 global const mem_t *restrict upd,
                                 ulong upd_off,

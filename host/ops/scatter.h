@@ -71,9 +71,9 @@ typedef struct clg_scatter_state {
                    * repeat was found), the claim checks their bounds */
   size_t chunk, chunks; /* the sort's: pairs per work-item, work-items */
   unsigned buckets; /* > 0: the sorted pairs are in this many buckets of
-                     * target ranges, each in entry order (one pass, by
-                     * the top bits), dmem[4] their starts (the counts
-                     * summed, `chunks` a bucket) */
+                     * targets, each in entry order (one radix pass),
+                     * dmem[4] their starts (the counts summed, `chunks`
+                     * a bucket) */
 } clg_scatter_state;
 
 /* The device_plan() of a scatter of `kind` (cl_mem indices, a cl_mem

@@ -8,8 +8,8 @@
  *    ScatterElements and ScatterND, every reduction, duplicates = last,
  *    int32 and int64 indices, in place and not, and sizes that make the
  *    radix sort take one to three passes over many chunks (a GPU's plan;
- *    a CPU's partitions the pairs by target range in one pass of 8 to 17
- *    bits' top bits and applies each range's in entry order);
+ *    a CPU's partitions the pairs in one pass, by 8 bits of the target,
+ *    and applies each bucket's in entry order);
  *  - every out-of-bounds index and every repeat gives the host path's
  *    status and message (the same call with host indices), synchronously
  *    and through the outcome, with the output byte for byte unchanged;
@@ -272,8 +272,8 @@ Test(scatter_device, small_cases_match_the_reference) {
 Test(scatter_device, large_cases_match_the_reference) { sd_results(1, 16, 12); }
 
 /* Many entries into 2^16 - 2^17 targets: three radix passes over many
- * chunks on a GPU's plan, one pass by the top 8 of 17 bits on a CPU's
- * (buckets of 512 targets), long and short runs, every reduction. */
+ * chunks on a GPU's plan, one pass by 8 bits of the target on a CPU's,
+ * long and short runs, every reduction. */
 Test(scatter_device, three_pass_sort) {
   setenv("CLGATHER_TEST_DEVICE_VALIDATION", "always", 1);
   tu_rng rng = tu_rng_make(13);
