@@ -13,15 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Work-items per work-group along the entries (or segments). */
-#define CLG_SCATTER_LOCAL 64
-
-/* `n` up to whole work-groups of CLG_SCATTER_LOCAL. */
-static size_t clg_round_up(uint64_t n) {
+size_t clg__scatter_round_up(uint64_t n) {
   return (size_t)((n + CLG_SCATTER_LOCAL - 1) / CLG_SCATTER_LOCAL *
                   CLG_SCATTER_LOCAL);
 }
-
 
 void clg__scatter_release(void *state) {
   clg_scatter_state *s = state;
@@ -317,88 +312,6 @@ static clg_status clg_upload(clg_context *ctx, const int64_t *v, size_t count,
   return CLG_SUCCESS;
 }
 
-/* The scatter after the device's index pass: each entry to its target
- * (targets in entry order, none repeating), or each run of the sorted
- * pairs to its target in order. */
-static clg_status clg_device_apply(clg_context *ctx,
-                                   const clg_scatter_state *s,
-                                   const clg_launch *l, const char *opts,
-                                   bool loop, size_t unit, size_t per,
-                                   size_t units_per_elem, size_t vec,
-                                   clg_kernel_calls *calls) {
-  bool sorted = s->sorted >= 0, runs = loop && !sorted;
-  clg_kernel_entry *k = NULL;
-  clg_status st = clg__get_kernel(
-      ctx, clg_kernel_scatter, opts,
-      s->buckets ? "clg_scatter_buckets"
-      : sorted   ? "clg_scatter_sorted"
-      : s->rows  ? "clg_scatter_elements_rows"
-      : runs    ? "clg_scatter_direct_runs"
-                : "clg_scatter_direct",
-      &k);
-  if (st != CLG_SUCCESS)
-    return st;
-  cl_ulong oo = l->o->offset / unit / per / vec,
-           uo = l->u->offset / unit / per / vec;
-  cl_ulong inner = s->inner * units_per_elem / vec, items = s->entries;
-  bool small = ctx->max_work_group_size < CLG_SCATTER_LOCAL;
-  size_t padded = small ? (size_t)items : clg_round_up(items);
-  size_t grp = small ? 1 : CLG_SCATTER_LOCAL;
-  size_t global[2] = {loop ? padded : (size_t)inner, loop ? 1 : padded};
-  size_t local[2] = {loop ? grp : 1, loop ? 1 : grp};
-  int p = sorted ? s->sorted : 0;
-  const void *vals[8] = {&l->o->mem, &oo, &l->u->mem, &uo, &s->dmem[p],
-                         &s->dmem[p + 1], &inner, &items};
-  size_t sizes[8] = {sizeof(cl_mem), sizeof oo,      sizeof(cl_mem),
-                     sizeof uo,      sizeof(cl_mem), sizeof(cl_mem),
-                     sizeof inner,   sizeof items};
-  if (calls->count >= CLG_MAX_CALLS)
-    return clg__fail(CLG_ERROR_INTERNAL,
-                     "internal: too many kernel calls for a scatter");
-  if (s->buckets) { /* a work-item a bucket of target ranges */
-    cl_uint C = (cl_uint)s->chunks, B = s->buckets;
-    size_t bg[1] = {B}, bl[1] = {1};
-    const void *bv[11] = {vals[0], vals[1], vals[2], vals[3], vals[4], vals[5],
-                          vals[6], vals[7], &s->dmem[4], &C, &B};
-    size_t bs[11] = {sizes[0], sizes[1], sizes[2],       sizes[3],
-                     sizes[4], sizes[5], sizes[6],       sizes[7],
-                     sizeof(cl_mem), 4, 4};
-    clg__call_set(&calls->call[calls->count++], k, 11, bs, bv, 1, bg, bl);
-  } else if (sorted)
-    clg__call_set(&calls->call[calls->count++], k, 8, sizes, vals, 2, global,
-                  local);
-  else if (s->rows) { /* targets from the indices, runs of whole rows */
-    const clg_scatter_keys *ks = &s->keys;
-    cl_ulong n0 = ks->dims[1], s0 = ks->strides[0], s1 = ks->strides[1],
-             abound = ks->abound, x_off = l->x->offset / s->index_size;
-    cl_uint x64 = s->index_size == 8;
-    cl_ulong run = (clg__scatter_run(items, inner) + n0 - 1) / n0 * n0;
-    size_t rg[1] = {(size_t)((items + run - 1) / run)}, rl[1] = {1};
-    const void *rv[14] = {vals[0], vals[1], vals[2], vals[3], &l->x->mem,
-                          &x_off,  &x64,    &n0,     &s0,     &s1,
-                          &abound, &inner,  &items,  &run};
-    size_t rs[14] = {sizes[0], sizes[1], sizes[2], sizes[3], sizeof(cl_mem),
-                     8,        4,        8,        8,        8,
-                     8,        8,        8,        8};
-    clg__call_set(&calls->call[calls->count++], k, 14, rs, rv, 1, rg, rl);
-  } else if (runs) { /* direct in runs of `per` entries, a work-group each */
-    cl_ulong run = clg__scatter_run(items, inner);
-    size_t rg[1] = {(size_t)((items + run - 1) / run)}, rl[1] = {1};
-    const void *dv[8] = {vals[0], vals[1], vals[2], vals[3],
-                         vals[4], vals[6], vals[7], &run};
-    size_t ds[8] = {sizes[0], sizes[1], sizes[2], sizes[3],
-                    sizes[4], sizes[6], sizes[7], sizeof run};
-    clg__call_set(&calls->call[calls->count++], k, 8, ds, dv, 1, rg, rl);
-  } else { /* direct: no entries array */
-    const void *dv[7] = {vals[0], vals[1], vals[2], vals[3], vals[4],
-                         vals[6], vals[7]};
-    size_t ds[7] = {sizes[0], sizes[1], sizes[2], sizes[3], sizes[4],
-                    sizes[6], sizes[7]};
-    clg__call_set(&calls->call[calls->count++], k, 7, ds, dv, 2, global,
-                  local);
-  }
-  return CLG_SUCCESS;
-}
 
 clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
                                 const clg_launch *l, bool gated,
@@ -481,7 +394,7 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
     size_t sizes[5] = {sizeof(cl_mem), sizeof so, sizeof(cl_mem), sizeof doff,
                        sizeof n};
     bool small = ctx->max_work_group_size < CLG_SCATTER_LOCAL;
-    size_t global[1] = {small ? (size_t)n : clg_round_up(n)};
+    size_t global[1] = {small ? (size_t)n : clg__scatter_round_up(n)};
     size_t local[1] = {small ? 1 : CLG_SCATTER_LOCAL};
     clg__call_set(&calls->call[calls->count++], k, 5, sizes, vals, 1, global,
                   local);
@@ -508,8 +421,8 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
       snprintf(opts + len, sizeof opts - len, " -DCLG_VEC=%zu -DCLG_VECT=%s",
                vec, kind == CLG_K_FLOAT ? "float" : "double");
     }
-    return clg_device_apply(ctx, s, l, opts, loop, unit, per, units_per_elem,
-                            vectors ? vec : 1, calls);
+    return clg__scatter_device_apply(ctx, s, l, opts, loop, unit, per,
+                                     units_per_elem, vectors ? vec : 1, calls);
   }
   bool seg = s->segments > 0, reduce = seg && red != CLG_REDUCTION_NONE;
   clg_kernel_entry *k = NULL;
@@ -558,7 +471,7 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
                               "clg_scatter_permute", &pk)) != CLG_SUCCESS)
       return st;
     cl_ulong n = s->entries, pofs = l->u->offset / pu, row_units = row_bytes / pu;
-    size_t global[1] = {small ? (size_t)n : clg_round_up(n)};
+    size_t global[1] = {small ? (size_t)n : clg__scatter_round_up(n)};
     size_t local[1] = {small ? 1 : CLG_SCATTER_LOCAL};
     const void *vals[6] = {&s->mem[3], &l->u->mem, &pofs, &s->mem[0],
                            &row_units, &n};
@@ -568,7 +481,7 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
                   local);
   }
   cl_ulong items = seg ? s->segments : s->entries;
-  size_t padded = small ? (size_t)items : clg_round_up(items);
+  size_t padded = small ? (size_t)items : clg__scatter_round_up(items);
   size_t grp = small ? 1 : CLG_SCATTER_LOCAL;
   size_t global[2] = {loop ? padded : (size_t)inner, loop ? 1 : padded};
   size_t local[2] = {loop ? grp : 1, loop ? 1 : grp};

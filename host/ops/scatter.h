@@ -100,6 +100,22 @@ uint64_t clg__scatter_run(uint64_t entries, uint64_t inner);
 clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
                                      const clg_launch *l,
                                      clg_kernel_calls *calls);
+/* The scatter after the device's index pass, appended to *calls: each
+ * entry to its target (targets in entry order, none repeating), each run
+ * of the sorted pairs to its target in order, or (a CPU's partition) each
+ * bucket's pairs in order. `opts`: the scatter program's build options;
+ * `loop`: CPU kernels; offsets and `inner` in units of `unit` bytes, `per`
+ * units a LOAD, `vec` LOADs a vector (scatter.c, clg__scatter_prepare). */
+clg_status clg__scatter_device_apply(clg_context *ctx,
+                                     const clg_scatter_state *s,
+                                     const clg_launch *l, const char *opts,
+                                     bool loop, size_t unit, size_t per,
+                                     size_t units_per_elem, size_t vec,
+                                     clg_kernel_calls *calls);
+/* Work-items per work-group of the scatter kernels along the entries (or
+ * segments), and `n` up to whole work-groups of them. */
+#define CLG_SCATTER_LOCAL 64
+size_t clg__scatter_round_up(uint64_t n);
 
 /* The index_plan() of a scatter of `kind`: targets, then (reduction none,
  * duplicates an error) the first repeated target as an error, or the

@@ -1,13 +1,16 @@
 /* The scatters' index pass on the device, for cl_mem indices and a cl_mem
- * output: after the validation kernel has checked the bounds, kernels
+ * output: after the validation kernel has checked the bounds (or, the
+ * CPU's row claim of ScatterElements, checking them itself), kernels
  * (kernels/scatter_index.cl) compute each entry's target, look for repeated
  * targets (reduction none, duplicates an error: a bitmap claimed with
  * atomics) and sort the (target, entry) pairs by target, stably, when
- * updates must apply in order (reductions, duplicates = last) or when a
- * repeat needs its message (the sort then runs only if one was found). No
+ * updates must apply in order (reductions, duplicates = last; on a CPU one
+ * pass of the sort, into buckets of targets) or when a repeat needs its
+ * message (the sort then runs only if one was found). No
  * index value crosses to the host, every kernel reads the verdict first,
- * and the scatter itself (scatter.c) is gated on it: the output stays as it
- * was when a check fails, in place included. */
+ * and the scatter itself (clg__scatter_device_apply, at the end; scatter.c
+ * builds its program) is gated on it: the output stays as it was when a
+ * check fails, in place included. */
 #include "ops/scatter.h"
 
 #include <stdio.h>
@@ -326,4 +329,84 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
                     true)) != CLG_SUCCESS)
     return st;
   return clg_add(ctx, calls, opts, "clg_si_first", 5, ms, mv, s->chunks, true);
+}
+
+clg_status clg__scatter_device_apply(clg_context *ctx,
+                                     const clg_scatter_state *s,
+                                     const clg_launch *l, const char *opts,
+                                     bool loop, size_t unit, size_t per,
+                                     size_t units_per_elem, size_t vec,
+                                     clg_kernel_calls *calls) {
+  bool sorted = s->sorted >= 0, runs = loop && !sorted;
+  clg_kernel_entry *k = NULL;
+  clg_status st = clg__get_kernel(
+      ctx, clg_kernel_scatter, opts,
+      s->buckets ? "clg_scatter_buckets"
+      : sorted   ? "clg_scatter_sorted"
+      : s->rows  ? "clg_scatter_elements_rows"
+      : runs    ? "clg_scatter_direct_runs"
+                : "clg_scatter_direct",
+      &k);
+  if (st != CLG_SUCCESS)
+    return st;
+  cl_ulong oo = l->o->offset / unit / per / vec,
+           uo = l->u->offset / unit / per / vec;
+  cl_ulong inner = s->inner * units_per_elem / vec, items = s->entries;
+  bool small = ctx->max_work_group_size < CLG_SCATTER_LOCAL;
+  size_t padded = small ? (size_t)items : clg__scatter_round_up(items);
+  size_t grp = small ? 1 : CLG_SCATTER_LOCAL;
+  size_t global[2] = {loop ? padded : (size_t)inner, loop ? 1 : padded};
+  size_t local[2] = {loop ? grp : 1, loop ? 1 : grp};
+  int p = sorted ? s->sorted : 0;
+  const void *vals[8] = {&l->o->mem, &oo, &l->u->mem, &uo, &s->dmem[p],
+                         &s->dmem[p + 1], &inner, &items};
+  size_t sizes[8] = {sizeof(cl_mem), sizeof oo,      sizeof(cl_mem),
+                     sizeof uo,      sizeof(cl_mem), sizeof(cl_mem),
+                     sizeof inner,   sizeof items};
+  if (calls->count >= CLG_MAX_CALLS)
+    return clg__fail(CLG_ERROR_INTERNAL,
+                     "internal: too many kernel calls for a scatter");
+  if (s->buckets) { /* a work-item a bucket of target ranges */
+    cl_uint C = (cl_uint)s->chunks, B = s->buckets;
+    size_t bg[1] = {B}, bl[1] = {1};
+    const void *bv[11] = {vals[0], vals[1], vals[2], vals[3], vals[4], vals[5],
+                          vals[6], vals[7], &s->dmem[4], &C, &B};
+    size_t bs[11] = {sizes[0], sizes[1], sizes[2],       sizes[3],
+                     sizes[4], sizes[5], sizes[6],       sizes[7],
+                     sizeof(cl_mem), 4, 4};
+    clg__call_set(&calls->call[calls->count++], k, 11, bs, bv, 1, bg, bl);
+  } else if (sorted)
+    clg__call_set(&calls->call[calls->count++], k, 8, sizes, vals, 2, global,
+                  local);
+  else if (s->rows) { /* targets from the indices, runs of whole rows */
+    const clg_scatter_keys *ks = &s->keys;
+    cl_ulong n0 = ks->dims[1], s0 = ks->strides[0], s1 = ks->strides[1],
+             abound = ks->abound, x_off = l->x->offset / s->index_size;
+    cl_uint x64 = s->index_size == 8;
+    cl_ulong run = (clg__scatter_run(items, inner) + n0 - 1) / n0 * n0;
+    size_t rg[1] = {(size_t)((items + run - 1) / run)}, rl[1] = {1};
+    const void *rv[14] = {vals[0], vals[1], vals[2], vals[3], &l->x->mem,
+                          &x_off,  &x64,    &n0,     &s0,     &s1,
+                          &abound, &inner,  &items,  &run};
+    size_t rs[14] = {sizes[0], sizes[1], sizes[2], sizes[3], sizeof(cl_mem),
+                     8,        4,        8,        8,        8,
+                     8,        8,        8,        8};
+    clg__call_set(&calls->call[calls->count++], k, 14, rs, rv, 1, rg, rl);
+  } else if (runs) { /* direct in runs of `per` entries, a work-group each */
+    cl_ulong run = clg__scatter_run(items, inner);
+    size_t rg[1] = {(size_t)((items + run - 1) / run)}, rl[1] = {1};
+    const void *dv[8] = {vals[0], vals[1], vals[2], vals[3],
+                         vals[4], vals[6], vals[7], &run};
+    size_t ds[8] = {sizes[0], sizes[1], sizes[2], sizes[3],
+                    sizes[4], sizes[6], sizes[7], sizeof run};
+    clg__call_set(&calls->call[calls->count++], k, 8, ds, dv, 1, rg, rl);
+  } else { /* direct: no entries array */
+    const void *dv[7] = {vals[0], vals[1], vals[2], vals[3], vals[4],
+                         vals[6], vals[7]};
+    size_t ds[7] = {sizes[0], sizes[1], sizes[2], sizes[3], sizes[4],
+                    sizes[6], sizes[7]};
+    clg__call_set(&calls->call[calls->count++], k, 7, ds, dv, 2, global,
+                  local);
+  }
+  return CLG_SUCCESS;
 }
