@@ -312,7 +312,6 @@ static clg_status clg_upload(clg_context *ctx, const int64_t *v, size_t count,
   return CLG_SUCCESS;
 }
 
-
 clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
                                 const clg_launch *l, bool gated,
                                 clg_kernel_calls *calls) {
