@@ -424,3 +424,32 @@ Test(index_pass, first_offender_positions) {
 }
 
 /* ------------------------------------------------- wait list ordering */
+
+/* The device plan's verdict with bit 1 of the operator's first word set
+ * (its kernels met an index out of range, the scatter gated off) and no
+ * offender the re-check could locate: the indices changed during the call.
+ * A clear status and message, and it wins over a repeat's bit 0; bit 0
+ * alone still reports the repeat (so the test tells the two apart). */
+Test(index_pass, verdict_out_of_range_not_located) {
+  static float dummy;
+  int64_t ds[2] = {4, 64}, is[2] = {4, 40};
+  clg_tensor data = clg_tensor_host(CLG_DTYPE_FLOAT, 2, ds, &dummy);
+  clg_tensor idx = clg_tensor_host(CLG_DTYPE_INT64, 2, is, &dummy);
+  clg_params norm = {CLG_OP_SCATTER_ELEMENTS, 1, 0, CLG_MODE_RAISE};
+  const clg_op_impl *impl = clg__op_impl(CLG_OP_SCATTER_ELEMENTS);
+  for (cl_ulong flag = 2; flag <= 3; ++flag) {
+    cl_ulong extra[CLG_VERDICT_EXTRA] = {flag, ~(cl_ulong)5, 2, 7};
+    clg_status st = clg__verdict_status(impl, &norm, &data, &idx,
+                                        CLG_VERDICT_NONE, 0, extra);
+    cr_expect_eq(st, CLG_ERROR_INDEX_OUT_OF_BOUNDS, "flag %d: %s", (int)flag,
+                 clg_last_error());
+    cr_expect(tu_contains(clg_last_error(), "ScatterElements") &&
+                  tu_contains(clg_last_error(), "changed during the call") &&
+                  tu_contains(clg_last_error(), "nothing was written"),
+              "flag %d: %s", (int)flag, clg_last_error());
+  }
+  cl_ulong repeat[CLG_VERDICT_EXTRA] = {1, ~(cl_ulong)5, 2, 7};
+  cr_expect_eq(clg__verdict_status(impl, &norm, &data, &idx, CLG_VERDICT_NONE,
+                                   0, repeat),
+               CLG_ERROR_DUPLICATE_INDEX, "%s", clg_last_error());
+}
