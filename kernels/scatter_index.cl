@@ -7,7 +7,7 @@
  * Every kernel takes the verdict buffer last (the validation kernel's, with
  * four more 64-bit words at word `vx`; a 32-bit value sits in the first four
  * bytes of its word, which the host reads as such, whatever the byte
- * order: host/run/index_pass.c, clg__verdict_read):
+ * order: host/run/verdict.c, clg__verdict_read):
  *   verdict[0]             (uint) set: some check failed, write nothing
  *   ((uint*)verdict)[2vx]  bit 0: two entries share a target (reduction
  *                          none); bit 1: clg_si_claim_rows met an index out

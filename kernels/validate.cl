@@ -1,4 +1,4 @@
-/* Device-side index validation (host/run/index_pass.c): the verdict on
+/* Device-side index validation (host/run/verdict.c): the verdict on
  * `count` indices of type CLG_INDEX (int or long) against periodic bounds,
  * without reading the indices back.
  *
@@ -10,19 +10,23 @@
  * its work-items stride through the range by the work-group size (adjacent
  * items read adjacent indices), each stops at its first offender, and a
  * tree reduction in local memory leaves the group's smallest offending
- * position in result[1 + 2g], or CLG_NONE (all ones) if the range is valid,
- * and the value there in result[2 + 2g]. Groups cover increasing ranges, so
- * the first position that is not CLG_NONE is the first offender of the
- * whole array.
+ * position in result[CLG_GROUPS_AT + 2g], or CLG_NONE (all ones) if the
+ * range is valid, and the value there in result[CLG_GROUPS_AT + 1 + 2g].
+ * Groups cover increasing ranges, so the first position that is not
+ * CLG_NONE is the first offender of the whole array.
  *
- * result[0] is the verdict flag, zero when the host creates the buffer: a
- * group that finds an offender sets its first 32-bit word (an atomic store
- * of 1, the only atomic). Gated gather kernels (-DCLG_GATED) read that word
- * first and write nothing when it is set: the asynchronous checked mode,
- * where no host waits between this kernel and the gather.
+ * result[0] is the verdict flag, its first 32-bit word zero when the
+ * kernel starts: a group that finds an offender sets it (an atomic store of
+ * 1, the only atomic). Gated kernels (-DCLG_GATED) read that word first and
+ * write nothing when it is set: no host waits between this kernel and
+ * them. Group 0 stores `gen`, this run's number, in the flag's second
+ * 32-bit word: the host knows the verdict it reads is this run's (the
+ * buffer is kept between calls, host/run/verdict.c). The words between
+ * the flag and CLG_GROUPS_AT are the operator's own; this kernel leaves
+ * them alone.
  *
  * Build options: -DCLG_INDEX=int|long, -DCLG_LOCAL=<work-group size, a power
- * of two>. */
+ * of two>, -DCLG_GROUPS_AT=<the first group's word>. */
 
 #ifndef CLG_INDEX
 #define CLG_INDEX long
@@ -30,12 +34,15 @@
 #ifndef CLG_LOCAL
 #define CLG_LOCAL 64
 #endif
+#ifndef CLG_GROUPS_AT
+#define CLG_GROUPS_AT 1
+#endif
 #define CLG_NONE ((ulong)0xFFFFFFFFFFFFFFFFUL)
 
 __kernel __attribute__((reqd_work_group_size(CLG_LOCAL, 1, 1))) void
 clg_validate_indices(__global const CLG_INDEX *x, ulong x_off, ulong count,
                      ulong chunk, uint period, ulong16 bounds,
-                     __global ulong *result) {
+                     __global ulong *result, uint gen) {
   __local ulong best[CLG_LOCAL];
   const uint lid = (uint)get_local_id(0);
   const ulong g = get_group_id(0);
@@ -123,8 +130,11 @@ clg_validate_indices(__global const CLG_INDEX *x, ulong x_off, ulong count,
   }
   if (lid == 0) {
     const ulong pos = best[0];
-    result[1 + 2 * g] = pos;
-    result[2 + 2 * g] = pos == CLG_NONE ? 0 : (ulong)(long)x[x_off + pos];
+    result[CLG_GROUPS_AT + 2 * g] = pos;
+    result[CLG_GROUPS_AT + 1 + 2 * g] =
+        pos == CLG_NONE ? 0 : (ulong)(long)x[x_off + pos];
+    if (g == 0)
+      ((__global uint *)result)[1] = gen;
     if (pos != CLG_NONE)
       atomic_xchg((volatile __global uint *)result, 1u);
   }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 static atomic_ulong clg_calls[CLG_FAULT_COUNT];
+static atomic_ulong clg_waits;
 static atomic_uint clg_skip[CLG_FAULT_COUNT];
 static atomic_uint clg_fail[CLG_FAULT_COUNT];
 static atomic_int clg_error[CLG_FAULT_COUNT];
@@ -35,7 +36,12 @@ unsigned long clg_fault_calls(clg_fault kind) {
   return atomic_load(&clg_calls[kind]);
 }
 
+unsigned long clg_fault_host_waits(void) { return atomic_load(&clg_waits); }
+
+void clg__fi_note_wait(void) { atomic_fetch_add(&clg_waits, 1); }
+
 void clg_fault_reset(void) {
+  atomic_store(&clg_waits, 0);
   atomic_store(&clg_no_fp64, false);
   atomic_store(&clg_no_denorm, false);
   atomic_store(&clg_flip_endian, false);
@@ -212,6 +218,8 @@ cl_int clg__fi_clEnqueueReadBuffer(cl_command_queue q, cl_mem m, cl_bool b,
                                    size_t off, size_t n, void *p, cl_uint ne,
                                    const cl_event *w, cl_event *e) {
   CLG_FI_STATUS(CLG_FAULT_READ_BUFFER);
+  if (b)
+    clg__fi_note_wait();
   return clEnqueueReadBuffer(q, m, b, off, n, p, ne, w, e);
 }
 
@@ -223,6 +231,7 @@ cl_int clg__fi_clEnqueueMarkerWithWaitList(cl_command_queue q, cl_uint ne,
 
 cl_int clg__fi_clWaitForEvents(cl_uint n, const cl_event *e) {
   CLG_FI_STATUS(CLG_FAULT_WAIT);
+  clg__fi_note_wait();
   return clWaitForEvents(n, e);
 }
 

@@ -47,6 +47,11 @@ void clg_fault_inject(clg_fault kind, unsigned skip, unsigned count,
                       cl_int error);
 /* Calls of `kind` made since the last clg_fault_reset(), failed ones too. */
 unsigned long clg_fault_calls(clg_fault kind);
+/* Host waits since the last clg_fault_reset(): clWaitForEvents calls,
+ * blocking reads, and polled reads (device/enqueue.c, clg__read_wait: one
+ * each, however its wait ends). What a call costs is counted with it
+ * (tests/run/test_call_costs.c). */
+unsigned long clg_fault_host_waits(void);
 /* Disarm every kind and zero the counters. */
 void clg_fault_reset(void);
 /* While `hide` is set, CL_DEVICE_EXTENSIONS comes back without
@@ -131,8 +136,11 @@ cl_ulong clg__fi_max_alloc(cl_ulong real);
  * fail one by one, must not depend on timing. */
 #if defined(CLGATHER_TESTING)
 cl_int clg__wait_uncounted(cl_uint, const cl_event *);
+/* A polled read's wait (clg_fault_host_waits). */
+void clg__fi_note_wait(void);
 #else
 #define clg__wait_uncounted clWaitForEvents
+#define clg__fi_note_wait() ((void)0)
 #endif
 
 #if defined(CLGATHER_TESTING) && !defined(CLG_FAULTS_IMPL)

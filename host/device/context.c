@@ -306,11 +306,17 @@ void clg_context_destroy(clg_context *ctx) {
     clReleaseCommandQueue(ctx->queue);
   if (ctx->verdict_queue)
     clReleaseCommandQueue(ctx->verdict_queue);
-  if (ctx->verdict_spare)
-    clReleaseMemObject(ctx->verdict_spare);
-  for (int i = 0; i < CLG_SCRATCH_SLOTS; ++i)
+  for (unsigned i = 0; i < ctx->verdict_kept; ++i) {
+    clReleaseMemObject(ctx->verdict_free[i]);
+    if (ctx->verdict_busy[i])
+      clReleaseEvent(ctx->verdict_busy[i]);
+  }
+  for (int i = 0; i < CLG_SCRATCH_SLOTS; ++i) {
     if (ctx->scratch[i])
       clReleaseMemObject(ctx->scratch[i]);
+    if (ctx->scratch_busy[i])
+      clReleaseEvent(ctx->scratch_busy[i]);
+  }
   clReleaseContext(ctx->cl_ctx);
   if (!ctx->owns_cl_ctx)
     clReleaseDevice(ctx->device);

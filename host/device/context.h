@@ -24,17 +24,30 @@ struct clg_context {
   /* A queue of its own for clg_outcome_wait()'s verdict reads, lazily
    * created: a read on `queue` would wait behind the caller's commands. */
   cl_command_queue verdict_queue;
-  /* The synchronous device index check's verdict buffer, kept for the next
-   * call (run/index_pass.c), created at its first use, released with the
-   * context; verdict_taken while a call holds it. Under `lock`. */
-  cl_mem verdict_spare;
-  bool verdict_taken;
+  /* Verdict buffers of the validation kernel kept between calls
+   * (run/verdict.c, clg__verdict_take/_give), each of the largest
+   * verdict's size, its flag and the operator's words clear: at most
+   * CLG_VERDICT_SLOTS, verdict_kept of them, each with the event of the
+   * last command that may still read it (NULL: none; retained), so that a
+   * call reuses one only once nothing reads it. Under `lock`. verdict_gen
+   * numbers the validation kernels' runs: each writes its number beside
+   * the flag, so that a verdict read back is known to be this run's. */
+#define CLG_VERDICT_SLOTS 8
+  cl_mem verdict_free[CLG_VERDICT_SLOTS];
+  cl_event verdict_busy[CLG_VERDICT_SLOTS];
+  unsigned verdict_kept;
+  atomic_uint verdict_gen;
   /* Scratch buffers of the scatters' device index pass kept between calls
-   * (device/enqueue.c, clg__scratch_take), none of them used by a command:
-   * at most CLG_SCRATCH_SLOTS, scratch_kept bytes in all. Under `lock`. */
+   * (device/enqueue.c, clg__scratch_take), each with the event of the last
+   * command that may still use it (NULL: none; retained), taken only once
+   * that has ended: at most CLG_SCRATCH_SLOTS, scratch_kept bytes in all.
+   * Under `lock`. */
 #define CLG_SCRATCH_SLOTS 8
   cl_mem scratch[CLG_SCRATCH_SLOTS];
   size_t scratch_size[CLG_SCRATCH_SLOTS];
+  cl_event scratch_busy[CLG_SCRATCH_SLOTS];
+  unsigned long scratch_when[CLG_SCRATCH_SLOTS]; /* scratch_ticks when kept */
+  unsigned long scratch_ticks;
   size_t scratch_kept;
   pthread_mutex_t lock;               /* guards queue creation and the caches */
   struct clg_program_entry *programs; /* singly linked program cache */

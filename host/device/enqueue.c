@@ -242,6 +242,7 @@ cl_int clg__read_wait(cl_command_queue queue, cl_mem mem, size_t offset,
      * complete: the callers wait for it first), unless the driver fails
      * the status query and the wait themselves. */
     (void)clFlush(queue); /* a driver that needs it to start the read */
+    clg__fi_note_wait();
     double start = clg__now();
     *call = "clGetEventInfo";
     while ((err = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS,
@@ -286,36 +287,93 @@ cl_mem clg__scratch_take(clg_context *ctx, size_t bytes, size_t *size,
   for (int i = 0; i < CLG_SCRATCH_SLOTS; ++i)
     if (ctx->scratch[i] && ctx->scratch_size[i] >= bytes &&
         ctx->scratch_size[i] / 2 <= bytes &&
-        (best < 0 || ctx->scratch_size[i] < ctx->scratch_size[best]))
+        (best < 0 || ctx->scratch_size[i] < ctx->scratch_size[best]) &&
+        clg__event_ended(ctx->scratch_busy[i]))
       best = i;
+  cl_event ended = NULL;
   if (best >= 0) {
     m = ctx->scratch[best];
     *size = ctx->scratch_size[best];
+    ended = ctx->scratch_busy[best];
     ctx->scratch[best] = NULL;
+    ctx->scratch_busy[best] = NULL;
     ctx->scratch_kept -= ctx->scratch_size[best];
   }
   pthread_mutex_unlock(&ctx->lock);
+  if (ended)
+    clReleaseEvent(ended);
   *err = CL_SUCCESS;
   if (!m)
     m = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, err);
   return m;
 }
 
-void clg__scratch_give(clg_context *ctx, cl_mem mem, size_t size,
-                       bool idle) {
+bool clg__event_ended(cl_event event) {
+  cl_int status = CL_COMPLETE;
+  return !event ||
+         (clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                         sizeof status, &status, NULL) == CL_SUCCESS &&
+          status <= CL_COMPLETE);
+}
+
+/* The kept buffer given back longest ago whose last user has ended (-1:
+ * none), under ctx->lock. */
+static int clg_scratch_oldest(const clg_context *ctx) {
+  int old = -1;
+  for (int i = 0; i < CLG_SCRATCH_SLOTS; ++i)
+    if (ctx->scratch[i] && clg__event_ended(ctx->scratch_busy[i]) &&
+        (old < 0 || ctx->scratch_when[i] < ctx->scratch_when[old]))
+      old = i;
+  return old;
+}
+
+void clg__scratch_give(clg_context *ctx, cl_mem mem, size_t size, bool keep,
+                       cl_event busy) {
   if (!mem)
     return;
-  if (idle) {
+  /* Kept buffers given back long ago make room for this one (the calls of
+   * the moment are the likeliest to come again: a context whose calls
+   * change shape would else keep only the first shapes' buffers), up to
+   * the slots and CLG_SCRATCH_KEEP_BYTES. */
+  cl_mem evicted[CLG_SCRATCH_SLOTS];
+  cl_event ended[CLG_SCRATCH_SLOTS];
+  int nevicted = 0;
+  if (keep && size <= CLG_SCRATCH_KEEP_BYTES) {
     pthread_mutex_lock(&ctx->lock);
-    for (int i = 0; i < CLG_SCRATCH_SLOTS && mem; ++i)
-      if (!ctx->scratch[i] &&
-          ctx->scratch_kept + size <= CLG_SCRATCH_KEEP_BYTES) {
-        ctx->scratch[i] = mem;
-        ctx->scratch_size[i] = size;
-        ctx->scratch_kept += size;
-        mem = NULL;
-      }
+    int free_slot = -1;
+    for (int i = 0; i < CLG_SCRATCH_SLOTS && free_slot < 0; ++i)
+      if (!ctx->scratch[i])
+        free_slot = i;
+    while (free_slot < 0 ||
+           ctx->scratch_kept + size > CLG_SCRATCH_KEEP_BYTES) {
+      int old = clg_scratch_oldest(ctx);
+      if (old < 0)
+        break;
+      evicted[nevicted] = ctx->scratch[old];
+      ended[nevicted++] = ctx->scratch_busy[old];
+      ctx->scratch_kept -= ctx->scratch_size[old];
+      ctx->scratch[old] = NULL;
+      ctx->scratch_busy[old] = NULL;
+      if (free_slot < 0)
+        free_slot = old;
+    }
+    if (free_slot >= 0 &&
+        ctx->scratch_kept + size <= CLG_SCRATCH_KEEP_BYTES) {
+      ctx->scratch[free_slot] = mem;
+      ctx->scratch_size[free_slot] = size;
+      ctx->scratch_busy[free_slot] = busy;
+      ctx->scratch_when[free_slot] = ++ctx->scratch_ticks;
+      if (busy)
+        clRetainEvent(busy);
+      ctx->scratch_kept += size;
+      mem = NULL;
+    }
     pthread_mutex_unlock(&ctx->lock);
+  }
+  for (int i = 0; i < nevicted; ++i) {
+    clReleaseMemObject(evicted[i]);
+    if (ended[i])
+      clReleaseEvent(ended[i]);
   }
   if (mem)
     clReleaseMemObject(mem);

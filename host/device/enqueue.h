@@ -68,19 +68,24 @@ clg_status clg__read_buffer(cl_command_queue queue, const clg_tensor *t,
                             const cl_event *wait_list, bool poll,
                             const char *what);
 
+/* Has the command of `event` ended (complete, or failed), or is there none
+ * (NULL)? Asks without waiting. */
+bool clg__event_ended(cl_event event);
 /* A read-write buffer of at least `bytes` (1 if 0) for a call's own use,
  * *size bytes long: one the context kept from an earlier call (at most
- * twice as large; no command uses it), else a new one; NULL and *err on
- * failure. Scratch buffers made fresh at each call had cost the scatters
- * their pages' faults at every call. */
+ * twice as large; the last command that used it has ended), else a new
+ * one; NULL and *err on failure. Scratch buffers made fresh at each call
+ * had cost the scatters their pages' faults at every call. */
 cl_mem clg__scratch_take(clg_context *ctx, size_t bytes, size_t *size,
                          cl_int *err);
 /* `mem` (`size` bytes, from clg__scratch_take) back to the context: kept
- * for a later call when `idle` (no command enqueued or running uses it)
- * and the context keeps fewer than CLG_SCRATCH_SLOTS buffers and, with
- * this one, at most CLG_SCRATCH_KEEP_BYTES; else released. */
+ * for a later call when `keep` (the call knows which command uses it last:
+ * `busy`, retained, NULL when none runs any more) and the context keeps
+ * fewer than CLG_SCRATCH_SLOTS buffers and, with this one, at most
+ * CLG_SCRATCH_KEEP_BYTES; else released. */
 #define CLG_SCRATCH_KEEP_BYTES ((size_t)128 << 20)
-void clg__scratch_give(clg_context *ctx, cl_mem mem, size_t size, bool idle);
+void clg__scratch_give(clg_context *ctx, cl_mem mem, size_t size, bool keep,
+                       cl_event busy);
 
 /* A kernel launch set up by an operator's prepare(): the kernel, a copy of
  * its arguments (local-memory arguments by their size alone, a bit each in

@@ -147,11 +147,13 @@ typedef struct clg_op_impl {
                            const clg_tensor *data, const clg_tensor *indices,
                            const void *values, size_t count, void **state);
   void (*release_state)(void *state);
-  /* Optional: told, before release_state, that no command of the call uses
-   * the state's buffers any more (the call waited for its last kernel), so
-   * release_state may keep them for a later call (the scatters' scratch
-   * buffers: device/enqueue.h, clg__scratch_give). */
-  void (*state_idle)(void *state);
+  /* Optional: told, before release_state, that the call's commands are all
+   * enqueued and `last` ends after every one of them (NULL: none runs any
+   * more, the call waited for its last kernel), so release_state may keep
+   * the state's buffers for a later call, reused once `last` has ended
+   * (the scatters' scratch buffers: device/enqueue.h,
+   * clg__scratch_give). */
+  void (*state_done)(void *state, cl_event last);
   /* Optional, with index_plan: the same work left to the device, for
    * cl_mem indices and a cl_mem output: a state for prepare() without
    * reading any value (kernels that follow the validation kernel and read

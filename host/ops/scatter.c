@@ -27,7 +27,9 @@ void clg__scatter_release(void *state) {
       clReleaseMemObject(s->mem[i]);
   for (int i = 0; i < 6; ++i)
     if (s->dmem[i])
-      clg__scratch_give(s->ctx, s->dmem[i], s->dsize[i], s->idle);
+      clg__scratch_give(s->ctx, s->dmem[i], s->dsize[i], s->done, s->busy);
+  if (s->busy)
+    clReleaseEvent(s->busy);
   free(s->targets);
   free(s->order);
   free(s->seg_start);
@@ -35,10 +37,16 @@ void clg__scatter_release(void *state) {
   free(s);
 }
 
-void clg__scatter_idle(void *state) {
+void clg__scatter_done(void *state, cl_event last) {
   clg_scatter_state *s = state;
-  if (s)
-    s->idle = true;
+  if (!s)
+    return;
+  s->done = true;
+  if (s->busy)
+    clReleaseEvent(s->busy);
+  s->busy = last;
+  if (last)
+    clRetainEvent(last);
 }
 
 bool clg__scatter_may_alias(int input) { return input == CLG_IN_DATA; }

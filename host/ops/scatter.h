@@ -62,7 +62,9 @@ typedef struct clg_scatter_state {
   cl_mem dmem[6]; /* keys, entries, their sorted copies, histogram, bitmap */
   size_t dsize[6]; /* their sizes: scratch buffers of ctx (enqueue.h), */
   clg_context *ctx; /* given back when the state is released, kept for */
-  bool idle;        /* a later call if no command uses them (`idle`) */
+  bool done;        /* a later call once the call's commands are all */
+  cl_event busy;    /* enqueued (`done`), after `busy`, the last (NULL:
+                     * none runs any more; retained) */
   int sorted;     /* which pair of dmem holds the sorted pairs: 0 or 2;
                    * -1: not sorted (direct) */
   bool rows;      /* ScatterElements, innermost axis of a rank-2 view, on a
@@ -126,9 +128,9 @@ clg_status clg__scatter_plan(const clg_scatter_kind *kind,
                              const clg_tensor *data, const clg_tensor *indices,
                              const void *values, size_t count, void **state);
 void clg__scatter_release(void *state);
-/* The op's state_idle(): the device plan's scratch buffers go back to the
- * context's keeping at release. */
-void clg__scatter_idle(void *state);
+/* The op's state_done(): the device plan's scratch buffers go back to the
+ * context's keeping at release, to be reused once `last` has ended. */
+void clg__scatter_done(void *state, cl_event last);
 
 /* The prepare() of every scatter: a copy of data into the output unless in
  * place, then the updates. */

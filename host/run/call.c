@@ -236,17 +236,15 @@ clg_status clg__run(const clg_call *call) {
   l.num_events = call->num_events;
   l.wait_list = call->wait_list;
   clg_context *ctx = call->ctx;
-  /* How the index values are checked (strategy.c's table). GATED:
-   * asynchronous checked mode with cl_mem indices in mode RAISE and a
-   * cl_mem output, the verdict stays on the device and gates the
-   * operator's kernels; everything else in that mode checks values now
-   * (host indices, modes WRAP / CLIP, and a host output: the call blocks
-   * then anyway, and the read-back of a gated kernel's unwritten staging
-   * buffer would change it). DEVICE_PLAN: an operator with an index plan
-   * (the scatters) on cl_mem indices and a cl_mem output leaves the plan
-   * too to the device, asynchronously or, past the validation kernel's
-   * threshold, in a synchronous call, which then waits for the verdict at
-   * the end. */
+  /* How the index values are checked (strategy.c's table). The gated
+   * ways (cl_mem indices in mode RAISE and a cl_mem output) keep the
+   * verdict on the device, where it gates the operator's kernels: GATED
+   * (asynchronous checked mode; the outcome reads it), GATED_READ (a
+   * synchronous call: read once, after the last kernel) and DEVICE_PLAN
+   * (an operator with an index plan, the scatters, leaves the plan too to
+   * the device). A host output is never gated: the read-back of a gated
+   * kernel's unwritten staging buffer would change it; its values are
+   * checked before any kernel of the operator is enqueued. */
   clg_check_way way =
       clg__check_way(ctx, &c, call->indices, call->output,
                      call->outcome != NULL, call->values_checked);
@@ -263,6 +261,7 @@ clg_status clg__run(const clg_call *call) {
   clg_verdict v = {.mem = NULL};
   switch (way) {
   case CLG_CHECK_GATED:
+  case CLG_CHECK_GATED_READ:
   case CLG_CHECK_DEVICE_PLAN:
     /* A synchronous call whose device plan checks the values itself runs
      * no validation kernel before it: a plan's kernel reads the indices
@@ -291,6 +290,7 @@ clg_status clg__run(const clg_call *call) {
       c.impl->release_state(l.state);
     return st;
   }
+  bool bare = deferred && !v.event; /* no validation kernel behind it */
   if (deferred) {
     /* The kernels wait for the verdict, which waited for the wait list
      * (a bare verdict: they wait for the wait list). */
@@ -298,43 +298,67 @@ clg_status clg__run(const clg_call *call) {
       l.num_events = 1;
       l.wait_list = &v.event;
     }
-    l.verdict_extra = 1 + 2 * v.groups;
+    l.verdict_extra = CLG_VERDICT_EXTRA_AT;
   }
 
+  /* The outcome exists before any kernel of the operator is enqueued:
+   * failing to make it fails the call with nothing written. It takes the
+   * verdict's buffer. */
   clg_outcome *outcome = NULL;
-  if (call->outcome && !device_plan)
-    st = deferred ? clg__outcome_pending(ctx, &c, call->data, call->indices,
-                                         l.queue, &v, &outcome)
-                  : clg__outcome_decided(&outcome);
-  /* A device plan's verdict is complete only when its last kernel is: its
-   * event stands for the verdict's. */
+  if (call->outcome && !deferred)
+    st = clg__outcome_decided(&outcome);
+  else if (call->outcome) {
+    st = clg__outcome_pending(ctx, &c, call->data, call->indices, l.queue, &v,
+                              &outcome);
+  }
+  /* The verdict's buffer is the outcome's once it exists (its kernels
+   * still read it from here). */
+  cl_mem verdict = v.mem;
+  if (outcome && deferred)
+    v.mem = NULL;
+  /* A gated call keeps its last kernel's event: a synchronous one reads
+   * the verdict after it (the one wait of the call: the kernels were all
+   * enqueued before it), and the verdict buffer goes back to the context
+   * to be reused once that kernel, its last reader, has ended. */
   cl_event last = NULL;
   if (st == CLG_SUCCESS)
     st = l.of.bytes == 0
              ? clg_run_empty(l.queue, l.num_events, l.wait_list,
-                             device_plan ? &last : call->event)
-             : clg_run_kernels(ctx, &c, &l, v.mem,
-                               device_plan ? &last : call->event);
-  if (st == CLG_SUCCESS && device_plan) {
+                             deferred ? &last : call->event)
+             : clg_run_kernels(ctx, &c, &l, verdict,
+                               deferred ? &last : call->event);
+  if (st == CLG_SUCCESS && deferred) {
+    /* Read after the last kernel (a synchronous call, and a device plan's
+     * outcome: its verdict is complete only when its last kernel is), or,
+     * an asynchronous gather's, after the validation kernel. */
     clg_verdict dv = v;
-    dv.event = last; /* the whole index pass and the scatter: not brief */
-    dv.poll = false;
-    if (call->outcome)
-      st = clg__outcome_pending(ctx, &c, call->data, call->indices, l.queue,
-                                &dv, &outcome);
-    else {
-      cl_ulong pos = 0, extra[CLG_VERDICT_EXTRA];
+    if (device_plan || !call->outcome) {
+      dv.event = last;
+      dv.poll = !device_plan &&
+                clg__poll_brief(ctx, c.xf.bytes > l.of.bytes ? c.xf.bytes
+                                                             : l.of.bytes);
+    }
+    if (call->outcome) {
+      clg__outcome_enqueued(outcome, last, device_plan);
+      /* Each kernel waits for the one before: `last` ends after all. */
+      if (c.impl->state_done && l.state)
+        c.impl->state_done(l.state, last);
+    } else {
+      cl_ulong pos = CLG_VERDICT_NONE, extra[CLG_VERDICT_EXTRA] = {0};
       int64_t value = 0;
       st = clg__verdict_read(&dv, l.queue, &pos, &value, extra);
       /* The read waited for the last kernel, each kernel for the one
        * before: none of the call's runs any more. */
-      if (st == CLG_SUCCESS && c.impl->state_idle && l.state)
-        c.impl->state_idle(l.state);
+      if (st == CLG_SUCCESS && c.impl->state_done && l.state)
+        c.impl->state_done(l.state, NULL);
+      clg__verdict_give(ctx, &v,
+                        st == CLG_SUCCESS && clg__verdict_clean(pos, extra),
+                        last);
       /* A bare verdict's plan met an index out of range (bit 1 of its
        * first word) and wrote nothing: the validation kernel (or the
        * read-back) names the first offender. The caller's events are
        * complete: the plan's kernels waited for them. */
-      if (st == CLG_SUCCESS && !v.event && (extra[0] & 2u))
+      if (st == CLG_SUCCESS && bare && (extra[0] & 2u))
         st = clg__check_index_values(ctx, &c, l.queue, call->data,
                                      call->indices, 0, NULL);
       if (st == CLG_SUCCESS)
@@ -343,10 +367,12 @@ clg_status clg__run(const clg_call *call) {
     }
     if (st == CLG_SUCCESS && call->event)
       *call->event = last;
-    else
+    else if (last)
       clReleaseEvent(last);
   }
-  clg__verdict_release(&v); /* the outcome holds its own references */
+  /* A verdict still held here was not read (a failure on the way): its
+   * state is not known, so it is released, not given back. */
+  clg__verdict_release(&v);
   if (l.state)
     c.impl->release_state(l.state);
   if (st != CLG_SUCCESS) {

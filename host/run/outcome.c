@@ -17,7 +17,11 @@ struct clg_outcome {
   /* Pending only (decided == false until the first successful wait): */
   clg_context *ctx;       /* whose verdict queue reads the verdict */
   cl_command_queue queue; /* the call's queue (retained): flushed */
-  clg_verdict verdict;    /* own references to the buffer and event */
+  /* The verdict: its event retained, its buffer the outcome's (given back
+   * to the context once read: clg__verdict_give, reused once `busy`, the
+   * call's last kernel, has ended; EmbeddingBag's: retained). */
+  clg_verdict verdict;
+  cl_event busy;
   /* What the message needs: the operator, its normalised params, and the
    * shapes of data and indices (copies of the descriptors). */
   const clg_op_impl *impl;
@@ -93,6 +97,17 @@ clg_status clg__outcome_decided(clg_outcome **out) {
   return CLG_SUCCESS;
 }
 
+void clg__outcome_enqueued(clg_outcome *o, cl_event last, bool read_after) {
+  o->busy = last;
+  clRetainEvent(last);
+  if (read_after) {
+    if (o->verdict.event)
+      clReleaseEvent(o->verdict.event);
+    o->verdict.event = last;
+    clRetainEvent(last);
+  }
+}
+
 clg_status clg__outcome_pending(clg_context *ctx, const clg_checked *c,
                                 const clg_tensor *data,
                                 const clg_tensor *indices,
@@ -106,8 +121,8 @@ clg_status clg__outcome_pending(clg_context *ctx, const clg_checked *c,
   o->queue = queue;
   clRetainCommandQueue(queue);
   o->verdict = *v;
-  clRetainMemObject(v->mem);
-  clRetainEvent(v->event);
+  if (v->event)
+    clRetainEvent(v->event);
   o->impl = c->impl;
   o->norm = c->norm;
   o->data = *data;
@@ -142,9 +157,17 @@ clg_status clg__outcome_pending_bag(clg_context *ctx, cl_command_queue queue,
   return CLG_SUCCESS;
 }
 
-/* Drop what a pending outcome holds on the device side. */
-static void clg_outcome_drop(clg_outcome *o) {
+/* Drop what a pending outcome holds on the device side: a verdict read
+ * (`read`, and clean) goes back to the context, one not read is released
+ * (its state is not known; EmbeddingBag's is its own). */
+static void clg_outcome_drop(clg_outcome *o, bool read) {
+  if (read && !o->bag)
+    clg__verdict_give(o->ctx, &o->verdict,
+                      clg__verdict_clean(o->pos, o->extra), o->busy);
   clg__verdict_release(&o->verdict);
+  if (o->busy)
+    clReleaseEvent(o->busy);
+  o->busy = NULL;
   if (o->queue)
     clReleaseCommandQueue(o->queue);
   o->queue = NULL;
@@ -200,7 +223,7 @@ clg_status clg_outcome_wait(clg_outcome *outcome) {
       return st; /* may be tried again */
     }
     o->decided = true;
-    clg_outcome_drop(o);
+    clg_outcome_drop(o, true);
   }
   clg_status status = o->status;
   cl_ulong pos = o->pos, extra[CLG_VERDICT_EXTRA];
@@ -219,7 +242,7 @@ clg_status clg_outcome_wait(clg_outcome *outcome) {
 void clg_outcome_release(clg_outcome *outcome) {
   if (!outcome)
     return;
-  clg_outcome_drop(outcome);
+  clg_outcome_drop(outcome, false);
   free(outcome->bag);
   pthread_mutex_destroy(&outcome->lock);
   free(outcome);

@@ -1,21 +1,26 @@
-/* run/: one call of the family from checks to kernels (call.c), the ways index values are checked (strategy.c), the index-value pass (index_pass.c), outcomes (outcome.c), EmbeddingBag's call (embedding_bag.c) and plans (plans.c, bag_plans.c). Not installed. */
+/* run/: one call of the family from checks to kernels (call.c), the ways index values are checked (strategy.c), the index-value pass (index_pass.c), the validation kernel's verdict and the context's verdict buffers (verdict.c), outcomes (outcome.c), EmbeddingBag's call (embedding_bag.c) and plans (plans.c, bag_plans.c). Not installed. */
 #ifndef CLGATHER_HOST_RUN_H
 #define CLGATHER_HOST_RUN_H
 
 #include "ops/embedding_bag.h"
 #include "ops/op.h"
 
-/* ------------------------------------------------------- index_pass.c */
+/* ---------------------------------------------------------- verdict.c */
 
 /* A verdict of the validation kernel on cl_mem indices, on the device: a
- * buffer (flag word, then a (position, value) pair per work-group) and the
- * event of the kernel that writes it. */
+ * buffer (verdict.c gives its layout: the flag word, the operator's words,
+ * then a (position, value) pair per work-group) and the event of the
+ * kernel that writes it. Its buffer is the context's: taken by
+ * clg__verdict_enqueue() or clg__verdict_bare(), given back by
+ * clg__verdict_give(). */
 typedef struct clg_verdict {
   cl_mem mem;
   size_t groups;
-  size_t extra; /* the operator's own 64-bit words after the groups' (its
-                 * device_plan(): CLG_VERDICT_EXTRA), zeros at first */
+  size_t extra; /* the operator's own 64-bit words (its device_plan():
+                 * CLG_VERDICT_EXTRA) at CLG_VERDICT_EXTRA_AT, zeros at
+                 * first */
   cl_event event;
+  cl_uint gen; /* the validation kernel's run (0: none, a bare verdict) */
   /* The kernels behind the verdict waited for events of the caller's: a
    * failed one may cancel them without a word on some drivers, so the
    * verdict's event is waited for before its read (else the blocking read,
@@ -28,9 +33,13 @@ typedef struct clg_verdict {
 
 /* No offending position. */
 #define CLG_VERDICT_NONE ((cl_ulong)0xFFFFFFFFFFFFFFFFull)
+/* The 64-bit word of a verdict where the operator's words start (the
+ * kernels of a scatter's device plan take it as an argument). */
+#define CLG_VERDICT_EXTRA_AT 1
 
 /* Mode RAISE, cl_mem indices: enqueue the validation kernel (after the wait
- * list) into a new verdict buffer. On failure *v holds nothing. */
+ * list) into a verdict buffer of the context's. On failure *v holds
+ * nothing. */
 clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
                                 cl_command_queue queue, const clg_tensor *data,
                                 const clg_tensor *indices, cl_uint num_events,
@@ -46,22 +55,41 @@ clg_status clg__verdict_bare(clg_context *ctx, const clg_checked *c,
  * value; extra (NULL: not read) the operator's CLG_VERDICT_EXTRA words. */
 clg_status clg__verdict_read(const clg_verdict *v, cl_command_queue queue,
                              cl_ulong *pos, int64_t *value, cl_ulong *extra);
+/* Does a verdict read as (pos, extra) leave its buffer as a call needs it
+ * at the start (no offender, the operator's words clear; extra NULL: the
+ * operator wrote none)? */
+bool clg__verdict_clean(cl_ulong pos, const cl_ulong *extra);
 /* What a read verdict says: CLG_SUCCESS, or the operator's report of the
  * first out-of-bounds index, or (device_plan() words) of a repeat. */
 clg_status clg__verdict_status(const clg_op_impl *impl, const clg_params *norm,
                                const clg_tensor *data,
                                const clg_tensor *indices, cl_ulong pos,
                                int64_t value, const cl_ulong *extra);
-/* Are cl_mem indices of `bytes` (buffer `flags`) checked by the validation
- * kernel rather than read back? */
-bool clg__validate_on_device(const clg_context *ctx, size_t bytes,
-                             cl_mem_flags flags);
+/* Give v's buffer back to the context and drop its event: kept for a later
+ * call when `clean` (read, and clg__verdict_clean) and the context keeps
+ * fewer than CLG_VERDICT_SLOTS, reused once `busy` (the last command that
+ * may read it; NULL: none left) has ended; else released. */
+void clg__verdict_give(clg_context *ctx, clg_verdict *v, bool clean,
+                       cl_event busy);
+/* Drop v's references (buffer and event) without giving the buffer back:
+ * for a verdict whose state is not known. */
 void clg__verdict_release(clg_verdict *v);
 /* Get (building on first use) the validation kernel a verdict on these
  * indices uses: for plans baking. */
 clg_status clg__verdict_kernel(clg_context *ctx, const clg_checked *c,
                                const clg_tensor *data,
                                const clg_tensor *indices);
+
+/* ------------------------------------------------------- index_pass.c */
+
+/* Are cl_mem indices of `bytes` (buffer `flags`) checked by the validation
+ * kernel rather than read back? */
+bool clg__validate_on_device(const clg_context *ctx, size_t bytes,
+                             cl_mem_flags flags);
+/* Does a synchronous call with cl_mem indices of `bytes` (buffer `flags`)
+ * and a cl_mem output gate its kernels on the validation kernel's verdict
+ * (GATED_READ) rather than read the indices back first (READ_BACK)? */
+bool clg__gate_sync(const clg_context *ctx, size_t bytes, cl_mem_flags flags);
 
 /* Does the index-value pass of this call read cl_mem values (mode RAISE,
  * cl_mem indices with elements)? */
@@ -97,6 +125,7 @@ typedef enum clg_check_way {
   CLG_CHECK_GATED,
   CLG_CHECK_HOST_PLAN,
   CLG_CHECK_DEVICE_PLAN,
+  CLG_CHECK_GATED_READ,
   CLG_CHECK_WAYS
 } clg_check_way;
 
@@ -242,14 +271,21 @@ clg_status clg__bake(clg_context *ctx, const clg_checked *c,
 
 /* An outcome already decided (CLG_SUCCESS: nothing to read on the device). */
 clg_status clg__outcome_decided(clg_outcome **out);
-/* An outcome pending on verdict `v` (it takes its own references), for the
- * call checked as `c` on ctx with `data` and `indices`; `queue` (retained)
- * is flushed before waiting. */
+/* An outcome pending on verdict `v` (its event retained; its buffer taken
+ * on success: the caller drops its v->mem then, and the outcome gives it
+ * back to the context once read), for the call checked as `c` on ctx with
+ * `data` and `indices`; `queue` (retained) is flushed before waiting. Made
+ * before the call's kernels are enqueued. */
 clg_status clg__outcome_pending(clg_context *ctx, const clg_checked *c,
                                 const clg_tensor *data,
                                 const clg_tensor *indices,
                                 cl_command_queue queue, const clg_verdict *v,
                                 clg_outcome **out);
+/* The call's kernels are enqueued, `last` the event of the last
+ * (retained): the verdict's buffer is reused only once it has ended, and
+ * with `read_after` (a device plan: its verdict is complete only then) the
+ * verdict is read after it. */
+void clg__outcome_enqueued(clg_outcome *o, cl_event last, bool read_after);
 
 /* An outcome pending on the verdict of EmbeddingBag's checks on the device
  * (run/embedding_bag.c): `verdict` and `event` (the checks' last kernel)

@@ -18,13 +18,20 @@ static const clg_check_row clg_check_table[CLG_CHECK_WAYS] = {
                              "read back (blocking, after the wait list) and "
                              "scanned on the host; then the kernels"},
     [CLG_CHECK_DEVICE] = {"device", false, true,
-                          "cl_mem indices from the threshold up: the "
-                          "validation kernel, its verdict read (blocking) "
-                          "before any kernel of the operator is enqueued"},
+                          "cl_mem indices from the threshold up, a host "
+                          "output (or clg_validate()): the validation "
+                          "kernel, its verdict read (blocking) before any "
+                          "kernel of the operator is enqueued"},
     [CLG_CHECK_GATED] = {"gated", true, false,
                          "asynchronous checked mode, cl_mem output: the "
                          "validation kernel, the operator's kernels gated on "
                          "its verdict on the device; the outcome reads it"},
+    [CLG_CHECK_GATED_READ] = {"gated, read after", true, false,
+                              "a synchronous call, cl_mem indices and "
+                              "output: the validation kernel, the "
+                              "operator's kernels gated on its verdict, "
+                              "then the verdict read after the last of "
+                              "them (the call's one wait)"},
     [CLG_CHECK_HOST_PLAN] = {"host plan", false, true,
                              "an operator with an index plan (the "
                              "scatters): values on the host (read back from "
@@ -69,7 +76,10 @@ clg_check_way clg__check_way(const clg_context *ctx, const clg_checked *c,
     return CLG_CHECK_HOST_PLAN;
   if (values_checked)
     return CLG_CHECK_NONE;
-  if (async && on_device && device_output)
-    return CLG_CHECK_GATED;
+  if (on_device && device_output)
+    return async ? CLG_CHECK_GATED
+           : clg__gate_sync(ctx, c->xf.bytes, c->xf.flags)
+               ? CLG_CHECK_GATED_READ
+               : CLG_CHECK_READ_BACK;
   return clg__check_values_way(ctx, c, indices);
 }

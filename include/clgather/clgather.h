@@ -392,9 +392,10 @@ CLG_API clg_status clg_context_create_default(const char *spec,
                                               clg_context **out);
 
 /** Release everything the context holds: programs, kernels, its own queue,
- * the device buffers it keeps between calls (a validation verdict's, and up
- * to 128 MiB of the scatters' index-pass scratch buffers, kept after a
- * synchronous scatter on cl_mem indices for the next one), and its
+ * the device buffers it keeps between calls (up to eight validation
+ * verdicts of 16 KiB, and up to 128 MiB of the scatters' index-pass
+ * scratch buffers, each reused by a later call once the commands of the
+ * call that used it last have ended), and its
  * references to the cl_context and device. NULL is a no-op. The
  * caller must not destroy a context while a call on it is running in another
  * thread, nor before releasing the plans and outcomes made on it. Commands
@@ -638,14 +639,20 @@ CLG_API clg_status clg_gather_output_shape(int32_t data_rank,
  * bytes, else CLG_ERROR_INVALID_ARGUMENT); data and output offsets may be
  * any byte (a misaligned offset only narrows the copy width).
  *
- * Order of work: all arguments and every index value are validated first —
- * host indices by a scan on the host; cl_mem indices either by reading them
- * back (blocking, after the wait list) or, for larger arrays (from 32 KiB),
- * by a small validation kernel (after the wait list) whose few verdict bytes
- * (the first offending position and its value, per work-group) are read
- * back (blocking): the same status and message either way. Only then is
- * anything written: on any error no gather kernel is enqueued and the output
- * is unchanged. clg_run_async() keeps that verdict on the device instead.
+ * Order of work: all arguments are validated first, and every index value
+ * before any output byte is written. Host indices: a scan on the host,
+ * before anything is enqueued. cl_mem indices with a cl_mem output: a small
+ * validation kernel (after the wait list) and the gather kernel after it,
+ * which reads the validation's verdict first and writes nothing when any
+ * index failed; the call then reads the verdict's few bytes (the first
+ * offending position and its value, per work-group) after the gather
+ * (blocking: the call's one host wait). cl_mem indices with a host output:
+ * read back (blocking, after the wait list) or, for larger arrays (from 32
+ * KiB), checked by the validation kernel whose verdict is read back
+ * (blocking) before the gather is enqueued. The same status and message
+ * every way; on any error the output is unchanged (a gated gather kernel
+ * may have run: it wrote nothing) and no event is returned. clg_run_async()
+ * leaves the verdict on the device for clg_outcome_wait() instead.
  *
  * queue: a command queue on ctx's context and device, or NULL for
  * clg_context_queue(ctx). In-order and out-of-order queues both work.
@@ -655,10 +662,11 @@ CLG_API clg_status clg_gather_output_shape(int32_t data_rank,
  * completes when the output is fully written. Not set on error.
  *
  * Blocking: if data, indices and output are all cl_mem, the call returns
- * after enqueueing (except for the one blocking read used for validation:
- * the indices, or the validation kernel's verdict). If any of them is host
- * memory, the call returns when the output has been written (host output) or
- * the gather has completed. Either way, the first call of a new shape class
+ * after enqueueing, except for its one blocking read: with mode RAISE the
+ * validation kernel's verdict, read after the gather (so the gather has
+ * completed when the call returns). If any of them is host memory, the call
+ * returns when the output has been written (host output) or the gather has
+ * completed. Either way, the first call of a new shape class
  * on a context builds its program (or loads it from the disk cache), and
  * its second call (its first with CLG_OPTION_TUNE CLG_TUNE_FIRST_CALL),
  * with an output of 1 MiB or more, may block a little longer: after the
@@ -902,9 +910,10 @@ CLG_API clg_status clg_output_shape(const clg_params *params, int32_t data_rank,
 /**
  * Run an operator of the gather family. Storage, queue, wait list, event,
  * blocking behaviour and the order of work (every argument and every index
- * value validated before any kernel is enqueued; on error the output is
- * untouched and no event is returned) are those of clg_gather(); so are the
- * errors, plus CLG_ERROR_INVALID_BATCH_DIMS and CLG_ERROR_INCOMPATIBLE_SHAPES.
+ * value validated before any output byte is written; on error the output
+ * is untouched and no event is returned) are those of clg_gather(); so are
+ * the errors, plus CLG_ERROR_INVALID_BATCH_DIMS and
+ * CLG_ERROR_INCOMPATIBLE_SHAPES.
  * params NULL means ONNX Gather on axis 0. A scatter's params are
  * CLG_ERROR_INVALID_ARGUMENT here (it takes updates: clg_scatter()), and so
  * in clg_run_async() and the plans.
@@ -1076,12 +1085,13 @@ typedef struct clg_outcome clg_outcome;
  * clg_run() without any host wait: for device pipelines that chain commands
  * by events and want out-of-bounds indices reported, never zero-filled.
  *
- * What differs from clg_run() is only how cl_mem indices are checked in mode
- * RAISE when the output is a cl_mem too: the validation kernel (after the
- * wait list) writes its verdict to a
- * small device buffer, and the gather kernel (after the validation kernel)
- * reads that verdict first and writes nothing when it is bad. Nothing is
- * read back and the call does not wait for the device: with data, indices
+ * What differs from clg_run() is only when the verdict on cl_mem indices is
+ * read in mode RAISE when the output is a cl_mem too: the validation kernel
+ * (after the wait list) writes its verdict to a small device buffer (the
+ * context's, reused once the call's kernels have ended), and the gather
+ * kernel (after the validation kernel) reads that verdict first and writes
+ * nothing when it is bad, as in clg_run(); but nothing is read back here:
+ * the call does not wait for the device, and with data, indices
  * and output all cl_mem, it returns as soon as the commands are enqueued.
  * Every other check (arguments, shapes, dtypes, buffers, host indices,
  * modes WRAP and CLIP, which read no value, and every check of a call with

@@ -15,8 +15,10 @@
  * the device-resident read-back validation is covered; with a cl_mem output
  * the data then goes to a cl_mem too: the non-blocking all-device call),
  * and checks:
- *   (i)   no gather kernel was enqueued: clg_fault_calls(ENQUEUE_KERNEL)
- *         stays 0 across the call;
+ *   (i)   no gather kernel was enqueued (clg_fault_calls(ENQUEUE_KERNEL)
+ *         counts only validation kernels), but where the call gated it on
+ *         the validation kernel's verdict (cl_mem indices and output), which
+ *         it reads first to write nothing: (iii) holds it to that;
  *   (ii)  the host output's bytes, and TU_GUARD bytes on each side, still
  *         hold TU_SENTINEL;
  *   (iii) the cl_mem output buffer (every byte, the tensor starts OUT_OFF
@@ -254,6 +256,16 @@ static bool run_case(const cat_case *k, bool out_buf, bool idx_buf) {
     ran = false;
     goto cleanup;
   }
+  /* cl_mem indices and output: the call gates its gather on the validation
+   * kernel and reads no index back; the read that fails there is the
+   * verdict's, after the gather (tests/run/test_faults.c fails every
+   * OpenCL call of that path and checks the output). */
+  if (idx_buf && out_buf && k->build == b_fault &&
+      (c->fkind == CLG_FAULT_HOST_ALLOC || c->fkind == CLG_FAULT_READ_BUFFER)) {
+    cr_log_info("%s: skipped: a gated call reads no index back", label);
+    ran = false;
+    goto cleanup;
+  }
   if (idx_buf)
     indices_to_buffer(c, label);
   if (idx_buf && out_buf && data_to_buffer(c)) {
@@ -317,10 +329,13 @@ static bool run_case(const cat_case *k, bool out_buf, bool idx_buf) {
     break;
   }
   /* Gather kernels only: the validation kernel of cl_mem indices (when the
-   * device path is taken) writes no output. */
+   * device path is taken) writes no output; with a cl_mem output the
+   * gather after it is gated on its verdict. */
+  unsigned validated =
+      c->ctx ? atomic_load(&c->ctx->device_validations) - validations0 : 0;
   unsigned long enqueued =
-      clg_fault_calls(CLG_FAULT_ENQUEUE_KERNEL) -
-      (c->ctx ? atomic_load(&c->ctx->device_validations) - validations0 : 0);
+      clg_fault_calls(CLG_FAULT_ENQUEUE_KERNEL) - validated;
+  unsigned long gated = validated > 0 && out_buf ? 1 : 0;
   clg_fault_reset();
   char msg[8192];
   snprintf(msg, sizeof msg, "%s", clg_last_error());
@@ -332,7 +347,7 @@ static bool run_case(const cat_case *k, bool out_buf, bool idx_buf) {
     cr_expect(tu_contains(msg, k->msg[n]), "%s: message lacks \"%s\": \"%s\"",
               label, k->msg[n], msg);
   /* (i) */
-  cr_expect(enqueued == 0, "%s: %lu kernel(s) enqueued on error", label,
+  cr_expect(enqueued <= gated, "%s: %lu kernel(s) enqueued on error", label,
             enqueued);
   cr_expect(ev == NULL, "%s: an event was returned on error", label);
   if (ev)

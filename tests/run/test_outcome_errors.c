@@ -245,7 +245,9 @@ Test(outcome, errors_are_returned_by_the_call) {
 /* device_validations counts the validation kernels enqueued: one per
  * asynchronous cl_mem RAISE call with indices (whatever their size), none
  * for host indices, modes WRAP / CLIP, no indices, or an error of the call;
- * the synchronous clg_run() on small cl_mem indices reads them back. */
+ * the synchronous clg_run() on small cl_mem indices and a cl_mem output
+ * gates its kernels on one too (GATED_READ); with a host output it reads
+ * them back. */
 Test(outcome, validation_counter) {
   unsetenv("CLGATHER_TEST_DEVICE_VALIDATION");
   static const int64_t ds[2] = {5, 3}, is[2] = {2, 3}, os[3] = {2, 3, 3};
@@ -259,6 +261,8 @@ Test(outcome, validation_counter) {
   tu_tensor_init(&o, CLG_DTYPE_FLOAT, 3, os, buf_at(0), NULL);
   tu_tensor_init(&o0, CLG_DTYPE_FLOAT, 2, os0, buf_at(0), NULL);
   clg_tensor xh = clg_tensor_host(I64, 2, is, (void *)idx);
+  float host_out[18];
+  clg_tensor oh = clg_tensor_host(CLG_DTYPE_FLOAT, 3, os, host_out);
   struct {
     const char *name;
     clg_params p;
@@ -279,8 +283,10 @@ Test(outcome, validation_counter) {
        0},
       {"async RAISE shape error", G(0, 0), &x.desc, &o0.desc, true,
        CLG_ERROR_SHAPE_MISMATCH, 0},
-      {"sync RAISE small cl_mem (read back)", G(0, 0), &x.desc, &o.desc, false,
-       CLG_SUCCESS, 0},
+      {"sync RAISE small cl_mem (gated, read after)", G(0, 0), &x.desc,
+       &o.desc, false, CLG_SUCCESS, 1},
+      {"sync RAISE small cl_mem, host output (read back)", G(0, 0), &x.desc,
+       &oh, false, CLG_SUCCESS, 0},
   };
   for (size_t n = 0; n < sizeof steps / sizeof steps[0]; ++n) {
     unsigned v0 = validations();

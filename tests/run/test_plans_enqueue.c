@@ -326,25 +326,34 @@ Test(plans, faults) {
   cr_expect_eq(st, CLG_SUCCESS, "bake after the faults: %s", clg_last_error());
   cr_expect_eq(ctx->builds, 2u);
 
-  /* Enqueue: the indices' read-back, then the kernel launch. */
+  /* Enqueue (cl_mem indices and output: the validation kernel, the gated
+   * gather, the verdict read after it): the validation's launch, which
+   * fails the call before anything is written; the verdict's read, after
+   * the gated gather was enqueued on valid indices (the output then holds
+   * its old bytes or the result: tests/run/test_faults.c says why), and
+   * a later call works. */
   job j;
   job_make(&j, &s, 3200, 0);
-  clg_fault_inject(CLG_FAULT_READ_BUFFER, 0, 1, CL_OUT_OF_RESOURCES);
-  enqueue_fails("indices read-back fails", plan, false, &j.d.desc, &j.x.desc,
-                &j.o.desc, NULL, 0, NULL, CLG_ERROR_OPENCL,
-                "clEnqueueReadBuffer", &j.o);
-  clg_fault_reset();
   clg_fault_inject(CLG_FAULT_ENQUEUE_KERNEL, 0, 1, CL_OUT_OF_RESOURCES);
-  enqueue_fails("kernel launch fails", plan, false, &j.d.desc, &j.x.desc,
+  enqueue_fails("validation launch fails", plan, false, &j.d.desc, &j.x.desc,
                 &j.o.desc, NULL, 0, NULL, CLG_ERROR_OPENCL,
                 "clEnqueueNDRangeKernel", &j.o);
   clg_fault_reset();
+  clg_fault_inject(CLG_FAULT_READ_BUFFER, 0, 1, CL_OUT_OF_RESOURCES);
+  enqueue_fails("verdict read fails", plan, false, &j.d.desc, &j.x.desc,
+                &j.o.desc, NULL, 0, NULL, CLG_ERROR_OPENCL,
+                "clEnqueueReadBuffer", NULL);
+  clg_fault_reset();
+  tu_cl_check(clFinish(clg_context_queue(ctx)), "clFinish");
   plan_ok(plan, false, &j, NULL, "after the faults");
   job_free(&j);
   clg_plan_destroy(plan);
 
-  /* Async: the verdict buffer, then reading the verdict (which may be
-   * tried again). */
+  /* Async: the verdict buffer (on a context that keeps none yet: this
+   * one's calls above left one, which the enqueue takes), then reading
+   * the verdict (which may be tried again). */
+  clg_context_destroy(ctx);
+  ctx = fresh_ctx();
   plan = spec_plan(ctx, &s, CLG_PLAN_ASYNC_CHECK);
   cr_assert_eq(clg_plan_bake(plan), CLG_SUCCESS, "%s", clg_last_error());
   job_make(&j, &s, 3201, 0);

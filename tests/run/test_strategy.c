@@ -3,7 +3,8 @@
  * operator, the indices' and the output's storage, the asynchronous mode,
  * values checked before, the mode, the index bytes against the device
  * validation threshold). The suites run each way for real: the operator
- * suites (host, read-back), their *_device_validation runs (device), the
+ * suites (host, read-back for host outputs, gated and read after for
+ * cl_mem ones), their *_device_validation runs (device, gated), the
  * asynchronous checked mode in test_outcome and test_plans (gated), the
  * scatter suites and test_scatter_device (host plan, device plan). */
 #define _POSIX_C_SOURCE 200809L /* unsetenv */
@@ -53,14 +54,18 @@ Test(strategy, every_way_has_a_row) {
   cr_expect(clg__check_row(CLG_CHECK_WAYS) == NULL);
   cr_expect(clg__check_row(CLG_CHECK_GATED)->gated);
   cr_expect(clg__check_row(CLG_CHECK_DEVICE_PLAN)->gated);
+  cr_expect(clg__check_row(CLG_CHECK_GATED_READ)->gated);
+  cr_expect(!clg__check_row(CLG_CHECK_GATED_READ)->blocks);
   cr_expect(!clg__check_row(CLG_CHECK_DEVICE)->gated);
   cr_expect(clg__check_row(CLG_CHECK_DEVICE)->blocks);
   cr_expect(!clg__check_row(CLG_CHECK_HOST)->blocks);
 }
 
-/* Gather: the synchronous ways by storage and size, the gated way only in
- * the asynchronous mode with both in cl_mem, none for values checked
- * before or modes that read no value. */
+/* Gather: the synchronous ways by storage and size (both in cl_mem: gated
+ * and the verdict read after, at every size; a host output: read back or
+ * the validation kernel by size), the gated way of the asynchronous mode
+ * with both in cl_mem, none for values checked before or modes that read
+ * no value. */
 Test(strategy, gather) {
   unsetenv("CLGATHER_TEST_DEVICE_VALIDATION");
   const clg_op_impl *g = &clg__op_gather;
@@ -68,11 +73,23 @@ Test(strategy, gather) {
   cr_expect_eq(way_of(g, CLG_MODE_RAISE, small, false, true, false, false),
                CLG_CHECK_HOST);
   cr_expect_eq(way_of(g, CLG_MODE_RAISE, small, true, true, false, false),
-               CLG_CHECK_READ_BACK);
+               CLG_CHECK_GATED_READ);
   cr_expect_eq(way_of(g, CLG_MODE_RAISE, large, true, true, false, false),
-               CLG_CHECK_DEVICE);
+               CLG_CHECK_GATED_READ);
+  cr_expect_eq(way_of(g, CLG_MODE_RAISE, small, true, false, false, false),
+               CLG_CHECK_READ_BACK);
   cr_expect_eq(way_of(g, CLG_MODE_RAISE, large, true, false, false, false),
                CLG_CHECK_DEVICE);
+  /* forced as the suites force it: the read-back, the gated way */
+  setenv("CLGATHER_TEST_DEVICE_VALIDATION", "never", 1);
+  cr_expect_eq(way_of(g, CLG_MODE_RAISE, large, true, true, false, false),
+               CLG_CHECK_READ_BACK);
+  setenv("CLGATHER_TEST_DEVICE_VALIDATION", "always", 1);
+  cr_expect_eq(way_of(g, CLG_MODE_RAISE, small, true, true, false, false),
+               CLG_CHECK_GATED_READ);
+  cr_expect_eq(way_of(g, CLG_MODE_RAISE, small, true, false, false, false),
+               CLG_CHECK_DEVICE);
+  unsetenv("CLGATHER_TEST_DEVICE_VALIDATION");
   cr_expect_eq(way_of(g, CLG_MODE_RAISE, small, true, true, true, false),
                CLG_CHECK_GATED);
   /* asynchronous with a host output or host indices: checked now */
