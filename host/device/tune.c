@@ -184,6 +184,35 @@ static void clg_tune_scratch_drop(clg_context *ctx) {
   pthread_mutex_unlock(&ctx->lock);
 }
 
+/* Would clg__tune_pick() with a trial time these candidates now? (Its
+ * tests, without remembering anything.) */
+static bool clg_tune_would_time(clg_context *ctx, const char *key,
+                                const int *cands, int count,
+                                unsigned allowed) {
+  int forced = ctx->forced_variant;
+  if ((forced >= 0 && ((allowed >> forced) & 1u)) || count <= 1)
+    return false;
+  int mode = atomic_load(&ctx->tune_mode);
+  if (mode == CLG_TUNE_OFF)
+    return false;
+  bool measured = false, seen = false;
+  pthread_mutex_lock(&ctx->lock);
+  int known = clg_tune_lookup(ctx, key, cands, count, &measured, &seen);
+  pthread_mutex_unlock(&ctx->lock);
+  if (known >= 0 && measured)
+    return false;
+  return measured || seen || mode != CLG_TUNE_SECOND_CALL;
+}
+
+int clg__tune_pick_gated(clg_context *ctx, const char *key, const int *cands,
+                         int count, unsigned allowed, clg_trial_fn trial,
+                         void *arg, bool gated, bool *later, clg_choice *how) {
+  *later = gated && trial &&
+           clg_tune_would_time(ctx, key, cands, count, allowed);
+  return clg__tune_pick(ctx, key, cands, count, allowed, gated ? NULL : trial,
+                        arg, how);
+}
+
 int clg__tune_pick(clg_context *ctx, const char *key, const int *cands,
                    int count, unsigned allowed, clg_trial_fn trial, void *arg,
                    clg_choice *how) {

@@ -55,6 +55,15 @@ typedef clg_status (*clg_trial_fn)(void *arg, int variant, double *seconds);
 int clg__tune_pick(clg_context *ctx, const char *key, const int *cands,
                    int count, unsigned allowed, clg_trial_fn trial, void *arg,
                    clg_choice *how);
+/* clg__tune_pick() for a launch that may be gated on a verdict not known
+ * yet (`gated`): then no candidate is timed (a trial writes the output)
+ * and *later tells whether clg__tune_pick() with `trial` would time them
+ * now (the context's options, the class's record, CLG_TUNE_SECOND_CALL's
+ * first call), so that a synchronous call may ask again, ungated, once its
+ * verdict has passed. Ungated: clg__tune_pick(), *later false. */
+int clg__tune_pick_gated(clg_context *ctx, const char *key, const int *cands,
+                         int count, unsigned allowed, clg_trial_fn trial,
+                         void *arg, bool gated, bool *later, clg_choice *how);
 /* CLG_OPTION_TUNE_BUDGET_US's default: 0.2 s. */
 #define CLG_TUNE_BUDGET_US_DEFAULT INT64_C(200000)
 /* Outputs below this many bytes are not worth timing (a launch costs more

@@ -245,7 +245,8 @@ static clg_status gather_prepare(clg_context *ctx, const clg_params *norm,
   /* The shape class: what the best variant depends on, in powers of two
    * (slice bytes, table rows, rows copied, outer rows), exactly for the
    * rest. Trials run on the call's tensors, never for a plan being baked
-   * (no memory) nor for a gated kernel (the verdict is not known yet). */
+   * (no memory) nor for a gated kernel (the verdict is not known yet: the
+   * call may ask again once it is, l->retime). */
   char key[160];
   snprintf(key, sizeof key,
            "Gather slice=2^%u align=%zu s=2^%u rows=2^%u outer=2^%u "
@@ -259,12 +260,15 @@ static clg_status gather_prepare(clg_context *ctx, const clg_params *norm,
   for (int i = 0; i < count; ++i)
     kernels |= gather_kernel_bit(cands[i]);
   gather_trial_arg arg = {ctx, norm, l, &plan, kernels};
-  bool can_time = !gated && l->d->mem && l->x->mem && l->o->mem && l->queue &&
+  bool can_time = l->d->mem && l->x->mem && l->o->mem && l->queue &&
                   l->of.bytes >= CLG_TUNE_MIN_BYTES;
   clg_choice how;
-  int variant = clg__tune_pick(
+  bool later = false;
+  int variant = clg__tune_pick_gated(
       ctx, key, cands, count, clg__gather_allowed(&plan, clg__plan_device(ctx)),
-      can_time ? gather_trial : NULL, &arg, &how);
+      can_time ? gather_trial : NULL, &arg, gated, &later, &how);
+  if (l->retime)
+    *l->retime = later;
   clg_status st =
       gather_call(ctx, norm, l, gated, &plan, variant, kernels, call);
   if (st == CLG_SUCCESS && l->queue) /* a launch, not a plan's bake */

@@ -302,11 +302,15 @@ static clg_status gather_elements_prepare(clg_context *ctx,
            clg__log2(g.s), g.as == 1, l->df.elem_size, l->xf.elem_size,
            cpu ? 1 : 0);
   ge_trial_arg arg = {ctx, l, &g};
-  bool can_time = !gated && l->d->mem && l->x->mem && l->o->mem && l->queue &&
+  bool can_time = l->d->mem && l->x->mem && l->o->mem && l->queue &&
                   l->of.bytes >= CLG_TUNE_MIN_BYTES;
   clg_choice how;
-  int variant = clg__tune_pick(ctx, key, cands, count, allowed,
-                               can_time ? ge_trial : NULL, &arg, &how);
+  bool later = false;
+  int variant = clg__tune_pick_gated(ctx, key, cands, count, allowed,
+                                     can_time ? ge_trial : NULL, &arg, gated,
+                                     &later, &how);
+  if (l->retime)
+    *l->retime = later;
   clg_status st = ge_call(ctx, l, gated, &g, variant, call);
   if (st == CLG_SUCCESS && l->queue) /* a launch, not a plan's bake */
     clg__tune_note(ctx, variant, how);

@@ -50,6 +50,11 @@ typedef struct clg_launch {
   const cl_event *wait_list;
   bool baking; /* a plan being baked (clg__bake): prepare() builds its
                 * kernels and allocates, uploads and launches nothing */
+  /* Not NULL: prepare() sets *retime when, gated, it could not time its
+   * variants and would have (clg__tune_pick_gated): a synchronous call
+   * whose verdict passed may call it again, ungated, on the same tensors
+   * to time them (run/call.c). */
+  bool *retime;
 } clg_launch;
 
 /* The kernel calls an operator's prepare() sets up, run in order on one

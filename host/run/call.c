@@ -169,6 +169,43 @@ static clg_status clg_run_kernels(clg_context *ctx, const clg_checked *c,
   return CLG_SUCCESS;
 }
 
+/* The tuner's trials that a gated call's prepare() could not run (it set
+ * l->retime), once the call's verdict has passed: prepare() again,
+ * ungated, on the call's own tensors, its kernel calls not launched. Every
+ * candidate writes the output the gated kernel wrote, byte for byte, from
+ * indices now known valid. All in cl_mem only (host tensors' staging is
+ * gone with the kernels' launch; the class's next such call times). */
+static clg_status clg_retime(clg_context *ctx, const clg_checked *c,
+                             const clg_launch *gated) {
+  clg_launch l = *gated;
+  if (l.output->storage != CLG_STORAGE_BUFFER)
+    return CLG_SUCCESS;
+  for (int k = 0; k < l.num_inputs; ++k)
+    if (l.in[k]->storage != CLG_STORAGE_BUFFER)
+      return CLG_SUCCESS;
+  clg_staged in[CLG_MAX_INPUTS] = {{0}}, o = {0};
+  clg_status st = CLG_SUCCESS;
+  for (int k = 0; k < l.num_inputs && st == CLG_SUCCESS; ++k) {
+    st = clg__stage_input(ctx, l.in[k], l.inf[k].bytes, l.inf[k].elem_size,
+                          false, clg__input_names[k], &in[k]);
+    l.ins[k] = &in[k];
+  }
+  if (st == CLG_SUCCESS)
+    st = clg__stage_output(ctx, l.output, l.of.bytes, l.of.elem_size, false,
+                           clg__reads_output(c), &o);
+  l.o = &o;
+  l.retime = NULL;
+  l.num_events = 0; /* the verdict's read waited for everything before */
+  l.wait_list = NULL;
+  clg_kernel_calls calls;
+  if (st == CLG_SUCCESS)
+    st = c->impl->prepare(ctx, &c->norm, &l, false, &calls);
+  for (int k = 0; k < l.num_inputs; ++k)
+    clg__unstage(&in[k]);
+  clg__unstage(&o);
+  return st;
+}
+
 /* A launch of checked inputs (no queue, no staging yet). */
 static void clg_launch_init(clg_launch *l, const clg_checked *c,
                             const clg_tensor *const *in,
@@ -291,6 +328,11 @@ clg_status clg__run(const clg_call *call) {
     return st;
   }
   bool bare = deferred && !v.event; /* no validation kernel behind it */
+  /* A synchronous gated call may time the variants its prepare() could not
+   * once its verdict has passed (clg_retime). */
+  bool retime = false;
+  if (way == CLG_CHECK_GATED_READ)
+    l.retime = &retime;
   if (deferred) {
     /* The kernels wait for the verdict, which waited for the wait list
      * (a bare verdict: they wait for the wait list). */
@@ -364,6 +406,8 @@ clg_status clg__run(const clg_call *call) {
       if (st == CLG_SUCCESS)
         st = clg__verdict_status(c.impl, &c.norm, call->data, call->indices,
                                  pos, value, extra);
+      if (st == CLG_SUCCESS && retime)
+        st = clg_retime(ctx, &c, &l);
     }
     if (st == CLG_SUCCESS && call->event)
       *call->event = last;

@@ -87,9 +87,11 @@ clg_status clg__verdict_kernel(clg_context *ctx, const clg_checked *c,
 bool clg__validate_on_device(const clg_context *ctx, size_t bytes,
                              cl_mem_flags flags);
 /* Does a synchronous call with cl_mem indices of `bytes` (buffer `flags`)
- * and a cl_mem output gate its kernels on the validation kernel's verdict
- * (GATED_READ) rather than read the indices back first (READ_BACK)? */
-bool clg__gate_sync(const clg_context *ctx, size_t bytes, cl_mem_flags flags);
+ * and a cl_mem output of `out_bytes` gate its kernels on the validation
+ * kernel's verdict (GATED_READ) rather than check the indices first
+ * (READ_BACK, DEVICE)? (index_pass.c says what was measured.) */
+bool clg__gate_sync(const clg_context *ctx, size_t bytes, cl_mem_flags flags,
+                    uint64_t out_bytes);
 
 /* Does the index-value pass of this call read cl_mem values (mode RAISE,
  * cl_mem indices with elements)? */

@@ -14,9 +14,10 @@ static const clg_check_row clg_check_table[CLG_CHECK_WAYS] = {
                         "host indices scanned in place before anything is "
                         "enqueued"},
     [CLG_CHECK_READ_BACK] = {"read-back", false, true,
-                             "cl_mem indices under the device threshold: "
-                             "read back (blocking, after the wait list) and "
-                             "scanned on the host; then the kernels"},
+                             "cl_mem indices under the device threshold, "
+                             "a host output: read back (blocking, after "
+                             "the wait list) and scanned on the host; then "
+                             "the kernels"},
     [CLG_CHECK_DEVICE] = {"device", false, true,
                           "cl_mem indices from the threshold up, a host "
                           "output (or clg_validate()): the validation "
@@ -31,7 +32,9 @@ static const clg_check_row clg_check_table[CLG_CHECK_WAYS] = {
                               "output: the validation kernel, the "
                               "operator's kernels gated on its verdict, "
                               "then the verdict read after the last of "
-                              "them (the call's one wait)"},
+                              "them (the call's one wait); the variants "
+                              "the kernels could not time gated are timed "
+                              "once it has passed"},
     [CLG_CHECK_HOST_PLAN] = {"host plan", false, true,
                              "an operator with an index plan (the "
                              "scatters): values on the host (read back from "
@@ -46,6 +49,14 @@ static const clg_check_row clg_check_table[CLG_CHECK_WAYS] = {
                                "gated; the verdict read after the last "
                                "(synchronous) or by the outcome"},
 };
+
+/* The output's bytes, from the checked shape. */
+static uint64_t clg_output_bytes(const clg_checked *c) {
+  uint64_t n = c->df.elem_size;
+  for (int32_t i = 0; i < c->out_rank; ++i)
+    n *= (uint64_t)c->out_shape[i];
+  return n;
+}
 
 const clg_check_row *clg__check_row(clg_check_way way) {
   return way >= 0 && way < CLG_CHECK_WAYS ? &clg_check_table[way] : NULL;
@@ -76,10 +87,10 @@ clg_check_way clg__check_way(const clg_context *ctx, const clg_checked *c,
     return CLG_CHECK_HOST_PLAN;
   if (values_checked)
     return CLG_CHECK_NONE;
-  if (on_device && device_output)
-    return async ? CLG_CHECK_GATED
-           : clg__gate_sync(ctx, c->xf.bytes, c->xf.flags)
-               ? CLG_CHECK_GATED_READ
-               : CLG_CHECK_READ_BACK;
+  if (on_device && device_output && async)
+    return CLG_CHECK_GATED;
+  if (on_device && device_output &&
+      clg__gate_sync(ctx, c->xf.bytes, c->xf.flags, clg_output_bytes(c)))
+    return CLG_CHECK_GATED_READ;
   return clg__check_values_way(ctx, c, indices);
 }

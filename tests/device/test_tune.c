@@ -223,6 +223,94 @@ Test(tune, measured_at_the_second_call_gpu_plans) {
   measured_at_the_second_call("gpu");
 }
 
+/* The BIG class all in cl_mem, synchronous: gated on the validation
+ * kernel (run/strategy.c, GATED_READ), so that its variants are timed
+ * only once the verdict has passed (run/call.c, clg_retime). `bad`: one
+ * index out of range. *launches: the kernels enqueued; the output is
+ * compared with the reference (a good call) or with its old bytes. */
+static const char *gather_big_gated(clg_context *ctx, bool bad,
+                                    clg_choice *how, unsigned long *launches) {
+  int64_t ds[2] = {BIG_ROWS, BIG_COLS}, is[1] = {BIG_N},
+          os[2] = {BIG_N, BIG_COLS};
+  size_t dcount = (size_t)BIG_ROWS * BIG_COLS, ocount = (size_t)BIG_N * BIG_COLS;
+  float *data = malloc(dcount * sizeof *data);
+  float *want = malloc(ocount * sizeof *want), *got = malloc(ocount * 4);
+  int64_t *idx = malloc((size_t)BIG_N * sizeof *idx);
+  cr_assert(data && want && got && idx);
+  tu_rng rng = tu_rng_make(0x6a7e);
+  tu_rng_bytes(&rng, data, dcount * sizeof *data);
+  tu_fill_indices(&rng, idx, CLG_DTYPE_INT64, BIG_N, BIG_ROWS, TU_IDX_ANY);
+  cr_assert_eq(ref_gather(data, 4, 2, ds, idx, REF_INDEX_I64, 1, is, 0, want),
+               0);
+  if (bad)
+    idx[BIG_N / 2] = BIG_ROWS;
+  memset(got, TU_SENTINEL, ocount * sizeof *got);
+  cl_mem dm = tu_buffer_create(dcount * sizeof *data, data);
+  cl_mem xm = tu_buffer_create((size_t)BIG_N * sizeof *idx, idx);
+  cl_mem om = tu_buffer_create(ocount * sizeof *got, got);
+  clg_tensor d = clg_tensor_buffer(CLG_DTYPE_FLOAT, 2, ds, dm, 0);
+  clg_tensor x = clg_tensor_buffer(CLG_DTYPE_INT64, 1, is, xm, 0);
+  clg_tensor o = clg_tensor_buffer(CLG_DTYPE_FLOAT, 2, os, om, 0);
+  clg_fault_reset();
+  clg_status st = clg_gather(ctx, &d, &x, 0, &o, NULL, 0, NULL, NULL);
+  *launches = clg_fault_calls(CLG_FAULT_ENQUEUE_KERNEL);
+  clg_fault_reset();
+  cr_assert_eq(st, bad ? CLG_ERROR_INDEX_OUT_OF_BOUNDS : CLG_SUCCESS, "%s",
+               clg_last_error());
+  tu_cl_check(clFinish(clg_context_queue(ctx)), "clFinish");
+  unsigned char *old = malloc(ocount * 4);
+  cr_assert(old);
+  memset(old, TU_SENTINEL, ocount * 4);
+  tu_buffer_read(om, 0, ocount * sizeof *got, got);
+  ptrdiff_t diff = tu_first_diff(got, bad ? (void *)old : (void *)want,
+                                 ocount * sizeof *got);
+  cr_expect_eq(diff, -1, "%s (byte %td)",
+               bad ? "the bad call wrote the output"
+                   : "the output differs from the reference",
+               diff);
+  const char *v = clg_context_last_variant(ctx, how);
+  clReleaseMemObject(dm);
+  clReleaseMemObject(xm);
+  clReleaseMemObject(om);
+  free(data);
+  free(want);
+  free(got);
+  free(idx);
+  free(old);
+  return v;
+}
+
+/* A gated synchronous call cannot time its variants before its verdict:
+ * under CLG_TUNE_SECOND_CALL its class's first call launches the default
+ * (the validation kernel and the gated gather); the second, once its
+ * verdict has passed, times the candidates on its own tensors (writing the
+ * same output) and keeps the fastest on disk; the third launches it,
+ * gated, with no trial. A call whose verdict fails times nothing. */
+Test(tune, gated_calls_time_after_their_verdict) {
+  cr_assert_eq(setenv("CLGATHER_TEST_DEVICE_VALIDATION", "always", 1), 0);
+  clg_context *ctx = NULL; /* on the test's cl_context: its buffers */
+  cr_assert_eq(clg_context_create(tu_cl_context(), tu_device(), &ctx),
+               CLG_SUCCESS, "%s", clg_last_error());
+  clg_choice how = CLG_CHOICE_NONE;
+  unsigned long launches = 0;
+  gather_big_gated(ctx, false, &how, &launches);
+  cr_expect_eq(how, CLG_CHOICE_DEFAULT, "first call: %d", how);
+  cr_expect_eq(launches, 2, "the first call launched %lu kernels", launches);
+  gather_big_gated(ctx, true, &how, &launches);
+  cr_expect_eq(launches, 2, "a bad call launched %lu kernels", launches);
+  cr_expect_eq(count_tune_files(), 0, "a bad call timed its variants");
+  const char *first = gather_big_gated(ctx, false, &how, &launches);
+  cr_expect_eq(how, CLG_CHOICE_MEASURED, "second good call: %d", how);
+  cr_expect_geq(launches, 2 + 4, "the second good call launched %lu kernels",
+                launches);
+  cr_expect_eq(count_tune_files(), 1, "the choice is kept on disk");
+  const char *v = gather_big_gated(ctx, false, &how, &launches);
+  cr_expect_eq(how, CLG_CHOICE_MEASURED, "third call: %d", how);
+  cr_expect_str_eq(v, first);
+  cr_expect_eq(launches, 2, "the third call launched %lu kernels", launches);
+  clg_context_destroy(ctx);
+}
+
 /* CLG_TUNE_FIRST_CALL (CLGATHER_TUNE=first, or 2 as the option): the
  * class's first call measures and keeps its choice on disk. */
 Test(tune, first_call_mode_measures_at_once) {
