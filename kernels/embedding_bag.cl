@@ -445,6 +445,9 @@ __kernel void clg_embedding_bag_vec(
  *   uint  v[0]  1 when anything is wrong (the gate of -DCLG_GATED kernels)
  *   uint  v[1]  the first bad position of the bags, or 0xFFFFFFFF
  *   uint  v[2]  the first bad position of the indices, or 0xFFFFFFFF
+ *   uint  v[3]  `gen`, the run's number (work-item 0 of clg_bag_validate
+ *               writes it: the host knows the words it reads are this
+ *               run's, the buffer being kept between calls)
  *   long  at byte 16: bags[v[1]], bags[v[1] - 1] (0 at 0), indices[v[2]]
  *               (written by clg_bag_verdict_values)
  * Positions are 32-bit (the host takes this path below 2^32 - 1 entries):
@@ -462,8 +465,10 @@ __kernel void clg_bag_validate(global const index_t *restrict indices,
                                ulong x_off, ulong n,
                                global const bag_t *restrict bags, ulong b_off,
                                ulong bags_len, long rows, long num_bags,
-                               global uint *restrict verdict) {
+                               global uint *restrict verdict, uint gen) {
   ulong i = get_global_id(0);
+  if (i == 0)
+    verdict[3] = gen;
   if (i < n) {
     long k = (long)indices[x_off + i];
     if (k < 0 || k >= rows) {

@@ -306,11 +306,8 @@ void clg_context_destroy(clg_context *ctx) {
     clReleaseCommandQueue(ctx->queue);
   if (ctx->verdict_queue)
     clReleaseCommandQueue(ctx->verdict_queue);
-  for (unsigned i = 0; i < ctx->verdict_kept; ++i) {
-    clReleaseMemObject(ctx->verdict_free[i]);
-    if (ctx->verdict_busy[i])
-      clReleaseEvent(ctx->verdict_busy[i]);
-  }
+  clg__kept_release(&ctx->verdicts);
+  clg__kept_release(&ctx->bag_verdicts);
   for (int i = 0; i < CLG_SCRATCH_SLOTS; ++i) {
     if (ctx->scratch[i])
       clReleaseMemObject(ctx->scratch[i]);

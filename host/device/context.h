@@ -16,6 +16,17 @@ typedef struct clg_hash128 {
   uint64_t a, b;
 } clg_hash128;
 
+/* Buffers of one size a context keeps for its calls (device/enqueue.c,
+ * clg__kept_take/_give), in the state a call needs at its start, each with
+ * the event of the last command that may still use it (NULL: none;
+ * retained), reused only once that has ended. Under the context's lock. */
+#define CLG_KEPT_SLOTS 8
+typedef struct clg_kept_buffers {
+  cl_mem mem[CLG_KEPT_SLOTS];
+  cl_event busy[CLG_KEPT_SLOTS];
+  unsigned count;
+} clg_kept_buffers;
+
 struct clg_context {
   cl_context cl_ctx;
   cl_device_id device;
@@ -24,18 +35,13 @@ struct clg_context {
   /* A queue of its own for clg_outcome_wait()'s verdict reads, lazily
    * created: a read on `queue` would wait behind the caller's commands. */
   cl_command_queue verdict_queue;
-  /* Verdict buffers of the validation kernel kept between calls
-   * (run/verdict.c, clg__verdict_take/_give), each of the largest
-   * verdict's size, its flag and the operator's words clear: at most
-   * CLG_VERDICT_SLOTS, verdict_kept of them, each with the event of the
-   * last command that may still read it (NULL: none; retained), so that a
-   * call reuses one only once nothing reads it. Under `lock`. verdict_gen
-   * numbers the validation kernels' runs: each writes its number beside
-   * the flag, so that a verdict read back is known to be this run's. */
-#define CLG_VERDICT_SLOTS 8
-  cl_mem verdict_free[CLG_VERDICT_SLOTS];
-  cl_event verdict_busy[CLG_VERDICT_SLOTS];
-  unsigned verdict_kept;
+  /* Verdict buffers kept between calls: the validation kernel's
+   * (run/verdict.c), each of the largest verdict's size, its flag and the
+   * operator's words clear; EmbeddingBag's checks' (run/embedding_bag.c),
+   * as its checks need them at their start. verdict_gen numbers the
+   * validation kernels' runs: each writes its number beside the flag, so
+   * that a verdict read back is known to be this run's. */
+  clg_kept_buffers verdicts, bag_verdicts;
   atomic_uint verdict_gen;
   /* Scratch buffers of the scatters' device index pass kept between calls
    * (device/enqueue.c, clg__scratch_take), each with the event of the last

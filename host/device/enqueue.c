@@ -308,6 +308,61 @@ cl_mem clg__scratch_take(clg_context *ctx, size_t bytes, size_t *size,
   return m;
 }
 
+cl_mem clg__kept_take(clg_context *ctx, clg_kept_buffers *kept, size_t bytes,
+                      const void *init, cl_int *err) {
+  cl_mem mem = NULL;
+  cl_event ended = NULL;
+  pthread_mutex_lock(&ctx->lock);
+  for (unsigned i = 0; i < kept->count; ++i) {
+    if (!clg__event_ended(kept->busy[i]))
+      continue;
+    mem = kept->mem[i];
+    ended = kept->busy[i];
+    unsigned last = --kept->count;
+    kept->mem[i] = kept->mem[last];
+    kept->busy[i] = kept->busy[last];
+    kept->mem[last] = NULL;
+    kept->busy[last] = NULL;
+    break;
+  }
+  pthread_mutex_unlock(&ctx->lock);
+  if (ended)
+    clReleaseEvent(ended);
+  *err = CL_SUCCESS;
+  if (!mem)
+    mem = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                         bytes, (void *)init, err);
+  return mem;
+}
+
+void clg__kept_give(clg_context *ctx, clg_kept_buffers *kept, cl_mem mem,
+                    bool clean, cl_event busy) {
+  if (!mem)
+    return;
+  if (clean) {
+    pthread_mutex_lock(&ctx->lock);
+    if (kept->count < CLG_KEPT_SLOTS) {
+      kept->mem[kept->count] = mem;
+      kept->busy[kept->count++] = busy;
+      if (busy)
+        clRetainEvent(busy);
+      mem = NULL;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+  }
+  if (mem)
+    clReleaseMemObject(mem);
+}
+
+void clg__kept_release(clg_kept_buffers *kept) {
+  for (unsigned i = 0; i < kept->count; ++i) {
+    clReleaseMemObject(kept->mem[i]);
+    if (kept->busy[i])
+      clReleaseEvent(kept->busy[i]);
+  }
+  kept->count = 0;
+}
+
 bool clg__event_ended(cl_event event) {
   cl_int status = CL_COMPLETE;
   return !event ||

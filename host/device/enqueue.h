@@ -71,6 +71,19 @@ clg_status clg__read_buffer(cl_command_queue queue, const clg_tensor *t,
 /* Has the command of `event` ended (complete, or failed), or is there none
  * (NULL)? Asks without waiting. */
 bool clg__event_ended(cl_event event);
+/* A buffer of `bytes` (every buffer of `kept` is) from `kept` whose last
+ * user has ended, else a new read-write one holding a copy of `init`; NULL
+ * and *err on failure. */
+cl_mem clg__kept_take(clg_context *ctx, clg_kept_buffers *kept, size_t bytes,
+                      const void *init, cl_int *err);
+/* `mem` (from clg__kept_take) back to `kept` when `clean` (as a call needs
+ * it at its start) and a slot is free, to be reused once `busy` (the last
+ * command that may use it; NULL: none runs any more) has ended; else
+ * released. */
+void clg__kept_give(clg_context *ctx, clg_kept_buffers *kept, cl_mem mem,
+                    bool clean, cl_event busy);
+/* Release what `kept` holds (the context's end). */
+void clg__kept_release(clg_kept_buffers *kept);
 /* A read-write buffer of at least `bytes` (1 if 0) for a call's own use,
  * *size bytes long: one the context kept from an earlier call (at most
  * twice as large; the last command that used it has ended), else a new

@@ -272,7 +272,7 @@ static clg_status bag_checks_kernel(clg_context *ctx, const clg_bag_geom *g,
 }
 
 clg_status clg__bag_checks(clg_context *ctx, const clg_bag_geom *g,
-                           const clg_bag_mems *m, cl_mem verdict,
+                           const clg_bag_mems *m, cl_mem verdict, cl_uint gen,
                            clg_kernel_calls *calls) {
   clg_kernel_entry *validate = NULL, *values = NULL;
   clg_status st = bag_checks_kernel(ctx, g, m, false, "clg_bag_validate",
@@ -293,11 +293,12 @@ clg_status clg__bag_checks(clg_context *ctx, const clg_bag_geom *g,
     local = 1;
   size_t global = (size_t)((items + local - 1) / local * local);
   const void *v1[] = {&m->indices, &xo,   &n,        &m->bags, &bo,
-                      &bags_len,   &rows, &num_bags, &verdict};
+                      &bags_len,   &rows, &num_bags, &verdict, &gen};
   const size_t s1[] = {sizeof(cl_mem), sizeof xo,   sizeof n,
                        sizeof(cl_mem), sizeof bo,   sizeof bags_len,
-                       sizeof rows,    sizeof num_bags, sizeof(cl_mem)};
-  clg__call_set(&calls->call[calls->count++], validate, 9, s1, v1, 1, &global,
+                       sizeof rows,    sizeof num_bags, sizeof(cl_mem),
+                       sizeof gen};
+  clg__call_set(&calls->call[calls->count++], validate, 10, s1, v1, 1, &global,
                 &local);
   size_t one = 1;
   const void *v2[] = {&m->indices, &xo, &m->bags, &bo, &verdict};

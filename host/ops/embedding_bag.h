@@ -105,9 +105,10 @@ clg_status clg__bag_prepare(clg_context *ctx, const clg_bag_geom *g,
                             clg_kernel_call *call);
 /* The device's checks of indices and bags (n > 0 or bags): two calls
  * appended to calls, writing `verdict` (CLG_BAG_VERDICT_BYTES, words 1 and
- * 2 set to all ones, the rest 0, before them). */
+ * 2 set to all ones and word 0 to 0 before them; the first call writes
+ * `gen`, the run's number, to word 3). */
 clg_status clg__bag_checks(clg_context *ctx, const clg_bag_geom *g,
-                           const clg_bag_mems *m, cl_mem verdict,
+                           const clg_bag_mems *m, cl_mem verdict, cl_uint gen,
                            clg_kernel_calls *calls);
 /* Segment ids checked on the device: the call writing their starts
  * (num_bags + 1 int64) into `starts` (n > 0). */

@@ -218,7 +218,8 @@ static clg_status bag_enqueue(const clg_kernel_calls *calls,
 /* The staged operands and temporary buffers of a launch. */
 typedef struct bag_run {
   clg_staged in[BAG_INPUTS], o;
-  cl_mem starts, verdict;
+  cl_mem starts, verdict; /* verdict: the context's (ctx->bag_verdicts) */
+  cl_uint gen;            /* the checks' run number */
   clg_bag_mems m;
 } bag_run;
 
@@ -356,17 +357,21 @@ static clg_status bag_check_on_device(clg_context *ctx, const bag_call *c,
                                       cl_uint num_events,
                                       const cl_event *wait_list,
                                       cl_event *checked) {
-  uint32_t init[CLG_BAG_VERDICT_BYTES / 4] = {0, UINT32_MAX, UINT32_MAX};
+  /* A buffer the context kept (its flag 0 and positions all ones, as a
+   * call that passed leaves them), or a new one. */
+  static const uint32_t init[CLG_BAG_VERDICT_BYTES / 4] = {0, UINT32_MAX,
+                                                           UINT32_MAX};
   cl_int err = CL_SUCCESS;
-  r->verdict = clCreateBuffer(ctx->cl_ctx,
-                              CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                              sizeof init, init, &err);
+  r->verdict =
+      clg__kept_take(ctx, &ctx->bag_verdicts, sizeof init, init, &err);
   if (!r->verdict)
     return clg__fail_cl(err, "clCreateBuffer",
                         "the verdict of EmbeddingBag's checks");
+  r->gen = clg__verdict_next_gen(ctx);
   clg_kernel_calls calls;
   calls.count = 0;
-  clg_status st = clg__bag_checks(ctx, &c->g, &r->m, r->verdict, &calls);
+  clg_status st =
+      clg__bag_checks(ctx, &c->g, &r->m, r->verdict, r->gen, &calls);
   if (!values)
     calls.count = 1;
   if (st == CLG_SUCCESS)
@@ -410,20 +415,21 @@ static clg_status bag_call_run(clg_context *ctx, const clg_bag_params *params,
     if (st == CLG_SUCCESS && !pending) {
       uint32_t words[4];
       int64_t values[3];
-      st = clg__bag_verdict_read(r.verdict, checked, after_caller, c->queue,
-                                 words, values);
+      st = clg__bag_verdict_read(r.verdict, checked, after_caller, r.gen,
+                                 c->queue, words, values);
+      bool clean = st == CLG_SUCCESS && !words[0];
       if (st == CLG_SUCCESS && words[0]) {
         /* A check failed: the offenders' values, then the verdict again. */
         clg_kernel_calls calls;
         calls.count = 0;
         cl_event found = NULL;
-        st = clg__bag_checks(ctx, &c->g, &r.m, r.verdict, &calls);
+        st = clg__bag_checks(ctx, &c->g, &r.m, r.verdict, r.gen, &calls);
         if (st == CLG_SUCCESS)
           st = clg__call_launch(&calls.call[1], c->queue, NULL, 1, &checked,
                                 &found);
         if (st == CLG_SUCCESS) {
-          st = clg__bag_verdict_read(r.verdict, found, false, c->queue, words,
-                                     values);
+          st = clg__bag_verdict_read(r.verdict, found, false, r.gen,
+                                     c->queue, words, values);
           clReleaseEvent(found);
         }
       }
@@ -432,6 +438,10 @@ static clg_status bag_call_run(clg_context *ctx, const clg_bag_params *params,
         clg__bag_fault_of_verdict(&c->g, words, values, &f);
         st = clg__bag_report(&c->g, &f);
       }
+      /* Read and clear: the context keeps it (the reduction below does not
+       * read it). */
+      clg__kept_give(ctx, &ctx->bag_verdicts, r.verdict, clean, NULL);
+      r.verdict = NULL;
       /* The reduction waits for the wait list again (not for the checks,
        * which have completed). */
       clg_outcome *o = NULL;
@@ -444,15 +454,31 @@ static clg_status bag_call_run(clg_context *ctx, const clg_bag_params *params,
       else if (o)
         clg_outcome_release(o);
     } else if (st == CLG_SUCCESS) {
+      /* The outcome takes the verdict's buffer, and gives it back to the
+       * context once read, to be reused after the gated reduction, its
+       * last reader. */
       clg_outcome *o = NULL;
-      st = clg__outcome_pending_bag(ctx, c->queue, r.verdict, checked,
+      cl_mem verdict = r.verdict;
+      st = clg__outcome_pending_bag(ctx, c->queue, verdict, r.gen, checked,
                                     after_caller, &c->g, &o);
       if (st == CLG_SUCCESS)
-        st = bag_reduce(ctx, c, &r, true, r.verdict, 1, &checked, event);
+        r.verdict = NULL;
+      cl_event last = NULL;
       if (st == CLG_SUCCESS)
+        st = bag_reduce(ctx, c, &r, true, verdict, 1, &checked, &last);
+      if (st == CLG_SUCCESS && last)
+        clg__outcome_enqueued(o, last, false);
+      if (st == CLG_SUCCESS) {
         *outcome = o;
-      else
+        if (event)
+          *event = last;
+        else if (last)
+          clReleaseEvent(last);
+      } else {
         clg_outcome_release(o);
+        if (last)
+          clReleaseEvent(last);
+      }
     }
     if (st != CLG_SUCCESS && checked)
       (void)clWaitForEvents(1, &checked); /* nothing left running */

@@ -34,8 +34,9 @@ struct clg_outcome {
 };
 
 clg_status clg__bag_verdict_read(cl_mem verdict, cl_event event,
-                                 bool after_caller, cl_command_queue queue,
-                                 uint32_t *words, int64_t *values) {
+                                 bool after_caller, cl_uint gen,
+                                 cl_command_queue queue, uint32_t *words,
+                                 int64_t *values) {
   /* As clg__verdict_read(): a kernel abandoned for a failed event of the
    * caller's must not pass for a good verdict. */
   cl_int err = after_caller ? clWaitForEvents(1, &event) : CL_SUCCESS;
@@ -62,9 +63,10 @@ clg_status clg__bag_verdict_read(cl_mem verdict, cl_event event,
                         "reading the verdict of EmbeddingBag's checks");
   memcpy(words, host, 4 * sizeof *words);
   memcpy(values, host + 16, 3 * sizeof *values);
-  /* The flag is 0 or 1 and the fourth word stays 0: anything else is the
-   * fill above, a read that returned without its data. */
-  if (words[0] > 1 || words[3] != 0)
+  /* The flag is 0 or 1 and the fourth word the run's number: anything else
+   * is the fill above, or words a run before this one wrote (the buffer
+   * is kept between calls): a read that returned without its data. */
+  if (words[0] > 1 || words[3] != gen)
     return clg__fail(CLG_ERROR_OPENCL,
                      "reading the verdict of EmbeddingBag's checks: the read "
                      "returned without its data (a command it waited for "
@@ -132,9 +134,9 @@ clg_status clg__outcome_pending(clg_context *ctx, const clg_checked *c,
 }
 
 clg_status clg__outcome_pending_bag(clg_context *ctx, cl_command_queue queue,
-                                    cl_mem verdict, cl_event event,
-                                    bool after_caller, const clg_bag_geom *g,
-                                    clg_outcome **out) {
+                                    cl_mem verdict, cl_uint gen,
+                                    cl_event event, bool after_caller,
+                                    const clg_bag_geom *g, clg_outcome **out) {
   clg_outcome *o = NULL;
   clg_status st = clg_outcome_alloc(&o);
   if (st != CLG_SUCCESS)
@@ -148,10 +150,10 @@ clg_status clg__outcome_pending_bag(clg_context *ctx, cl_command_queue queue,
   o->ctx = ctx;
   o->queue = queue;
   clRetainCommandQueue(queue);
-  o->verdict.mem = verdict;
+  o->verdict.mem = verdict; /* the outcome's now */
+  o->verdict.gen = gen;
   o->verdict.event = event;
   o->verdict.after_caller = after_caller;
-  clRetainMemObject(verdict);
   clRetainEvent(event);
   *out = o;
   return CLG_SUCCESS;
@@ -159,11 +161,16 @@ clg_status clg__outcome_pending_bag(clg_context *ctx, cl_command_queue queue,
 
 /* Drop what a pending outcome holds on the device side: a verdict read
  * (`read`, and clean) goes back to the context, one not read is released
- * (its state is not known; EmbeddingBag's is its own). */
+ * (its state is not known). */
 static void clg_outcome_drop(clg_outcome *o, bool read) {
   if (read && !o->bag)
     clg__verdict_give(o->ctx, &o->verdict,
                       clg__verdict_clean(o->pos, o->extra), o->busy);
+  if (read && o->bag) {
+    clg__kept_give(o->ctx, &o->ctx->bag_verdicts, o->verdict.mem,
+                   o->status == CLG_SUCCESS, o->busy);
+    o->verdict.mem = NULL;
+  }
   clg__verdict_release(&o->verdict);
   if (o->busy)
     clReleaseEvent(o->busy);
@@ -198,7 +205,8 @@ clg_status clg_outcome_wait(clg_outcome *outcome) {
       uint32_t words[4];
       int64_t values[3];
       st = clg__bag_verdict_read(o->verdict.mem, o->verdict.event,
-                                 o->verdict.after_caller, own, words, values);
+                                 o->verdict.after_caller, o->verdict.gen, own,
+                                 words, values);
       if (st == CLG_SUCCESS) {
         o->fault.kind = CLG_BAG_FAULT_NONE;
         if (words[0])

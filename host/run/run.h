@@ -67,13 +67,17 @@ clg_status clg__verdict_status(const clg_op_impl *impl, const clg_params *norm,
                                int64_t value, const cl_ulong *extra);
 /* Give v's buffer back to the context and drop its event: kept for a later
  * call when `clean` (read, and clg__verdict_clean) and the context keeps
- * fewer than CLG_VERDICT_SLOTS, reused once `busy` (the last command that
+ * fewer than CLG_KEPT_SLOTS, reused once `busy` (the last command that
  * may read it; NULL: none left) has ended; else released. */
 void clg__verdict_give(clg_context *ctx, clg_verdict *v, bool clean,
                        cl_event busy);
 /* Drop v's references (buffer and event) without giving the buffer back:
  * for a verdict whose state is not known. */
 void clg__verdict_release(clg_verdict *v);
+/* The next number of a checks' run on ctx, which its kernel writes into
+ * its verdict (the validation kernel's, EmbeddingBag's checks'): never 0
+ * and never the 0xA5 fill of a read that returned without its data. */
+cl_uint clg__verdict_next_gen(clg_context *ctx);
 /* Get (building on first use) the validation kernel a verdict on these
  * indices uses: for plans baking. */
 clg_status clg__verdict_kernel(clg_context *ctx, const clg_checked *c,
@@ -290,20 +294,23 @@ clg_status clg__outcome_pending(clg_context *ctx, const clg_checked *c,
 void clg__outcome_enqueued(clg_outcome *o, cl_event last, bool read_after);
 
 /* An outcome pending on the verdict of EmbeddingBag's checks on the device
- * (run/embedding_bag.c): `verdict` and `event` (the checks' last kernel)
- * are retained, `g` copied; after_caller: the checks waited for events of
- * the caller's. */
+ * (run/embedding_bag.c): `verdict` taken on success (a buffer of the
+ * context's bag_verdicts, given back once read: the caller drops its
+ * reference then), `gen` the checks' run number, `event` (the checks'
+ * last kernel) retained, `g` copied; after_caller: the checks waited for
+ * events of the caller's. */
 clg_status clg__outcome_pending_bag(clg_context *ctx, cl_command_queue queue,
-                                    cl_mem verdict, cl_event event,
-                                    bool after_caller, const clg_bag_geom *g,
-                                    clg_outcome **out);
+                                    cl_mem verdict, cl_uint gen,
+                                    cl_event event, bool after_caller,
+                                    const clg_bag_geom *g, clg_outcome **out);
 /* Read the verdict of EmbeddingBag's checks (blocking, on `queue`, after
  * `event`): its four 32-bit words and three values
  * (kernels/embedding_bag.cl); embedding_bag.c's synchronous call reads it
  * too. */
 clg_status clg__bag_verdict_read(cl_mem verdict, cl_event event,
-                                 bool after_caller, cl_command_queue queue,
-                                 uint32_t *words, int64_t *values);
+                                 bool after_caller, cl_uint gen,
+                                 cl_command_queue queue, uint32_t *words,
+                                 int64_t *values);
 
 /* ----------------------------------------------------- embedding_bag.c */
 

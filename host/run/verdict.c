@@ -56,30 +56,9 @@ static const cl_ulong clg_verdict_zeros[CLG_VERDICT_WORDS];
  * that may read it is left: an asynchronous call's gated kernels read the
  * flag until they end, and a later call's validation may set it. */
 static clg_status clg_verdict_take(clg_context *ctx, cl_mem *res) {
-  *res = NULL;
-  cl_event idle = NULL;
-  pthread_mutex_lock(&ctx->lock);
-  for (unsigned i = 0; i < ctx->verdict_kept; ++i) {
-    cl_event busy = ctx->verdict_busy[i];
-    if (!clg__event_ended(busy))
-      continue;
-    *res = ctx->verdict_free[i];
-    idle = busy;
-    unsigned last = --ctx->verdict_kept;
-    ctx->verdict_free[i] = ctx->verdict_free[last];
-    ctx->verdict_busy[i] = ctx->verdict_busy[last];
-    ctx->verdict_free[last] = NULL;
-    ctx->verdict_busy[last] = NULL;
-    break;
-  }
-  pthread_mutex_unlock(&ctx->lock);
-  if (idle)
-    clReleaseEvent(idle);
-  if (*res)
-    return CLG_SUCCESS;
   cl_int err = CL_SUCCESS;
-  *res = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                        CLG_VERDICT_BYTES, (void *)clg_verdict_zeros, &err);
+  *res = clg__kept_take(ctx, &ctx->verdicts, CLG_VERDICT_BYTES,
+                        clg_verdict_zeros, &err);
   if (!*res)
     return clg__fail_cl(err, "clCreateBuffer",
                         "allocating the validation verdict of indices");
@@ -91,25 +70,8 @@ void clg__verdict_give(clg_context *ctx, clg_verdict *v, bool clean,
   if (v->event)
     clReleaseEvent(v->event);
   v->event = NULL;
-  cl_mem mem = v->mem;
+  clg__kept_give(ctx, &ctx->verdicts, v->mem, clean, busy);
   v->mem = NULL;
-  if (!mem)
-    return;
-  bool kept = false;
-  if (clean) {
-    pthread_mutex_lock(&ctx->lock);
-    if (ctx->verdict_kept < CLG_VERDICT_SLOTS) {
-      ctx->verdict_free[ctx->verdict_kept] = mem;
-      ctx->verdict_busy[ctx->verdict_kept] = busy;
-      ctx->verdict_kept++;
-      kept = true;
-      if (busy)
-        clRetainEvent(busy);
-    }
-    pthread_mutex_unlock(&ctx->lock);
-  }
-  if (!kept)
-    clReleaseMemObject(mem);
 }
 
 bool clg__verdict_clean(cl_ulong pos, const cl_ulong *extra) {
@@ -170,9 +132,7 @@ clg_status clg__verdict_kernel(clg_context *ctx, const clg_checked *c,
   return clg_verdict_layout(ctx, c, data, indices, &lay);
 }
 
-/* The next run's number: never 0 and never the 0xA5 fill of a read that
- * returned without its data (clg__verdict_read). */
-static cl_uint clg_verdict_next_gen(clg_context *ctx) {
+cl_uint clg__verdict_next_gen(clg_context *ctx) {
   for (;;) {
     cl_uint gen = atomic_fetch_add_explicit(&ctx->verdict_gen, 1,
                                             memory_order_relaxed) +
@@ -197,7 +157,7 @@ static clg_status clg_verdict_launch(clg_context *ctx, const clg_checked *c,
   const int64_t *s = lay->s;
   clg_status st;
   cl_ulong x_off = indices->offset / isz, n = count, ch = chunk;
-  cl_uint per = (cl_uint)period, gen = clg_verdict_next_gen(ctx);
+  cl_uint per = (cl_uint)period, gen = clg__verdict_next_gen(ctx);
   cl_ulong16 bounds;
   for (int j = 0; j < 16; ++j)
     bounds.s[j] = j < (int)period ? (cl_ulong)s[j] : 0;
