@@ -270,6 +270,9 @@ static void clean_counts(const fenv *e, unsigned long counts[CLG_FAULT_COUNT]) {
   cl_event ev = NULL;
   clg_outcome *oc = NULL;
   bool in_wait = false;
+  /* No buffer kept by the context (verdicts): the path's calls are the
+   * same in this count and in each failing run (inject_gather). */
+  tu_drop_kept(ctx);
   clg_fault_reset();
   clg_status st = gather(e, ctx, &out, &ev, &oc, &in_wait);
   for (int k = 0; k < CLG_FAULT_COUNT; ++k)
@@ -306,6 +309,7 @@ static void inject_gather(const fenv *e, clg_fault k, unsigned pos,
   cl_event ev = NULL;
   clg_outcome *oc = NULL;
   bool in_wait = false;
+  tu_drop_kept(ctx); /* as in clean_counts() */
   clg_fault_reset();
   /* A compiler verdict is tried CLG_BUILD_ATTEMPTS times, then as often
    * without compiler hints (programs.c): fail them all (test_programs.c

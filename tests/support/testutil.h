@@ -33,8 +33,18 @@ void tu_cl_check(cl_int err, const char *what);
  * the references that finished commands hold (their buffers, events) from
  * its own threads, a little after clFinish returns, so after clFinish of
  * tu_queue() the count is read until it has not changed for 3 ms (at most
- * 1 s). Callers finish their other queues first. */
+ * 1 s). Callers finish their other queues first. Test builds count it
+ * less the buffers the shared clg_context (tu_ctx()) keeps between calls
+ * (verdicts, scratch), which are its keeping, not leaks: how many it keeps
+ * depends on how far the calls before had run when the next came. */
 cl_uint tu_context_refs(cl_context c);
+#if defined(CLGATHER_TESTING)
+/* Release every buffer ctx keeps between calls (once the commands that
+ * use them have ended): its next call makes its own, as a new context's
+ * would. For tests that count a path's OpenCL calls and fail them one by
+ * one, whose counts must not depend on what the calls before left. */
+void tu_drop_kept(clg_context *ctx);
+#endif
 /* The count after the code under test ran, compared with `before` (from
  * tu_context_refs): a reference POCL's threads still hold can outlast 3
  * quiet milliseconds on a loaded machine (seen under ASan in CI), so a
