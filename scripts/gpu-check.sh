@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The device checks of a session lent a GPU (issue 40), in two halves:
+#
+#   bash scripts/gpu-check.sh pack   # here, on the CPU machine: builds
+#       # (Release) and gathers into .gpu/ (git-ignored) what the GPU machine
+#       # runs without building: the CLI, clgather-bench, -bench-scatter,
+#       # -bench-bag, the referee's interleaved binary, libclgather, the ICD
+#       # loader, and the referee's data generator. About 10 MiB.
+#   bash scripts/gpu-check.sh run    # there (the tool library's `device`:
+#       # carry [".gpu"]): finds the OpenCL driver, then runs selftest
+#       # --quick, clgather-bench --quick, -bench-scatter, -bench-bag and the
+#       # referee's verdict (W1-W6, data generated there with numpy), each
+#       # under its own time limit, into $OUT (or .gpu/out): one log each and
+#       # summary.txt. Well under 8 minutes on an H200.
+#
+# `run` works on any OpenCL device the loader finds (on the CPU machine:
+# POCL), which is how it is tested before a GPU is at hand.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+gpu=$root/.gpu
+peers=${GATHER_PEERS_DIR:-$root/../shared/bench-peers}
+
+pack() {
+  local build=$root/build-gpu
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCLGATHER_BUILD_TESTS=OFF \
+    -DCLGATHER_BUILD_BENCH=ON >/dev/null
+  cmake --build "$build" -j"$(nproc)" --target clgather_cli clgather_bench \
+    clgather_bench_scatter clgather_bench_bag >/dev/null
+  # the referee's interleaved binary, built by its own script against this
+  # checkout (PEERS=h2h builds it; its data and runs are of no use here)
+  if [ ! -x "$peers/_build/bin/h2h_interleaved" ] ||
+    [ "${GPU_CHECK_REBUILD_REFEREE:-1}" = 1 ]; then
+    (PEERS=h2h RUNS=1 WL="W5" bash "$peers/run_all.sh" >/dev/null 2>&1) ||
+      echo "gpu-check: the referee did not build; packing without it" >&2
+  fi
+  rm -rf "$gpu"
+  mkdir -p "$gpu/bin" "$gpu/lib" "$gpu/peers"
+  cp "$build/tools/clgather" "$build/tools/clgather-bench" \
+    "$build/tools/clgather-bench-scatter" "$build/tools/clgather-bench-bag" \
+    "$gpu/bin/"
+  cp -L "$build/libclgather.so.0" "$gpu/lib/" # no links: plain files travel
+  # the referee links the library it built (RUNPATH): LD_LIBRARY_PATH, set
+  # by `run`, puts this build's first
+  [ -x "$peers/_build/bin/h2h_interleaved" ] &&
+    cp "$peers/_build/bin/h2h_interleaved" "$gpu/bin/"
+  cp "$peers/gen_data.py" "$peers/common.py" "$gpu/peers/"
+  # the ICD loader (the GPU machine's image may have none)
+  local loader
+  loader=$(ldconfig -p | awk '/libOpenCL.so.1 .*x86-64/ {print $NF; exit}')
+  [ -n "$loader" ] && cp -L "$loader" "$gpu/lib/libOpenCL.so.1"
+  git rev-parse --short HEAD >"$gpu/commit"
+  git status --porcelain --untracked-files=no | grep -q . &&
+    echo "+changes" >>"$gpu/commit"
+  du -sh "$gpu" | awk '{print "gpu-check: packed " $1 " into .gpu/"}'
+}
+
+# An ICD file for the driver's OpenCL library where the machine lists none.
+find_driver() {
+  if ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1; then
+    echo "OpenCL vendors: $(ls /etc/OpenCL/vendors/)"
+    return
+  fi
+  local lib
+  lib=$(find /usr/local/nvidia /usr/lib/x86_64-linux-gnu /usr/lib64 \
+    -name 'libnvidia-opencl.so.1' 2>/dev/null | head -1 || true)
+  if [ -z "$lib" ]; then
+    echo "no OpenCL driver found (no /etc/OpenCL/vendors, no libnvidia-opencl)"
+    return
+  fi
+  mkdir -p "$gpu/vendors"
+  echo "$lib" >"$gpu/vendors/nvidia.icd"
+  export OCL_ICD_VENDORS=$gpu/vendors
+  echo "OpenCL driver: $lib (OCL_ICD_VENDORS=$OCL_ICD_VENDORS)"
+}
+
+# step NAME SECONDS COMMAND...: run it under a limit, its output to NAME.log
+step() {
+  local name=$1 limit=$2 t0=$SECONDS rc=0
+  shift 2
+  timeout "$limit" "$@" >"$out/$name.log" 2>&1 || rc=$?
+  echo "$name: exit $rc in $((SECONDS - t0)) s" >>"$out/summary.txt"
+}
+
+run() {
+  [ -d "$gpu/bin" ] || {
+    echo "gpu-check: no .gpu/ here: run 'pack' on the CPU machine and carry it" >&2
+    exit 2
+  }
+  out=${OUT:-$gpu/out}
+  mkdir -p "$out"
+  : >"$out/summary.txt"
+  export LD_LIBRARY_PATH=$gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export CLGATHER_CACHE_DIR=$gpu/cache
+  {
+    echo "clgather $(cat "$gpu/commit" | tr '\n' ' ')"
+    date -u
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true
+    find_driver
+  } >>"$out/summary.txt"
+  step devices 60 "$gpu/bin/clgather" devices
+  step selftest 240 "$gpu/bin/clgather" selftest --quick
+  step bench 150 "$gpu/bin/clgather-bench" --quick
+  step bench-scatter 90 "$gpu/bin/clgather-bench-scatter"
+  step bench-bag 90 "$gpu/bin/clgather-bench-bag"
+  if [ -x "$gpu/bin/h2h_interleaved" ]; then
+    export GATHER_PEERS_BUILD=$gpu/peers-build
+    local py=python3
+    [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import numpy' 2>/dev/null &&
+      py=/usr/bin/python3
+    step referee-data 180 "$py" "$gpu/peers/gen_data.py"
+    step referee 240 "$gpu/bin/h2h_interleaved" "$GATHER_PEERS_BUILD/data"
+    grep -h '^H2H' "$out/referee.log" >>"$out/summary.txt" 2>/dev/null || true
+  fi
+  tail -n 3 "$out/selftest.log" >>"$out/summary.txt" 2>/dev/null || true
+  cat "$out/summary.txt"
+}
+
+case "${1:-}" in
+pack) pack ;;
+run) run ;;
+*)
+  echo "usage: bash scripts/gpu-check.sh pack|run" >&2
+  exit 2
+  ;;
+esac
