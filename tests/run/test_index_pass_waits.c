@@ -223,6 +223,16 @@ Test(index_pass, run_all_device) {
   clReleaseMemObject(om);
 }
 
+/* Does clReleaseMemObject release? Not under the Oclgrind runs
+ * (tests/oclgrind/keep_buffers.c makes it do nothing). */
+static bool releases_free(void) {
+  cl_context c = tu_cl_context();
+  cl_uint before = tu_context_refs(c);
+  cl_mem probe = tu_buffer_create(16, NULL);
+  clReleaseMemObject(probe);
+  return tu_context_refs(c) == before;
+}
+
 /* The synchronous device check takes its verdict buffer from the context
  * and gives it back (verdict.c): a repeated call creates no buffer, with
  * or without a wait list; the buffer a failed check leaves with its flag
@@ -268,8 +278,9 @@ Test(index_pass, verdict_buffer_is_kept) {
                 "%s", clg_last_error());
       tu_cl_check(clFinish(q), "clFinish");
       cr_expect_eq(ctx->verdicts.count, 0, "a failed check's buffer kept");
-      cr_expect_eq(tu_context_refs_after(clg_context_cl_context(ctx), refs),
-                   refs, "a failed check changed the reference count");
+      if (releases_free())
+        cr_expect_eq(tu_context_refs_after(clg_context_cl_context(ctx), refs),
+                     refs, "a failed check changed the reference count");
       continue;
     }
     cr_expect_eq(st, CLG_SUCCESS, "call %d: %s", k, clg_last_error());
