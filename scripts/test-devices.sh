@@ -43,6 +43,11 @@ skip+='|*/two_threads|*/async_enqueue_does_not_wait'
 skip+='|*/async_returns_before_its_wait_list|*/wrap_and_clip_have_no_verdict'
 skip+='|*/wait_list_is_respected_without_blocking'
 skip+='|*/wait_twice_from_two_threads_and_release'
+# ... and a user event the host fails later from another thread while the
+# call waits (index_pass/failed_wait_list_event): basic's failure
+# propagation crashed there ("PTHREAD ERROR in pocl_update_event_failed()",
+# a run of the whole suite at 32a723d; alone it passes); pthread runs it.
+skip+='|*/failed_wait_list_event'
 # And the gather family's forced_variant_* Tests: CPU kernel variants
 # forced, which rerun kernels the suites run already (pthread only, as
 # above).

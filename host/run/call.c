@@ -285,6 +285,14 @@ clg_status clg__run(const clg_call *call) {
   clg_check_way way =
       clg__check_way(ctx, &c, call->indices, call->output,
                      call->outcome != NULL, call->values_checked);
+  /* After events of the caller's, the check comes first, as before
+   * GATED_READ: a caller's event failing while the gated kernels wait
+   * behind the validation kernel broke POCL 3.1's own bookkeeping
+   * ("PTHREAD ERROR in pocl_update_event_failed()", then a crash:
+   * index_pass::failed_wait_list_event on its basic driver), and a gated
+   * read after a wait list waits twice anyway (verdict.c). */
+  if (way == CLG_CHECK_GATED_READ && call->num_events > 0)
+    way = clg__check_values_way(ctx, &c, call->indices);
   if (way == CLG_CHECK_DEVICE_PLAN) {
     st = c.impl->device_plan(ctx, &c.norm, &c.sc, call->data, call->indices,
                              &l.state);
