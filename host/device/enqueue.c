@@ -544,3 +544,37 @@ clg_status clg__call_launch(const clg_kernel_call *call, cl_command_queue queue,
                      call->global, call->local[0] ? call->local : NULL,
                      num_events, wait_list, event);
 }
+
+clg_status clg__calls_launch(const clg_kernel_calls *calls,
+                             cl_command_queue queue, cl_mem verdict,
+                             cl_uint num_events, const cl_event *wait_list,
+                             bool want_last, cl_event *last) {
+  cl_event prev = NULL;
+  clg_status st = CLG_SUCCESS;
+  for (int i = 0; i < calls->count; ++i) {
+    cl_event ev = NULL;
+    bool want = i + 1 < calls->count || want_last;
+    st = prev ? clg__call_launch(&calls->call[i], queue, verdict, 1, &prev,
+                                 want ? &ev : NULL)
+              : clg__call_launch(&calls->call[i], queue, verdict, num_events,
+                                 wait_list, want ? &ev : NULL);
+    if (st != CLG_SUCCESS)
+      break; /* prev: the last one enqueued */
+    if (prev)
+      clReleaseEvent(prev);
+    prev = ev;
+  }
+  *last = prev;
+  return st;
+}
+
+clg_status clg__marker(cl_command_queue queue, cl_uint num_events,
+                       const cl_event *wait_list, cl_event *event,
+                       const char *what) {
+  if (!event)
+    return CLG_SUCCESS;
+  cl_int err = clEnqueueMarkerWithWaitList(queue, num_events, wait_list, event);
+  return err == CL_SUCCESS
+             ? CLG_SUCCESS
+             : clg__fail_cl(err, "clEnqueueMarkerWithWaitList", what);
+}

@@ -217,8 +217,9 @@ clg_status clg__bag_prepare(clg_context *ctx, const clg_bag_geom *g,
     return st;
   /* Every variant on every device (VEC where a vector width divides dim),
    * the device type's likely one first; timed (device/tune.c) once per
-   * shape class where the call can be run on its own: not gated, and its
-   * bags already in place. */
+   * shape class where the call can be run on its own: not gated (a gated
+   * synchronous call is told it may time them once its verdict has
+   * passed: m->retime), and its bags already in place. */
   bool cpu = (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
   bool vec = bag_vec_width(g) != 0;
   int cands[3], count = 0;
@@ -245,11 +246,15 @@ clg_status clg__bag_prepare(clg_context *ctx, const clg_bag_geom *g,
    * as a gather's output does. */
   size_t work_bytes = ((size_t)g->n + (size_t)g->num_bags) *
                       (size_t)g->dim * clg_dtype_size(g->dtype);
-  bool can_time = !gated && m->can_time && m->queue &&
-                  work_bytes >= CLG_TUNE_MIN_BYTES;
+  bool can_time =
+      m->can_time && m->queue && work_bytes >= CLG_TUNE_MIN_BYTES;
   clg_choice how;
-  int variant = clg__tune_pick(ctx, key, cands, count, allowed,
-                               can_time ? bag_trial : NULL, &arg, &how);
+  bool later = false;
+  int variant = clg__tune_pick_gated(ctx, key, cands, count, allowed,
+                                     can_time ? bag_trial : NULL, &arg, gated,
+                                     &later, &how);
+  if (later && m->retime)
+    *m->retime = true;
   st = bag_call(ctx, g, m, gated, div_double, variant, call);
   if (st == CLG_SUCCESS)
     clg__tune_note(ctx, variant, how);

@@ -96,6 +96,10 @@ typedef struct clg_bag_mems {
   const cl_event *wait_list;
   bool can_time;
   const clg_kernel_call *first;
+  /* Not NULL: a gated call sets *retime where it would have timed its
+   * variants ungated (device/tune.h, clg__tune_pick_gated), so that once
+   * its verdict has passed it may time them (run/embedding_bag.c). */
+  bool *retime;
 } clg_bag_mems;
 
 /* The reduction's kernel call for a non-empty output (gated: the

@@ -57,15 +57,6 @@ typedef struct clg_launch {
   bool *retime;
 } clg_launch;
 
-/* The kernel calls an operator's prepare() sets up, run in order on one
- * queue, each after the one before (e.g. a copy of data into the output,
- * then the updates in target order, then the scatter). */
-#define CLG_MAX_CALLS 20
-typedef struct clg_kernel_calls {
-  int count;
-  clg_kernel_call call[CLG_MAX_CALLS];
-} clg_kernel_calls;
-
 /* The operator's own 64-bit words in a device_plan() call's verdict: a
  * repeat's flag, its entries and its target (kernels/scatter_index.cl). */
 #define CLG_VERDICT_EXTRA 4

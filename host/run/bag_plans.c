@@ -71,17 +71,30 @@ clg_status clg_plan_create_embedding_bag(
 clg_status clg__bag_plan_bake(const clg_bag_plan *b) {
   const clg_tensor *x = &b->in[BP_INDICES],
                    *bags = b->present[BP_BAGS] ? &b->in[BP_BAGS] : NULL;
-  /* As the call decides (embedding_bag.c): checks on the device wherever
-   * an enqueue may make them (cl_mem indices and bags; read back or not is
-   * decided per enqueue, by size and the buffers' flags), gated where it
-   * always does (asynchronous, with a cl_mem output), a reduction where the
-   * output has elements. */
+  /* As the call decides (strategy.c, clg__bag_check_way): checks on the
+   * device wherever an enqueue may make them (cl_mem indices and bags;
+   * read back or not is decided per enqueue, by size and the buffers'
+   * flags), the reduction gated where an enqueue without a wait list is
+   * (a cl_mem output), a reduction where the output has elements. */
   bool checks = clg__bag_device_checkable(&b->g, x, bags);
-  bool gated = checks && b->async && b->output.storage == CLG_STORAGE_BUFFER;
+  clg_tensor_facts xf = {.bytes = (size_t)b->g.n * clg_dtype_size(x->dtype)},
+                   bf = {.bytes = bags ? (size_t)b->g.bags_len *
+                                             clg_dtype_size(bags->dtype)
+                                       : 0};
+  bool gated = checks && clg__check_row(clg__bag_check_way(
+                                            b->ctx, &b->g, x, &xf, bags, &bf,
+                                            &b->output, b->async, 0))
+                             ->gated;
   bool reduce = b->g.num_bags > 0 && b->g.dim > 0;
-  return clg__bag_bake(b->ctx, &b->g, clg_dtype_size(x->dtype),
-                       bags ? clg_dtype_size(bags->dtype) : 8, checks, reduce,
-                       gated);
+  size_t xsize = clg_dtype_size(x->dtype),
+         bsize = bags ? clg_dtype_size(bags->dtype) : 8;
+  clg_status st =
+      clg__bag_bake(b->ctx, &b->g, xsize, bsize, checks, reduce, gated);
+  /* A synchronous enqueue after events of the caller's checks first: its
+   * reduction is not gated. */
+  if (st == CLG_SUCCESS && gated && !b->async)
+    st = clg__bag_bake(b->ctx, &b->g, xsize, bsize, checks, reduce, false);
+  return st;
 }
 
 void clg__bag_plan_free(clg_bag_plan *bag) { free(bag); }

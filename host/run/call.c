@@ -44,18 +44,6 @@ clg_status clg__finish_call(cl_command_queue queue, cl_mem out, size_t bytes,
   return CLG_SUCCESS;
 }
 
-/* Nothing to copy: an event that completes after the wait list. */
-static clg_status clg_run_empty(cl_command_queue queue, cl_uint num_events,
-                                const cl_event *wait_list, cl_event *event) {
-  if (!event)
-    return CLG_SUCCESS;
-  cl_int err = clEnqueueMarkerWithWaitList(queue, num_events, wait_list, event);
-  if (err != CL_SUCCESS)
-    return clg__fail_cl(err, "clEnqueueMarkerWithWaitList",
-                        "completing an empty gather");
-  return CLG_SUCCESS;
-}
-
 /* Stage, enqueue the operator's kernel calls (each gated on `verdict` when
  * not NULL), bring a host output back, release. Host storage makes the call
  * blocking, so wrapped host memory (zero-copy staging) is never used by a
@@ -110,35 +98,15 @@ static clg_status clg_run_kernels(clg_context *ctx, const clg_checked *c,
   if (st == CLG_SUCCESS)
     st = c->impl->prepare(ctx, &c->norm, l, verdict != NULL, &calls);
   /* No kernel to run (a scatter in place with no entries): an event all
-   * the same, after the wait list. */
-  if (st == CLG_SUCCESS && calls.count == 0) {
-    cl_int err = clEnqueueMarkerWithWaitList(l->queue, l->num_events,
-                                             l->wait_list, &kevent);
-    if (err != CL_SUCCESS)
-      st = clg__fail_cl(err, "clEnqueueMarkerWithWaitList",
-                        "completing a call with nothing to write");
-  }
-  /* The calls in order, each after the one before. The last one's event
-   * only where something waits for it: the caller, this call (host memory)
-   * or the next call. An event costs: the NVIDIA H200 took 9.3 us to
-   * enqueue a kernel with one and a few without (W5, 10 indices: the
-   * checked call 34.5 us, a blocking read + a kernel + finish 21.5). */
-  bool want_last = event || blocking;
-  for (int i = 0; st == CLG_SUCCESS && i < calls.count; ++i) {
-    cl_event prev = kevent;
-    kevent = NULL;
-    cl_event *out = i + 1 < calls.count || want_last ? &kevent : NULL;
-    st = prev ? clg__call_launch(&calls.call[i], l->queue, verdict, 1, &prev,
-                                 out)
-              : clg__call_launch(&calls.call[i], l->queue, verdict,
-                                 l->num_events, l->wait_list, out);
-    if (st != CLG_SUCCESS) {
-      kevent = prev; /* the last enqueued, waited for below if need be */
-      break;
-    }
-    if (prev)
-      clReleaseEvent(prev);
-  }
+   * the same, after the wait list. Else the calls in order, the last one's
+   * event only where something waits for it: the caller, this call (host
+   * memory) or the next call. */
+  if (st == CLG_SUCCESS && calls.count == 0)
+    st = clg__marker(l->queue, l->num_events, l->wait_list, &kevent,
+                     "completing a call with nothing to write");
+  else if (st == CLG_SUCCESS)
+    st = clg__calls_launch(&calls, l->queue, verdict, l->num_events,
+                           l->wait_list, event || blocking, &kevent);
   bool wrapped = o.wrapped;
   for (int k = 0; k < l->num_inputs; ++k)
     wrapped = wrapped || in[k].wrapped;
@@ -373,8 +341,9 @@ clg_status clg__run(const clg_call *call) {
   cl_event last = NULL;
   if (st == CLG_SUCCESS)
     st = l.of.bytes == 0
-             ? clg_run_empty(l.queue, l.num_events, l.wait_list,
-                             deferred ? &last : call->event)
+             ? clg__marker(l.queue, l.num_events, l.wait_list,
+                           deferred ? &last : call->event,
+                           "completing a call with an empty output")
              : clg_run_kernels(ctx, &c, &l, verdict,
                                deferred ? &last : call->event);
   if (st == CLG_SUCCESS && deferred) {

@@ -1,18 +1,22 @@
 /* The public entry points clg_embedding_bag() and clg_embedding_bag_async()
  * (clgather/clgather_bag.h): EmbeddingBag's call, step by step. Its rules
  * are ops/embedding_bag.c's; staging and launching are the family's
- * (device/enqueue.c).
+ * (device/enqueue.c), and so is the choice of how its values are checked
+ * (run/strategy.c, clg__bag_check_way).
  *
  * The steps: every check that reads no value (params, types, descriptors,
  * shapes, queue, overlaps); then the values of indices and bags, either
- *  - on the host (a cl_mem one read back, blocking, after the wait list),
- *    segment ids turned into each segment's first entry (`starts`), or
- *  - on the device (cl_mem ones, bag_on_device()): a validation kernel,
- *    its verdict read back (the synchronous call) or kept on the device
- *    for the gated reduction and clg_outcome_wait() (the asynchronous
- *    one), the segments' starts computed by a kernel;
- * then, and only then (or gated), the reduction, and a host output read
- * back. A host weight larger than the device's largest buffer takes
+ *  - on the host (HOST, READ_BACK: a cl_mem one read back, blocking, after
+ *    the wait list), segment ids turned into each segment's first entry
+ *    (`starts`), then the reduction, or
+ *  - on the device, checked first (DEVICE: the validation kernel, its
+ *    verdict read, then the reduction), or
+ *  - on the device, gated (GATED, GATED_READ): the validation kernel and
+ *    the reduction gated on its verdict enqueued together, the verdict
+ *    read by the outcome (asynchronous) or once, after the reduction (a
+ *    synchronous call's one wait); the segments' starts computed by a
+ *    kernel.
+ * A host weight larger than the device's largest buffer takes
  * run/bag_split.c's path instead, once the first checks have passed.
  * Plans (bag_plans.c) make the first checks on templates at their
  * creation (clg__bag_check_templates) and run this same call at each
@@ -133,7 +137,7 @@ static clg_status bag_values(const bag_call *c, int k, cl_uint num_events,
     *values = t->host;
     return CLG_SUCCESS;
   }
-  if (!(*copy = malloc(c->inf[k].bytes)))
+  if (!(*copy = CLG_MALLOC(c->inf[k].bytes)))
     return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
                      "allocating %zu bytes to check %s", c->inf[k].bytes,
                      c->names[k]);
@@ -152,83 +156,31 @@ bool clg__bag_device_checkable(const clg_bag_geom *g, const clg_tensor *indices,
          g->bags_len < UINT32_MAX;
 }
 
-/* Are the values checked on the device? cl_mem indices and bags, every
- * position below 2^32 - 1 (the verdict's 32-bit positions), entries to
- * check, and: the asynchronous mode with a cl_mem output (which must not
- * wait), or what Gather's rule picks for that many bytes
- * (clg__validate_on_device(): read back below 32 KiB, and whatever the
- * test build forces). */
-static bool bag_on_device(const clg_context *ctx, const bag_call *c,
-                          bool async) {
-  const clg_tensor *b = c->in[BAG_BAGS];
-  if (!clg__bag_device_checkable(&c->g, c->in[BAG_INDICES], b))
-    return false;
-  if (async && c->output->storage == CLG_STORAGE_BUFFER)
-    return true;
-  cl_mem_flags flags = c->inf[BAG_INDICES].flags;
-  if (b)
-    flags |= c->inf[BAG_BAGS].flags;
-  return clg__validate_on_device(ctx, c->inf[BAG_INDICES].bytes +
-                                          (b ? c->inf[BAG_BAGS].bytes : 0),
-                                 flags);
-}
-
-/* Nothing to write: an event after the wait list, where one is asked. */
-static clg_status bag_marker(const bag_call *c, cl_uint num_events,
-                             const cl_event *wait_list, cl_event *event) {
-  if (!event)
-    return CLG_SUCCESS;
-  cl_int err =
-      clEnqueueMarkerWithWaitList(c->queue, num_events, wait_list, event);
-  return err == CL_SUCCESS
-             ? CLG_SUCCESS
-             : clg__fail_cl(err, "clEnqueueMarkerWithWaitList",
-                            "completing an EmbeddingBag with an empty output");
-}
-
-/* Enqueue calls in order, the first after the wait list, each after the
- * one before; *last (NULL: not wanted) the last one's event. */
-static clg_status bag_enqueue(const clg_kernel_calls *calls,
-                              cl_command_queue queue, cl_mem verdict,
-                              cl_uint num_events, const cl_event *wait_list,
-                              cl_event *last) {
-  cl_event prev = NULL;
-  clg_status st = CLG_SUCCESS;
-  for (int i = 0; i < calls->count && st == CLG_SUCCESS; ++i) {
-    cl_event ev = NULL;
-    bool want = i + 1 < calls->count || last;
-    st = prev ? clg__call_launch(&calls->call[i], queue, verdict, 1, &prev,
-                                 want ? &ev : NULL)
-              : clg__call_launch(&calls->call[i], queue, verdict, num_events,
-                                 wait_list, want ? &ev : NULL);
-    if (st != CLG_SUCCESS) {
-      ev = prev; /* the last enqueued, waited for by the caller's cleanup */
-      prev = NULL;
-    } else if (prev)
-      clReleaseEvent(prev);
-    prev = ev;
-  }
-  if (last)
-    *last = prev;
-  else if (prev)
-    clReleaseEvent(prev);
-  return st;
-}
-
 /* The staged operands and temporary buffers of a launch. */
 typedef struct bag_run {
   clg_staged in[BAG_INPUTS], o;
-  cl_mem starts, verdict; /* verdict: the context's (ctx->bag_verdicts) */
-  cl_uint gen;            /* the checks' run number */
+  /* The segments' starts: a copy of the host's (made per call), or a
+   * scratch buffer of the context's (starts_size bytes) the device fills,
+   * given back once `busy` (retained), its last user, has ended. */
+  cl_mem starts;
+  size_t starts_size;
+  cl_event busy;
+  cl_mem verdict; /* the context's (ctx->bag_verdicts) */
+  cl_uint gen;    /* the checks' run number */
   clg_bag_mems m;
 } bag_run;
 
-static void bag_run_release(bag_run *r) {
+static void bag_run_release(clg_context *ctx, bag_run *r) {
   for (int k = 0; k < BAG_INPUTS; ++k)
     clg__unstage(&r->in[k]);
   clg__unstage(&r->o);
-  if (r->starts)
+  if (r->starts && r->starts_size)
+    clg__scratch_give(ctx, r->starts, r->starts_size, r->busy != NULL,
+                      r->busy);
+  else if (r->starts)
     clReleaseMemObject(r->starts);
+  if (r->busy)
+    clReleaseEvent(r->busy);
   if (r->verdict)
     clReleaseMemObject(r->verdict);
 }
@@ -247,11 +199,12 @@ static clg_status bag_stage(clg_context *ctx, const bag_call *c,
   size_t sbytes = (size_t)(c->g.num_bags + 1) * sizeof(int64_t);
   if (st == CLG_SUCCESS && segments && c->of.bytes) {
     cl_int err = CL_SUCCESS;
-    r->starts = clCreateBuffer(
-        ctx->cl_ctx,
-        host_starts ? CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR
-                    : CL_MEM_READ_WRITE,
-        sbytes, (void *)host_starts, &err);
+    r->starts =
+        host_starts
+            ? clCreateBuffer(ctx->cl_ctx,
+                             CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sbytes,
+                             (void *)host_starts, &err)
+            : clg__scratch_take(ctx, sbytes, &r->starts_size, &err);
     if (!r->starts)
       st = clg__fail_cl(err, "clCreateBuffer",
                         "the starts of EmbeddingBag's segments");
@@ -307,15 +260,23 @@ static clg_status bag_reduce_calls(clg_context *ctx, const bag_call *c,
                           &calls->call[calls->count++]);
 }
 
-/* The reduction enqueued after `after` (the wait list or the checks), a
- * host output read back, host inputs waited for. */
+/* The reduction enqueued after `after` (the wait list or the checks),
+ * gated on `gate` when not NULL, a host output read back, host inputs
+ * waited for; *last (when not NULL) its event where `want_last` (else
+ * NULL). The
+ * segments' scratch starts are kept for a later call once it has ended. */
 static clg_status bag_reduce(clg_context *ctx, const bag_call *c, bag_run *r,
                              bool device, cl_mem gate, cl_uint num_after,
-                             const cl_event *after, cl_event *event) {
+                             const cl_event *after, bool want_last,
+                             cl_event *last) {
+  want_last = want_last && last;
+  if (last)
+    *last = NULL;
+  if (c->of.bytes == 0)
+    return clg__marker(c->queue, num_after, after, want_last ? last : NULL,
+                       "completing an EmbeddingBag with an empty output");
   clg_kernel_calls calls;
   calls.count = 0;
-  if (c->of.bytes == 0)
-    return bag_marker(c, num_after, after, event);
   bool blocking = c->output->storage == CLG_STORAGE_HOST;
   for (int k = 0; k < BAG_INPUTS; ++k)
     blocking = blocking || (c->in[k] && c->in[k]->storage == CLG_STORAGE_HOST);
@@ -327,8 +288,8 @@ static clg_status bag_reduce(clg_context *ctx, const bag_call *c, bag_run *r,
   if (st == CLG_SUCCESS)
     st = clg__check_wait_failed(num_after, after);
   if (st == CLG_SUCCESS)
-    st = bag_enqueue(&calls, c->queue, gate, num_after, after,
-                     event || blocking ? &kevent : NULL);
+    st = clg__calls_launch(&calls, c->queue, gate, num_after, after,
+                           want_last || blocking || r->starts_size, &kevent);
   bool done = false;
   if (st == CLG_SUCCESS)
     st = clg__finish_call(c->queue, r->o.mem, c->of.bytes,
@@ -340,8 +301,12 @@ static clg_status bag_reduce(clg_context *ctx, const bag_call *c, bag_run *r,
   /* The kernel may still use wrapped host memory: not past the call. */
   if (st != CLG_SUCCESS && kevent && !done)
     (void)clWaitForEvents(1, &kevent);
-  if (st == CLG_SUCCESS && event)
-    *event = kevent;
+  if (st == CLG_SUCCESS && r->starts_size && kevent) {
+    r->busy = kevent;
+    clRetainEvent(kevent);
+  }
+  if (st == CLG_SUCCESS && want_last)
+    *last = kevent;
   else if (kevent)
     clReleaseEvent(kevent);
   return st;
@@ -350,7 +315,7 @@ static clg_status bag_reduce(clg_context *ctx, const bag_call *c, bag_run *r,
 /* The checks on the device: the verdict's buffer and the validation
  * kernel, then (`values`) the kernel copying the offenders' values into
  * the verdict, enqueued after the wait list; *checked the last one's
- * event. The synchronous call leaves the second out unless the verdict
+ * event. A synchronous call leaves the second out unless the verdict
  * says a check failed (one launch fewer on the path that passes). */
 static clg_status bag_check_on_device(clg_context *ctx, const bag_call *c,
                                       bag_run *r, bool values,
@@ -377,123 +342,166 @@ static clg_status bag_check_on_device(clg_context *ctx, const bag_call *c,
   if (st == CLG_SUCCESS)
     st = clg__check_wait_failed(num_events, wait_list);
   if (st == CLG_SUCCESS)
-    st = bag_enqueue(&calls, c->queue, NULL, num_events, wait_list, checked);
+    st = clg__calls_launch(&calls, c->queue, NULL, num_events, wait_list,
+                           true, checked);
   return st;
 }
 
-/* One call: checks that read no value, the values' checks (host or
- * device), the reduction. `outcome` NULL: the synchronous call. */
-static clg_status bag_call_run(clg_context *ctx, const clg_bag_params *params,
-                               bag_call *c, cl_command_queue queue,
-                               cl_uint num_events, const cl_event *wait_list,
-                               cl_event *event, clg_outcome **outcome) {
-  if (clg__bag_strided(c->in, c->output)) /* run/bag_strided.c */
-    return clg__bag_run_strided(ctx, params, c->in, c->names, c->output,
-                                queue, num_events, wait_list, event, outcome);
-  clg_status st =
-      bag_check_call(ctx, params, queue, num_events, wait_list, c, false);
-  if (st != CLG_SUCCESS)
-    return st;
-  /* A host weight past the device's largest buffer: packed tables. */
-  if (clg__bag_split_needed(ctx, c->in, c->inf, c->output, &c->of))
-    return clg__bag_run_split(ctx, &c->g, c->in, c->inf, c->output, &c->of,
-                              c->queue, num_events, wait_list, event,
-                              outcome);
+/* A synchronous call's verdict, read after `after` (the validation
+ * kernel, or the reduction gated on it: then the call's one wait); where
+ * a check failed, the offenders' values found and the error made. The
+ * verdict's buffer goes back to the context (nothing reads it any more:
+ * the read waited for its last reader). */
+static clg_status bag_verdict(clg_context *ctx, const bag_call *c, bag_run *r,
+                              cl_event after, bool after_caller) {
+  uint32_t words[4];
+  int64_t values[3];
+  bool poll = clg__poll_brief(
+      ctx, c->inf[BAG_INDICES].bytes + c->inf[BAG_BAGS].bytes + c->of.bytes);
+  clg_status st = clg__bag_verdict_read(r->verdict, after, after_caller,
+                                        r->gen, c->queue, poll, words, values);
+  bool clean = st == CLG_SUCCESS && !words[0];
+  if (st == CLG_SUCCESS && words[0]) {
+    /* A check failed: the offenders' values, then the verdict again. */
+    clg_kernel_calls calls;
+    calls.count = 0;
+    cl_event found = NULL;
+    st = clg__bag_checks(ctx, &c->g, &r->m, r->verdict, r->gen, &calls);
+    if (st == CLG_SUCCESS)
+      st = clg__call_launch(&calls.call[1], c->queue, NULL, 1, &after,
+                            &found);
+    if (st == CLG_SUCCESS) {
+      st = clg__bag_verdict_read(r->verdict, found, false, r->gen, c->queue,
+                                 false, words, values);
+      clReleaseEvent(found);
+    }
+  }
+  if (st == CLG_SUCCESS && words[0]) {
+    clg_bag_fault f;
+    clg__bag_fault_of_verdict(&c->g, words, values, &f);
+    st = clg__bag_report(&c->g, &f);
+  }
+  /* Read and clear: the context keeps it. */
+  clg__kept_give(ctx, &ctx->bag_verdicts, r->verdict, clean, NULL);
+  r->verdict = NULL;
+  return st;
+}
+
+/* DEVICE: the validation kernel, its verdict read, then the reduction
+ * (after the wait list again: the checks have completed). */
+static clg_status bag_run_checked_first(clg_context *ctx, const bag_call *c,
+                                        cl_uint num_events,
+                                        const cl_event *wait_list,
+                                        cl_event *event,
+                                        clg_outcome **outcome) {
   bag_run r;
   memset(&r, 0, sizeof r);
-  bool device = bag_on_device(ctx, c, outcome != NULL);
-  if (device) {
-    cl_event checked = NULL;
-    st = bag_stage(ctx, c, NULL, true, &r);
-    bool after_caller = num_events > 0;
-    /* Kept on the device (gated kernels) only where nothing is read back
-     * before the verdict is known: a host output would be. */
-    bool pending = outcome && c->output->storage == CLG_STORAGE_BUFFER;
+  cl_event checked = NULL;
+  clg_outcome *o = NULL;
+  clg_status st = bag_stage(ctx, c, NULL, true, &r);
+  if (st == CLG_SUCCESS)
+    st = bag_check_on_device(ctx, c, &r, false, num_events, wait_list,
+                             &checked);
+  if (st == CLG_SUCCESS)
+    st = bag_verdict(ctx, c, &r, checked, num_events > 0);
+  if (st == CLG_SUCCESS && outcome)
+    st = clg__outcome_decided(&o);
+  if (st == CLG_SUCCESS)
+    st = bag_reduce(ctx, c, &r, true, NULL, num_events, wait_list,
+                    event != NULL, event);
+  if (st == CLG_SUCCESS && outcome)
+    *outcome = o;
+  else if (o)
+    clg_outcome_release(o);
+  if (st != CLG_SUCCESS && checked)
+    (void)clWaitForEvents(1, &checked); /* nothing left running */
+  if (checked)
+    clReleaseEvent(checked);
+  bag_run_release(ctx, &r);
+  return st;
+}
+
+/* The reduction's variants a gated synchronous call could not time
+ * (bag_run_gated), once its verdict has passed: the reduction's calls set
+ * up again, ungated, on the call's own operands (still staged), timed and
+ * not launched; the trials write the bytes the gated kernel wrote. */
+static clg_status bag_retime(clg_context *ctx, const bag_call *c,
+                             bag_run *r) {
+  clg_kernel_calls calls;
+  calls.count = 0;
+  r->m.queue = c->queue;
+  r->m.num_events = 0; /* the verdict's read waited for everything */
+  r->m.wait_list = NULL;
+  r->m.retime = NULL;
+  return bag_reduce_calls(ctx, c, r, true, false, &calls);
+}
+
+/* GATED (`outcome` not NULL) and GATED_READ: the validation kernel and the
+ * reduction gated on its verdict, enqueued together; the verdict read by
+ * the outcome (which takes its buffer and gives it back to the context
+ * once read, to be reused after the reduction, its last reader), or once,
+ * after the reduction. */
+static clg_status bag_run_gated(clg_context *ctx, const bag_call *c,
+                                cl_uint num_events, const cl_event *wait_list,
+                                cl_event *event, clg_outcome **outcome) {
+  bag_run r;
+  memset(&r, 0, sizeof r);
+  cl_event checked = NULL, last = NULL;
+  clg_outcome *o = NULL;
+  bool retime = false;
+  clg_status st = bag_stage(ctx, c, NULL, true, &r);
+  if (st == CLG_SUCCESS)
+    st = bag_check_on_device(ctx, c, &r, outcome != NULL, num_events,
+                             wait_list, &checked);
+  cl_mem verdict = r.verdict;
+  if (st == CLG_SUCCESS && outcome) {
+    st = clg__outcome_pending_bag(ctx, c->queue, verdict, r.gen, checked,
+                                  num_events > 0, &c->g, &o);
     if (st == CLG_SUCCESS)
-      st = bag_check_on_device(ctx, c, &r, pending, num_events, wait_list,
-                               &checked);
-    if (st == CLG_SUCCESS && !pending) {
-      uint32_t words[4];
-      int64_t values[3];
-      st = clg__bag_verdict_read(r.verdict, checked, after_caller, r.gen,
-                                 c->queue, words, values);
-      bool clean = st == CLG_SUCCESS && !words[0];
-      if (st == CLG_SUCCESS && words[0]) {
-        /* A check failed: the offenders' values, then the verdict again. */
-        clg_kernel_calls calls;
-        calls.count = 0;
-        cl_event found = NULL;
-        st = clg__bag_checks(ctx, &c->g, &r.m, r.verdict, r.gen, &calls);
-        if (st == CLG_SUCCESS)
-          st = clg__call_launch(&calls.call[1], c->queue, NULL, 1, &checked,
-                                &found);
-        if (st == CLG_SUCCESS) {
-          st = clg__bag_verdict_read(r.verdict, found, false, r.gen,
-                                     c->queue, words, values);
-          clReleaseEvent(found);
-        }
-      }
-      if (st == CLG_SUCCESS && words[0]) {
-        clg_bag_fault f;
-        clg__bag_fault_of_verdict(&c->g, words, values, &f);
-        st = clg__bag_report(&c->g, &f);
-      }
-      /* Read and clear: the context keeps it (the reduction below does not
-       * read it). */
-      clg__kept_give(ctx, &ctx->bag_verdicts, r.verdict, clean, NULL);
       r.verdict = NULL;
-      /* The reduction waits for the wait list again (not for the checks,
-       * which have completed). */
-      clg_outcome *o = NULL;
-      if (st == CLG_SUCCESS && outcome)
-        st = clg__outcome_decided(&o);
-      if (st == CLG_SUCCESS)
-        st = bag_reduce(ctx, c, &r, true, NULL, num_events, wait_list, event);
-      if (st == CLG_SUCCESS && outcome)
-        *outcome = o;
-      else if (o)
-        clg_outcome_release(o);
-    } else if (st == CLG_SUCCESS) {
-      /* The outcome takes the verdict's buffer, and gives it back to the
-       * context once read, to be reused after the gated reduction, its
-       * last reader. */
-      clg_outcome *o = NULL;
-      cl_mem verdict = r.verdict;
-      st = clg__outcome_pending_bag(ctx, c->queue, verdict, r.gen, checked,
-                                    after_caller, &c->g, &o);
-      if (st == CLG_SUCCESS)
-        r.verdict = NULL;
-      cl_event last = NULL;
-      if (st == CLG_SUCCESS)
-        st = bag_reduce(ctx, c, &r, true, verdict, 1, &checked, &last);
-      if (st == CLG_SUCCESS && last)
-        clg__outcome_enqueued(o, last, false);
-      if (st == CLG_SUCCESS) {
-        *outcome = o;
-        if (event)
-          *event = last;
-        else if (last)
-          clReleaseEvent(last);
-      } else {
-        clg_outcome_release(o);
-        if (last)
-          clReleaseEvent(last);
-      }
-    }
-    if (st != CLG_SUCCESS && checked)
-      (void)clWaitForEvents(1, &checked); /* nothing left running */
-    if (checked)
-      clReleaseEvent(checked);
-    bag_run_release(&r);
-    return st;
   }
+  if (!outcome)
+    r.m.retime = &retime;
+  if (st == CLG_SUCCESS)
+    st = bag_reduce(ctx, c, &r, true, verdict, 1, &checked, true, &last);
+  if (st == CLG_SUCCESS && outcome)
+    clg__outcome_enqueued(o, last, false);
+  else if (st == CLG_SUCCESS) {
+    st = bag_verdict(ctx, c, &r, last, false);
+    if (st == CLG_SUCCESS && retime)
+      st = bag_retime(ctx, c, &r);
+  }
+  if (st == CLG_SUCCESS && outcome)
+    *outcome = o;
+  else
+    clg_outcome_release(o);
+  if (st == CLG_SUCCESS && event)
+    *event = last;
+  else if (last)
+    clReleaseEvent(last);
+  if (st != CLG_SUCCESS && checked)
+    (void)clWaitForEvents(1, &checked); /* nothing left running */
+  if (checked)
+    clReleaseEvent(checked);
+  bag_run_release(ctx, &r);
+  return st;
+}
+
+/* HOST and READ_BACK: the values on the host (a cl_mem one read back,
+ * blocking, after the wait list), then the reduction. */
+static clg_status bag_run_host(clg_context *ctx, const bag_call *c,
+                               cl_uint num_events, const cl_event *wait_list,
+                               cl_event *event, clg_outcome **outcome) {
+  bag_run r;
+  memset(&r, 0, sizeof r);
+  clg_status st = CLG_SUCCESS;
   const void *xv = NULL, *bv = NULL;
   void *xcopy = NULL, *bcopy = NULL;
   int64_t *starts = NULL;
   /* The segments' starts, where there is an output to reduce into (an
    * output without columns admits any number of segments). */
   if (c->g.p.form == CLG_BAGS_SEGMENT_IDS && c->of.bytes &&
-      !(starts = malloc((size_t)(c->g.num_bags + 1) * sizeof *starts)))
+      !(starts = CLG_MALLOC((size_t)(c->g.num_bags + 1) * sizeof *starts)))
     st = clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
                    "allocating EmbeddingBag's %" PRId64 " segment starts",
                    c->g.num_bags + 1);
@@ -513,8 +521,9 @@ static clg_status bag_call_run(clg_context *ctx, const clg_bag_params *params,
   if (st == CLG_SUCCESS && c->of.bytes)
     st = bag_stage(ctx, c, starts, false, &r);
   if (st == CLG_SUCCESS)
-    st = bag_reduce(ctx, c, &r, false, NULL, num_events, wait_list, event);
-  bag_run_release(&r);
+    st = bag_reduce(ctx, c, &r, false, NULL, num_events, wait_list,
+                    event != NULL, event);
+  bag_run_release(ctx, &r);
   if (st == CLG_SUCCESS && outcome)
     *outcome = o;
   else if (o)
@@ -523,6 +532,39 @@ static clg_status bag_call_run(clg_context *ctx, const clg_bag_params *params,
   free(bcopy);
   free(starts);
   return st;
+}
+
+/* One call: checks that read no value, then the way strategy.c picks.
+ * `outcome` NULL: the synchronous call. */
+static clg_status bag_call_run(clg_context *ctx, const clg_bag_params *params,
+                               bag_call *c, cl_command_queue queue,
+                               cl_uint num_events, const cl_event *wait_list,
+                               cl_event *event, clg_outcome **outcome) {
+  if (clg__bag_strided(c->in, c->output)) /* run/bag_strided.c */
+    return clg__bag_run_strided(ctx, params, c->in, c->names, c->output,
+                                queue, num_events, wait_list, event, outcome);
+  clg_status st =
+      bag_check_call(ctx, params, queue, num_events, wait_list, c, false);
+  if (st != CLG_SUCCESS)
+    return st;
+  /* A host weight past the device's largest buffer: packed tables. */
+  if (clg__bag_split_needed(ctx, c->in, c->inf, c->output, &c->of))
+    return clg__bag_run_split(ctx, &c->g, c->in, c->inf, c->output, &c->of,
+                              c->queue, num_events, wait_list, event,
+                              outcome);
+  switch (clg__bag_check_way(ctx, &c->g, c->in[BAG_INDICES],
+                             &c->inf[BAG_INDICES], c->in[BAG_BAGS],
+                             &c->inf[BAG_BAGS], c->output, outcome != NULL,
+                             num_events)) {
+  case CLG_CHECK_GATED:
+  case CLG_CHECK_GATED_READ:
+    return bag_run_gated(ctx, c, num_events, wait_list, event, outcome);
+  case CLG_CHECK_DEVICE:
+    return bag_run_checked_first(ctx, c, num_events, wait_list, event,
+                                 outcome);
+  default: /* HOST, READ_BACK */
+    return bag_run_host(ctx, c, num_events, wait_list, event, outcome);
+  }
 }
 
 static bag_call bag_call_of(const clg_bag_params *params,

@@ -35,8 +35,8 @@ struct clg_outcome {
 
 clg_status clg__bag_verdict_read(cl_mem verdict, cl_event event,
                                  bool after_caller, cl_uint gen,
-                                 cl_command_queue queue, uint32_t *words,
-                                 int64_t *values) {
+                                 cl_command_queue queue, bool poll,
+                                 uint32_t *words, int64_t *values) {
   /* As clg__verdict_read(): a kernel abandoned for a failed event of the
    * caller's must not pass for a good verdict. */
   cl_int err = after_caller ? clWaitForEvents(1, &event) : CL_SUCCESS;
@@ -51,15 +51,16 @@ clg_status clg__bag_verdict_read(cl_mem verdict, cl_event event,
                         "waiting for EmbeddingBag's checks on the device");
   unsigned char host[CLG_BAG_VERDICT_BYTES];
   memset(host, 0xA5, sizeof host);
-  err = clEnqueueReadBuffer(queue, verdict, CL_TRUE, 0, sizeof host, host, 1,
-                              &event, NULL);
+  const char *call = "clEnqueueReadBuffer";
+  err = clg__read_wait(queue, verdict, 0, sizeof host, host, 1, &event, false,
+                       poll, &call);
   if (err == CL_SUCCESS &&
       clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
                      &status, NULL) == CL_SUCCESS &&
       status < 0)
     err = status;
   if (err != CL_SUCCESS)
-    return clg__fail_cl(err, "clEnqueueReadBuffer",
+    return clg__fail_cl(err, call,
                         "reading the verdict of EmbeddingBag's checks");
   memcpy(words, host, 4 * sizeof *words);
   memcpy(values, host + 16, 3 * sizeof *values);
@@ -206,7 +207,7 @@ clg_status clg_outcome_wait(clg_outcome *outcome) {
       int64_t values[3];
       st = clg__bag_verdict_read(o->verdict.mem, o->verdict.event,
                                  o->verdict.after_caller, o->verdict.gen, own,
-                                 words, values);
+                                 false, words, values);
       if (st == CLG_SUCCESS) {
         o->fault.kind = CLG_BAG_FAULT_NONE;
         if (words[0])

@@ -159,6 +159,19 @@ clg_check_way clg__check_values_way(const clg_context *ctx,
                                     const clg_checked *c,
                                     const clg_tensor *indices);
 
+/* EmbeddingBag's way (its checks cover the bags' values too): HOST (host
+ * indices and bags, or none), READ_BACK (cl_mem ones the device cannot
+ * check, or under the device threshold), DEVICE (checked first: a host
+ * output, or after events of the caller's), GATED (asynchronous, cl_mem
+ * output) or GATED_READ (synchronous, cl_mem output, no wait list). */
+clg_check_way clg__bag_check_way(const clg_context *ctx, const clg_bag_geom *g,
+                                 const clg_tensor *indices,
+                                 const clg_tensor_facts *xf,
+                                 const clg_tensor *bags,
+                                 const clg_tensor_facts *bf,
+                                 const clg_tensor *output, bool async,
+                                 cl_uint num_events);
+
 /* ------------------------------------------------------ call_checks.c */
 
 /* ONNX Gather on axis 0: what NULL params mean. */
@@ -304,13 +317,13 @@ clg_status clg__outcome_pending_bag(clg_context *ctx, cl_command_queue queue,
                                     cl_event event, bool after_caller,
                                     const clg_bag_geom *g, clg_outcome **out);
 /* Read the verdict of EmbeddingBag's checks (blocking, on `queue`, after
- * `event`): its four 32-bit words and three values
- * (kernels/embedding_bag.cl); embedding_bag.c's synchronous call reads it
- * too. */
+ * `event`; `poll`: polled first, clg__read_wait): its four 32-bit words
+ * and three values (kernels/embedding_bag.cl); embedding_bag.c's
+ * synchronous call reads it too. */
 clg_status clg__bag_verdict_read(cl_mem verdict, cl_event event,
                                  bool after_caller, cl_uint gen,
-                                 cl_command_queue queue, uint32_t *words,
-                                 int64_t *values);
+                                 cl_command_queue queue, bool poll,
+                                 uint32_t *words, int64_t *values);
 
 /* ----------------------------------------------------- embedding_bag.c */
 

@@ -1,7 +1,8 @@
 /* How a call's index values are checked: one table of the ways, and the
- * one pure function that picks a row, used by a call (call.c: clg__run)
- * and by a plan's baking (call.c: clg__bake) alike. A new way is a row
- * here and a case in clg__run(). */
+ * pure functions that pick a row, used by a call (call.c: clg__run;
+ * embedding_bag.c: EmbeddingBag's, whose checks cover its bags too) and
+ * by a plan's baking (call.c: clg__bake) alike. A new way is a row here
+ * and a case in clg__run() (and in EmbeddingBag's call where it applies). */
 #include "run/run.h"
 
 static const clg_check_row clg_check_table[CLG_CHECK_WAYS] = {
@@ -93,4 +94,32 @@ clg_check_way clg__check_way(const clg_context *ctx, const clg_checked *c,
       clg__gate_sync(ctx, c->xf.bytes, c->xf.flags, clg_output_bytes(c)))
     return CLG_CHECK_GATED_READ;
   return clg__check_values_way(ctx, c, indices);
+}
+
+clg_check_way clg__bag_check_way(const clg_context *ctx, const clg_bag_geom *g,
+                                 const clg_tensor *indices,
+                                 const clg_tensor_facts *xf,
+                                 const clg_tensor *bags,
+                                 const clg_tensor_facts *bf,
+                                 const clg_tensor *output, bool async,
+                                 cl_uint num_events) {
+  bool values_in_mem = (indices->storage == CLG_STORAGE_BUFFER && xf->bytes) ||
+                       (bags && bags->storage == CLG_STORAGE_BUFFER &&
+                        bf->bytes);
+  if (!clg__bag_device_checkable(g, indices, bags))
+    return values_in_mem ? CLG_CHECK_READ_BACK : CLG_CHECK_HOST;
+  size_t bytes = xf->bytes + (bags ? bf->bytes : 0);
+  cl_mem_flags flags = xf->flags | (bags ? bf->flags : 0);
+  bool device_output = output->storage == CLG_STORAGE_BUFFER;
+  if (device_output && async)
+    return CLG_CHECK_GATED;
+  /* As the gathers' (clg__run): after events of the caller's, checked
+   * first. */
+  uint64_t out_bytes = (uint64_t)g->num_bags * (uint64_t)g->dim *
+                       clg_dtype_size(g->dtype);
+  if (device_output && num_events == 0 &&
+      clg__gate_sync(ctx, bytes, flags, out_bytes))
+    return CLG_CHECK_GATED_READ;
+  return clg__validate_on_device(ctx, bytes, flags) ? CLG_CHECK_DEVICE
+                                                    : CLG_CHECK_READ_BACK;
 }

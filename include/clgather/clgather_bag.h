@@ -161,13 +161,23 @@ typedef struct clg_bag_params {
  *    succeeded; its gaps are never written.
  * Where the values are checked:
  *  - host indices and bags: on the host, before anything is enqueued;
- *  - cl_mem indices and bags (every one below 2^32 - 1 entries): read back
- *    (blocking, after the wait list) and checked on the host below 32 KiB
- *    together, else checked on the device by a kernel whose small verdict
- *    is read back (blocking) before the reduction is enqueued, the rule
- *    clg_run() uses for Gather's indices.
- * A host operand makes the call blocking; with cl_mem operands only the
- * reduction is enqueued and the call returns without waiting for it.
+ *  - cl_mem indices and bags (every one below 2^32 - 1 entries) with a
+ *    cl_mem output and no wait list: a small validation kernel, and the
+ *    reduction after it, which reads the validation's verdict first and
+ *    writes nothing when any check failed; the call then reads the
+ *    verdict's 40 bytes after the reduction (blocking: the call's one host
+ *    wait; the reduction has completed when the call returns), the rule
+ *    clg_run() uses for Gather's indices;
+ *  - cl_mem indices and bags otherwise (a host output, or a wait list):
+ *    read back (blocking, after the wait list) and checked on the host
+ *    below 32 KiB together, else checked on the device by the validation
+ *    kernel whose verdict is read back (blocking) before the reduction is
+ *    enqueued.
+ * The same status and message every way; on any error the output is
+ * unchanged (a gated reduction may have run: it wrote nothing) and no
+ * event is returned. A host operand makes the call blocking; with cl_mem
+ * operands checked first, only the reduction is enqueued after the checks
+ * and the call returns without waiting for it.
  *
  * A host weight larger than the device's largest buffer
  * (CL_DEVICE_MAX_MEM_ALLOC_SIZE; or, with a host weight, any host operand
@@ -266,8 +276,10 @@ CLG_API clg_status clg_embedding_bag_async(
  *
  * clg_plan_bake() builds (or loads from the disk cache) every program the
  * enqueues need: the reduction's (every variant of it; none for an output
- * without elements: gated, reading the checks' verdict on the device, with
- * CLG_PLAN_ASYNC_CHECK, a cl_mem output and values checked on the device),
+ * without elements: gated, reading the checks' verdict on the device,
+ * where the values may be checked on the device and the output is a
+ * cl_mem, and then also ungated for a synchronous plan, whose enqueues
+ * after a wait list check first),
  * and, where an enqueue may check the values on the device (cl_mem indices
  * and bags, each below 2^32 - 1 entries, something to check), the checks'
  * (with the segments' starts for CLG_BAGS_SEGMENT_IDS); enqueues at any

@@ -402,9 +402,10 @@ Test(embedding_bag, include_last_offset_no_bag) {
 /* ------------------------------------------ calls large enough to time */
 
 /* Rows read reach the tuner's minimum (device/tune.h): each variant is
- * timed on the call's own tensors before the launch, the segment ids'
- * starts put in place on the device first where they are computed there
- * (all operands cl_mem); the result is still the reference's. */
+ * timed on the call's own tensors before the launch, or (all operands
+ * cl_mem: the reduction gated on the checks' verdict) once the verdict
+ * has passed, the segment ids' starts put in place on the device first
+ * where they are computed there; the result is still the reference's. */
 Test(embedding_bag, timed_variants) {
   /* Timed unless a variant is forced, tuning is off, or the weight is
    * split into small calls (a lowered buffer limit, the _split rerun). */

@@ -213,9 +213,13 @@ static unsigned bake_programs(const bag_case *c) {
   bool device = c->st[BAG_I].kind == CLG_STORAGE_BUFFER &&
                 (!bags || c->st[BAG_B].kind == CLG_STORAGE_BUFFER) &&
                 (c->n > 0 || (bags && c->B > 0));
-  bool gated = device && c->async && c->st[BAG_O].kind == CLG_STORAGE_BUFFER;
+  /* Gated with a cl_mem output (a synchronous enqueue without a wait list
+   * too); a synchronous plan's enqueue after a wait list checks first: the
+   * ungated reduction as well. */
+  bool gated = device && c->st[BAG_O].kind == CLG_STORAGE_BUFFER;
   return (reduce ? 1u : 0u) + (device ? 1u : 0u) +
-         (gated && reduce && c->p.form == CLG_BAGS_SEGMENT_IDS ? 1u : 0u);
+         (gated && reduce && c->p.form == CLG_BAGS_SEGMENT_IDS ? 1u : 0u) +
+         (gated && reduce && !c->async ? 1u : 0u);
 }
 
 /* On a context of its own each: create builds nothing; bake builds what

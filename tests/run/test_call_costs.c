@@ -28,10 +28,11 @@ static const char *const mode_names[] = {"sync", "async", "plan",
                                          "plan async"};
 
 typedef enum { GATHER, GATHER_ELEMENTS, GATHER_ND, SCATTER_ND,
-               SCATTER_ELEMENTS, BAG } opk;
-static const char *const op_names[] = {"Gather",    "GatherElements",
-                                       "GatherND",  "ScatterND",
-                                       "ScatterElements", "EmbeddingBag"};
+               SCATTER_ELEMENTS, BAG, BAG_SEGMENTS } opk;
+static const char *const op_names[] = {
+    "Gather",          "GatherElements", "GatherND",
+    "ScatterND",       "ScatterElements", "EmbeddingBag",
+    "EmbeddingBag (segment ids)"};
 
 /* One row: the call, and what it may cost. */
 typedef struct row {
@@ -82,20 +83,27 @@ static const row rows[] = {
      0},
     {SCATTER_ELEMENTS, ASYNC, false, false, false, NULL, "device plan", 14, 0,
      0},
-    /* EmbeddingBag: its own path (run/embedding_bag.c), not the engine's
-     * yet: the indices read back (small) or checked on the device first
-     * (large, the values kernel only after a failure), then the reduction;
-     * asynchronously, the checks, the values kernel and the gated
-     * reduction. Its verdict buffers are the context's too. */
-    {BAG, SYNC, false, false, false, NULL, "read-back", 1, 1, 0},
-    {BAG, SYNC, false, false, true, NULL, "device", 2, 1, 0},
+    /* EmbeddingBag: its checks of indices and bags as the gathers' (its
+     * own validation kernel), the reduction gated on their verdict, read
+     * after it (sync) or by the outcome (async, which adds the kernel
+     * copying an offender's values into the verdict); the indices read
+     * back where the gate is off. Segment ids add the kernel writing the
+     * segments' starts, into a scratch buffer of the context's. */
+    {BAG, SYNC, false, false, false, NULL, "gated, read after", 2, 1, 0},
+    {BAG, SYNC, false, false, true, NULL, "gated, read after", 2, 1, 0},
+    {BAG, SYNC, false, false, false, "never", "read-back", 1, 1, 0},
     {BAG, ASYNC, false, false, false, NULL, "gated", 3, 0, 0},
+    {BAG, PLAN, false, false, false, NULL, "gated, read after", 2, 1, 0},
+    {BAG, PLAN_ASYNC, false, false, false, NULL, "gated", 3, 0, 0},
+    {BAG_SEGMENTS, SYNC, false, false, false, NULL, "gated, read after", 3, 1,
+     0},
+    {BAG_SEGMENTS, ASYNC, false, false, false, NULL, "gated", 4, 0, 0},
 };
 
 /* The operands of one call, and its plan where it has one. */
 typedef struct operands {
   clg_tensor d, x, u, o, b;
-  cl_mem dm, xm, um, om;
+  cl_mem dm, xm, um, om, bm;
   void *dh, *xh, *oh, *uh;
   clg_plan *plan;
 } operands;
@@ -136,6 +144,7 @@ static void make(const row *r, operands *p) {
   switch (r->op) {
   case GATHER:
   case BAG:
+  case BAG_SEGMENTS:
     break;
   case GATHER_ND:
     p->x.rank = 2;
@@ -169,6 +178,17 @@ static void make(const row *r, operands *p) {
     p->x.shape[1] = 2;
     p->o.shape[0] = n / 2;
   }
+  if (r->op == BAG_SEGMENTS) { /* indices [n], segment ids k / 2: n/2 bags */
+    int64_t *ids = malloc((size_t)n * sizeof *ids);
+    cr_assert(ids);
+    for (int64_t k = 0; k < n; ++k)
+      ids[k] = k / 2;
+    p->bm = tu_buffer_create((size_t)n * sizeof *ids, ids);
+    free(ids);
+    p->b = clg_tensor_buffer(CLG_DTYPE_INT64, 1, xs, p->bm, 0);
+    p->x.rank = 1;
+    p->o.shape[0] = n / 2;
+  }
 }
 
 static void drop(operands *p) {
@@ -178,6 +198,8 @@ static void drop(operands *p) {
   clReleaseMemObject(p->om);
   if (p->um)
     clReleaseMemObject(p->um);
+  if (p->bm)
+    clReleaseMemObject(p->bm);
   free(p->dh);
   free(p->xh);
   free(p->oh);
@@ -205,13 +227,14 @@ static clg_status call(const row *r, operands *p, cl_event *ev,
   clg_scatter_params sp = {CLG_REDUCTION_NONE, CLG_DUPLICATES_ERROR};
   clg_bag_params bp;
   memset(&bp, 0, sizeof bp);
-  bp.form = CLG_BAGS_FIXED;
+  bp.form = r->op == BAG_SEGMENTS ? CLG_BAGS_SEGMENT_IDS : CLG_BAGS_FIXED;
+  bool bag = r->op == BAG || r->op == BAG_SEGMENTS;
+  const clg_tensor *bags = r->op == BAG_SEGMENTS ? &p->b : NULL;
   clg_status st;
   if (plan && !p->plan) {
     unsigned flags = async ? CLG_PLAN_ASYNC_CHECK : 0;
-    st = r->op == BAG ? clg_plan_create_embedding_bag(ctx, &bp, &p->d, &p->x,
-                                                      NULL, NULL, &p->o,
-                                                      flags, &p->plan)
+    st = bag ? clg_plan_create_embedding_bag(ctx, &bp, &p->d, &p->x, bags,
+                                             NULL, &p->o, flags, &p->plan)
          : r->op == SCATTER_ND || r->op == SCATTER_ELEMENTS
              ? clg_plan_create_scatter(ctx, &g, &sp, &p->d, &p->x, &p->u,
                                        &p->o, flags, &p->plan)
@@ -221,18 +244,18 @@ static clg_status call(const row *r, operands *p, cl_event *ev,
   }
   clg_outcome **out = async ? oc : NULL;
   if (plan)
-    return r->op == BAG ? clg_plan_enqueue_embedding_bag(
-                              p->plan, &p->d, &p->x, NULL, NULL, &p->o, NULL,
-                              0, NULL, ev, out)
+    return bag ? clg_plan_enqueue_embedding_bag(p->plan, &p->d, &p->x, bags,
+                                                NULL, &p->o, NULL, 0, NULL, ev,
+                                                out)
            : r->op == SCATTER_ND || r->op == SCATTER_ELEMENTS
                ? clg_plan_enqueue_scatter(p->plan, &p->d, &p->x, &p->u,
                                           &p->o, NULL, 0, NULL, ev, out)
                : clg_plan_enqueue(p->plan, &p->d, &p->x, &p->o, NULL, 0, NULL,
                                   ev, out);
-  if (r->op == BAG)
-    return async ? clg_embedding_bag_async(ctx, &bp, &p->d, &p->x, NULL, NULL,
+  if (bag)
+    return async ? clg_embedding_bag_async(ctx, &bp, &p->d, &p->x, bags, NULL,
                                            &p->o, NULL, 0, NULL, ev, oc)
-                 : clg_embedding_bag(ctx, &bp, &p->d, &p->x, NULL, NULL,
+                 : clg_embedding_bag(ctx, &bp, &p->d, &p->x, bags, NULL,
                                      &p->o, NULL, 0, NULL, ev);
   if (r->op == SCATTER_ND || r->op == SCATTER_ELEMENTS)
     return async ? clg_scatter_async(ctx, &g, &sp, &p->d, &p->x, &p->u,
