@@ -5,7 +5,9 @@
  *        lookup;
  *   EB2  mean f32 [50000, 768], 512 bags of 8 (fixed [B, L]);
  *   EB3  sum  f16 [100000, 128], 4096 bags of 1..39 (offsets);
- *   EB4  sqrt_n f32 [20000, 256], 1e5 entries in 1000 segments (ids).
+ *   EB4  sqrt_n f32 [20000, 256], 1e5 entries in 1000 segments (ids);
+ *   EB5  sum  f32 [1000, 64], 32 bags of 4 (offsets): a call small enough
+ *        that what surrounds its kernels (checks, waits) is its cost.
  *
  * Per workload, each round runs once each, in rotating order:
  *   bag     clg_embedding_bag(), checks included, then clFinish;
@@ -53,6 +55,8 @@ static const work works[] = {
     {"EB4", "sqrt_n f32 [20000,256], 1000 segments x 100 (ids)",
      CLG_BAG_SQRT_N, CLG_BAGS_SEGMENT_IDS, CLG_DTYPE_FLOAT, 20000, 256, 1000,
      100},
+    {"EB5", "sum f32 [1000,64], 32 bags x 4 (offsets)", CLG_BAG_SUM,
+     CLG_BAGS_OFFSETS, CLG_DTYPE_FLOAT, 1000, 64, 32, 4},
 };
 #define NWORK (sizeof works / sizeof works[0])
 
