@@ -239,7 +239,8 @@ static clg_context *runner_context(runner *r, char *err, size_t errlen) {
       cli_fail(err, errlen, "%s", cli_library_message(st));
       r->ctx_failed = 1;
       r->ctx = NULL;
-    }
+    } else /* the device's kernels, as selftest */
+      (void)clg_context_set_option(r->ctx, CLG_OPTION_HOST_RUN_BYTES, 0);
   }
   return r->ctx;
 }

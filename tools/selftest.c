@@ -213,6 +213,9 @@ static int run_all(st_run *r, const char *device) {
              cli_library_message(st));
     return CLI_EXIT_DEVICE;
   }
+  /* The device's kernels for every case: no small gather of host tensors
+   * run on the calling thread instead. */
+  (void)clg_context_set_option(r->ctx, CLG_OPTION_HOST_RUN_BYTES, 0);
   cl_device_id dev = clg_context_device(r->ctx);
   char *name = device_string(dev, CL_DEVICE_NAME);
   char *ver = device_string(dev, CL_DEVICE_VERSION);

@@ -124,6 +124,13 @@ void *clg__fi_calloc(size_t, size_t);
  * (the measured choice, CLG_VALIDATE_DEVICE_MIN_BYTES in
  * host/run/index_pass.c). */
 int clg__fi_device_validation(void);
+/* CLGATHER_TEST_HOST_RUN: "always" 1 (a call that may run on the host
+ * does, whatever its device and size), "rule" -1 (the library's rule:
+ * run/strategy.c, clg__host_run_applies), else 0 (never: the test build's
+ * default, so that the suites' host tensors reach the kernels; the suites
+ * that run with "always" and tests/run/test_host_run.c check the host's
+ * way). */
+int clg__fi_host_run(void);
 /* CLGATHER_TEST_MAX_ALLOC=BYTES: the device's largest buffer as the
  * library sees it, instead of `real` when smaller (so the suites run the
  * split paths of run/split.c on small tensors). */

@@ -26,6 +26,16 @@ static size_t clg_env_count(const char *s) {
   return *end || v < 0 || v > CLG_HOST_THREADS_MAX ? 0 : (size_t)v;
 }
 
+/* A byte count from the environment: a decimal integer >= 0, else
+ * `fallback`. */
+static int64_t clg_env_bytes(const char *s, int64_t fallback) {
+  if (!s || !*s)
+    return fallback;
+  char *end = NULL;
+  long long v = strtoll(s, &end, 10);
+  return *end || v < 0 ? fallback : (int64_t)v;
+}
+
 static clg_status clg_context_init(cl_context cl_ctx, cl_device_id device,
                                    bool owns, clg_context **out) {
   clg_context *ctx = CLG_CALLOC(1, sizeof *ctx);
@@ -64,6 +74,9 @@ static clg_status clg_context_init(cl_context cl_ctx, cl_device_id device,
   atomic_init(&ctx->tune_budget_us, CLG_TUNE_BUDGET_US_DEFAULT);
   atomic_init(&ctx->host_threads,
               clg_env_count(getenv("CLGATHER_HOST_THREADS")));
+  atomic_init(&ctx->host_run_bytes,
+              clg_env_bytes(getenv("CLGATHER_HOST_RUN_BYTES"),
+                            CLG_HOST_RUN_BYTES_DEFAULT));
   cl_bool unified = CL_FALSE;
   if (err == CL_SUCCESS)
     err = clGetDeviceInfo(device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified,
@@ -388,6 +401,14 @@ clg_status clg_context_set_option(clg_context *ctx, clg_option option,
                        ", but it takes a time in microseconds >= 0",
                        value);
     atomic_store(&ctx->tune_budget_us, value);
+    return clg__ok();
+  case CLG_OPTION_HOST_RUN_BYTES:
+    if (value < 0)
+      return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                       "CLG_OPTION_HOST_RUN_BYTES is %" PRId64
+                       ", but it takes a size in bytes >= 0 (0: never)",
+                       value);
+    atomic_store(&ctx->host_run_bytes, value);
     return clg__ok();
   case CLG_OPTION_DISK_CACHE:
     if (value != 0 && value != 1)

@@ -21,6 +21,10 @@ typedef struct clg_hash128 {
  * the event of the last command that may still use it (NULL: none;
  * retained), reused only once that has ended. Under the context's lock. */
 #define CLG_KEPT_SLOTS 8
+/* CLG_OPTION_HOST_RUN_BYTES' default (clgather.h says what was
+ * measured). */
+#define CLG_HOST_RUN_BYTES_DEFAULT INT64_C(262144)
+
 typedef struct clg_kept_buffers {
   cl_mem mem[CLG_KEPT_SLOTS];
   cl_event busy[CLG_KEPT_SLOTS];
@@ -87,6 +91,10 @@ struct clg_context {
   /* CLG_OPTION_HOST_THREADS (clg_context_set_option; from
    * CLGATHER_HOST_THREADS at creation): 0 no bound of the context's own. */
   atomic_size_t host_threads;
+  /* CLG_OPTION_HOST_RUN_BYTES: the largest output of a gather run on the
+   * calling thread (run/host_run.c); 0: none. Default
+   * CLG_HOST_RUN_BYTES_DEFAULT. */
+  atomic_int_least64_t host_run_bytes;
   /* CL_DEVICE_HOST_UNIFIED_MEMORY: host memory is device memory (CPU
    * devices, integrated GPUs). Host tensors are then wrapped in place
    * (CL_MEM_USE_HOST_PTR) instead of being copied. */

@@ -261,6 +261,10 @@ clg_status clg__run(const clg_call *call) {
    * read after a wait list waits twice anyway (verdict.c). */
   if (way == CLG_CHECK_GATED_READ && call->num_events > 0)
     way = clg__check_values_way(ctx, &c, call->indices);
+  /* A small gather of host memory on a CPU device: on this thread. */
+  if ((way == CLG_CHECK_HOST || way == CLG_CHECK_NONE) &&
+      clg__host_run_applies(ctx, &c, call, &of))
+    return clg__run_on_host(call, &c, &of, queue);
   if (way == CLG_CHECK_DEVICE_PLAN) {
     st = c.impl->device_plan(ctx, &c.norm, &c.sc, call->data, call->indices,
                              &l.state);

@@ -132,6 +132,7 @@ typedef enum clg_check_way {
   CLG_CHECK_HOST_PLAN,
   CLG_CHECK_DEVICE_PLAN,
   CLG_CHECK_GATED_READ,
+  CLG_CHECK_HOST_RUN,
   CLG_CHECK_WAYS
 } clg_check_way;
 
@@ -158,6 +159,16 @@ clg_check_way clg__check_way(const clg_context *ctx, const clg_checked *c,
 clg_check_way clg__check_values_way(const clg_context *ctx,
                                     const clg_checked *c,
                                     const clg_tensor *indices);
+
+/* Does a synchronous or asynchronous call whose values are checked on the
+ * host (way HOST or NONE) run on the calling thread (HOST_RUN,
+ * run/host_run.c)? A gather (an operator with slices() and no index
+ * plan), a CPU device, data, indices and output in host memory, no wait
+ * list, an output of at most the context's CLG_OPTION_HOST_RUN_BYTES. */
+struct clg_call;
+bool clg__host_run_applies(const clg_context *ctx, const clg_checked *c,
+                           const struct clg_call *call,
+                           const clg_tensor_facts *of);
 
 /* EmbeddingBag's way (its checks cover the bags' values too): HOST (host
  * indices and bags, or none), READ_BACK (cl_mem ones the device cannot
@@ -276,6 +287,16 @@ clg_status clg__finish_call(cl_command_queue queue, cl_mem out, size_t bytes,
                             bool *done);
 /* Run a call: checks, index values, kernels (see clg_run, clg_run_async). */
 clg_status clg__run(const clg_call *call);
+
+/* ---------------------------------------------------------- host_run.c */
+
+/* Way HOST_RUN (clg__host_run_applies): the checked call's index values
+ * scanned in place (unless checked before), then its output written on
+ * the calling thread from the operator's slices; an event asked for is a
+ * marker on `queue`, an outcome is decided. */
+clg_status clg__run_on_host(const clg_call *call, const clg_checked *c,
+                            const clg_tensor_facts *of,
+                            cl_command_queue queue);
 
 /* Build every kernel a call with these checked tensors would need at the
  * tensors' offsets: validation in mode RAISE; the operator's kernels, gated

@@ -36,6 +36,13 @@ static const clg_check_row clg_check_table[CLG_CHECK_WAYS] = {
                               "them (the call's one wait); the variants "
                               "the kernels could not time gated are timed "
                               "once it has passed"},
+    [CLG_CHECK_HOST_RUN] = {"host run", false, false,
+                            "a gather with host data, indices and output "
+                            "on a CPU device, no wait list, an output of at "
+                            "most CLG_OPTION_HOST_RUN_BYTES: the values "
+                            "scanned in place, then the output copied on "
+                            "the calling thread (run/host_run.c): no "
+                            "kernel"},
     [CLG_CHECK_HOST_PLAN] = {"host plan", false, true,
                              "an operator with an index plan (the "
                              "scatters): values on the host (read back from "
@@ -122,4 +129,24 @@ clg_check_way clg__bag_check_way(const clg_context *ctx, const clg_bag_geom *g,
     return CLG_CHECK_GATED_READ;
   return clg__validate_on_device(ctx, bytes, flags) ? CLG_CHECK_DEVICE
                                                     : CLG_CHECK_READ_BACK;
+}
+
+bool clg__host_run_applies(const clg_context *ctx, const clg_checked *c,
+                           const clg_call *call, const clg_tensor_facts *of) {
+  if (!c->impl->slices || c->impl->index_plan || c->num_inputs != 2 ||
+      call->num_events > 0)
+    return false;
+  if (call->data->storage != CLG_STORAGE_HOST ||
+      call->indices->storage != CLG_STORAGE_HOST ||
+      call->output->storage != CLG_STORAGE_HOST)
+    return false;
+#if defined(CLGATHER_TESTING)
+  int forced = clg__fi_host_run();
+  if (forced >= 0)
+    return forced == 1;
+#endif
+  /* A variant forced (CLGATHER_VARIANT) asks for its kernel. */
+  int64_t most = atomic_load(&((clg_context *)ctx)->host_run_bytes);
+  return (ctx->device_type & CL_DEVICE_TYPE_CPU) && most > 0 &&
+         of->bytes <= (uint64_t)most && ctx->forced_variant < 0;
 }

@@ -123,7 +123,7 @@ Test(context, tuning_and_cache_options) {
   expect_refused(ctx, CLG_OPTION_DISK_CACHE, -1, "CLG_OPTION_DISK_CACHE", on);
   cr_expect_eq(clg_context_set_option(NULL, CLG_OPTION_TUNE, 0),
                CLG_ERROR_NULL_ARGUMENT);
-  cr_expect_eq(clg_context_set_option(ctx, (clg_option)5, 0),
+  cr_expect_eq(clg_context_set_option(ctx, (clg_option)6, 0),
                CLG_ERROR_INVALID_ARGUMENT, "an option past the last known");
   cr_expect_eq(clg_context_set_option(ctx, (clg_option)0, 0),
                CLG_ERROR_INVALID_ARGUMENT);
@@ -280,4 +280,59 @@ Test(context, options_from_two_threads) {
   cr_expect_str_eq(detail, d1);
   clg_context_destroy(ctx);
   tu_rm_tree(base);
+}
+
+/* CLG_OPTION_HOST_RUN_BYTES: its default (CLG_HOST_RUN_BYTES_DEFAULT, or
+ * CLGATHER_HOST_RUN_BYTES at creation when it is a decimal integer >= 0),
+ * a negative value refused with the message naming it and the option
+ * unchanged, 0 and the largest value taken. */
+Test(context, host_run_bytes_option) {
+  static const struct {
+    const char *env;
+    int64_t want;
+  } envs[] = {{NULL, CLG_HOST_RUN_BYTES_DEFAULT},
+              {"4096", 4096},
+              {"0", 0},
+              {"-1", CLG_HOST_RUN_BYTES_DEFAULT},
+              {"12k", CLG_HOST_RUN_BYTES_DEFAULT},
+              {"", CLG_HOST_RUN_BYTES_DEFAULT}};
+  for (size_t i = 0; i < sizeof envs / sizeof envs[0]; ++i) {
+    if (envs[i].env)
+      setenv("CLGATHER_HOST_RUN_BYTES", envs[i].env, 1);
+    else
+      unsetenv("CLGATHER_HOST_RUN_BYTES");
+    clg_context *ctx = NULL;
+    cr_assert_eq(clg_context_create_default(NULL, &ctx), CLG_SUCCESS, "%s",
+                 clg_last_error());
+    cr_expect_eq(atomic_load(&ctx->host_run_bytes), envs[i].want,
+                 "CLGATHER_HOST_RUN_BYTES=%s: %lld",
+                 envs[i].env ? envs[i].env : "(unset)",
+                 (long long)atomic_load(&ctx->host_run_bytes));
+    clg_context_destroy(ctx);
+  }
+  unsetenv("CLGATHER_HOST_RUN_BYTES");
+  clg_context *ctx = NULL;
+  cr_assert_eq(clg_context_create_default(NULL, &ctx), CLG_SUCCESS);
+  static const int64_t bad[] = {-1, INT64_MIN};
+  for (size_t i = 0; i < 2; ++i) {
+    cr_expect_eq(clg_context_set_option(ctx, CLG_OPTION_HOST_RUN_BYTES,
+                                        bad[i]),
+                 CLG_ERROR_INVALID_ARGUMENT, "%lld accepted",
+                 (long long)bad[i]);
+    char want[96];
+    snprintf(want, sizeof want, "CLG_OPTION_HOST_RUN_BYTES is %lld",
+             (long long)bad[i]);
+    cr_expect(tu_contains(clg_last_error(), want), "\"%s\"",
+              clg_last_error());
+    cr_expect_eq(atomic_load(&ctx->host_run_bytes),
+                 CLG_HOST_RUN_BYTES_DEFAULT, "changed by a refused value");
+  }
+  static const int64_t good[] = {0, INT64_MAX, 1};
+  for (size_t i = 0; i < 3; ++i) {
+    cr_expect_eq(clg_context_set_option(ctx, CLG_OPTION_HOST_RUN_BYTES,
+                                        good[i]),
+                 CLG_SUCCESS, "%s", clg_last_error());
+    cr_expect_eq(atomic_load(&ctx->host_run_bytes), good[i]);
+  }
+  clg_context_destroy(ctx);
 }
