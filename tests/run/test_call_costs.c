@@ -39,7 +39,9 @@ typedef struct row {
   opk op;
   mode m;
   bool host_indices, host_output, large;
-  const char *forced; /* CLGATHER_TEST_DEVICE_VALIDATION, or NULL */
+  const char *forced; /* CLGATHER_TEST_DEVICE_VALIDATION, or NULL; "rule":
+                       * CLGATHER_TEST_HOST_RUN=rule and host data (the
+                       * library's rule for running on the host) */
   const char *way;    /* the strategy's name, for the message */
   unsigned kernels, waits, objects;
 } row;
@@ -62,6 +64,11 @@ static const row rows[] = {
     {GATHER, SYNC, false, true, false, NULL, "read-back", 1, 2, 1},
     {GATHER, SYNC, false, true, true, NULL, "device", 2, 2, 1},
     {GATHER, SYNC, true, false, false, NULL, "host", 1, 1, 1},
+    /* Host data, indices and output on a CPU device, a small output: on
+     * the calling thread (host/run/host_run.c). */
+    {GATHER, SYNC, true, true, false, "rule", "host run", 0, 0, 0},
+    {GATHER_ELEMENTS, SYNC, true, true, false, "rule", "host run", 0, 0, 0},
+    {GATHER_ND, SYNC, true, true, false, "rule", "host run", 0, 0, 0},
     {GATHER_ELEMENTS, SYNC, false, false, false, NULL, "gated, read after", 2,
      1, 0},
     {GATHER_ELEMENTS, ASYNC, false, false, false, NULL, "gated", 2, 0, 0},
@@ -137,7 +144,9 @@ static void make(const row *r, operands *p) {
   clg_tensor xt = r->host_indices
                       ? clg_tensor_host(CLG_DTYPE_INT64, 1, xs, idx)
                       : clg_tensor_buffer(CLG_DTYPE_INT64, 1, xs, p->xm, 0);
-  p->d = clg_tensor_buffer(CLG_DTYPE_FLOAT, 2, ds, p->dm, 0);
+  p->d = r->forced && strcmp(r->forced, "rule") == 0
+             ? clg_tensor_host(CLG_DTYPE_FLOAT, 2, ds, data)
+             : clg_tensor_buffer(CLG_DTYPE_FLOAT, 2, ds, p->dm, 0);
   p->x = xt;
   p->o = r->host_output ? clg_tensor_host(CLG_DTYPE_FLOAT, 2, os, p->oh)
                         : clg_tensor_buffer(CLG_DTYPE_FLOAT, 2, os, p->om, 0);
@@ -158,8 +167,13 @@ static void make(const row *r, operands *p) {
       ix[k] = idx[k / COLS];
     clReleaseMemObject(p->xm);
     p->xm = tu_buffer_create((size_t)n * COLS * sizeof *ix, ix);
-    free(ix);
     p->x = clg_tensor_buffer(CLG_DTYPE_INT64, 2, os, p->xm, 0);
+    if (r->host_indices) {
+      free(p->xh);
+      p->xh = ix;
+      p->x = clg_tensor_host(CLG_DTYPE_INT64, 2, os, ix);
+    } else
+      free(ix);
     break;
   }
   case SCATTER_ND:
@@ -300,10 +314,15 @@ Test(call_costs, steady_state_calls, .timeout = 240) {
              r->host_indices ? "host" : "cl_mem",
              r->host_output ? "host" : "cl_mem", r->large ? "large" : "small",
              r->way);
-    if (r->forced)
+    bool host_run = r->forced && strcmp(r->forced, "rule") == 0;
+    if (r->forced && !host_run)
       setenv("CLGATHER_TEST_DEVICE_VALIDATION", r->forced, 1);
     else
       unsetenv("CLGATHER_TEST_DEVICE_VALIDATION");
+    if (host_run)
+      setenv("CLGATHER_TEST_HOST_RUN", "rule", 1);
+    else
+      unsetenv("CLGATHER_TEST_HOST_RUN");
     operands p;
     make(r, &p);
     for (int warm = 0; warm < 4; ++warm) {
@@ -335,4 +354,5 @@ Test(call_costs, steady_state_calls, .timeout = 240) {
     drop(&p);
   }
   unsetenv("CLGATHER_TEST_DEVICE_VALIDATION");
+  unsetenv("CLGATHER_TEST_HOST_RUN");
 }
