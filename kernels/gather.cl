@@ -64,7 +64,8 @@
 /* The kernels a program holds: -DCLG_KERNELS=<mask>, a bit per kernel in
  * the order rows, small, item, plane, block (the host sets those of the
  * variants a shape class may run: POCL compiles every kernel of a program
- * when it builds it, so a kernel no variant needs costs a compile). */
+ * when it builds it, so a kernel no variant needs costs a compile), and
+ * checked (32: way FUSED's kernel, in a program of its own). */
 #ifndef CLG_KERNELS
 #define CLG_KERNELS 31
 #endif
@@ -331,6 +332,75 @@ kernel void clg_gather_block(global const unit_t *restrict data,
     if (k >= 0)
       for (ulong u = 0; u < INNER; ++u)
         dst[j * INNER + u] = plane[(ulong)k * INNER + u];
+  }
+}
+#endif
+
+#if (CLG_KERNELS >> 5) & 1
+/* The checked call of a small Gather in one kernel (way FUSED,
+ * host/run/strategy.c): a single work-group of CLG_LOCAL work-items checks
+ * every index against [-s, s-1] (mode RAISE) and writes the verdict as the
+ * validation kernel writes one group's (kernels/validate.cl: the flag,
+ * this run's number `gen`, the first offender and its value at word
+ * CLG_GROUPS_AT); only when every index is valid does it copy the output,
+ * [rows][n][inner] units in order, adjacent work-items on adjacent units.
+ * One launch and one small read of the verdict: no second kernel waits
+ * for the first, nothing is written when an index is bad. `count`: the
+ * indices, batch * n. */
+#ifndef CLG_LOCAL
+#error "build with -DCLG_LOCAL=<work-group size, a power of two>"
+#endif
+#ifndef CLG_GROUPS_AT
+#error "build with -DCLG_GROUPS_AT=<the verdict's first group word>"
+#endif
+#define CLG_FUSED_NONE ((ulong)0xFFFFFFFFFFFFFFFFUL)
+kernel __attribute__((reqd_work_group_size(CLG_LOCAL, 1, 1))) void
+clg_gather_checked(global const unit_t *restrict data, ulong data_off,
+                   global const index_t *restrict indices, ulong indices_off,
+                   global unit_t *restrict out, ulong out_off, ulong n,
+                   ulong s, ulong outer_pb, ulong inner, ulong rows,
+                   ulong count, global ulong *verdict, uint gen) {
+  local ulong best[CLG_LOCAL];
+  const uint lid = (uint)get_local_id(0);
+  const long d = (long)s;
+  ulong found = CLG_FUSED_NONE;
+  /* Each work-item stops at its first offender: the smallest of its
+   * positions; the smallest over the group is the first of all. */
+  for (ulong i = lid; i < count; i += CLG_LOCAL) {
+    const long k = (long)indices[indices_off + i];
+    if (k < -d || k > d - 1) {
+      found = i;
+      break;
+    }
+  }
+  best[lid] = found;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint h = CLG_LOCAL / 2; h > 0; h >>= 1) {
+    if (lid < h && best[lid + h] < best[lid])
+      best[lid] = best[lid + h];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const ulong first = best[0];
+  if (lid == 0) {
+    verdict[CLG_GROUPS_AT] = first;
+    verdict[CLG_GROUPS_AT + 1] =
+        first == CLG_FUSED_NONE ? 0 : (ulong)(long)indices[indices_off + first];
+    ((global uint *)verdict)[1] = gen;
+    if (first != CLG_FUSED_NONE)
+      ((global uint *)verdict)[0] = 1u;
+  }
+  if (first != CLG_FUSED_NONE)
+    return;
+  const ulong total = rows * n * inner;
+  for (ulong u = lid; u < total; u += CLG_LOCAL) {
+    /* u = (r * n + j) * inner + c; quotients and remainders by
+     * subtraction (see gather_elements.cl: `%` and Oclgrind). */
+    const ulong t = u / inner, c = u - t * inner;
+    const ulong r = t / n, j = t - r * n;
+    long k = (long)indices[indices_off + (r / outer_pb) * n + j];
+    if (k < 0)
+      k += d;
+    out[out_off + u] = data[data_off + (r * s + (ulong)k) * inner + c];
   }
 }
 #endif

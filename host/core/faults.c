@@ -274,6 +274,15 @@ int clg__fi_host_run(void) {
   return 0;
 }
 
+int clg__fi_fused(void) {
+  const char *e = getenv("CLGATHER_TEST_FUSED");
+  if (e && strcmp(e, "always") == 0)
+    return 1;
+  if (e && strcmp(e, "rule") == 0)
+    return -1;
+  return 0;
+}
+
 cl_ulong clg__fi_max_alloc(cl_ulong real) {
   const char *e = getenv("CLGATHER_TEST_MAX_ALLOC");
   if (!e || !*e)

@@ -131,6 +131,12 @@ int clg__fi_device_validation(void);
  * that run with "always" and tests/run/test_host_run.c check the host's
  * way). */
 int clg__fi_host_run(void);
+/* CLGATHER_TEST_FUSED: "always" 1 (every call that may take way FUSED
+ * does, whatever its size), "rule" -1 (run/strategy.c,
+ * clg__fused_applies), else 0 (never: the test build's default, so that
+ * the suites' small cl_mem calls reach the validation kernel and the
+ * gated kernels; the suites rerun with "always"). */
+int clg__fi_fused(void);
 /* CLGATHER_TEST_MAX_ALLOC=BYTES: the device's largest buffer as the
  * library sees it, instead of `real` when smaller (so the suites run the
  * split paths of run/split.c on small tensors). */

@@ -50,6 +50,11 @@ typedef struct clg_launch {
   const cl_event *wait_list;
   bool baking; /* a plan being baked (clg__bake): prepare() builds its
                 * kernels and allocates, uploads and launches nothing */
+  /* Way FUSED (run/strategy.c): not NULL, the verdict buffer the fused
+   * kernel (the fused() hook's) writes, one group's, with run number
+   * `fused_gen`. */
+  cl_mem fused;
+  cl_uint fused_gen;
   /* Not NULL: prepare() sets *retime when, gated, it could not time its
    * variants and would have (clg__tune_pick_gated): a synchronous call
    * whose verdict passed may call it again, ungated, on the same tensors
@@ -60,6 +65,10 @@ typedef struct clg_launch {
 /* The operator's own 64-bit words in a device_plan() call's verdict: a
  * repeat's flag, its entries and its target (kernels/scatter_index.cl). */
 #define CLG_VERDICT_EXTRA 4
+/* The verdict's first work-group word (host/run/verdict.c's layout: the
+ * flag, the operator's words, then a (position, value) pair per group):
+ * the fused() hook's kernel writes its one group there. */
+#define CLG_VERDICT_GROUPS_AT (1 + CLG_VERDICT_EXTRA)
 
 /* A gather seen as whole rows (the rows hook), in elements: data [batch *
  * outer, s, inner] and output [batch * outer, n, inner], where the n
@@ -189,6 +198,15 @@ typedef struct clg_op_impl {
    * An operator that updates in place says yes for data; NULL: no input.
    * Any other overlap of the output with an input is an error. */
   bool (*output_may_alias)(int input);
+  /* Optional: the checked call in one kernel (way FUSED, run/strategy.c:
+   * small index counts and outputs): one work-group checks every index
+   * value against the operator's bounds, writes the verdict as the
+   * validation kernel writes one group's (launch->fused, with run number
+   * launch->fused_gen; host/run/verdict.c's layout) and, every value
+   * valid, writes the output. Sets up *call. NULL: the operator has
+   * none. */
+  clg_status (*fused)(clg_context *ctx, const clg_params *norm,
+                      const clg_launch *launch, clg_kernel_call *call);
   /* Optional, gathers: the call as whole rows (clg_row_view), for host tensors
    * larger than one device buffer: where a data row fits one buffer,
    * run/split.c runs groups of rows as Gathers on axis 1 and reads no index

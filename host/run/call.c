@@ -95,7 +95,10 @@ static clg_status clg_run_kernels(clg_context *ctx, const clg_checked *c,
   cl_event kevent = NULL;
   clg_kernel_calls calls;
   calls.count = 0;
-  if (st == CLG_SUCCESS)
+  if (st == CLG_SUCCESS && l->fused) {
+    calls.count = 1;
+    st = c->impl->fused(ctx, &c->norm, l, &calls.call[0]);
+  } else if (st == CLG_SUCCESS)
     st = c->impl->prepare(ctx, &c->norm, l, verdict != NULL, &calls);
   /* No kernel to run (a scatter in place with no entries): an event all
    * the same, after the wait list. Else the calls in order, the last one's
@@ -261,6 +264,9 @@ clg_status clg__run(const clg_call *call) {
    * read after a wait list waits twice anyway (verdict.c). */
   if (way == CLG_CHECK_GATED_READ && call->num_events > 0)
     way = clg__check_values_way(ctx, &c, call->indices);
+  /* A small gated call: one kernel checks and gathers. */
+  if (way == CLG_CHECK_GATED_READ && clg__fused_applies(ctx, &c, &of))
+    way = CLG_CHECK_FUSED;
   /* A small gather of host memory on a CPU device: on this thread. */
   if ((way == CLG_CHECK_HOST || way == CLG_CHECK_NONE) &&
       clg__host_run_applies(ctx, &c, call, &of))
@@ -290,6 +296,15 @@ clg_status clg__run(const clg_call *call) {
     else
       st = clg__verdict_enqueue(ctx, &c, l.queue, call->data, call->indices,
                                 call->num_events, call->wait_list, &v);
+    break;
+  case CLG_CHECK_FUSED: /* the operator's kernel writes the verdict */
+    st = clg__verdict_bare(ctx, &c, call->num_events, &v);
+    if (st == CLG_SUCCESS) {
+      v.groups = 1;
+      v.gen = clg__verdict_next_gen(ctx);
+      l.fused = v.mem;
+      l.fused_gen = v.gen;
+    }
     break;
   case CLG_CHECK_HOST_PLAN: /* the values are checked on the host */
     st = clg_index_plan(ctx, &c, &l, call->data, call->indices,
@@ -334,8 +349,9 @@ clg_status clg__run(const clg_call *call) {
                               &outcome);
   }
   /* The verdict's buffer is the outcome's once it exists (its kernels
-   * still read it from here). */
-  cl_mem verdict = v.mem;
+   * still read it from here). The fused kernel takes it as its own
+   * argument, not as a gate. */
+  cl_mem verdict = way == CLG_CHECK_FUSED ? NULL : v.mem;
   if (outcome && deferred)
     v.mem = NULL;
   /* A gated call keeps its last kernel's event: a synchronous one reads
@@ -350,6 +366,10 @@ clg_status clg__run(const clg_call *call) {
                            "completing a call with an empty output")
              : clg_run_kernels(ctx, &c, &l, verdict,
                                deferred ? &last : call->event);
+  /* The fused kernel is the call's validation kernel too. */
+  if (st == CLG_SUCCESS && way == CLG_CHECK_FUSED)
+    atomic_fetch_add_explicit(&ctx->device_validations, 1,
+                              memory_order_relaxed);
   if (st == CLG_SUCCESS && deferred) {
     /* Read after the last kernel (a synchronous call, and a device plan's
      * outcome: its verdict is complete only when its last kernel is), or,
@@ -542,6 +562,10 @@ clg_status clg__bake(clg_context *ctx, const clg_checked *c,
   gated = clg__check_row(way)->gated;
   clg_kernel_calls calls;
   st = c->impl->prepare(ctx, &c->norm, &l, gated, &calls);
+  /* A synchronous enqueue small enough runs the fused kernel instead. */
+  if (st == CLG_SUCCESS && way == CLG_CHECK_GATED_READ &&
+      clg__fused_applies(ctx, c, of))
+    st = c->impl->fused(ctx, &c->norm, &l, &calls.call[0]);
   if (l.state)
     c->impl->release_state(l.state);
   return st;

@@ -133,6 +133,7 @@ typedef enum clg_check_way {
   CLG_CHECK_DEVICE_PLAN,
   CLG_CHECK_GATED_READ,
   CLG_CHECK_HOST_RUN,
+  CLG_CHECK_FUSED,
   CLG_CHECK_WAYS
 } clg_check_way;
 
@@ -165,6 +166,14 @@ clg_check_way clg__check_values_way(const clg_context *ctx,
  * run/host_run.c)? A gather (an operator with slices() and no index
  * plan), a CPU device, data, indices and output in host memory, no wait
  * list, an output of at most the context's CLG_OPTION_HOST_RUN_BYTES. */
+/* Does a call that would gate and read after (GATED_READ) run the
+ * operator's fused kernel instead (FUSED: one work-group checks and
+ * gathers)? An operator with fused(), at most CLG_FUSED_MAX_INDICES
+ * indices and CLG_FUSED_MAX_BYTES of output, neither empty. */
+#define CLG_FUSED_MAX_INDICES 4096
+#define CLG_FUSED_MAX_BYTES ((uint64_t)64 << 10)
+bool clg__fused_applies(const clg_context *ctx, const clg_checked *c,
+                        const clg_tensor_facts *of);
 struct clg_call;
 bool clg__host_run_applies(const clg_context *ctx, const clg_checked *c,
                            const struct clg_call *call,

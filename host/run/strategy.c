@@ -43,6 +43,12 @@ static const clg_check_row clg_check_table[CLG_CHECK_WAYS] = {
                             "scanned in place, then the output copied on "
                             "the calling thread (run/host_run.c): no "
                             "kernel"},
+    [CLG_CHECK_FUSED] = {"fused", true, false,
+                         "a synchronous gather that would be gated, small "
+                         "(clg__fused_applies): one kernel, one work-group, "
+                         "checks every index and, all valid, writes the "
+                         "output; its verdict read after it (the call's "
+                         "one wait)"},
     [CLG_CHECK_HOST_PLAN] = {"host plan", false, true,
                              "an operator with an index plan (the "
                              "scatters): values on the host (read back from "
@@ -149,4 +155,24 @@ bool clg__host_run_applies(const clg_context *ctx, const clg_checked *c,
   int64_t most = atomic_load(&((clg_context *)ctx)->host_run_bytes);
   return (ctx->device_type & CL_DEVICE_TYPE_CPU) && most > 0 &&
          of->bytes <= (uint64_t)most && ctx->forced_variant < 0;
+}
+
+/* The thresholds (run.h) keep the one work-group's work small: its check
+ * and copy are serial in steps of its work-group size, where two kernels
+ * spread both over the device. W5 (10 int64 indices into [100, 64]
+ * float32, 2.5 KiB out) on POCL 3.1, Zen 3: see README's "What a call
+ * costs". */
+bool clg__fused_applies(const clg_context *ctx, const clg_checked *c,
+                        const clg_tensor_facts *of) {
+  (void)ctx;
+  if (!c->impl->fused || c->norm.mode != CLG_MODE_RAISE ||
+      c->xf.count == 0 || of->bytes == 0)
+    return false;
+#if defined(CLGATHER_TESTING)
+  int forced = clg__fi_fused();
+  if (forced >= 0)
+    return forced == 1;
+#endif
+  return c->xf.count <= CLG_FUSED_MAX_INDICES &&
+         of->bytes <= CLG_FUSED_MAX_BYTES;
 }

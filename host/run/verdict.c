@@ -37,8 +37,6 @@
 #define CLG_VALIDATE_PER_ITEM_GPU 32
 #define CLG_VALIDATE_MAX_GROUPS 1024
 
-/* The first group's word (see the layout above). */
-#define CLG_VERDICT_GROUPS_AT (1 + CLG_VERDICT_EXTRA)
 /* Every buffer is of the largest verdict's size. */
 #define CLG_VERDICT_WORDS (CLG_VERDICT_GROUPS_AT + 2 * CLG_VALIDATE_MAX_GROUPS)
 #define CLG_VERDICT_BYTES (CLG_VERDICT_WORDS * sizeof(cl_ulong))

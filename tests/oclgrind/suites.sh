@@ -81,6 +81,12 @@ CLGATHER_TEST_PLAN_DEVICE=cpu check "test_gather (CPU plans)" \
 CLGATHER_TEST_PLAN_DEVICE=cpu check "test_scatter_device (CPU plans)" \
   "$t/test_scatter_device" -j1 \
   --filter '@(*/distinct_slices_in_runs|*/innermost_axis_*|*/vector_lanes)'
+# Gather's fused kernel (one work-group checks and gathers: way FUSED) on
+# every case of its suite, and its own tests (a work-group of 256 here, a
+# simulated GPU: the reduction and its barriers).
+check test_fused "$t/test_fused" -j1
+CLGATHER_TEST_FUSED=always check "test_gather (fused)" \
+  "$t/test_gather" -j1 --filter "$skip"
 # EmbeddingBag's CPU variant (a block of columns per work-item), forced.
 CLGATHER_VARIANT=block check "test_embedding_bag (BLOCK)" \
   "$t/test_embedding_bag" -j1 --filter "$skip"
