@@ -665,7 +665,10 @@ CLG_API clg_status clg_gather_output_shape(int32_t data_rank,
  * which reads the validation's verdict first and writes nothing when any
  * index failed; the call then reads the verdict's few bytes (the first
  * offending position and its value, per work-group) after the gather
- * (blocking: the call's one host wait). cl_mem indices with a host output:
+ * (blocking: the call's one host wait); a small Gather (up to 4096 indices
+ * and 64 KiB of output) runs one kernel instead, whose one work-group
+ * checks every index and writes the output only when all are valid, its
+ * verdict read the same way. cl_mem indices with a host output:
  * read back (blocking, after the wait list) or, for larger arrays (from 32
  * KiB), checked by the validation kernel whose verdict is read back
  * (blocking) before the gather is enqueued. The same status and message

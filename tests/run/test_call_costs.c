@@ -41,7 +41,9 @@ typedef struct row {
   bool host_indices, host_output, large;
   const char *forced; /* CLGATHER_TEST_DEVICE_VALIDATION, or NULL; "rule":
                        * CLGATHER_TEST_HOST_RUN=rule and host data (the
-                       * library's rule for running on the host) */
+                       * library's rule for running on the host); "fused":
+                       * CLGATHER_TEST_FUSED=rule (the rule for Gather's
+                       * fused kernel) */
   const char *way;    /* the strategy's name, for the message */
   unsigned kernels, waits, objects;
 } row;
@@ -56,6 +58,12 @@ static const row rows[] = {
      * are staged: a buffer each per call (wrapped on a CPU device). */
     {GATHER, SYNC, false, false, false, NULL, "gated, read after", 2, 1, 0},
     {GATHER, SYNC, false, false, true, NULL, "gated, read after", 2, 1, 0},
+    /* ... and, under the library's rule, a small one: Gather's one fused
+     * kernel (the large one past its thresholds: gated). */
+    {GATHER, SYNC, false, false, false, "fused", "fused", 1, 1, 0},
+    {GATHER, PLAN, false, false, false, "fused", "fused", 1, 1, 0},
+    {GATHER, SYNC, false, false, true, "fused", "gated, read after", 2, 1,
+     0},
     {GATHER, SYNC, false, false, false, "never", "read-back", 1, 1, 0},
     {GATHER, ASYNC, false, false, false, NULL, "gated", 2, 0, 0},
     {GATHER, ASYNC, false, false, true, NULL, "gated", 2, 0, 0},
@@ -315,7 +323,8 @@ Test(call_costs, steady_state_calls, .timeout = 240) {
              r->host_output ? "host" : "cl_mem", r->large ? "large" : "small",
              r->way);
     bool host_run = r->forced && strcmp(r->forced, "rule") == 0;
-    if (r->forced && !host_run)
+    bool fused = r->forced && strcmp(r->forced, "fused") == 0;
+    if (r->forced && !host_run && !fused)
       setenv("CLGATHER_TEST_DEVICE_VALIDATION", r->forced, 1);
     else
       unsetenv("CLGATHER_TEST_DEVICE_VALIDATION");
@@ -323,6 +332,10 @@ Test(call_costs, steady_state_calls, .timeout = 240) {
       setenv("CLGATHER_TEST_HOST_RUN", "rule", 1);
     else
       unsetenv("CLGATHER_TEST_HOST_RUN");
+    if (fused)
+      setenv("CLGATHER_TEST_FUSED", "rule", 1);
+    else
+      unsetenv("CLGATHER_TEST_FUSED");
     operands p;
     make(r, &p);
     for (int warm = 0; warm < 4; ++warm) {
@@ -355,4 +368,5 @@ Test(call_costs, steady_state_calls, .timeout = 240) {
   }
   unsetenv("CLGATHER_TEST_DEVICE_VALIDATION");
   unsetenv("CLGATHER_TEST_HOST_RUN");
+  unsetenv("CLGATHER_TEST_FUSED");
 }
