@@ -1,17 +1,74 @@
 """The gathers: take (ONNX Gather), take_along_axis (GatherElements),
 gather_nd (GatherND)."""
 
+import ctypes
 import operator
 
 import numpy as np
 
-from . import _lib
+from . import _context, _lib
 from ._call import Call, choose, normalize_axis, operand, output_shape
 from ._docs import ERRORS_COMMON, KEYWORDS, OPERANDS
 
 
+_Shape = ctypes.c_int64 * _lib.CLG_MAX_RANK
+
+
+def _host_tensor(arr, code):
+    """A clg_tensor over a C-contiguous, aligned, native numpy array."""
+    return _lib.Tensor(code, arr.ndim, _Shape(*arr.shape), _lib.STORAGE_HOST,
+                       arr.ctypes.data, None, 0)
+
+
+def _take_fast(a, indices, axis, mode):
+    """take() of numpy arrays the library reads in place (C-contiguous,
+    aligned, native, a dtype it takes), with no out, batch_dims, context,
+    queue, wait list or outcome: straight to clg_run on the default
+    context, without the general path's operands and checks (the library
+    checks everything again). None where any of that does not hold: the
+    general path then runs (and raises what it raises)."""
+    if type(a) is not np.ndarray or type(indices) is not np.ndarray:
+        return None
+    code = _lib.DTYPES.get(a.dtype)
+    ifl, afl = indices.flags, a.flags
+    if (code is None or indices.dtype not in _lib.INDEX_DTYPES
+            or not (afl.c_contiguous and afl.aligned)
+            or not (ifl.c_contiguous and ifl.aligned)
+            or not a.dtype.isnative or not indices.dtype.isnative
+            or mode not in _lib.MODES or a.ndim == 0):
+        return None
+    if axis is None:
+        a = a.reshape(-1)
+        axis = 0
+    elif type(axis) is not int or not -a.ndim <= axis < a.ndim:
+        return None
+    elif axis < 0:
+        axis += a.ndim
+    shape = a.shape[:axis] + indices.shape + a.shape[axis + 1:]
+    if len(shape) > _lib.CLG_MAX_RANK or indices.ndim > _lib.CLG_MAX_RANK:
+        return None
+    result = np.empty(shape, a.dtype)
+    params = _lib.Params(_lib.OP_GATHER, axis, 0, _lib.MODES[mode])
+    code_x = _lib.DTYPES[indices.dtype]
+    t_d, t_x = _host_tensor(a, code), _host_tensor(indices, code_x)
+    t_o = _host_tensor(result, code)
+    ctx = _context._default  # set once; read without the lock
+    handle = ctx._handle if ctx is not None and ctx._handle else \
+        _context.default_context().handle
+    _lib.check(_lib.clg_run(handle,
+                            ctypes.byref(params), ctypes.byref(t_d),
+                            ctypes.byref(t_x), ctypes.byref(t_o), None, 0,
+                            None, None))
+    return result[()] if result.ndim == 0 else result
+
+
 def take(a, indices, axis=None, mode="raise", out=None, batch_dims=0, *,
          context=None, queue=None, wait_for=None, outcome=None):
+    if (out is None and batch_dims == 0 and context is None and queue is None
+            and wait_for is None and outcome is None):
+        result = _take_fast(a, indices, axis, mode)
+        if result is not None:
+            return result
     params = _lib.Params(_lib.OP_GATHER, 0, operator.index(batch_dims),
                          choose(mode, _lib.MODES, "mode"))
     call = Call((a, indices), out, context, queue, wait_for)

@@ -138,3 +138,39 @@ def test_batch_dims(axis, b):
     idx = rng.integers(-a.shape[axis], a.shape[axis], shape)
     same(clgather.take(a, idx, axis=axis, batch_dims=b),
          _take_batched(a, idx, axis, bn))
+
+
+def test_fast_path_is_taken_and_agrees(monkeypatch):
+    """take() of C-contiguous numpy arrays with no out, batch_dims,
+    context, queue, wait list or outcome goes straight to clg_run
+    (_gather._take_fast), never through the general path's Call: the
+    same bytes as numpy and as the general path (out= takes that one),
+    the same IndexError for a bad index, and the general path for what
+    the fast one leaves (a view, an axis out of range)."""
+    from clgather import _gather
+    a = sample((5, 4, 3), np.float32, seed=11)
+    idx = np.array([[2, -1], [0, 1]], dtype=np.int32)
+    general = {}
+    for axis in (0, 1, -1, None):
+        out_shape = np.take(a, idx, axis=axis).shape
+        general[axis] = clgather.take(a, idx, axis=axis,
+                                      out=np.empty(out_shape, a.dtype))
+
+    def no_call(*args, **kwargs):
+        raise AssertionError("the general path ran")
+    monkeypatch.setattr(_gather, "Call", no_call)
+    for axis in (0, 1, -1, None):
+        got = clgather.take(a, idx, axis=axis)
+        same(got, np.take(a, idx, axis=axis))
+        same(got, general[axis])
+    for mode in ("wrap", "clip"):
+        far = np.array([-13, 9, 2], dtype=np.int64)
+        same(clgather.take(a, far, axis=1, mode=mode),
+             np.take(a, far, axis=1, mode=mode))
+    same(clgather.take(a[0, 0], np.array(2)), np.take(a[0, 0], np.array(2)))
+    with pytest.raises(IndexError, match=r"indices\[1\]"):
+        clgather.take(a, np.array([0, 5]), axis=0)
+    with pytest.raises(AssertionError, match="general path"):
+        clgather.take(a[:, ::2], idx, axis=0)  # a view: the general path
+    with pytest.raises(AssertionError, match="general path"):
+        clgather.take(a, idx, axis=3)
