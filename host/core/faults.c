@@ -265,8 +265,10 @@ int clg__fi_device_validation(void) {
   return -1;
 }
 
-int clg__fi_host_run(void) {
-  const char *e = getenv("CLGATHER_TEST_HOST_RUN");
+/* A way the test build leaves off unless the variable `name` says
+ * "always" (1) or "rule" (-1, the library's own rule). */
+static int clg_fi_way(const char *name) {
+  const char *e = getenv(name);
   if (e && strcmp(e, "always") == 0)
     return 1;
   if (e && strcmp(e, "rule") == 0)
@@ -274,14 +276,9 @@ int clg__fi_host_run(void) {
   return 0;
 }
 
-int clg__fi_fused(void) {
-  const char *e = getenv("CLGATHER_TEST_FUSED");
-  if (e && strcmp(e, "always") == 0)
-    return 1;
-  if (e && strcmp(e, "rule") == 0)
-    return -1;
-  return 0;
-}
+int clg__fi_host_run(void) { return clg_fi_way("CLGATHER_TEST_HOST_RUN"); }
+
+int clg__fi_fused(void) { return clg_fi_way("CLGATHER_TEST_FUSED"); }
 
 cl_ulong clg__fi_max_alloc(cl_ulong real) {
   const char *e = getenv("CLGATHER_TEST_MAX_ALLOC");

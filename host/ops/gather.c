@@ -218,20 +218,32 @@ static clg_status gather_trial(void *arg, int variant, double *seconds) {
                                             t->l->wait_list, seconds) : st;
 }
 
+/* The call's geometry: data [batch, outer, s, slice bytes], batch_dims'
+ * and the axis's dimensions merged. */
+static void gather_geometry(const clg_params *norm, const clg_launch *l,
+                            uint64_t *batch, uint64_t *outer,
+                            uint64_t *slice) {
+  const clg_tensor *data = l->data;
+  int32_t a = (int32_t)norm->axis, b = (int32_t)norm->batch_dims;
+  *batch = *outer = 1;
+  *slice = l->df.elem_size;
+  for (int32_t i = 0; i < b; ++i)
+    *batch *= (uint64_t)data->shape[i];
+  for (int32_t i = b; i < a; ++i)
+    *outer *= (uint64_t)data->shape[i];
+  for (int32_t i = a + 1; i < data->rank; ++i)
+    *slice *= (uint64_t)data->shape[i];
+}
+
 static clg_status gather_prepare(clg_context *ctx, const clg_params *norm,
                                  const clg_launch *l, bool gated,
                                  clg_kernel_calls *calls) {
   clg_kernel_call *call = &calls->call[0];
   calls->count = 1;
   const clg_tensor *data = l->data;
-  int32_t a = (int32_t)norm->axis, b = (int32_t)norm->batch_dims;
-  uint64_t batch = 1, outer = 1, slice = l->df.elem_size;
-  for (int32_t i = 0; i < b; ++i)
-    batch *= (uint64_t)data->shape[i];
-  for (int32_t i = b; i < a; ++i)
-    outer *= (uint64_t)data->shape[i];
-  for (int32_t i = a + 1; i < data->rank; ++i)
-    slice *= (uint64_t)data->shape[i];
+  int32_t a = (int32_t)norm->axis;
+  uint64_t batch, outer, slice;
+  gather_geometry(norm, l, &batch, &outer, &slice);
   uint64_t n = batch ? l->xf.count / batch : 0; /* indices per batch */
 
   clg_gather_plan plan;
@@ -285,14 +297,9 @@ static clg_status gather_prepare(clg_context *ctx, const clg_params *norm,
 static clg_status gather_fused(clg_context *ctx, const clg_params *norm,
                                const clg_launch *l, clg_kernel_call *call) {
   const clg_tensor *data = l->data;
-  int32_t a = (int32_t)norm->axis, b = (int32_t)norm->batch_dims;
-  uint64_t batch = 1, outer = 1, slice = l->df.elem_size;
-  for (int32_t i = 0; i < b; ++i)
-    batch *= (uint64_t)data->shape[i];
-  for (int32_t i = b; i < a; ++i)
-    outer *= (uint64_t)data->shape[i];
-  for (int32_t i = a + 1; i < data->rank; ++i)
-    slice *= (uint64_t)data->shape[i];
+  int32_t a = (int32_t)norm->axis;
+  uint64_t batch, outer, slice;
+  gather_geometry(norm, l, &batch, &outer, &slice);
   size_t unit = clg__copy_unit_max(slice, l->d->align, l->o->align, 16);
   size_t local =
       (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) ? 1 : CLG_FUSED_LOCAL;

@@ -387,6 +387,24 @@ static clg_status bag_verdict(clg_context *ctx, const bag_call *c, bag_run *r,
   return st;
 }
 
+/* The end of a call checked on the device: its outcome to the caller on
+ * success (else released), nothing of it left running after a failure,
+ * the checks' event and the launch's buffers let go. Returns `st`. */
+static clg_status bag_end(clg_context *ctx, bag_run *r, clg_status st,
+                          clg_outcome *o, clg_outcome **outcome,
+                          cl_event checked) {
+  if (st == CLG_SUCCESS && outcome)
+    *outcome = o;
+  else if (o)
+    clg_outcome_release(o);
+  if (st != CLG_SUCCESS && checked)
+    (void)clWaitForEvents(1, &checked); /* nothing left running */
+  if (checked)
+    clReleaseEvent(checked);
+  bag_run_release(ctx, r);
+  return st;
+}
+
 /* DEVICE: the validation kernel, its verdict read, then the reduction
  * (after the wait list again: the checks have completed). */
 static clg_status bag_run_checked_first(clg_context *ctx, const bag_call *c,
@@ -409,16 +427,7 @@ static clg_status bag_run_checked_first(clg_context *ctx, const bag_call *c,
   if (st == CLG_SUCCESS)
     st = bag_reduce(ctx, c, &r, true, NULL, num_events, wait_list,
                     event != NULL, event);
-  if (st == CLG_SUCCESS && outcome)
-    *outcome = o;
-  else if (o)
-    clg_outcome_release(o);
-  if (st != CLG_SUCCESS && checked)
-    (void)clWaitForEvents(1, &checked); /* nothing left running */
-  if (checked)
-    clReleaseEvent(checked);
-  bag_run_release(ctx, &r);
-  return st;
+  return bag_end(ctx, &r, st, o, outcome, checked);
 }
 
 /* The reduction's variants a gated synchronous call could not time
@@ -471,20 +480,11 @@ static clg_status bag_run_gated(clg_context *ctx, const bag_call *c,
     if (st == CLG_SUCCESS && retime)
       st = bag_retime(ctx, c, &r);
   }
-  if (st == CLG_SUCCESS && outcome)
-    *outcome = o;
-  else
-    clg_outcome_release(o);
   if (st == CLG_SUCCESS && event)
     *event = last;
   else if (last)
     clReleaseEvent(last);
-  if (st != CLG_SUCCESS && checked)
-    (void)clWaitForEvents(1, &checked); /* nothing left running */
-  if (checked)
-    clReleaseEvent(checked);
-  bag_run_release(ctx, &r);
-  return st;
+  return bag_end(ctx, &r, st, o, outcome, checked);
 }
 
 /* HOST and READ_BACK: the values on the host (a cl_mem one read back,
