@@ -20,13 +20,10 @@ def _host_tensor(arr, code):
                        arr.ctypes.data, None, 0)
 
 
-def _take_fast(a, indices, axis, mode):
-    """take() of numpy arrays the library reads in place (C-contiguous,
-    aligned, native, a dtype it takes), with no out, batch_dims, context,
-    queue, wait list or outcome: straight to clg_run on the default
-    context, without the general path's operands and checks (the library
-    checks everything again). None where any of that does not hold: the
-    general path then runs (and raises what it raises)."""
+def _fast_operands(a, indices):
+    """The clg_dtype of `a` where both are numpy arrays the library reads
+    in place (C-contiguous, aligned, native byte order, dtypes it takes,
+    `a` of rank >= 1), else None (the general path)."""
     if type(a) is not np.ndarray or type(indices) is not np.ndarray:
         return None
     code = _lib.DTYPES.get(a.dtype)
@@ -35,7 +32,39 @@ def _take_fast(a, indices, axis, mode):
             or not (afl.c_contiguous and afl.aligned)
             or not (ifl.c_contiguous and ifl.aligned)
             or not a.dtype.isnative or not indices.dtype.isnative
-            or mode not in _lib.MODES or a.ndim == 0):
+            or a.ndim == 0):
+        return None
+    return code
+
+
+def _run_fast(op, axis, mode, a, code, indices, shape):
+    """clg_run of `op` on the default context into a new array of `shape`
+    (the operator's output shape, worked out by the caller for operands it
+    knows valid; the library checks everything again)."""
+    if len(shape) > _lib.CLG_MAX_RANK or indices.ndim > _lib.CLG_MAX_RANK:
+        return None
+    result = np.empty(shape, a.dtype)
+    params = _lib.Params(op, axis, 0, mode)
+    t_d = _host_tensor(a, code)
+    t_x = _host_tensor(indices, _lib.DTYPES[indices.dtype])
+    t_o = _host_tensor(result, code)
+    ctx = _context._default  # set once; read without the lock
+    handle = ctx._handle if ctx is not None and ctx._handle else \
+        _context.default_context().handle
+    _lib.check(_lib.clg_run(handle, ctypes.byref(params), ctypes.byref(t_d),
+                            ctypes.byref(t_x), ctypes.byref(t_o), None, 0,
+                            None, None))
+    return result
+
+
+def _take_fast(a, indices, axis, mode):
+    """take() of numpy arrays the library reads in place, with no out,
+    batch_dims, context, queue, wait list or outcome: straight to clg_run
+    on the default context, without the general path's operands and
+    checks. None where that does not hold: the general path then runs (and
+    raises what it raises)."""
+    code = _fast_operands(a, indices)
+    if code is None or mode not in _lib.MODES:
         return None
     if axis is None:
         a = a.reshape(-1)
@@ -45,21 +74,40 @@ def _take_fast(a, indices, axis, mode):
     elif axis < 0:
         axis += a.ndim
     shape = a.shape[:axis] + indices.shape + a.shape[axis + 1:]
-    if len(shape) > _lib.CLG_MAX_RANK or indices.ndim > _lib.CLG_MAX_RANK:
+    result = _run_fast(_lib.OP_GATHER, axis, _lib.MODES[mode], a, code,
+                       indices, shape)
+    if result is None:
         return None
-    result = np.empty(shape, a.dtype)
-    params = _lib.Params(_lib.OP_GATHER, axis, 0, _lib.MODES[mode])
-    code_x = _lib.DTYPES[indices.dtype]
-    t_d, t_x = _host_tensor(a, code), _host_tensor(indices, code_x)
-    t_o = _host_tensor(result, code)
-    ctx = _context._default  # set once; read without the lock
-    handle = ctx._handle if ctx is not None and ctx._handle else \
-        _context.default_context().handle
-    _lib.check(_lib.clg_run(handle,
-                            ctypes.byref(params), ctypes.byref(t_d),
-                            ctypes.byref(t_x), ctypes.byref(t_o), None, 0,
-                            None, None))
     return result[()] if result.ndim == 0 else result
+
+
+def _take_along_axis_fast(arr, indices, axis):
+    """take_along_axis() as _take_fast(): indices of arr's rank and of its
+    shape off `axis` (no broadcast), an int axis."""
+    code = _fast_operands(arr, indices)
+    if (code is None or type(axis) is not int
+            or not -arr.ndim <= axis < arr.ndim or indices.ndim != arr.ndim):
+        return None
+    if axis < 0:
+        axis += arr.ndim
+    if any(n != m for d, (n, m) in enumerate(zip(arr.shape, indices.shape))
+           if d != axis):
+        return None
+    return _run_fast(_lib.OP_GATHER_ELEMENTS, axis, 0, arr, code, indices,
+                     indices.shape)
+
+
+def _gather_nd_fast(data, indices):
+    """gather_nd() with batch_dims 0 as _take_fast(): tuples of 1 to
+    data.ndim components."""
+    code = _fast_operands(data, indices)
+    if code is None or indices.ndim == 0:
+        return None
+    m = indices.shape[-1]
+    if not 1 <= m <= data.ndim:
+        return None
+    return _run_fast(_lib.OP_GATHER_ND, 0, 0, data, code, indices,
+                     indices.shape[:-1] + data.shape[m:])
 
 
 def take(a, indices, axis=None, mode="raise", out=None, batch_dims=0, *,
@@ -157,6 +205,11 @@ def _broadcast(op, shape):
 
 def take_along_axis(arr, indices, axis, *, context=None, queue=None,
                     wait_for=None, outcome=None):
+    if (context is None and queue is None and wait_for is None
+            and outcome is None):
+        result = _take_along_axis_fast(arr, indices, axis)
+        if result is not None:
+            return result
     call = Call((arr, indices), None, context, queue, wait_for)
     data = operand(arr, "arr")
     idx = operand(indices, "indices", index=True)
@@ -240,6 +293,11 @@ Notes
 
 def gather_nd(data, indices, batch_dims=0, *, context=None, queue=None,
               wait_for=None, outcome=None):
+    if (batch_dims == 0 and context is None and queue is None
+            and wait_for is None and outcome is None):
+        result = _gather_nd_fast(data, indices)
+        if result is not None:
+            return result
     call = Call((data, indices), None, context, queue, wait_for)
     d = call.add(operand(data, "data"))
     idx = call.add(operand(indices, "indices", index=True))

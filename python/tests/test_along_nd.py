@@ -98,3 +98,32 @@ def test_gather_nd_shapes(itype):
 def test_gather_nd_lists():
     same(clgather.gather_nd([[1, 2], [3, 4]], [[1, 0], [0, 1]]),
          np.array([3, 2]))
+
+
+def test_fast_paths_are_taken_and_agree(monkeypatch):
+    """take_along_axis() (indices of arr's shape off the axis) and
+    gather_nd() (batch_dims 0) of C-contiguous numpy arrays with no
+    keywords go straight to clg_run, never through the general path's
+    Call: numpy's bytes (and the general path's, keywords given), the
+    same IndexError, and the general path for what they leave."""
+    from clgather import _gather
+    a = sample((4, 5, 3), np.float32, seed=21)
+    ia = np.array([[[2, -1, 0]] * 5] * 4, dtype=np.int64)  # (4, 5, 3)
+    ia[1, 2, 0] = -3
+    ind = np.array([[1, 4], [-1, 0], [3, -5]], dtype=np.int32)  # (3, 2)
+    want_nd = a[tuple(np.where(ind < 0, ind + np.array([4, 5]), ind).T)]
+
+    def no_call(*args, **kwargs):
+        raise AssertionError("the general path ran")
+    monkeypatch.setattr(_gather, "Call", no_call)
+    same(clgather.take_along_axis(a, ia, axis=2),
+         np.take_along_axis(a, ia, axis=2))
+    same(clgather.take_along_axis(a, ia[:, :, :2].copy(), axis=-1),
+         np.take_along_axis(a, ia[:, :, :2].copy(), axis=-1))
+    same(clgather.gather_nd(a, ind), want_nd)
+    with pytest.raises(IndexError, match=r"position \[1, 0\]"):
+        clgather.gather_nd(a, np.array([[0, 0], [4, 0]]))
+    with pytest.raises(AssertionError, match="general path"):
+        clgather.take_along_axis(a, ia[:1], axis=2)  # broadcast: general
+    with pytest.raises(AssertionError, match="general path"):
+        clgather.gather_nd(a, ind, batch_dims=1)
