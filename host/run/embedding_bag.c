@@ -5,7 +5,8 @@
  * (run/strategy.c, clg__bag_check_way).
  *
  * The steps: every check that reads no value (params, types, descriptors,
- * shapes, queue, overlaps); then the values of indices and bags, either
+ * shapes, queue, overlaps: run/bag_checks.c); then the values of indices and
+ * bags, either
  *  - on the host (HOST, READ_BACK: a cl_mem one read back, blocking, after
  *    the wait list), segment ids turned into each segment's first entry
  *    (`starts`), then the reduction, or
@@ -23,6 +24,7 @@
  * enqueue (clg__bag_call). Strided operands: run/bag_strided.c, which
  * calls this on dense ones. */
 #include "ops/embedding_bag.h"
+#include "run/bag_call.h"
 #include "run/bag_split.h"
 #include "run/run.h"
 #include "run/strided.h"
@@ -31,101 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { BAG_WEIGHT, BAG_INDICES, BAG_BAGS, BAG_PSW, BAG_INPUTS };
-
-typedef struct bag_call {
-  const clg_tensor *in[BAG_INPUTS];
-  const char *names[BAG_INPUTS];
-  clg_tensor_facts inf[BAG_INPUTS];
-  const clg_tensor *output;
-  clg_tensor_facts of;
-  clg_bag_geom g;
-  cl_command_queue queue;
-  int64_t w_ld, o_ld; /* row pitches (run/bag_strided.c); 0: dense */
-} bag_call;
-
-/* A cl_mem tensor's elements must be aligned for its kernel's loads. */
-static clg_status bag_check_offset(const char *name, const clg_tensor *t,
-                                   size_t elem) {
-  if (t->storage != CLG_STORAGE_BUFFER || t->offset % elem == 0)
-    return CLG_SUCCESS;
-  return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
-                   "%s->offset is %zu bytes, not a multiple of its element "
-                   "size %zu",
-                   name, t->offset, elem);
-}
-
-/* A plan's template as clg__check_tensor() checks it without memory: host
- * storage at an address never read (call_checks.c's rule for templates). */
-static const clg_tensor *bag_desc(const clg_tensor *t, bool templates,
-                                  clg_tensor *copy) {
-  static unsigned char nowhere;
-  if (!templates ||
-      (t->storage != CLG_STORAGE_HOST && t->storage != CLG_STORAGE_BUFFER))
-    return t;
-  *copy = *t;
-  copy->storage = CLG_STORAGE_HOST;
-  copy->host = &nowhere;
-  copy->buffer = NULL;
-  return copy;
-}
-
-/* Every check that reads no value; `templates` (a plan's, bag_plans.c):
- * every one that looks at no memory (no buffer, overlap or queue). */
-static clg_status bag_check_call(clg_context *ctx, const clg_bag_params *params,
-                                 cl_command_queue queue, cl_uint num_events,
-                                 const cl_event *wait_list, bag_call *c,
-                                 bool templates) {
-  if (!ctx)
-    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "ctx is NULL");
-  if (!c->in[BAG_WEIGHT])
-    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "weight is NULL");
-  if (!c->in[BAG_INDICES])
-    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "indices is NULL");
-  if (!c->output)
-    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "output is NULL");
-  clg_status st = clg__check_wait_list(num_events, wait_list);
-  if (st != CLG_SUCCESS)
-    return st;
-  if ((st = clg__bag_check_types(params, c->in[BAG_WEIGHT],
-                                 c->in[BAG_INDICES], c->in[BAG_BAGS],
-                                 c->in[BAG_PSW], c->output)) != CLG_SUCCESS)
-    return st;
-  clg_tensor copy;
-  for (int k = 0; k < BAG_INPUTS; ++k) {
-    const clg_tensor *t = c->in[k];
-    if (!t)
-      continue;
-    size_t elem = clg_dtype_size(t->dtype);
-    if ((st = clg__check_tensor(ctx, c->names[k],
-                                bag_desc(t, templates, &copy), elem,
-                                &c->inf[k])) != CLG_SUCCESS ||
-        (st = bag_check_offset(c->names[k], t, elem)) != CLG_SUCCESS)
-      return st;
-  }
-  size_t oelem = clg_dtype_size(c->output->dtype);
-  if ((st = clg__check_tensor(ctx, "output",
-                              bag_desc(c->output, templates, &copy), oelem,
-                              &c->of)) != CLG_SUCCESS ||
-      (st = bag_check_offset("output", c->output, oelem)) != CLG_SUCCESS)
-    return st;
-  if ((st = clg__bag_check_shapes(params, c->in[BAG_WEIGHT],
-                                  c->in[BAG_INDICES], c->in[BAG_BAGS],
-                                  c->in[BAG_PSW], c->output, &c->g)) !=
-          CLG_SUCCESS ||
-      templates)
-    return st;
-  for (int k = 0; k < BAG_INPUTS; ++k)
-    if (c->in[k] &&
-        (st = clg__check_no_overlap(c->names[k], c->in[k], c->inf[k].bytes,
-                                    c->output, c->of.bytes)) != CLG_SUCCESS)
-      return st;
-  return clg__resolve_queue(ctx, queue, &c->queue);
-}
-
 /* The values of an int tensor on the host: its own memory, or a copy read
  * back from its cl_mem (blocking, after the wait list) into *copy. */
-static clg_status bag_values(const bag_call *c, int k, cl_uint num_events,
+static clg_status bag_values(const clg_bag_call *c, int k, cl_uint num_events,
                              const cl_event *wait_list, const void **values,
                              void **copy) {
   const clg_tensor *t = c->in[k];
@@ -147,15 +57,6 @@ static clg_status bag_values(const bag_call *c, int k, cl_uint num_events,
   return st;
 }
 
-/* The first part of bag_on_device()'s rule (run.h). */
-bool clg__bag_device_checkable(const clg_bag_geom *g, const clg_tensor *indices,
-                               const clg_tensor *bags) {
-  return indices->storage == CLG_STORAGE_BUFFER &&
-         (!bags || bags->storage == CLG_STORAGE_BUFFER) &&
-         (g->n > 0 || g->bags_len > 0) && g->n < UINT32_MAX &&
-         g->bags_len < UINT32_MAX;
-}
-
 /* The staged operands and temporary buffers of a launch. */
 typedef struct bag_run {
   clg_staged in[BAG_INPUTS], o;
@@ -175,8 +76,7 @@ static void bag_run_release(clg_context *ctx, bag_run *r) {
     clg__unstage(&r->in[k]);
   clg__unstage(&r->o);
   if (r->starts && r->starts_size)
-    clg__scratch_give(ctx, r->starts, r->starts_size, r->busy != NULL,
-                      r->busy);
+    clg__scratch_give(ctx, r->starts, r->starts_size, r->busy != NULL, r->busy);
   else if (r->starts)
     clReleaseMemObject(r->starts);
   if (r->busy)
@@ -187,24 +87,23 @@ static void bag_run_release(clg_context *ctx, bag_run *r) {
 
 /* Stage every operand; host_starts (segment ids checked on the host) or a
  * device buffer for the starts the device computes. */
-static clg_status bag_stage(clg_context *ctx, const bag_call *c,
+static clg_status bag_stage(clg_context *ctx, const clg_bag_call *c,
                             const int64_t *host_starts, bool device,
                             bag_run *r) {
   clg_status st = CLG_SUCCESS;
   bool segments = c->g.p.form == CLG_BAGS_SEGMENT_IDS;
   for (int k = 0; k < BAG_INPUTS && st == CLG_SUCCESS; ++k)
     if (c->in[k] && !(k == BAG_BAGS && segments && !device))
-      st = clg__stage_input(ctx, c->in[k], c->inf[k].bytes,
-                            c->inf[k].elem_size, true, c->names[k], &r->in[k]);
+      st = clg__stage_input(ctx, c->in[k], c->inf[k].bytes, c->inf[k].elem_size,
+                            true, c->names[k], &r->in[k]);
   size_t sbytes = (size_t)(c->g.num_bags + 1) * sizeof(int64_t);
   if (st == CLG_SUCCESS && segments && c->of.bytes) {
     cl_int err = CL_SUCCESS;
-    r->starts =
-        host_starts
-            ? clCreateBuffer(ctx->cl_ctx,
-                             CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sbytes,
-                             (void *)host_starts, &err)
-            : clg__scratch_take(ctx, sbytes, &r->starts_size, &err);
+    r->starts = host_starts
+                    ? clCreateBuffer(ctx->cl_ctx,
+                                     CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                     sbytes, (void *)host_starts, &err)
+                    : clg__scratch_take(ctx, sbytes, &r->starts_size, &err);
     if (!r->starts)
       st = clg__fail_cl(err, "clCreateBuffer",
                         "the starts of EmbeddingBag's segments");
@@ -236,7 +135,7 @@ static clg_status bag_stage(clg_context *ctx, const bag_call *c,
 /* The reduction's calls: the segments' starts on the device first where
  * they are computed there, then the kernel; the mems are the offsets or
  * the starts. */
-static clg_status bag_reduce_calls(clg_context *ctx, const bag_call *c,
+static clg_status bag_reduce_calls(clg_context *ctx, const clg_bag_call *c,
                                    const bag_run *r, bool device, bool gated,
                                    clg_kernel_calls *calls) {
   clg_bag_mems m = r->m;
@@ -256,8 +155,7 @@ static clg_status bag_reduce_calls(clg_context *ctx, const bag_call *c,
     m.bags_size = 8;
     m.bags_len = c->g.num_bags + 1;
   }
-  return clg__bag_prepare(ctx, &c->g, &m, gated,
-                          &calls->call[calls->count++]);
+  return clg__bag_prepare(ctx, &c->g, &m, gated, &calls->call[calls->count++]);
 }
 
 /* The reduction enqueued after `after` (the wait list or the checks),
@@ -265,10 +163,10 @@ static clg_status bag_reduce_calls(clg_context *ctx, const bag_call *c,
  * waited for; *last (when not NULL) its event where `want_last` (else
  * NULL). The
  * segments' scratch starts are kept for a later call once it has ended. */
-static clg_status bag_reduce(clg_context *ctx, const bag_call *c, bag_run *r,
-                             bool device, cl_mem gate, cl_uint num_after,
-                             const cl_event *after, bool want_last,
-                             cl_event *last) {
+static clg_status bag_reduce(clg_context *ctx, const clg_bag_call *c,
+                             bag_run *r, bool device, cl_mem gate,
+                             cl_uint num_after, const cl_event *after,
+                             bool want_last, cl_event *last) {
   want_last = want_last && last;
   if (last)
     *last = NULL;
@@ -292,12 +190,10 @@ static clg_status bag_reduce(clg_context *ctx, const bag_call *c, bag_run *r,
                            want_last || blocking || r->starts_size, &kevent);
   bool done = false;
   if (st == CLG_SUCCESS)
-    st = clg__finish_call(c->queue, r->o.mem, c->of.bytes,
-                          c->output->storage == CLG_STORAGE_HOST
-                              ? c->output->host
-                              : NULL,
-                          blocking, &kevent, "EmbeddingBag's output",
-                          "EmbeddingBag", &done);
+    st = clg__finish_call(
+        c->queue, r->o.mem, c->of.bytes,
+        c->output->storage == CLG_STORAGE_HOST ? c->output->host : NULL,
+        blocking, &kevent, "EmbeddingBag's output", "EmbeddingBag", &done);
   /* The kernel may still use wrapped host memory: not past the call. */
   if (st != CLG_SUCCESS && kevent && !done)
     (void)clWaitForEvents(1, &kevent);
@@ -317,7 +213,7 @@ static clg_status bag_reduce(clg_context *ctx, const bag_call *c, bag_run *r,
  * the verdict, enqueued after the wait list; *checked the last one's
  * event. A synchronous call leaves the second out unless the verdict
  * says a check failed (one launch fewer on the path that passes). */
-static clg_status bag_check_on_device(clg_context *ctx, const bag_call *c,
+static clg_status bag_check_on_device(clg_context *ctx, const clg_bag_call *c,
                                       bag_run *r, bool values,
                                       cl_uint num_events,
                                       const cl_event *wait_list,
@@ -327,8 +223,7 @@ static clg_status bag_check_on_device(clg_context *ctx, const bag_call *c,
   static const uint32_t init[CLG_BAG_VERDICT_BYTES / 4] = {0, UINT32_MAX,
                                                            UINT32_MAX};
   cl_int err = CL_SUCCESS;
-  r->verdict =
-      clg__kept_take(ctx, &ctx->bag_verdicts, sizeof init, init, &err);
+  r->verdict = clg__kept_take(ctx, &ctx->bag_verdicts, sizeof init, init, &err);
   if (!r->verdict)
     return clg__fail_cl(err, "clCreateBuffer",
                         "the verdict of EmbeddingBag's checks");
@@ -342,8 +237,8 @@ static clg_status bag_check_on_device(clg_context *ctx, const bag_call *c,
   if (st == CLG_SUCCESS)
     st = clg__check_wait_failed(num_events, wait_list);
   if (st == CLG_SUCCESS)
-    st = clg__calls_launch(&calls, c->queue, NULL, num_events, wait_list,
-                           true, checked);
+    st = clg__calls_launch(&calls, c->queue, NULL, num_events, wait_list, true,
+                           checked);
   return st;
 }
 
@@ -352,14 +247,14 @@ static clg_status bag_check_on_device(clg_context *ctx, const bag_call *c,
  * a check failed, the offenders' values found and the error made. The
  * verdict's buffer goes back to the context (nothing reads it any more:
  * the read waited for its last reader). */
-static clg_status bag_verdict(clg_context *ctx, const bag_call *c, bag_run *r,
-                              cl_event after, bool after_caller) {
+static clg_status bag_verdict(clg_context *ctx, const clg_bag_call *c,
+                              bag_run *r, cl_event after, bool after_caller) {
   uint32_t words[4];
   int64_t values[3];
-  bool poll = clg__poll_brief(
-      ctx, c->inf[BAG_INDICES].bytes + c->inf[BAG_BAGS].bytes + c->of.bytes);
-  clg_status st = clg__bag_verdict_read(r->verdict, after, after_caller,
-                                        r->gen, c->queue, poll, words, values);
+  bool poll = clg__poll_brief(ctx, c->inf[BAG_INDICES].bytes +
+                                       c->inf[BAG_BAGS].bytes + c->of.bytes);
+  clg_status st = clg__bag_verdict_read(r->verdict, after, after_caller, r->gen,
+                                        c->queue, poll, words, values);
   bool clean = st == CLG_SUCCESS && !words[0];
   if (st == CLG_SUCCESS && words[0]) {
     /* A check failed: the offenders' values, then the verdict again. */
@@ -368,8 +263,7 @@ static clg_status bag_verdict(clg_context *ctx, const bag_call *c, bag_run *r,
     cl_event found = NULL;
     st = clg__bag_checks(ctx, &c->g, &r->m, r->verdict, r->gen, &calls);
     if (st == CLG_SUCCESS)
-      st = clg__call_launch(&calls.call[1], c->queue, NULL, 1, &after,
-                            &found);
+      st = clg__call_launch(&calls.call[1], c->queue, NULL, 1, &after, &found);
     if (st == CLG_SUCCESS) {
       st = clg__bag_verdict_read(r->verdict, found, false, r->gen, c->queue,
                                  false, words, values);
@@ -407,7 +301,7 @@ static clg_status bag_end(clg_context *ctx, bag_run *r, clg_status st,
 
 /* DEVICE: the validation kernel, its verdict read, then the reduction
  * (after the wait list again: the checks have completed). */
-static clg_status bag_run_checked_first(clg_context *ctx, const bag_call *c,
+static clg_status bag_run_checked_first(clg_context *ctx, const clg_bag_call *c,
                                         cl_uint num_events,
                                         const cl_event *wait_list,
                                         cl_event *event,
@@ -418,8 +312,8 @@ static clg_status bag_run_checked_first(clg_context *ctx, const bag_call *c,
   clg_outcome *o = NULL;
   clg_status st = bag_stage(ctx, c, NULL, true, &r);
   if (st == CLG_SUCCESS)
-    st = bag_check_on_device(ctx, c, &r, false, num_events, wait_list,
-                             &checked);
+    st =
+        bag_check_on_device(ctx, c, &r, false, num_events, wait_list, &checked);
   if (st == CLG_SUCCESS)
     st = bag_verdict(ctx, c, &r, checked, num_events > 0);
   if (st == CLG_SUCCESS && outcome)
@@ -434,7 +328,7 @@ static clg_status bag_run_checked_first(clg_context *ctx, const bag_call *c,
  * (bag_run_gated), once its verdict has passed: the reduction's calls set
  * up again, ungated, on the call's own operands (still staged), timed and
  * not launched; the trials write the bytes the gated kernel wrote. */
-static clg_status bag_retime(clg_context *ctx, const bag_call *c,
+static clg_status bag_retime(clg_context *ctx, const clg_bag_call *c,
                              bag_run *r) {
   clg_kernel_calls calls;
   calls.count = 0;
@@ -450,7 +344,7 @@ static clg_status bag_retime(clg_context *ctx, const bag_call *c,
  * the outcome (which takes its buffer and gives it back to the context
  * once read, to be reused after the reduction, its last reader), or once,
  * after the reduction. */
-static clg_status bag_run_gated(clg_context *ctx, const bag_call *c,
+static clg_status bag_run_gated(clg_context *ctx, const clg_bag_call *c,
                                 cl_uint num_events, const cl_event *wait_list,
                                 cl_event *event, clg_outcome **outcome) {
   bag_run r;
@@ -460,8 +354,8 @@ static clg_status bag_run_gated(clg_context *ctx, const bag_call *c,
   bool retime = false;
   clg_status st = bag_stage(ctx, c, NULL, true, &r);
   if (st == CLG_SUCCESS)
-    st = bag_check_on_device(ctx, c, &r, outcome != NULL, num_events,
-                             wait_list, &checked);
+    st = bag_check_on_device(ctx, c, &r, outcome != NULL, num_events, wait_list,
+                             &checked);
   cl_mem verdict = r.verdict;
   if (st == CLG_SUCCESS && outcome) {
     st = clg__outcome_pending_bag(ctx, c->queue, verdict, r.gen, checked,
@@ -489,7 +383,7 @@ static clg_status bag_run_gated(clg_context *ctx, const bag_call *c,
 
 /* HOST and READ_BACK: the values on the host (a cl_mem one read back,
  * blocking, after the wait list), then the reduction. */
-static clg_status bag_run_host(clg_context *ctx, const bag_call *c,
+static clg_status bag_run_host(clg_context *ctx, const clg_bag_call *c,
                                cl_uint num_events, const cl_event *wait_list,
                                cl_event *event, clg_outcome **outcome) {
   bag_run r;
@@ -537,63 +431,31 @@ static clg_status bag_run_host(clg_context *ctx, const bag_call *c,
 /* One call: checks that read no value, then the way strategy.c picks.
  * `outcome` NULL: the synchronous call. */
 static clg_status bag_call_run(clg_context *ctx, const clg_bag_params *params,
-                               bag_call *c, cl_command_queue queue,
+                               clg_bag_call *c, cl_command_queue queue,
                                cl_uint num_events, const cl_event *wait_list,
                                cl_event *event, clg_outcome **outcome) {
   if (clg__bag_strided(c->in, c->output)) /* run/bag_strided.c */
-    return clg__bag_run_strided(ctx, params, c->in, c->names, c->output,
-                                queue, num_events, wait_list, event, outcome);
+    return clg__bag_run_strided(ctx, params, c->in, c->names, c->output, queue,
+                                num_events, wait_list, event, outcome);
   clg_status st =
-      bag_check_call(ctx, params, queue, num_events, wait_list, c, false);
+      clg__bag_check_call(ctx, params, queue, num_events, wait_list, c, false);
   if (st != CLG_SUCCESS)
     return st;
   /* A host weight past the device's largest buffer: packed tables. */
   if (clg__bag_split_needed(ctx, c->in, c->inf, c->output, &c->of))
     return clg__bag_run_split(ctx, &c->g, c->in, c->inf, c->output, &c->of,
-                              c->queue, num_events, wait_list, event,
-                              outcome);
-  switch (clg__bag_check_way(ctx, &c->g, c->in[BAG_INDICES],
-                             &c->inf[BAG_INDICES], c->in[BAG_BAGS],
-                             &c->inf[BAG_BAGS], c->output, outcome != NULL,
-                             num_events)) {
+                              c->queue, num_events, wait_list, event, outcome);
+  switch (clg__bag_check_way(
+      ctx, &c->g, c->in[BAG_INDICES], &c->inf[BAG_INDICES], c->in[BAG_BAGS],
+      &c->inf[BAG_BAGS], c->output, outcome != NULL, num_events)) {
   case CLG_CHECK_GATED:
   case CLG_CHECK_GATED_READ:
     return bag_run_gated(ctx, c, num_events, wait_list, event, outcome);
   case CLG_CHECK_DEVICE:
-    return bag_run_checked_first(ctx, c, num_events, wait_list, event,
-                                 outcome);
+    return bag_run_checked_first(ctx, c, num_events, wait_list, event, outcome);
   default: /* HOST, READ_BACK */
     return bag_run_host(ctx, c, num_events, wait_list, event, outcome);
   }
-}
-
-static bag_call bag_call_of(const clg_bag_params *params,
-                            const clg_tensor *weight,
-                            const clg_tensor *indices, const clg_tensor *bags,
-                            const clg_tensor *psw, const clg_tensor *output) {
-  return (bag_call){
-      .in = {weight, indices, bags, psw},
-      .names = {"weight", "indices",
-                params && params->form == CLG_BAGS_SEGMENT_IDS ? "segment_ids"
-                                                                : "offsets",
-                "per_sample_weights"},
-      .output = output,
-  };
-}
-
-clg_status clg__bag_check_templates(clg_context *ctx,
-                                   const clg_bag_params *params,
-                                   const clg_tensor *weight,
-                                   const clg_tensor *indices,
-                                   const clg_tensor *bags,
-                                   const clg_tensor *per_sample_weights,
-                                   const clg_tensor *output, clg_bag_geom *g) {
-  bag_call c = bag_call_of(params, weight, indices, bags, per_sample_weights,
-                           output);
-  clg_status st = bag_check_call(ctx, params, NULL, 0, NULL, &c, true);
-  if (st == CLG_SUCCESS)
-    *g = c.g;
-  return st;
 }
 
 clg_status clg__bag_call(clg_context *ctx, const clg_bag_params *params,
@@ -603,8 +465,8 @@ clg_status clg__bag_call(clg_context *ctx, const clg_bag_params *params,
                          const clg_tensor *output, cl_command_queue queue,
                          cl_uint num_events, const cl_event *wait_list,
                          cl_event *event, clg_outcome **outcome) {
-  bag_call c = bag_call_of(params, weight, indices, bags, per_sample_weights,
-                           output);
+  clg_bag_call c = clg__bag_call_of(params, weight, indices, bags,
+                                    per_sample_weights, output);
   clg_status st = bag_call_run(ctx, params, &c, queue, num_events, wait_list,
                                event, outcome);
   return st == CLG_SUCCESS ? clg__ok() : st;
@@ -616,7 +478,7 @@ clg_status clg__bag_run_dense(clg_context *ctx, const clg_bag_params *params,
                               int64_t o_ld, cl_command_queue queue,
                               cl_uint num_events, const cl_event *wait_list,
                               cl_event *event, clg_outcome **outcome) {
-  bag_call c = bag_call_of(params, in[0], in[1], in[2], in[3], output);
+  clg_bag_call c = clg__bag_call_of(params, in[0], in[1], in[2], in[3], output);
   c.w_ld = w_ld;
   c.o_ld = o_ld;
   return bag_call_run(ctx, params, &c, queue, num_events, wait_list, event,
