@@ -40,8 +40,15 @@ unsigned long clg_fault_host_waits(void) { return atomic_load(&clg_waits); }
 
 void clg__fi_note_wait(void) { atomic_fetch_add(&clg_waits, 1); }
 
+static _Thread_local int clg_last_way = -1;
+
+int clg_fault_last_way(void) { return clg_last_way; }
+
+void clg__fi_note_way(int way) { clg_last_way = way; }
+
 void clg_fault_reset(void) {
   atomic_store(&clg_waits, 0);
+  clg_last_way = -1;
   atomic_store(&clg_no_fp64, false);
   atomic_store(&clg_no_denorm, false);
   atomic_store(&clg_flip_endian, false);

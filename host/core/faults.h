@@ -52,7 +52,15 @@ unsigned long clg_fault_calls(clg_fault kind);
  * each, however its wait ends). What a call costs is counted with it
  * (tests/run/test_call_costs.c). */
 unsigned long clg_fault_host_waits(void);
-/* Disarm every kind and zero the counters. */
+/* The way (run/run.h's clg_check_way, as an int) by which the calling
+ * thread's last call of an operator checked its index values, as the call
+ * chose it (run/call.c, run/embedding_bag.c); -1 where none was chosen
+ * since the thread's last clg_fault_reset(). The suites that force each
+ * way check with it that the way they force is the one taken
+ * (tests/run/test_ways.c). */
+int clg_fault_last_way(void);
+/* Disarm every kind and zero the counters (and the calling thread's last
+ * way). */
 void clg_fault_reset(void);
 /* While `hide` is set, CL_DEVICE_EXTENSIONS comes back without
  * cl_khr_fp64 (blanked out, same length): the refusal of reductions that
@@ -151,9 +159,12 @@ cl_ulong clg__fi_max_alloc(cl_ulong real);
 cl_int clg__wait_uncounted(cl_uint, const cl_event *);
 /* A polled read's wait (clg_fault_host_waits). */
 void clg__fi_note_wait(void);
+/* The way a call takes (clg_fault_last_way). */
+void clg__fi_note_way(int way);
 #else
 #define clg__wait_uncounted clWaitForEvents
 #define clg__fi_note_wait() ((void)0)
+#define clg__fi_note_way(way) ((void)(way))
 #endif
 
 #if defined(CLGATHER_TESTING) && !defined(CLG_FAULTS_IMPL)

@@ -269,8 +269,10 @@ clg_status clg__run(const clg_call *call) {
     way = CLG_CHECK_FUSED;
   /* A small gather of host memory on a CPU device: on this thread. */
   if ((way == CLG_CHECK_HOST || way == CLG_CHECK_NONE) &&
-      clg__host_run_applies(ctx, &c, call, &of))
+      clg__host_run_applies(ctx, &c, call, &of)) {
+    clg__fi_note_way(CLG_CHECK_HOST_RUN);
     return clg__run_on_host(call, &c, &of, queue);
+  }
   if (way == CLG_CHECK_DEVICE_PLAN) {
     st = c.impl->device_plan(ctx, &c.norm, &c.sc, call->data, call->indices,
                              &l.state);
@@ -279,6 +281,7 @@ clg_status clg__run(const clg_call *call) {
     if (!l.state) /* declined: the host's plan */
       way = CLG_CHECK_HOST_PLAN;
   }
+  clg__fi_note_way(way);
   bool device_plan = way == CLG_CHECK_DEVICE_PLAN;
   bool deferred = clg__check_row(way)->gated;
   clg_verdict v = {.mem = NULL};

@@ -445,9 +445,11 @@ static clg_status bag_call_run(clg_context *ctx, const clg_bag_params *params,
   if (clg__bag_split_needed(ctx, c->in, c->inf, c->output, &c->of))
     return clg__bag_run_split(ctx, &c->g, c->in, c->inf, c->output, &c->of,
                               c->queue, num_events, wait_list, event, outcome);
-  switch (clg__bag_check_way(
+  clg_check_way way = clg__bag_check_way(
       ctx, &c->g, c->in[BAG_INDICES], &c->inf[BAG_INDICES], c->in[BAG_BAGS],
-      &c->inf[BAG_BAGS], c->output, outcome != NULL, num_events)) {
+      &c->inf[BAG_BAGS], c->output, outcome != NULL, num_events);
+  clg__fi_note_way(way);
+  switch (way) {
   case CLG_CHECK_GATED:
   case CLG_CHECK_GATED_READ:
     return bag_run_gated(ctx, c, num_events, wait_list, event, outcome);

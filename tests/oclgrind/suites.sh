@@ -87,6 +87,10 @@ CLGATHER_TEST_PLAN_DEVICE=cpu check "test_scatter_device (CPU plans)" \
 check test_fused "$t/test_fused" -j1
 CLGATHER_TEST_FUSED=always check "test_gather (fused)" \
   "$t/test_gather" -j1 --filter "$skip"
+# Every way of checking index values on every operator that takes it,
+# a valid and a refused call each (Oclgrind reports an access, race or
+# uninitialized value any way's kernels make).
+check test_ways "$t/test_ways" -j1
 # EmbeddingBag's CPU variant (a block of columns per work-item), forced.
 CLGATHER_VARIANT=block check "test_embedding_bag (BLOCK)" \
   "$t/test_embedding_bag" -j1 --filter "$skip"

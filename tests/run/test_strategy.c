@@ -2,7 +2,9 @@
  * the pure function that picks one, over the cases that decide it (the
  * operator, the indices' and the output's storage, the asynchronous mode,
  * values checked before, the mode, the index bytes against the device
- * validation threshold). The suites run each way for real: the operator
+ * validation threshold). test_ways forces every way on every operator
+ * that takes it (a valid call and a refused one each, the way taken
+ * checked). The suites run each way for real on many shapes: the operator
  * suites (host, read-back for host outputs, gated and read after for
  * cl_mem ones), their *_device_validation runs (device, gated), the
  * asynchronous checked mode in test_outcome and test_plans (gated), the
