@@ -13,6 +13,7 @@
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,10 +247,29 @@ static int run_all(st_run *r, const char *device) {
   return 0;
 }
 
+/* A failure that is no case's result (a child that died, no case run):
+ * counted in the current row, always shown (in the last slot when the
+ * others are taken). */
+static void fail_run(st_run *r, bool in_row, const char *fmt, ...) {
+  if (in_row) {
+    st_row *w = &r->rows[r->row];
+    w->cases++;
+    w->failed++;
+  }
+  int slot = r->nfails < ST_MAX_FAILS ? r->nfails : ST_MAX_FAILS - 1;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(r->fails[slot], ST_DESC, fmt, ap);
+  va_end(ap);
+  r->nfails++;
+}
+
 /* Runs run_all() in a child process sharing r: a kernel that crashes on a
- * CPU device (whose kernels run in the calling process) then fails the
- * case it belonged to instead of ending the report. Returns the exit
- * status of the run. */
+ * CPU device (whose kernels run in the calling process), or a driver that
+ * ends the process (Rusticl's compiler exits inside clBuildProgram), then
+ * fails the case it was running instead of ending the report. Returns
+ * CLI_EXIT_DEVICE where no device could be opened (r->device empty), else
+ * 0: every other way the child ends short is a failure in r. */
 static int run_isolated(st_run *r, const char *device) {
   fflush(NULL);
   pid_t pid = fork();
@@ -260,21 +280,23 @@ static int run_isolated(st_run *r, const char *device) {
   int ws = 0;
   while (waitpid(pid, &ws, 0) < 0)
     ;
-  if (WIFEXITED(ws))
+  if (WIFEXITED(ws) && (WEXITSTATUS(ws) == 0 ||
+                        (WEXITSTATUS(ws) == CLI_EXIT_DEVICE &&
+                         r->device[0] == '\0')))
     return WEXITSTATUS(ws);
-  int sig = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
   char what[ST_DESC];
   snprintf(what, sizeof what, "%s", r->current[0] ? r->current
                                                   : "opening the device");
-  st_row *w = &r->rows[r->row];
-  w->cases++;
-  w->failed++;
-  /* always shown: in the last slot when the others are taken */
-  int slot = r->nfails < ST_MAX_FAILS ? r->nfails : ST_MAX_FAILS - 1;
-  snprintf(r->fails[slot], ST_DESC, "%.500s: the process died of "
-             "signal %d (%s) while the device ran it; later cases did not "
-             "run", what, sig, strsignal(sig));
-  r->nfails++;
+  if (WIFEXITED(ws))
+    fail_run(r, true, "%.500s: the process exited with status %d while the "
+             "device ran it (the driver ended it); later cases did not run",
+             what, WEXITSTATUS(ws));
+  else {
+    int sig = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
+    fail_run(r, true, "%.500s: the process died of signal %d (%s) while "
+             "the device ran it; later cases did not run",
+             what, sig, strsignal(sig));
+  }
   return 0;
 }
 
@@ -324,6 +346,12 @@ int cli_cmd_selftest(int argc, char **argv) {
   double t0 = now_s();
   int code = run_isolated(r, device);
   double total = now_s() - t0;
+  /* A run with no case run passes nothing. */
+  int ran = 0;
+  for (int i = 0; i < ST_NROWS; ++i)
+    ran += r->rows[i].cases;
+  if (code == 0 && ran == 0 && r->nfails == 0)
+    fail_run(r, false, "no case ran");
   if (code == CLI_EXIT_DEVICE && r->device[0] == '\0') {
     fprintf(stderr, PROG ": selftest: %s\n",
             r->device_msg[0] ? r->device_msg : "no device could be opened");
@@ -337,9 +365,9 @@ int cli_cmd_selftest(int argc, char **argv) {
       print_json(r, r->device, r->version, total);
     else
       print_text(r, r->device, r->version, total);
+    /* As the report's PASS or FAIL (and JSON's "result") says. */
     code = r->device_error ? CLI_EXIT_DEVICE
            : r->nfails > 0 ? CLI_EXIT_INPUT
-           : code != 0     ? CLI_EXIT_DEVICE
                            : CLI_EXIT_OK;
   }
   fflush(stdout);

@@ -20,8 +20,12 @@ typedef enum clg_quirk {
   CLG_QUIRK_COPY_HOST = 1u << 1,
 } clg_quirk;
 
-/* The quirks the table in quirks.c knows for `device`, from its platform's
- * name, into *out; the OpenCL error when the name cannot be read. Called by
+/* The quirks quirks.c gives a platform of this CL_PLATFORM_NAME: no hints
+ * unless its compiler is on the allowlist of those known to take them,
+ * and the table's. */
+unsigned clg__quirks_of_platform(const char *name);
+/* The quirks of `device` (clg__quirks_of_platform on its platform's name)
+ * into *out; the OpenCL error when the name cannot be read. Called by
  * context creation. */
 cl_int clg__quirks_known(cl_device_id device, unsigned *out);
 /* The build options the device's quirks add to every program's own:

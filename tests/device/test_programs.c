@@ -302,3 +302,19 @@ Test(programs, one_device_type_for_plans) {
   cr_expect_str_eq(clg__quirk_names(CLG_QUIRK_NO_HINTS | CLG_QUIRK_COPY_HOST),
                    "no-hints,copy-host");
 }
+
+/* Compiler hints go only to the compilers on quirks.c's allowlist (POCL's
+ * clang); any other platform, known or not, builds without them: one
+ * compiler (Rusticl's SPIR-V translator) ends the process on a hint
+ * instead of failing the build, where no fallback can run. */
+Test(programs, hints_only_for_allowed_compilers) {
+  cr_expect_eq(clg__quirks_of_platform("Portable Computing Language"), 0u);
+  cr_expect_eq(clg__quirks_of_platform("rusticl"), CLG_QUIRK_NO_HINTS);
+  cr_expect_eq(clg__quirks_of_platform("Oclgrind Simulator"),
+               CLG_QUIRK_NO_HINTS | CLG_QUIRK_COPY_HOST);
+  cr_expect_eq(clg__quirks_of_platform("NVIDIA CUDA"), CLG_QUIRK_NO_HINTS);
+  cr_expect_eq(clg__quirks_of_platform("Clover"), CLG_QUIRK_NO_HINTS);
+  cr_expect_eq(clg__quirks_of_platform("Intel(R) OpenCL Graphics"),
+               CLG_QUIRK_NO_HINTS);
+  cr_expect_eq(clg__quirks_of_platform(""), CLG_QUIRK_NO_HINTS);
+}

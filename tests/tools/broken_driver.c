@@ -16,6 +16,10 @@
  *                           kernel gets one byte overwritten (a kernel
  *                           computing a wrong element; a scatter's output,
  *                           a gather's output or a scratch buffer)
+ *   CLGATHER_BROKEN=exit    clBuildProgram prints a translator's complaint
+ *                           and ends the process with status 8, as Mesa
+ *                           22.3's Rusticl does on a builtin its SPIR-V
+ *                           translator does not know
  *   unset or anything else  a faithful driver
  *
  * Used by tests/tools/test_cli_selftest.c only. Plain C, POSIX dlsym.
@@ -24,6 +28,8 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,7 +89,29 @@ static int mode(void) {
   return strcmp(m, "drop") == 0     ? 1
          : strcmp(m, "gather") == 0 ? 2
          : strcmp(m, "flip") == 0   ? 3
+         : strcmp(m, "exit") == 0   ? 4
                                     : 0;
+}
+
+typedef cl_int (*build_fn)(cl_program, cl_uint, const cl_device_id *,
+                           const char *,
+                           void(CL_CALLBACK *)(cl_program, void *), void *);
+
+cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_devices,
+                                  const cl_device_id *devices,
+                                  const char *options,
+                                  void(CL_CALLBACK *notify)(cl_program,
+                                                            void *),
+                                  void *user_data) {
+  static build_fn real;
+  if (mode() == 4) {
+    fputs("InvalidFunctionCall: Unexpected llvm intrinsic (broken driver)\n",
+          stderr);
+    _exit(8);
+  }
+  if (real == NULL)
+    real = (build_fn)dlsym(RTLD_NEXT, "clBuildProgram");
+  return real(program, num_devices, devices, options, notify, user_data);
 }
 
 static unsigned long every(void) {

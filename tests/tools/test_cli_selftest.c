@@ -96,6 +96,31 @@ Test(cli_selftest, fails_when_the_driver_corrupts_a_buffer) {
   expect_caught("flip", "  FAIL ", false);
 }
 
+/* A driver that ends the process while building the first program (as
+ * Rusticl's SPIR-V translator did on a prefetch hint): no case ran to its
+ * end, and selftest says FAIL, exit 1 and JSON "fail" alike, naming the
+ * exit status, never PASS over rows of zero cases. */
+Test(cli_selftest, fails_when_the_driver_exits_in_a_build) {
+  setenv("LD_PRELOAD", CLGATHER_BROKEN_DRIVER_PATH, 1);
+  setenv("CLGATHER_BROKEN", "exit", 1);
+  setenv("ASAN_OPTIONS", "verify_asan_link_order=0:detect_leaks=0", 1);
+  char *out = NULL, *err = NULL;
+  int rc = selftest(&out, &err, "--quick", NULL);
+  cr_expect_eq(rc, 1, "selftest exited %d\n%s\n%s", rc, out, err);
+  cr_expect(strstr(out, "\nFAIL\n") != NULL, "%s", out);
+  cr_expect(strstr(out, "PASS") == NULL, "%s", out);
+  cr_expect(strstr(out, "exited with status 8") != NULL, "%s", out);
+  free(out);
+  free(err);
+  rc = selftest(&out, &err, "--quick", "--json");
+  unsetenv("LD_PRELOAD");
+  unsetenv("CLGATHER_BROKEN");
+  cr_expect_eq(rc, 1, "selftest --json exited %d\n%s\n%s", rc, out, err);
+  cr_expect(strstr(out, "\"result\": \"fail\"") != NULL, "%s", out);
+  free(out);
+  free(err);
+}
+
 /* The interposer itself is faithful when no mode is set: the same run
  * passes through it, so the failures above are the broken launches'. */
 Test(cli_selftest, passes_through_the_interposer_without_a_fault) {
