@@ -470,23 +470,26 @@ __kernel void clg_bag_validate(global const index_t *restrict indices,
   if (i == 0)
     verdict[3] = gen;
   if (i < n) {
-    long k = (long)indices[x_off + i];
-    if (k < 0 || k >= rows) {
+    /* Unsigned, against the run-time row count: a negative index is
+     * large (prelude.cl, CLG_FROM_END: Rusticl). */
+    if ((ulong)(long)indices[x_off + i] >= (ulong)rows) {
       atomic_min(&verdict[2], (uint)i);
       atomic_xchg(&verdict[0], 1u);
     }
   }
 #if CLG_BAG_FORM != 1
   if (i < bags_len) {
+    /* Compared with run-time values only (prelude.cl, CLG_FROM_END:
+     * Rusticl). */
     long v = (long)bags[b_off + i];
-    long prev = i > 0 ? (long)bags[b_off + i - 1] : 0;
+    bool down = i > 0 && v < (long)bags[b_off + i - 1];
 #if CLG_BAG_FORM == 0
-    bool bad = (i == 0 && v != 0) || v < prev || v > (long)n;
+    bool bad = (i == 0 && v != 0) || down || v > (long)n;
 #if CLG_BAG_LAST
     bad = bad || (i + 1 == bags_len && v != (long)n);
 #endif
 #else
-    bool bad = v < 0 || v >= num_bags || v < prev;
+    bool bad = (ulong)v >= (ulong)num_bags || down;
 #endif
     if (bad) {
       atomic_min(&verdict[1], (uint)i);

@@ -88,16 +88,14 @@
 /* The data row an index selects on an axis of size s (s > 0), or -1 if the
  * index is invalid (RAISE only). */
 static inline long clg_source_row(index_t value, ulong s) {
-  long k = (long)value;
 #if CLG_MODE == CLG_MODE_WRAP
-  k %= (long)s;
+  const long k = (long)value % (long)s;
   return k < 0 ? k + (long)s : k;
 #elif CLG_MODE == CLG_MODE_CLIP
-  return k < 0 ? 0 : (ulong)k >= s ? (long)s - 1 : k;
+  return value < 0 ? 0 : (ulong)value >= s ? (long)s - 1 : (long)value;
 #else
-  if (k < 0)
-    k += (long)s;
-  return (k >= 0 && (ulong)k < s) ? k : -1;
+  const long k = CLG_FROM_END(value, s); /* prelude.cl: signs, Rusticl */
+  return (ulong)k < s ? k : -1;
 #endif
 }
 
@@ -397,9 +395,8 @@ clg_gather_checked(global const unit_t *restrict data, ulong data_off,
      * subtraction (see gather_elements.cl: `%` and Oclgrind). */
     const ulong t = u / inner, c = u - t * inner;
     const ulong r = t / n, j = t - r * n;
-    long k = (long)indices[indices_off + (r / outer_pb) * n + j];
-    if (k < 0)
-      k += d;
+    const long k =
+        CLG_FROM_END(indices[indices_off + (r / outer_pb) * n + j], d);
     out[out_off + u] = data[data_off + (r * s + (ulong)k) * inner + c];
   }
 }

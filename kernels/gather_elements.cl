@@ -49,10 +49,8 @@
 
 /* The data position an index selects on an axis of size s, or -1. */
 static inline long clg_ge_source(index_t value, ulong s) {
-  long k = (long)value;
-  if (k < 0)
-    k += (long)s;
-  return (k >= 0 && (ulong)k < s) ? k : -1;
+  const long k = CLG_FROM_END(value, s); /* prelude.cl: signs, Rusticl */
+  return (ulong)k < s ? k : -1;
 }
 
 /* No restrict on a helper's parameters: inlined, they become LLVM's

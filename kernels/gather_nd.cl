@@ -60,11 +60,8 @@ static inline long clg_nd_row(global const index_t *t, uint m,
                               const ulong *dims, const ulong *strides) {
   long row = 0;
   for (uint j = 0; j < m; ++j) {
-    long k = (long)t[j];
-    long d = (long)dims[j];
-    if (k < 0)
-      k += d;
-    if (k < 0 || k >= d)
+    const long k = CLG_FROM_END(t[j], dims[j]); /* prelude.cl: Rusticl */
+    if ((ulong)k >= dims[j])
       return -1;
     row += k * (long)strides[j];
   }

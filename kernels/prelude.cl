@@ -52,6 +52,17 @@ typedef CLG_INDEX index_t;
     (out)[15] = (v).sf;                                                        \
   } while (0)
 
+/* An index value `v`, in its own type (int or long), counted from the end
+ * of an axis of `d` elements where it is negative (ONNX): v + d, a long.
+ * Its sign is tested on v's own type, and a widened index is compared
+ * with run-time bounds only (unsigned: (ulong)k < d), never with a
+ * constant: Mesa 22.3's Rusticl (llvmpipe) compares an int widened to long
+ * with a constant as if it had been widened without its sign ((long)-2 < 0
+ * is false there, (long)-2 > -3 true; tests/rusticl/sext_compare.c), which
+ * took negative int32 indices for invalid and would have let EmbeddingBag's
+ * check pass a negative one. Every kernel follows the same rule. */
+#define CLG_FROM_END(v, d) ((long)(v) + ((v) < 0 ? (long)(d) : 0L))
+
 /* Asynchronous checked mode (-DCLG_GATED): one more argument, the verdict
  * of the validation kernel (kernels/validate.cl), read first; when it is
  * set the kernel writes nothing and the output stays as it was. */

@@ -340,21 +340,21 @@ kernel void clg_scatter_elements_rows(global mem_t *out, ulong out_off,
     const size_t base = out_off + row * s0 * inner, stop = e + n0;
     if (inner == 1 && x64)
       for (; e < stop; ++e) {
-        const long v = x8[x_off + e];
-        STORE(out, base + (size_t)(v + (v < 0 ? (long)abound : 0)) * s1,
+        const long v = CLG_FROM_END(x8[x_off + e], abound);
+        STORE(out, base + (size_t)v * s1,
               LOAD(upd, upd_off + e));
       }
     else if (inner == 1)
       for (; e < stop; ++e) {
-        const long v = x[x_off + e];
-        STORE(out, base + (size_t)(v + (v < 0 ? (long)abound : 0)) * s1,
+        const long v = CLG_FROM_END(x[x_off + e], abound);
+        STORE(out, base + (size_t)v * s1,
               LOAD(upd, upd_off + e));
       }
     else
       for (; e < stop; ++e) {
-        const long v = x64 ? x8[x_off + e] : (long)x[x_off + e];
-        const size_t ob =
-            base + (size_t)(v + (v < 0 ? (long)abound : 0)) * s1 * inner;
+        const long v = x64 ? CLG_FROM_END(x8[x_off + e], abound)
+                           : CLG_FROM_END(x[x_off + e], abound);
+        const size_t ob = base + (size_t)v * s1 * inner;
         for (size_t j = 0; j < inner; ++j)
           STORE(out, ob + j, LOAD(upd, upd_off + e * inner + j));
       }

@@ -56,8 +56,7 @@ kernel void clg_si_keys_nd(global const index_t *restrict x, ulong x_off,
   if (m == 1) {
     const long d0 = (long)dims.s0;
     for (ulong e = b; e < end; ++e) {
-      const long v = (long)x[x_off + e];
-      keys[e] = (uint)(v < 0 ? v + d0 : v);
+      keys[e] = (uint)CLG_FROM_END(x[x_off + e], d0); /* prelude.cl */
     }
     return;
   }
@@ -66,10 +65,7 @@ kernel void clg_si_keys_nd(global const index_t *restrict x, ulong x_off,
   for (ulong e = b; e < end; ++e) {
     ulong t = 0;
     for (uint j = 0; j < m; ++j) {
-      long v = (long)x[x_off + e * m + j];
-      if (v < 0)
-        v += (long)d[j];
-      t = t * d[j] + (ulong)v;
+      t = t * d[j] + (ulong)CLG_FROM_END(x[x_off + e * m + j], d[j]);
     }
     keys[e] = (uint)t;
   }
@@ -116,7 +112,7 @@ kernel void clg_si_keys_elements(global const index_t *restrict x, ulong x_off,
     const ulong stop = min(end, e + (n0 - j));
     const uint b32 = (uint)base;
     for (; e < stop; ++e, ++j) {
-      const long v = (long)x[x_off + e];
+      const index_t v = x[x_off + e]; /* signed in its own type */
       const uint value = (uint)v + (v < 0 ? ab : 0u);
       keys[e] = b32 + value * sa + (last ? 0u : (uint)j * sl);
     }
@@ -206,9 +202,9 @@ kernel void clg_si_claim_rows(global const index_t *restrict x, ulong x_off,
   for (ulong e = b, row = b / n0; e < end; ++row) {
     const uint base = (uint)(row * s0);
     for (const ulong stop = e + n0; e < stop; ++e) {
-      const long v = (long)x[x_off + e];
+      const index_t v = x[x_off + e]; /* signed in its own type */
       /* v in [-abound, abound - 1], in ulong arithmetic (wrapping): */
-      const uint ok = (ulong)v + abound < 2 * abound;
+      const uint ok = (ulong)(long)v + abound < 2 * abound;
       const uint t = base + (ok ? ((uint)v + (v < 0 ? ab : 0u)) * s1 : 0u);
       bad |= !ok;
       bits[t >> 5] |= 1u << (t & 31u);

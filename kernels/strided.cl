@@ -105,10 +105,8 @@ __kernel void clg_strided_gather(__global const CLG_UNIT *src, long src_off,
   s += j * ss[CLG_RANK - 1];
   d += j * ds[CLG_RANK - 1];
   x += j * xs[CLG_RANK - 1];
-  long k = (long)idx[idx_off + x];
-  if (k < 0)
-    k += axis_size;
-  s += k * axis_stride;
+  /* prelude.cl: the sign on the index's own type (Rusticl) */
+  s += CLG_FROM_END(idx[idx_off + x], axis_size) * axis_stride;
   for (int u = 0; u < CLG_PER; ++u)
     dst[dst_off + d * CLG_PER + u] = src[src_off + s * CLG_PER + u];
 }

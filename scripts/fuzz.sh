@@ -16,6 +16,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 
 bash scripts/install-deps.sh hardening
+. scripts/icd-pocl.sh
 build=${CLGATHER_FUZZ_BUILD_DIR:-build-fuzz}
 # The harnesses are tests (tests/fuzz/); npy and tensorproto read files
 # through the CLI's ONNX parts.

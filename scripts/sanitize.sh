@@ -32,6 +32,7 @@ done_phase() {
 
 phase "installing dependencies (hardening)"
 bash scripts/install-deps.sh hardening
+. scripts/icd-pocl.sh
 done_phase "dependencies"
 
 # POCL's kernel cache: the user's (~/.cache/pocl unless POCL_CACHE_DIR

@@ -28,6 +28,7 @@ if [ "$(id -u)" -ne 0 ]; then
   sudo="sudo"
 fi
 bash scripts/install-deps.sh packaging
+. scripts/icd-pocl.sh
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/clgather-packages.XXXXXX")
 ours=(libclgather0 libclgather-dev clgather libclgather-mpi0

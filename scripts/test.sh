@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
+. scripts/icd-pocl.sh
 build=${CLGATHER_BUILD_DIR:-build}
 cmake -S . -B "$build" -DCLGATHER_WERROR=ON -DCLGATHER_BUILD_TESTS=ON \
   -DCLGATHER_BUILD_ONNX=ON -DCLGATHER_BUILD_BENCH=ON -DCLGATHER_BUILD_MPI=ON

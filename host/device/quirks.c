@@ -61,12 +61,19 @@ static const clg_quirk_rule clg_quirk_table[] = {
       * failed build per program and "1 error generated." on the process's
       * stderr from the driver. */
      "__builtin_prefetch refuses global pointers"},
-    {"rusticl", CLG_QUIRK_NO_HINTS,
-     /* Mesa 22.3.6's Rusticl (Debian 12, llvmpipe): OpenCL C goes to
-      * SPIR-V through the LLVM-SPIRV translator, which prints
+    {"rusticl", CLG_QUIRK_NO_HINTS | CLG_QUIRK_GPU_PLANS,
+     /* Mesa 22.3.6's Rusticl (Debian 12, llvmpipe). NO_HINTS: OpenCL C
+      * goes to SPIR-V through the LLVM-SPIRV translator, which prints
       * "InvalidFunctionCall: Unexpected llvm intrinsic: llvm.prefetch.p1i8"
-      * and ends the process (exit status 8) inside clBuildProgram. */
-     "its SPIR-V translator exits the process on llvm.prefetch"},
+      * and ends the process (exit status 8) inside clBuildProgram.
+      * GPU_PLANS: llvmpipe's shaders run a loop at most 65535 times per
+      * work-item (gallivm's loop limit, LP_MAX_TGSI_LOOP_ITERATIONS) and
+      * drop the rest without an error; a Gather planned for a CPU copies
+      * a whole plane or a block of slices per work-item (a [50000] gather
+      * of 70000 indices stopped at output element 65535).
+      * tests/rusticl/loop_limit.c reproduces it. */
+     "its SPIR-V translator exits the process on llvm.prefetch; llvmpipe "
+     "cuts loops at 65535 iterations"},
 };
 
 unsigned clg__quirks_of_platform(const char *name) {
@@ -148,9 +155,15 @@ bool clg__quirk_drop_hints(clg_context *ctx) {
 }
 
 const char *clg__quirk_names(unsigned quirks) {
-  static const char *const names[] = {"", "no-hints", "copy-host",
-                                      "no-hints,copy-host"};
-  return names[quirks & 3u];
+  static const char *const names[] = {"",
+                                      "no-hints",
+                                      "copy-host",
+                                      "no-hints,copy-host",
+                                      "gpu-plans",
+                                      "no-hints,gpu-plans",
+                                      "copy-host,gpu-plans",
+                                      "no-hints,copy-host,gpu-plans"};
+  return names[quirks & 7u];
 }
 
 cl_device_type clg__quirk_device_type(cl_device_type reported) {
@@ -162,9 +175,12 @@ cl_device_type clg__quirk_device_type(cl_device_type reported) {
 }
 
 cl_device_type clg__plan_device(const clg_context *ctx) {
+  cl_device_type type = (ctx->quirks & CLG_QUIRK_GPU_PLANS)
+                            ? CL_DEVICE_TYPE_GPU
+                            : ctx->device_type;
 #if defined(CLGATHER_TESTING)
-  return clg__fi_plan_device(ctx->device_type);
+  return clg__fi_plan_device(type);
 #else
-  return ctx->device_type;
+  return type;
 #endif
 }

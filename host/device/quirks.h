@@ -18,6 +18,12 @@ typedef enum clg_quirk {
    * memory: for a checking simulator that takes wrapped host memory for
    * uninitialized (device/enqueue.c). */
   CLG_QUIRK_COPY_HOST = 1u << 1,
+  /* Kernels are planned as for a GPU whatever the device's type: the
+   * device runs at most 65535 iterations of each loop of a work-item and
+   * silently drops the rest, which the CPU plans' long loops per
+   * work-item (a plane, a block of slices, a chunk of indices) exceed;
+   * the GPU plans give each work-item a few iterations. */
+  CLG_QUIRK_GPU_PLANS = 1u << 2,
 } clg_quirk;
 
 /* The quirks quirks.c gives a platform of this CL_PLATFORM_NAME: no hints
@@ -54,7 +60,8 @@ const char *clg__quirk_names(unsigned quirks);
  * else is kept as it is (planned as a GPU). */
 cl_device_type clg__quirk_device_type(cl_device_type reported);
 /* The device type plans are made for: the context's device's (the one type
- * above), except in test builds, where CLGATHER_TEST_PLAN_DEVICE=gpu|cpu
+ * above; a GPU where its quirks say CLG_QUIRK_GPU_PLANS), except in test
+ * builds, where CLGATHER_TEST_PLAN_DEVICE=gpu|cpu
  * overrides it so the GPU kernel variants also run on POCL's CPU device. */
 cl_device_type clg__plan_device(const clg_context *ctx);
 

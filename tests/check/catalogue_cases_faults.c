@@ -49,20 +49,33 @@ CAT_BUILDER(b_ctx_create) {
   }
 }
 /* clg_context_create with a device that is not in the cl_context: a
- * sub-device of it, where the device can be partitioned. */
+ * sub-device of it, where the device can be partitioned equally (its
+ * CL_DEVICE_PARTITION_MAX_SUB_DEVICES and CL_DEVICE_PARTITION_PROPERTIES
+ * say so: Mesa 22.3's Rusticl reports 0 and crashes in
+ * clCreateSubDevices). */
 CAT_BUILDER(b_ctx_create_subdevice) {
   UNUSED_P;
   c->kind = K_CTX_CREATE;
   c->cc_ctx = c->clctx;
-  cl_uint cu = 0;
+  cl_uint cu = 0, max_subs = 0;
   tu_cl_check(clGetDeviceInfo(tu_device(), CL_DEVICE_MAX_COMPUTE_UNITS,
                               sizeof cu, &cu, NULL),
               "clGetDeviceInfo(CL_DEVICE_MAX_COMPUTE_UNITS)");
+  tu_cl_check(clGetDeviceInfo(tu_device(), CL_DEVICE_PARTITION_MAX_SUB_DEVICES,
+                              sizeof max_subs, &max_subs, NULL),
+              "clGetDeviceInfo(CL_DEVICE_PARTITION_MAX_SUB_DEVICES)");
+  cl_device_partition_property kinds[8] = {0};
+  size_t kbytes = 0;
+  bool equally = false;
+  if (clGetDeviceInfo(tu_device(), CL_DEVICE_PARTITION_PROPERTIES,
+                      sizeof kinds, kinds, &kbytes) == CL_SUCCESS)
+    for (size_t k = 0; k < kbytes / sizeof *kinds && k < 8; ++k)
+      equally = equally || kinds[k] == CL_DEVICE_PARTITION_EQUALLY;
   const cl_device_partition_property props[] = {CL_DEVICE_PARTITION_EQUALLY, 1,
                                                 0};
   cl_device_id subs[64];
   cl_uint n = 0;
-  if (cu < 2 || cu > 64 ||
+  if (cu < 2 || cu > 64 || max_subs < 2 || !equally ||
       clCreateSubDevices(tu_device(), props, 64, subs, &n) != CL_SUCCESS ||
       n == 0) {
     c->skip = "the device cannot be partitioned into sub-devices";
