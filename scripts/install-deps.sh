@@ -4,7 +4,7 @@
 # `install-deps.sh hardening` also installs clang and its sanitizer/libFuzzer
 # runtimes (for scripts/sanitize.sh and scripts/fuzz.sh); `install-deps.sh
 # packaging` the Debian packaging tools (for scripts/test-packages.sh);
-# `install-deps.sh devices` Oclgrind (for scripts/test-devices.sh);
+# `install-deps.sh devices` Oclgrind and Mesa's OpenCL (for scripts/test-devices.sh);
 # `install-deps.sh abi` abigail-tools (for scripts/check-abi.sh).
 set -euo pipefail
 
@@ -25,11 +25,12 @@ packages=(
 if [ "${1:-}" = "hardening" ]; then
   packages+=(clang libclang-rt-dev)
 fi
-# `install-deps.sh devices`: the second OpenCL implementation the suites run
-# on (scripts/test-devices.sh): Oclgrind, a simulated GPU with memory,
-# race and uninitialized-value checks.
+# `install-deps.sh devices`: the other OpenCL implementations the suites
+# run on (scripts/test-devices.sh): Oclgrind, a simulated GPU with memory,
+# race and uninitialized-value checks, and Mesa's Rusticl (with Clover, in
+# mesa-opencl-icd), whose llvmpipe device runs on the CPU.
 if [ "${1:-}" = "devices" ]; then
-  packages+=(oclgrind)
+  packages+=(oclgrind mesa-opencl-icd)
 fi
 # `install-deps.sh abi`: abidw and abidiff (scripts/check-abi.sh).
 if [ "${1:-}" = "abi" ]; then

@@ -7,12 +7,16 @@
 #  2. Oclgrind, a simulated GPU that checks every memory access, data races
 #     and uninitialized values (tests/oclgrind/suites.sh): the operators'
 #     suites, the device index checks, onnx-test and `clgather selftest
-#     --quick`, any report of Oclgrind's a failure.
+#     --quick`, any report of Oclgrind's a failure;
+#  3. Mesa's Rusticl on llvmpipe (tests/rusticl/suites.sh): the
+#     reproductions of its bugs, the gathers' suites, every way of every
+#     operator, selftest and ONNX's node tests.
 # Builds in CLGATHER_BUILD_DIR (default build, as scripts/test.sh, which
 # then finds it built), with scripts/test.sh's options: every optional part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh devices
+. scripts/icd-pocl.sh
 build=${CLGATHER_BUILD_DIR:-build}
 cmake -S . -B "$build" -DCLGATHER_WERROR=ON -DCLGATHER_BUILD_TESTS=ON \
   -DCLGATHER_BUILD_ONNX=ON -DCLGATHER_BUILD_BENCH=ON -DCLGATHER_BUILD_MPI=ON \
@@ -70,3 +74,8 @@ start=$SECONDS
 echo "test-devices: Oclgrind"
 bash tests/oclgrind/suites.sh "$build"
 echo "test-devices: Oclgrind took $((SECONDS - start)) s"
+
+start=$SECONDS
+echo "test-devices: Rusticl"
+env -u OCL_ICD_VENDORS bash tests/rusticl/suites.sh "$build"
+echo "test-devices: Rusticl took $((SECONDS - start)) s"

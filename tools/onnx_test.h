@@ -24,6 +24,11 @@ int cli_cmd_onnx_test(int argc, char **argv);
 /** What `clgather selftest` learns from the installed ONNX folders. */
 typedef struct cli_onnx_summary {
   int passed, failed, skipped;
+  /* Of the skipped: node tests the library refused with
+   * CLG_ERROR_UNSUPPORTED_DTYPE on a device whose float arithmetic
+   * flushes subnormals or that lacks doubles (a reduction it cannot give
+   * bit for bit there). */
+  int device_skipped;
   int device_error;     /* a failure came from the device/OpenCL */
   char first_fail[512]; /* "folder: what differed" */
   char root[256];       /* where the data was looked for */

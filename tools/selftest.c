@@ -199,6 +199,11 @@ static void phase_onnx(st_run *r) {
   if (ran == 0)
     snprintf(w->note, sizeof w->note, "no ONNX test data under %.200s: not "
              "run (libonnx-testdata, or CLGATHER_ONNX_TESTDATA)", sum.root);
+  else if (sum.device_skipped > 0)
+    snprintf(w->note, sizeof w->note, "%d folders not run: reductions the "
+             "library refuses on this device (it flushes subnormal floats "
+             "or lacks doubles); %d skipped as outside the family",
+             sum.device_skipped, sum.skipped - sum.device_skipped);
   else if (sum.skipped > 0)
     snprintf(w->note, sizeof w->note, "%d folders skipped: operators "
              "outside the family", sum.skipped);

@@ -74,6 +74,14 @@ clg_status clg__bag_check_call(clg_context *ctx, const clg_bag_params *params,
                                   &c->g)) != CLG_SUCCESS ||
       templates)
     return st;
+  /* The device's arithmetic, where there is a reduction (an empty output
+   * needs none), before any value is read: a device that cannot give the
+   * promised bits refuses the call whichever way its values would be
+   * checked (the host's found a bad index first, the device's ways the
+   * refusal), as a plan's creation refuses it (bag_plans.c). */
+  if (c->g.num_bags > 0 && c->g.dim > 0 &&
+      (st = clg__bag_device_check(ctx, &c->g)) != CLG_SUCCESS)
+    return st;
   for (int k = 0; k < BAG_INPUTS; ++k)
     if (c->in[k] &&
         (st = clg__check_no_overlap(c->names[k], c->in[k], c->inf[k].bytes,

@@ -278,9 +278,20 @@ Test(index_pass, verdict_buffer_is_kept) {
                 "%s", clg_last_error());
       tu_cl_check(clFinish(q), "clFinish");
       cr_expect_eq(ctx->verdicts.count, 0, "a failed check's buffer kept");
-      if (releases_free())
-        cr_expect_eq(tu_context_refs_after(clg_context_cl_context(ctx), refs),
-                     refs, "a failed check changed the reference count");
+      /* No reference left behind: at most as many as before (fewer where
+       * each buffer holds one, as on Rusticl: the verdict buffer the
+       * context kept is released with the failed check's flag). */
+      if (releases_free()) {
+        cl_uint now = tu_context_refs(clg_context_cl_context(ctx));
+        for (int n = 0; now > refs && n < 1000; ++n) {
+          struct timespec ten_ms = {0, 10000000};
+          nanosleep(&ten_ms, NULL);
+          now = tu_context_refs(clg_context_cl_context(ctx));
+        }
+        cr_expect_leq(now, refs, "a failed check left a reference to the "
+                      "context: %u, %u before", (unsigned)now,
+                      (unsigned)refs);
+      }
       continue;
     }
     cr_expect_eq(st, CLG_SUCCESS, "call %d: %s", k, clg_last_error());

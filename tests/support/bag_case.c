@@ -106,6 +106,9 @@ static bool has_fp64(void) {
 }
 
 clg_status bag_expected(const bag_case *c) {
+  /* An empty output needs no arithmetic: nothing is refused. */
+  if (c->B == 0 || c->dim == 0)
+    return CLG_SUCCESS;
   if (c->dtype == CLG_DTYPE_DOUBLE) {
     if (!has_fp64() || !(fp_config(CL_DEVICE_DOUBLE_FP_CONFIG) & CL_FP_DENORM))
       return CLG_ERROR_UNSUPPORTED_DTYPE;

@@ -441,3 +441,25 @@ bool tu_sampled(void) {
   }
   return atomic_fetch_add(&next, 1ul) % (unsigned long)every == 0;
 }
+
+bool tu_reduces_exactly(clg_dtype dtype) {
+  bool dbl = dtype == CLG_DTYPE_DOUBLE || dtype == CLG_DTYPE_COMPLEX128;
+  bool flt = dtype == CLG_DTYPE_FLOAT || dtype == CLG_DTYPE_BFLOAT16 ||
+             dtype == CLG_DTYPE_COMPLEX64;
+  if (!dbl && !flt)
+    return true;
+  cl_device_fp_config fp = 0;
+  if (dbl) {
+    char ext[8192] = {0};
+    if (clGetDeviceInfo(tu_device(), CL_DEVICE_EXTENSIONS, sizeof ext - 1,
+                        ext, NULL) != CL_SUCCESS ||
+        strstr(ext, "cl_khr_fp64") == NULL)
+      return false;
+  }
+  tu_cl_check(clGetDeviceInfo(tu_device(),
+                              dbl ? CL_DEVICE_DOUBLE_FP_CONFIG
+                                  : CL_DEVICE_SINGLE_FP_CONFIG,
+                              sizeof fp, &fp, NULL),
+              "clGetDeviceInfo(FP_CONFIG)");
+  return (fp & CL_FP_DENORM) != 0;
+}

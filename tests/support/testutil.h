@@ -66,6 +66,16 @@ tu_rng tu_rng_make(uint64_t seed);
  * whole of a suite: Oclgrind interprets every work-item
  * (tests/oclgrind/suites.sh). */
 bool tu_sampled(void);
+
+/* Does the test device give a scatter's reduction on `dtype` the bits
+ * clgather promises? Computed in float (float, bfloat16, complex64): the
+ * device keeps subnormal floats (CL_FP_DENORM in its single FP config);
+ * in double (float64, complex128): it has cl_khr_fp64 and keeps subnormal
+ * doubles; float16 and the integers: always. Where it does not, the
+ * library refuses the reduction (CLG_ERROR_UNSUPPORTED_DTYPE, nothing
+ * written): Mesa's Rusticl on llvmpipe flushes subnormals and has no
+ * doubles. Asked of the device, never of the library. */
+bool tu_reduces_exactly(clg_dtype dtype);
 uint64_t tu_rng_u64(tu_rng *rng);
 /* Uniform in [lo, hi] (lo <= hi). */
 int64_t tu_rng_range(tu_rng *rng, int64_t lo, int64_t hi);
