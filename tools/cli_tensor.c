@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -129,10 +130,16 @@ int cli_read_whole_file(const char *path, unsigned char **buf, size_t *len,
                         char *err, size_t errlen) {
   *buf = NULL;
   *len = 0;
-  FILE *f = fopen(path, "rb");
-  if (f == NULL)
-    return cli_fail(err, errlen, "cannot open '%s': %s", path,
-                    strerror(errno));
+  /* Not blocking (a FIFO with no writer would block the open for good; it
+   * is refused as no regular file below). */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
+  if (f == NULL) {
+    int e = errno;
+    if (fd >= 0)
+      close(fd);
+    return cli_fail(err, errlen, "cannot open '%s': %s", path, strerror(e));
+  }
   struct stat st;
   if (fstat(fileno(f), &st) != 0) {
     int e = errno;

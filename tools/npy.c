@@ -397,7 +397,10 @@ int npy_open(const char *path, int *fd, npy_info *info, char *err,
              size_t errlen) {
   *fd = -1;
   memset(info, 0, sizeof *info);
-  int f = open(path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: a FIFO with no writer opens at once (and is refused as no
+   * regular file below) instead of blocking the open for good; on a
+   * regular file it changes nothing. */
+  int f = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (f < 0)
     return cli_fail(err, errlen, "cannot open '%s': %s", path,
                     strerror(errno));

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ----------------------------------------------------------------- values */
 
@@ -134,10 +136,16 @@ static int read_external(const Onnx__TensorProto *tp, const char *model_dir,
     return cli_fail(err, errlen, "external data file '%s' resolves to '%s', "
                     "outside the model's folder", path, real_file);
 
-  FILE *f = fopen(real_file, "rb");
-  if (f == NULL)
+  /* Not blocking: a FIFO with no writer is refused below, not waited on. */
+  int fd = open(real_file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
+  if (f == NULL) {
+    int e = errno;
+    if (fd >= 0)
+      close(fd);
     return cli_fail(err, errlen, "cannot open external data file '%s': %s",
-                    path, strerror(errno));
+                    path, strerror(e));
+  }
   struct stat st;
   if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
     fclose(f);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -275,6 +276,20 @@ Test(cli_hostile, npy_files_exit_1_and_keep_out) {
   make_hostile_npy();
   for (size_t i = 0; i < sizeof hostile_npy / sizeof hostile_npy[0]; ++i)
     expect_rejected(hostile_npy[i].name, hostile_npy[i].needle, 0);
+}
+
+/* A FIFO with no writer, as DATA or INDICES, .npy or .pb: refused at once
+ * as no regular file (it blocked the open for good before). */
+Test(cli_hostile, fifo_inputs_are_refused_not_waited_on) {
+  write_good_inputs();
+  static const char *const fifos[] = {"fifo.npy", "fifo.pb"};
+  for (int k = 0; k < 2; ++k) {
+    unlink(ct_path(fifos[k]));
+    cr_assert_eq(mkfifo(ct_path(fifos[k]), 0600), 0, "mkfifo: %s",
+                 strerror(errno));
+    expect_rejected(fifos[k], "is not a regular file", 0);
+    unlink(ct_path(fifos[k]));
+  }
 }
 
 /* ---------------------------------------------------------------- .pb */
