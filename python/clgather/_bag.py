@@ -114,7 +114,7 @@ def embedding_bag(input, weight, offsets=None, mode="mean",
                          "(fixed-size bags), not of shape %s" % (idx.shape,))
     if padding_idx is not None:
         params.flags |= _lib.BAG_PADDING_IDX
-        params.padding_idx = operator.index(padding_idx)
+        params.padding_idx = _lib.int64(padding_idx, "padding_idx")
     output = call.output((nbags, w.shape[1]), w.dtype)
     return _run(call, params, w, idx, bags, psw, output, outcome)
 
@@ -273,6 +273,8 @@ ValueError
     a mode other than 'sum', `padding_idx` out of range,
     `include_last_offset` with no offset or a 2-d `input`, `out` of the
     wrong shape.
+OverflowError
+    `padding_idx` outside int64's range.
 {errors}
 
 Notes

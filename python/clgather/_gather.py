@@ -2,7 +2,6 @@
 gather_nd (GatherND)."""
 
 import ctypes
-import operator
 
 import numpy as np
 
@@ -117,7 +116,8 @@ def take(a, indices, axis=None, mode="raise", out=None, batch_dims=0, *,
         result = _take_fast(a, indices, axis, mode)
         if result is not None:
             return result
-    params = _lib.Params(_lib.OP_GATHER, 0, operator.index(batch_dims),
+    params = _lib.Params(_lib.OP_GATHER, 0,
+                         _lib.int64(batch_dims, "batch_dims"),
                          choose(mode, _lib.MODES, "mode"))
     call = Call((a, indices), out, context, queue, wait_for)
     data = call.add(operand(a, "a"))
@@ -188,6 +188,8 @@ ValueError
     An unknown `mode`; `batch_dims` out of range or without `axis`; batch
     dimensions that differ; `out` of the wrong shape or read-only; a result
     rank above 16.
+OverflowError
+    `batch_dims` outside int64's range.
 {errors}
 
 Notes
@@ -301,7 +303,8 @@ def gather_nd(data, indices, batch_dims=0, *, context=None, queue=None,
     call = Call((data, indices), None, context, queue, wait_for)
     d = call.add(operand(data, "data"))
     idx = call.add(operand(indices, "indices", index=True))
-    params = _lib.Params(_lib.OP_GATHER_ND, 0, operator.index(batch_dims), 0)
+    params = _lib.Params(_lib.OP_GATHER_ND, 0,
+                         _lib.int64(batch_dims, "batch_dims"), 0)
     output = call.output(output_shape(params, d, idx), d.dtype)
     return call.run(_lib.clg_run, params, [d, idx], output, outcome=outcome)
 
@@ -344,6 +347,8 @@ ValueError
     `data` of rank 0, `indices` of rank 0, m out of ``[1, r-b]``,
     `batch_dims` out of range, batch dimensions that differ, a rank above
     16.
+OverflowError
+    `batch_dims` outside int64's range.
 {errors}
 
 Notes

@@ -6,6 +6,7 @@ Nothing here is public; ``clgather/__init__.py`` re-exports what is.
 
 import ctypes
 import ctypes.util
+import operator
 import os
 
 import numpy as np
@@ -48,9 +49,17 @@ def _load():
             tried.append("%s (%s): not found" % (path, how))
             continue
         try:
-            return ctypes.CDLL(path), path
+            found = ctypes.CDLL(path)
         except OSError as e:
             tried.append("%s (%s): %s" % (path, how, e))
+            continue
+        try:  # a library of another name loads as well: ask for ours
+            found.clg_version_string
+        except AttributeError:
+            tried.append("%s (%s): not libclgather (it has no "
+                         "clg_version_string)" % (path, how))
+            continue
+        return found, path
     raise ImportError(
         "clgather: cannot load the shared library libclgather; set "
         "CLGATHER_LIBRARY to its path (e.g. build/libclgather.so). Tried:\n  "
@@ -126,6 +135,17 @@ BAG_INCLUDE_LAST_OFFSET, BAG_PADDING_IDX = 1, 2
 _p = ctypes.c_void_p
 _TP = ctypes.POINTER(Tensor)
 _EV = ctypes.POINTER(ctypes.c_void_p)
+
+
+def int64(value, name):
+    """`value` as a Python int that fits clgather's int64 parameters
+    (axis, batch_dims, padding_idx): ctypes would keep its low 64 bits
+    without a word, so 2**64 + 1 would run as 1."""
+    value = operator.index(value)
+    if not -2**63 <= value < 2**63:
+        raise OverflowError("clgather: %s = %d does not fit in int64 "
+                            "[-2**63, 2**63 - 1]" % (name, value))
+    return value
 
 
 def _proto(name, restype, *argtypes):

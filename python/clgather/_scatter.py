@@ -1,7 +1,6 @@
 """The scatters: scatter_elements (ONNX ScatterElements) and scatter_nd
 (ONNX ScatterND), through clg_scatter."""
 
-import operator
 
 import numpy as np
 
@@ -35,7 +34,7 @@ def _scatter(op, data, indices, updates, axis, reduction, duplicates, out,
     d = call.add(operand(data, "data"))
     idx = call.add(operand(indices, "indices", index=True))
     upd = call.add(_updates(updates, d.dtype))
-    params = _lib.Params(op, operator.index(axis), 0, 0)
+    params = _lib.Params(op, _lib.int64(axis, "axis"), 0, 0)
     output = call.output(d.shape, d.dtype, in_place_of=d)
     return call.run(_lib.clg_scatter, params, [d, idx, upd], output,
                     scatter=sp, outcome=outcome)
@@ -130,6 +129,8 @@ Raises
 ------
 {raises}numpy.exceptions.AxisError
     `axis` outside ``[-r, r-1]``.
+OverflowError
+    `axis` outside int64's range.
 {errors}
 
 Notes

@@ -257,3 +257,53 @@ def test_runtime_error_no_device():
         clgather.Context("no-such-device-xyz")
     assert type(info.value) is RuntimeError
     assert info.value.status_name == "no OpenCL device"
+
+
+# --------------------------------------------------------- OverflowError
+
+@pytest.mark.parametrize("big", [2**63, 2**64, 2**64 + 1, -2**63 - 1])
+def test_overflow_error_int64_arguments(big):
+    """An integer argument that int64 cannot hold is refused by name:
+    ctypes would pass its low 64 bits, so 2**64 + 1 ran as 1 and 2**64 - 1
+    as -1 (a padding_idx of -1 took the last row for padding)."""
+    w = sample((10, 3), np.float32)
+    out = np.zeros((1, 3), np.float32)
+    e = fails(OverflowError,
+              lambda: clgather.embedding_bag([0, 9], w, [0], mode="sum",
+                                             padding_idx=big, out=out), out)
+    assert "padding_idx = %d does not fit in int64" % big in str(e)
+    data = sample((2, 3, 4), np.float32)
+    idx = np.zeros((2, 3, 1), np.int64)
+    out = np.zeros((2, 3, 1, 4), np.float32)
+    e = fails(OverflowError,
+              lambda: clgather.take(data, idx, axis=2, batch_dims=big,
+                                    out=out), out)
+    assert "batch_dims = %d" % big in str(e)
+    e = fails(OverflowError,
+              lambda: clgather.gather_nd(data, np.zeros((2, 1), np.int64),
+                                         batch_dims=big))
+    assert "batch_dims" in str(e)
+    upd = np.ones((2, 3, 1), np.float32)
+    before = data.copy()
+    fails(OverflowError,
+          lambda: clgather.scatter_elements(data, idx, upd, axis=big,
+                                            out=data), data)
+    assert data.tobytes() == before.tobytes()
+
+
+def test_import_error_for_another_library(tmp_path):
+    """CLGATHER_LIBRARY naming a library that is not clgather's is an
+    ImportError that says so (it was an AttributeError from ctypes)."""
+    import ctypes.util
+    import os
+    import subprocess
+    import sys
+    other = ctypes.util.find_library("m")
+    assert other, "libm not found"
+    env = dict(os.environ, CLGATHER_LIBRARY=other)
+    run = subprocess.run([sys.executable, "-c", "import clgather"], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         cwd=str(tmp_path), text=True)
+    assert run.returncode != 0
+    assert "ImportError: clgather: cannot load" in run.stderr, run.stderr
+    assert "not libclgather" in run.stderr, run.stderr
