@@ -10,6 +10,16 @@
 
 static const char *const bag_mode_names[] = {"sum", "mean", "max", "sqrt_n"};
 
+/* "[lo, hi - 1]", or "the empty range" where hi == 0: no value is valid,
+ * and "[0, -1]" would read as a mistake of ours. Returns buf. */
+static const char *bag_range(char *buf, size_t size, int64_t lo, int64_t hi) {
+  if (hi == 0)
+    snprintf(buf, size, "the empty range");
+  else
+    snprintf(buf, size, "[%" PRId64 ", %" PRId64 "]", lo, hi - 1);
+  return buf;
+}
+
 static bool embedding_bag_supported(int32_t data_rank, int32_t indices_rank) {
   return data_rank == 2 && (indices_rank == 1 || indices_rank == 2);
 }
@@ -212,11 +222,15 @@ clg_status clg__bag_check_shapes(const clg_bag_params *params,
   }
   g->p.padding_idx = -1;
   if (p->flags & CLG_BAG_PADDING_IDX) {
-    if (p->padding_idx < -g->rows || p->padding_idx >= g->rows)
+    if (p->padding_idx < -g->rows || p->padding_idx >= g->rows) {
+      char range[64];
       return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
-                       "padding_idx %" PRId64 " is outside [%" PRId64
-                       ", %" PRId64 "] for weight of %" PRId64 " rows",
-                       p->padding_idx, -g->rows, g->rows - 1, g->rows);
+                       "padding_idx %" PRId64 " is outside %s for weight of "
+                       "%" PRId64 " rows",
+                       p->padding_idx,
+                       bag_range(range, sizeof range, -g->rows, g->rows),
+                       g->rows);
+    }
     g->p.padding_idx =
         p->padding_idx < 0 ? p->padding_idx + g->rows : p->padding_idx;
   }
@@ -323,25 +337,31 @@ clg_status clg__bag_report(const clg_bag_geom *g, const clg_bag_fault *f) {
                      "is %" PRId64 " but there are %" PRId64 " indices; "
                      "they must agree",
                      b, v, g->n);
-  case CLG_BAG_FAULT_SEGMENT:
+  case CLG_BAG_FAULT_SEGMENT: {
+    char range[64];
     return clg__fail(CLG_ERROR_INVALID_BAGS,
                      "segment_ids[%" PRId64 "] is %" PRId64
-                     ", outside [0, %" PRId64 "] (num_segments %" PRId64
+                     ", outside %s (num_segments %" PRId64
                      ", the output's rows)",
-                     b, v, g->num_bags - 1, g->num_bags);
-  case CLG_BAG_FAULT_INDEX:
+                     b, v, bag_range(range, sizeof range, 0, g->num_bags),
+                     g->num_bags);
+  }
+  case CLG_BAG_FAULT_INDEX: {
+    char range[64];
+    bag_range(range, sizeof range, 0, g->rows);
     if (g->p.form == CLG_BAGS_FIXED && g->fixed > 0)
       return clg__fail(CLG_ERROR_INDEX_OUT_OF_BOUNDS,
                        "indices[%" PRId64 "] (position [%" PRId64
-                       ", %" PRId64 "]) is %" PRId64 ", outside [0, %" PRId64
-                       "]: weight has %" PRId64 " rows (EmbeddingBag takes "
-                       "no negative indices)",
-                       b, b / g->fixed, b % g->fixed, v, g->rows - 1, g->rows);
+                       ", %" PRId64 "]) is %" PRId64 ", outside %s: weight "
+                       "has %" PRId64 " rows (EmbeddingBag takes no negative "
+                       "indices)",
+                       b, b / g->fixed, b % g->fixed, v, range, g->rows);
     return clg__fail(CLG_ERROR_INDEX_OUT_OF_BOUNDS,
-                     "indices[%" PRId64 "] is %" PRId64 ", outside [0, %" PRId64
-                     "]: weight has %" PRId64 " rows (EmbeddingBag takes no "
-                     "negative indices)",
-                     b, v, g->rows - 1, g->rows);
+                     "indices[%" PRId64 "] is %" PRId64 ", outside %s: weight "
+                     "has %" PRId64 " rows (EmbeddingBag takes no negative "
+                     "indices)",
+                     b, v, range, g->rows);
+  }
   default:
     return clg__fail(CLG_ERROR_INTERNAL,
                      "internal: EmbeddingBag's checks found a fault on the "

@@ -370,3 +370,55 @@ Test(embedding_bag, segments_of_an_empty_output) {
                         NULL, NULL);
   cr_expect_eq(s, CLG_ERROR_INDEX_OUT_OF_BOUNDS, "%s", clg_last_error());
 }
+
+/* A range with no valid value is named as empty, not "[0, -1]": a weight of
+ * 0 rows (indices, padding_idx) and an output of 0 segments. The output is
+ * left as it was. */
+Test(embedding_bag, empty_ranges_are_named) {
+  float w[1] = {0}, out[3];
+  int64_t idx[1] = {0}, bags[1] = {0};
+  int64_t ws[2] = {0, 3}, n1[1] = {1}, os[2] = {1, 3};
+  clg_tensor wt = clg_tensor_host(CLG_DTYPE_FLOAT, 2, ws, w);
+  clg_tensor it = clg_tensor_host(CLG_DTYPE_INT64, 1, n1, idx);
+  clg_tensor bt = clg_tensor_host(CLG_DTYPE_INT64, 1, n1, bags);
+  clg_tensor ot = clg_tensor_host(CLG_DTYPE_FLOAT, 2, os, out);
+  struct {
+    int form, padding;
+    clg_status want;
+    const char *what;
+  } cases[] = {
+      {CLG_BAGS_OFFSETS, 0, CLG_ERROR_INDEX_OUT_OF_BOUNDS, "0 rows, offsets"},
+      {CLG_BAGS_SEGMENT_IDS, 0, CLG_ERROR_INDEX_OUT_OF_BOUNDS,
+       "0 rows, segment ids"},
+      {CLG_BAGS_OFFSETS, 1, CLG_ERROR_INVALID_ARGUMENT, "0 rows, padding_idx"},
+      {CLG_BAGS_SEGMENT_IDS, 0, CLG_ERROR_INVALID_BAGS, "0 segments"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    clg_bag_params p = {0};
+    p.form = cases[k].form;
+    if (cases[k].padding) {
+      p.flags = CLG_BAG_PADDING_IDX;
+      p.padding_idx = 0;
+    }
+    ws[0] = 0;
+    os[0] = 1;
+    if (cases[k].want == CLG_ERROR_INVALID_BAGS) {
+      ws[0] = 4; /* rows enough; no segment to put id 0 in */
+      os[0] = 0;
+    }
+    wt = clg_tensor_host(CLG_DTYPE_FLOAT, 2, ws, w);
+    ot = clg_tensor_host(CLG_DTYPE_FLOAT, 2, os, out);
+    memset(out, (int)TU_SENTINEL, sizeof out);
+    clg_status s = clg_embedding_bag(tu_ctx(), &p, &wt, &it, &bt, NULL, &ot,
+                                     NULL, 0, NULL, NULL);
+    const char *msg = clg_last_error();
+    cr_expect_eq(s, cases[k].want, "%s: status %d: %s", cases[k].what, s, msg);
+    cr_expect(strstr(msg, "the empty range") != NULL,
+              "%s: the message does not call the range empty: %s",
+              cases[k].what, msg);
+    cr_expect(strstr(msg, "-1]") == NULL, "%s: %s", cases[k].what, msg);
+    for (size_t b = 0; b < sizeof out; ++b)
+      cr_expect_eq(((unsigned char *)out)[b], TU_SENTINEL,
+                   "%s: output byte %zu was written", cases[k].what, b);
+  }
+}
