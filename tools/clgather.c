@@ -18,7 +18,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +27,7 @@
 #include <clgather/clgather.h>
 
 #include "cli.h"
+#include "cli_sigbus.h"
 #include "onnx_test.h"
 #include "selftest.h"
 #include "tensor_file.h"
@@ -197,48 +197,13 @@ static int cmd_devices(int argc, char **argv) {
 
 /* ------------------------------------------------------- mapped files */
 
-/* .npy inputs are mapped, and a .npy OUT is written through a mapping of a
- * temporary file. A mapped input that shrinks while in use (another
- * process truncates it) makes the next access past its new end raise
- * SIGBUS, in whichever thread touches it (the device's worker threads on
- * a CPU); so would a write to OUT's mapping on a full disk where its
- * blocks could not be reserved up front. Nothing can resume after that,
- * but the handler keeps the promise about OUT: it removes the temporary
- * file where it has a name (an unnamed O_TMPFILE one, cli_outfile.c, goes
- * with the process; OUT itself is never touched before the final link or
- * rename), says what happened and exits 1. Only async-signal-safe calls: unlink, write,
- * _exit. */
-static char sigbus_temp[4096];
-static volatile sig_atomic_t sigbus_have_temp;
-
-static void on_sigbus(int sig) {
-  (void)sig;
-  if (sigbus_have_temp)
-    (void)unlink(sigbus_temp);
-  static const char msg[] =
+/* SIGBUS on a mapped input or OUT: cli_sigbus.h. */
+static void sigbus_install(void) {
+  cli_sigbus_install(
       PROG ": bus error (SIGBUS) on a mapped file: an input file was "
            "truncated while clgather used it (or OUT's disk is full); OUT "
-           "was not written\n";
-  ssize_t w = write(2, msg, sizeof msg - 1);
-  (void)w;
-  _exit(CLI_EXIT_INPUT);
-}
-
-static void sigbus_install(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_sigbus;
-  sigemptyset(&sa.sa_mask);
-  (void)sigaction(SIGBUS, &sa, NULL);
-}
-
-/* The temporary file the handler removes (NULL: none, or unnamed). */
-static void sigbus_set_temp(const char *path) {
-  sigbus_have_temp = 0;
-  if (path != NULL && strlen(path) < sizeof sigbus_temp) {
-    memcpy(sigbus_temp, path, strlen(path) + 1);
-    sigbus_have_temp = 1;
-  }
+           "was not written\n",
+      CLI_EXIT_INPUT);
 }
 
 /* ------------------------------------------------------ the gather family */
@@ -372,7 +337,7 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
     fprintf(stderr, PROG ": %s\n", err);
     goto done;
   }
-  sigbus_set_temp(cli_output_temp_path(&out));
+  cli_sigbus_set_temp(cli_output_temp_path(&out));
   clg_tensor to =
       clg_tensor_host(out.t.dtype, out.t.rank, out.t.shape, out.t.data);
   if (scatter) {
@@ -387,14 +352,14 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
     code = cli_exit_for_status(st);
     goto done;
   }
-  sigbus_set_temp(NULL); /* put in place next: no longer ours to remove */
+  cli_sigbus_set_temp(NULL); /* put in place next: no longer ours to remove */
   if (cli_output_commit(&out, out_path, err, sizeof err) != 0) {
     fprintf(stderr, PROG ": %s\n", err);
     goto done;
   }
   code = CLI_EXIT_OK;
 done:
-  sigbus_set_temp(NULL);
+  cli_sigbus_set_temp(NULL);
   cli_output_discard(&out); /* removes the temporary file after an error */
   clg_context_destroy(ctx);
   for (int i = 0; i < 3; ++i)
@@ -441,7 +406,7 @@ int main(int argc, char **argv) {
         return cmd_family(&ops[i], argc - 1, argv + 1);
       /* EmbeddingBag takes no clg_params: its own command (cli_bag.c) */
       sigbus_install();
-      return cli_cmd_embedding_bag(argc - 1, argv + 1, sigbus_set_temp);
+      return cli_cmd_embedding_bag(argc - 1, argv + 1, cli_sigbus_set_temp);
     }
   if (strcmp(cmd, "onnx-test") == 0) {
 #if CLGATHER_CLI_ONNX

@@ -267,9 +267,9 @@ static clg_status clg_pick_device(const char *spec, cl_platform_id *out_plat,
   }
   if (by_index)
     return clg__fail(CLG_ERROR_NO_DEVICE,
-                     "no OpenCL device %lu:%lu (platform:device); run "
+                     "no OpenCL device %s (platform:device); run "
                      "`clgather devices` to list them",
-                     want_p, want_d);
+                     spec);
   if (by_name)
     return clg__fail(CLG_ERROR_NO_DEVICE,
                      "no OpenCL device name contains \"%s\"; run `clgather "

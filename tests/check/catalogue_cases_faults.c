@@ -23,7 +23,7 @@ B(b_fault_caller_queue) {
  * p[2] >= 0: a fault kind, p[3] its error. */
 CAT_BUILDER(b_ctx_default) {
   static const char *const specs[] = {"no-such-device-4f1c2e", "9:9", "0:999",
-                                      "999:0"};
+                                      "999:0", "99999999999999999999:0"};
   c->kind = K_CTX_DEFAULT;
   c->spec = p[0] < 0 ? NULL : specs[p[0]];
   c->no_out = p[1] != 0;
@@ -98,6 +98,9 @@ const cat_case cat_cases_faults[] = {
      {"no OpenCL device 0:999"}, CAT_ONCE},
     {"device spec 999:0", b_ctx_default, {3, 0, NOF}, ST(NO_DEVICE),
      {"no OpenCL device 999:0"}, CAT_ONCE},
+    /* past unsigned long: named as written, not as strtoul's saturation */
+    {"device spec 99999999999999999999:0", b_ctx_default, {4, 0, NOF},
+     ST(NO_DEVICE), {"no OpenCL device 99999999999999999999:0"}, CAT_ONCE},
 
     /* ---- OpenCL failures (fault injection), before any kernel */
     {"clCreateBuffer fails staging host data", b_fault,

@@ -3,47 +3,28 @@
 
 #include "mpi_run.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_sigbus.h"
 
 /* ------------------------------------------------------ OUT and SIGBUS */
 
 /* Rank 0 writes OUT through a mapping of a temporary file (npy_out), whose
  * blocks are reserved up front; should a write still fault (a file system
- * that cannot reserve, full), SIGBUS removes the temporary file (if it has
- * a name: an unnamed one goes with the process) and exits 1, as clgather
- * does: OUT itself is only ever linked or renamed over. */
-static char sigbus_temp[4096];
-static volatile sig_atomic_t sigbus_have_temp;
-
-static void on_sigbus(int sig) {
-  (void)sig;
-  if (sigbus_have_temp)
-    (void)unlink(sigbus_temp);
-  static const char msg[] = MPI_CLI_PROG
-      ": bus error (SIGBUS) writing OUT's temporary file (disk full?); OUT "
-      "was not written\n";
-  ssize_t w = write(2, msg, sizeof msg - 1);
-  (void)w;
-  _exit(CLI_EXIT_INPUT);
-}
-
+ * that cannot reserve, full), the handler of cli_sigbus.h removes the
+ * temporary file and exits 1, as clgather does. Installed once OUT has a
+ * temporary file. */
 static void mpi_sigbus_set_temp(const char *path) {
-  sigbus_have_temp = 0;
-  if (path != NULL && strlen(path) < sizeof sigbus_temp) {
-    memcpy(sigbus_temp, path, strlen(path) + 1);
-    sigbus_have_temp = 1;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigbus;
-    sigemptyset(&sa.sa_mask);
-    (void)sigaction(SIGBUS, &sa, NULL);
-  }
+  cli_sigbus_set_temp(path);
+  if (path != NULL)
+    cli_sigbus_install(MPI_CLI_PROG ": bus error (SIGBUS) writing OUT's "
+                                    "temporary file (disk full?); OUT was "
+                                    "not written\n",
+                       CLI_EXIT_INPUT);
 }
 
 /* ---------------------------------------------------------- the inputs */
