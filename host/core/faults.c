@@ -3,6 +3,7 @@
 #define CLG_FAULTS_IMPL
 #include "faults.h"
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,18 @@ static atomic_int clg_error[CLG_FAULT_COUNT];
 static atomic_bool clg_no_fp64;
 static atomic_bool clg_no_denorm;
 static atomic_bool clg_flip_endian;
+static atomic_bool clg_kill_in_cache_write;
 
 void clg_fault_hide_fp64(bool hide) { atomic_store(&clg_no_fp64, hide); }
 void clg_fault_hide_denorm(bool hide) { atomic_store(&clg_no_denorm, hide); }
 void clg_fault_flip_endian(bool flip) { atomic_store(&clg_flip_endian, flip); }
+void clg_fault_kill_in_cache_write(bool kill) {
+  atomic_store(&clg_kill_in_cache_write, kill);
+}
+void clg__fi_cache_written(void) {
+  if (atomic_load(&clg_kill_in_cache_write))
+    raise(SIGKILL);
+}
 
 void clg_fault_inject(clg_fault kind, unsigned skip, unsigned count,
                       cl_int error) {
@@ -52,6 +61,7 @@ void clg_fault_reset(void) {
   atomic_store(&clg_no_fp64, false);
   atomic_store(&clg_no_denorm, false);
   atomic_store(&clg_flip_endian, false);
+  atomic_store(&clg_kill_in_cache_write, false);
   for (int k = 0; k < CLG_FAULT_COUNT; ++k) {
     atomic_store(&clg_calls[k], 0);
     atomic_store(&clg_skip[k], 0);

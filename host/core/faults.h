@@ -76,6 +76,12 @@ void clg_fault_hide_denorm(bool hide);
  * device whose byte order is not the host's, refused by context creation
  * (device/context.c). clg_fault_reset() clears it. */
 void clg_fault_flip_endian(bool flip);
+/* While `kill` is set, a store to the on-disk cache (device/cache.c)
+ * raises SIGKILL on the process once its bytes are written and before the
+ * file is named: what a kill at that moment leaves in the directory is
+ * then checked (tests/device/test_cache.c). clg_fault_reset() clears
+ * it. */
+void clg_fault_kill_in_cache_write(bool kill);
 /* "clCreateBuffer" etc. */
 const char *clg_fault_call_name(clg_fault kind);
 
@@ -161,10 +167,14 @@ cl_int clg__wait_uncounted(cl_uint, const cl_event *);
 void clg__fi_note_wait(void);
 /* The way a call takes (clg_fault_last_way). */
 void clg__fi_note_way(int way);
+/* A cache file's bytes are written, not yet named
+ * (clg_fault_kill_in_cache_write). */
+void clg__fi_cache_written(void);
 #else
 #define clg__wait_uncounted clWaitForEvents
 #define clg__fi_note_wait() ((void)0)
 #define clg__fi_note_way(way) ((void)(way))
+#define clg__fi_cache_written() ((void)0)
 #endif
 
 #if defined(CLGATHER_TESTING) && !defined(CLG_FAULTS_IMPL)

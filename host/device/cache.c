@@ -16,9 +16,11 @@
  * ".bin". A file holds a header (magic, format version, the key again, the
  * binary's length and a 128-bit checksum of it) and then the binary, so a
  * truncated, corrupt or foreign file is recognised and ignored. Files are
- * written to a temporary file of the same directory and renamed over the
- * final name, so readers never see a partial file and concurrent writers of
- * one key are harmless.
+ * written to an unnamed file of the same directory (O_TMPFILE; a named
+ * temporary file where the file system has none), linked to a temporary
+ * name when complete and renamed over the final name, so readers never see
+ * a partial file, concurrent writers of one key are harmless and a process
+ * killed while writing leaves nothing.
  *
  * Trust. A program binary is native code on most drivers (POCL: a shared
  * object run in the process), so the cache loads only what the effective
@@ -32,16 +34,18 @@
  *  - a file is read only if it is opened without following a symlink
  *    (O_NOFOLLOW) and is a regular file owned by the effective user with
  *    mode 0600; anything else is skipped (counted in ctx->disk_refused);
- *  - files are written to a new temporary file of that directory (O_CREAT |
- *    O_EXCL | O_NOFOLLOW, mode 0600) renamed over the final name: rename
- *    replaces a planted symlink, it never follows it.
- * The checksum only detects damage: anyone can compute it.
+ *  - files are written to a new file of that directory (unnamed, or
+ *    O_CREAT | O_EXCL | O_NOFOLLOW; mode 0600) renamed over the final name:
+ *    rename replaces a planted symlink, it never follows it.
+ * The checksum only detects damage: anyone can compute it, and a binary
+ * damaged and checksummed again by the effective user is handed to the
+ * driver, which may crash on it (README, "Program cache").
  *
  * The cache never changes a call's outcome: anything that does not work
  * (no directory, unreadable or invalid file, a binary the driver refuses,
  * a full disk, ...) is skipped silently and the program is built from
  * source, and no message is recorded. All of it runs under ctx->lock. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* O_TMPFILE */
 
 #include "device/programs.h"
 
@@ -417,20 +421,82 @@ bool clg__cache_get_record(clg_context *ctx, const clg_hash128 *key,
   return ok;
 }
 
-/* Write header + `len` bytes under key + suffix: a new temporary file of
- * the cache directory (never an existing one, never through a symlink;
- * mode 0600 whatever the umask) renamed over the final name. */
+/* A fresh temporary name for `name` in tmp: name.tmp.PID.SERIAL.TRY. */
+static void clg_temp_name(char *tmp, size_t cap, const char *name, int tries) {
+  static atomic_uint serial;
+  unsigned k = atomic_fetch_add(&serial, 1u);
+  snprintf(tmp, cap, "%s.tmp.%ld.%u.%d", name, (long)getpid(), k, tries);
+}
+
+#if defined(O_TMPFILE)
+/* The bytes written to an unnamed file of the directory (O_TMPFILE), which
+ * is then linked to a temporary name and renamed over `name`: a process
+ * killed while writing leaves nothing (the kernel frees an unnamed file
+ * with its last descriptor); only a kill in the few microseconds between
+ * linkat and renameat leaves a complete file under a temporary name.
+ * Returns 1 when stored, 0 when it failed, -1 where the file system, the
+ * kernel or a missing /proc cannot do it (the caller then writes a named
+ * temporary file). */
+static int clg_store_unnamed(clg_context *ctx, const char *name,
+                             const unsigned char *hdr,
+                             const unsigned char *bin, size_t len) {
+  int fd = openat(ctx->cache_dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC,
+                  0600);
+  if (fd < 0)
+    return -1;
+  bool ok = fchmod(fd, 0600) == 0 &&
+            clg_write_all(fd, hdr, CLG_CACHE_HEADER) &&
+            clg_write_all(fd, bin, len);
+  clg__fi_cache_written();
+  if (!ok) {
+    close(fd);
+    return 0;
+  }
+  char proc[48], tmp[CLG_NAME_MAX + 32];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  int linked = 0;
+  for (int tries = 0; !linked && tries < 16; ++tries) {
+    clg_temp_name(tmp, sizeof tmp, name, tries);
+    if (linkat(AT_FDCWD, proc, ctx->cache_dirfd, tmp, AT_SYMLINK_FOLLOW) ==
+        0)
+      linked = 1;
+    else if (errno != EEXIST) {
+      int e = errno;
+      close(fd);
+      return e == ENOENT ? -1 : 0; /* ENOENT: no /proc to link through */
+    }
+  }
+  close(fd);
+  if (!linked)
+    return 0;
+  if (renameat(ctx->cache_dirfd, tmp, ctx->cache_dirfd, name) != 0) {
+    unlinkat(ctx->cache_dirfd, tmp, 0);
+    return 0;
+  }
+  return 1;
+}
+#endif
+
+/* Write header + `len` bytes under key + suffix, never into an existing
+ * file nor through a symlink, mode 0600 whatever the umask: an unnamed file
+ * linked into place (clg_store_unnamed) where the system can, else a new
+ * named temporary file (O_CREAT | O_EXCL | O_NOFOLLOW) renamed over the
+ * final name, which a kill while writing leaves behind. */
 static bool clg_store_bytes(clg_context *ctx, const clg_hash128 *key,
                             const char *suffix, const unsigned char *bin,
                             size_t len) {
   char name[CLG_NAME_MAX], tmp[CLG_NAME_MAX + 32];
   clg_entry_name(name, key, suffix);
-  static atomic_uint serial;
+  unsigned char hdr[CLG_CACHE_HEADER];
+  clg_header_write(hdr, key, bin, len);
+#if defined(O_TMPFILE)
+  int unnamed = clg_store_unnamed(ctx, name, hdr, bin, len);
+  if (unnamed >= 0)
+    return unnamed == 1;
+#endif
   int fd = -1;
   for (int tries = 0; fd < 0 && tries < 16; ++tries) {
-    unsigned k = atomic_fetch_add(&serial, 1u);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u.%d", name, (long)getpid(), k,
-             tries);
+    clg_temp_name(tmp, sizeof tmp, name, tries);
     fd = openat(ctx->cache_dirfd, tmp,
                 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0 && errno != EEXIST)
@@ -438,10 +504,9 @@ static bool clg_store_bytes(clg_context *ctx, const clg_hash128 *key,
   }
   if (fd < 0)
     return false;
-  unsigned char hdr[CLG_CACHE_HEADER];
-  clg_header_write(hdr, key, bin, len);
   bool ok = fchmod(fd, 0600) == 0 && clg_write_all(fd, hdr, sizeof hdr) &&
             clg_write_all(fd, bin, len);
+  clg__fi_cache_written();
   ok = close(fd) == 0 && ok;
   ok = ok && renameat(ctx->cache_dirfd, tmp, ctx->cache_dirfd, name) == 0;
   if (!ok)

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,7 +46,7 @@ bool clg__cache_settings_init(clg_context *ctx) {
   /* The rest of the settings start zeroed (the context's calloc). */
   ctx->disk_cache = true;
   const char *env = getenv("CLGATHER_CACHE_DIR");
-  if (env && (!*env || strcmp(env, "0") == 0 || strcmp(env, "off") == 0)) {
+  if (env && (!*env || strcmp(env, "0") == 0 || strcasecmp(env, "off") == 0)) {
     /* Off by default; CLG_OPTION_DISK_CACHE 1 turns it on in the default
      * location below. */
     ctx->disk_cache = false;
@@ -58,7 +59,7 @@ bool clg__cache_settings_init(clg_context *ctx) {
   } else if ((env = getenv("XDG_CACHE_HOME")) != NULL && env[0] == '/') {
     base = env;
     suffix = "/clgather";
-  } else if ((env = getenv("HOME")) != NULL && *env) {
+  } else if ((env = getenv("HOME")) != NULL && env[0] == '/') {
     base = env;
     suffix = "/.cache/clgather";
   }
@@ -195,8 +196,16 @@ char *clg__cache_dir_open(clg_context *ctx, int *dirfd) {
                                         : ctx->cache_env_dir;
   if (!path) {
     CLG_WHY(ctx, "no directory: neither CLGATHER_CACHE_DIR, "
-                 "XDG_CACHE_HOME (absolute) nor HOME was set when the "
+                 "XDG_CACHE_HOME nor HOME (absolute) was set when the "
                  "context was created");
+    return NULL;
+  }
+  /* clg_context_set_cache_dir takes absolute paths only; the environment's
+   * relative one would be another folder in each working directory. */
+  if (path[0] != '/') {
+    CLG_WHY(ctx, "CLGATHER_CACHE_DIR '%.200s' is not an absolute path "
+                 "(a relative one would name another folder in each "
+                 "working directory)", path);
     return NULL;
   }
   size_t n = strlen(path) + 1;

@@ -344,8 +344,10 @@ CLG_API clg_strided_tensor clg_tensor_strided(const clg_tensor *dense,
  * loaded by later contexts, in this or any other process, instead of being
  * compiled again. The directory is the context's own
  * (clg_context_set_cache_dir()) if set, else the environment variable
- * CLGATHER_CACHE_DIR if set (the values "", "0" and "off" turn the disk
- * cache off), else $XDG_CACHE_HOME/clgather, else $HOME/.cache/clgather,
+ * CLGATHER_CACHE_DIR if set (the values "", "0" and "off", in any case,
+ * turn the disk cache off; a relative path turns it off too, with the
+ * reason in clg_context_cache_info()), else $XDG_CACHE_HOME/clgather, else
+ * $HOME/.cache/clgather (each used only if absolute),
  * as the environment was when the context was created; CLG_OPTION_DISK_CACHE
  * turns it off or on per context. It is created (mode 0700) when missing
  * and read when a context first needs a program. One file per (kernel
@@ -449,7 +451,7 @@ typedef enum clg_option {
    * kernel choices; see clg_context_cache_info()): 1 on, 0 off. Off, ctx
    * reads and writes no file and creates no directory. The default is 1,
    * or 0 when the environment variable CLGATHER_CACHE_DIR is "", "0" or
-   * "off" when the context is created (1 then uses the directory of
+   * "off" (in any case) when the context is created (1 then uses the directory of
    * clg_context_set_cache_dir(), else $XDG_CACHE_HOME/clgather, else
    * $HOME/.cache/clgather). A change takes ctx's lock (it waits for a
    * program build in progress on another thread) and makes the next build
@@ -589,10 +591,11 @@ CLG_API const char *clg_context_last_variant(clg_context *ctx, clg_choice *how);
  * thread.
  *
  * Location: the directory of clg_context_set_cache_dir() if one was set,
- * else CLGATHER_CACHE_DIR if set ("", "0" or "off" turn the cache off:
- * CLG_OPTION_DISK_CACHE's default), else $XDG_CACHE_HOME/clgather, else
- * $HOME/.cache/clgather; these environment variables as they were when
- * the context was created. CLG_OPTION_DISK_CACHE 0 turns it off.
+ * else CLGATHER_CACHE_DIR if set ("", "0" or "off" in any case turn the
+ * cache off: CLG_OPTION_DISK_CACHE's default; a relative path is refused,
+ * the cache off), else $XDG_CACHE_HOME/clgather, else
+ * $HOME/.cache/clgather (each only if absolute); these environment
+ * variables as they were when the context was created. CLG_OPTION_DISK_CACHE 0 turns it off.
  * Program binaries are native code on most drivers, so the cache trusts
  * only what the effective user wrote:
  *  - the cache is off in a setuid or setgid process;

@@ -11,10 +11,12 @@
 
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char *g_cache; /* the cache directory of the test */
@@ -494,4 +496,37 @@ Test(cache, host_allocation_failures_are_harmless) {
                  CLG_SUCCESS, "allocation %u: the retry", p);
     clg_context_destroy(ctx);
   }
+}
+
+/* A process killed while it writes a cache file leaves nothing in the
+ * directory: the file has no name until it is complete (O_TMPFILE, linked
+ * into place). A named temporary file, KEY.bin.tmp.PID.N.T, stayed there
+ * for good before. The child is killed (SIGKILL, as by the OOM killer or
+ * a CI timeout) in its first store, once the bytes are written. */
+Test(cache, killed_while_storing_leaves_nothing) {
+  pid_t pid = fork();
+  cr_assert_neq(pid, -1);
+  if (pid == 0) {
+    clg_fault_kill_in_cache_write(true);
+    clg_context *ctx = NULL;
+    if (clg_context_create_default(NULL, &ctx) != CLG_SUCCESS)
+      _exit(3);
+    float data[4] = {1, 2, 3, 4}, out[2];
+    int64_t ds[1] = {4}, is[1] = {2}, idx[2] = {3, 0};
+    clg_tensor d = clg_tensor_host(CLG_DTYPE_FLOAT, 1, ds, data);
+    clg_tensor x = clg_tensor_host(CLG_DTYPE_INT64, 1, is, idx);
+    clg_tensor o = clg_tensor_host(CLG_DTYPE_FLOAT, 1, is, out);
+    (void)clg_gather(ctx, &d, &x, 0, &o, NULL, 0, NULL, NULL);
+    _exit(4); /* no store was made */
+  }
+  int status = 0;
+  cr_assert_eq(waitpid(pid, &status, 0), pid);
+  cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+            "the child was not killed in a store (status 0x%x)", status);
+  DIR *dir = opendir(g_cache);
+  cr_assert_not_null(dir, "no cache directory");
+  for (struct dirent *e; (e = readdir(dir)) != NULL;)
+    cr_expect(strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0,
+              "a killed store left %s in the cache directory", e->d_name);
+  closedir(dir);
 }

@@ -325,3 +325,28 @@ Test(cache_trust, off_says_why) {
   cr_assert_eq(setenv("CLGATHER_CACHE_DIR", g_dir, 1), 0);
   expect_dir_refused("cannot create the directory");
 }
+
+/* "OFF" is off, as "off" is; a relative CLGATHER_CACHE_DIR is refused (it
+ * would be a different folder in each working directory, as
+ * clg_context_set_cache_dir and a relative XDG_CACHE_HOME are), and no
+ * folder of that name is made in the working directory. */
+Test(cache_trust, relative_or_upper_case_environment_is_not_a_folder) {
+  char cwd[600], old[1024];
+  cr_assert_not_null(getcwd(old, sizeof old));
+  snprintf(cwd, sizeof cwd, "%s/cwd", tu_tmpdir());
+  cr_assert_eq(mkdir(cwd, 0700), 0);
+  cr_assert_eq(chdir(cwd), 0);
+  static const char *const off[] = {"OFF", "Off"};
+  for (int k = 0; k < 2; ++k) {
+    cr_assert_eq(setenv("CLGATHER_CACHE_DIR", off[k], 1), 0);
+    expect_dir_refused("turned off: CLGATHER_CACHE_DIR is 'off'");
+  }
+  static const char *const rel[] = {"relative", "./here", "a/b"};
+  for (int k = 0; k < 3; ++k) {
+    cr_assert_eq(setenv("CLGATHER_CACHE_DIR", rel[k], 1), 0);
+    expect_dir_refused("is not an absolute path");
+  }
+  cr_expect_eq(tu_count_files(cwd, "", NULL, 0), 2, /* . and .. */
+               "something was made in the working directory");
+  cr_assert_eq(chdir(old), 0);
+}
