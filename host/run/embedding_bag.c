@@ -60,10 +60,15 @@ static clg_status bag_values(const clg_bag_call *c, int k, cl_uint num_events,
 /* The staged operands and temporary buffers of a launch. */
 typedef struct bag_run {
   clg_staged in[BAG_INPUTS], o;
-  /* The segments' starts: a copy of the host's (made per call), or a
-   * scratch buffer of the context's (starts_size bytes) the device fills,
-   * given back once `busy` (retained), its last user, has ended. */
+  /* The segments' starts: the host's (made per call; wrapped where the
+   * device works on host memory, so the call waits for its kernel, else
+   * copied), or a scratch buffer of the context's (starts_size bytes) the
+   * device fills, given back once `busy` (retained), its last user, has
+   * ended. 8 bytes a segment: an output of many short rows (2^26 segments
+   * of 4 floats) took half its size again twice before the host's were
+   * wrapped. */
   cl_mem starts;
+  bool starts_wrapped;
   size_t starts_size;
   cl_event busy;
   cl_mem verdict; /* the context's (ctx->bag_verdicts) */
@@ -99,9 +104,13 @@ static clg_status bag_stage(clg_context *ctx, const clg_bag_call *c,
   size_t sbytes = (size_t)(c->g.num_bags + 1) * sizeof(int64_t);
   if (st == CLG_SUCCESS && segments && c->of.bytes) {
     cl_int err = CL_SUCCESS;
+    r->starts_wrapped = host_starts && ctx->host_unified;
     r->starts = host_starts
                     ? clCreateBuffer(ctx->cl_ctx,
-                                     CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                     CL_MEM_READ_ONLY |
+                                         (r->starts_wrapped
+                                              ? CL_MEM_USE_HOST_PTR
+                                              : CL_MEM_COPY_HOST_PTR),
                                      sbytes, (void *)host_starts, &err)
                     : clg__scratch_take(ctx, sbytes, &r->starts_size, &err);
     if (!r->starts)
@@ -175,7 +184,8 @@ static clg_status bag_reduce(clg_context *ctx, const clg_bag_call *c,
                        "completing an EmbeddingBag with an empty output");
   clg_kernel_calls calls;
   calls.count = 0;
-  bool blocking = c->output->storage == CLG_STORAGE_HOST;
+  /* Host memory the kernel reads in place must outlive it. */
+  bool blocking = c->output->storage == CLG_STORAGE_HOST || r->starts_wrapped;
   for (int k = 0; k < BAG_INPUTS; ++k)
     blocking = blocking || (c->in[k] && c->in[k]->storage == CLG_STORAGE_HOST);
   r->m.queue = c->queue;
