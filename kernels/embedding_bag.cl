@@ -27,6 +27,8 @@
  *                 (devices without a correctly rounded float division)
  *   CLG_BAG_VEC   columns per work-item of variant VEC (4, 8 or 16,
  *                 dividing dim), 0 where none does
+ *   CLG_FMA_ZERO  1: the device's fma(a, b, +0) is -0 where a * b is -0
+ *                 (quirk fma-zero, host/device/quirks.c): see CLG_FMA
  * The host builds float32, float16 and bfloat16 mean and sqrt_n with
  * -cl-fp32-correctly-rounded-divide-sqrt where the device offers it, else
  * with CLG_BAG_DIV_DOUBLE where it has doubles. */
@@ -35,6 +37,19 @@
 
 /* No fused a * b + c where the definition has two roundings. */
 #pragma OPENCL FP_CONTRACT OFF
+
+/* fma(a, b, c) as IEEE 754 defines it (per-sample weights' step). With
+ * CLG_FMA_ZERO (Rusticl on llvmpipe: tests/rusticl/fma_zero.c) the
+ * device's fma of a product that is -0 and c = +0 gives -0, not +0, so a
+ * bag's first weighted entry of a zero row came out -0. Where c is zero,
+ * fma's one rounding is the product's and adding c after it is exact and
+ * gives IEEE's sign of zero (contraction is off above, so the two stay
+ * apart); elsewhere the device's fma. Vectors: componentwise. */
+#ifdef CLG_FMA_ZERO
+#define CLG_FMA(a, b, c) ((c) == 0 ? (a) * (b) + (c) : fma((a), (b), (c)))
+#else
+#define CLG_FMA(a, b, c) fma((a), (b), (c))
+#endif
 
 #if CLG_BAG_KIND == 4 || CLG_BAG_DIV_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -215,7 +230,7 @@ __kernel void clg_embedding_bag(global const elem_t *restrict weight,
 #endif
 #if CLG_BAG_MODE == 2
 #elif CLG_BAG_PSW
-    acc = fma(LOADF(psw, p_off + i), v, acc);
+    acc = CLG_FMA(LOADF(psw, p_off + i), v, acc);
 #else
     acc = acc + v;
 #endif
@@ -301,7 +316,7 @@ __kernel void clg_embedding_bag_block(
 #elif CLG_BAG_PSW
     acc_t s = LOADF(psw, p_off + i);
     for (uint j = 0; j < w; ++j)
-      acc[j] = fma(s, LOADF(row, j), acc[j]);
+      acc[j] = CLG_FMA(s, LOADF(row, j), acc[j]);
 #else
     for (uint j = 0; j < w; ++j)
       acc[j] = acc[j] + LOADF(row, j);
@@ -413,7 +428,7 @@ __kernel void clg_embedding_bag_vec(
       kept = select(kept, e, VMASK_E(take));
     }
 #elif CLG_BAG_PSW
-    acc = fma((vacc_t)LOADF(psw, p_off + i), VLOADF(row), acc);
+    acc = CLG_FMA((vacc_t)LOADF(psw, p_off + i), VLOADF(row), acc);
 #else
     acc = acc + VLOADF(row);
 #endif

@@ -21,6 +21,15 @@ static atomic_bool clg_kill_in_cache_write;
 void clg_fault_hide_fp64(bool hide) { atomic_store(&clg_no_fp64, hide); }
 void clg_fault_hide_denorm(bool hide) { atomic_store(&clg_no_denorm, hide); }
 void clg_fault_flip_endian(bool flip) { atomic_store(&clg_flip_endian, flip); }
+bool clg_fault_claims_denorm(void) {
+  static atomic_int claim = -1; /* the environment, read once */
+  int c = atomic_load(&claim);
+  if (c < 0) {
+    c = getenv("CLGATHER_TEST_CLAIM_DENORM") != NULL;
+    atomic_store(&claim, c);
+  }
+  return c != 0;
+}
 void clg_fault_kill_in_cache_write(bool kill) {
   atomic_store(&clg_kill_in_cache_write, kill);
 }
@@ -146,6 +155,9 @@ cl_int clg__fi_clGetDeviceInfo(cl_device_id d, cl_device_info i, size_t s,
     for (char *at = strstr(v, "cl_khr_fp64"); at;
          at = strstr(at, "cl_khr_fp64"))
       memset(at, ' ', strlen("cl_khr_fp64"));
+  if (err == CL_SUCCESS && v && s >= sizeof(cl_device_fp_config) &&
+      i == CL_DEVICE_SINGLE_FP_CONFIG && clg_fault_claims_denorm())
+    *(cl_device_fp_config *)v |= (cl_device_fp_config)CL_FP_DENORM;
   if (err == CL_SUCCESS && v && s >= sizeof(cl_device_fp_config) &&
       (i == CL_DEVICE_SINGLE_FP_CONFIG || i == CL_DEVICE_DOUBLE_FP_CONFIG) &&
       atomic_load(&clg_no_denorm))

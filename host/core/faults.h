@@ -72,6 +72,14 @@ void clg_fault_hide_fp64(bool hide);
  * refusal of float reductions there, reachable on POCL. clg_fault_reset()
  * clears it. */
 void clg_fault_hide_denorm(bool hide);
+/* With the environment variable CLGATHER_TEST_CLAIM_DENORM set (to
+ * anything) when the process starts, CL_DEVICE_SINGLE_FP_CONFIG comes back
+ * with CL_FP_DENORM on a device that flushes subnormal floats (Rusticl's
+ * llvmpipe): the float reductions the library refuses there then run, so
+ * that the suites' cases, whose values are normal floats, test the scatter
+ * and EmbeddingBag kernels on such a device (tests/rusticl/suites.sh).
+ * Not cleared by clg_fault_reset(); hide_denorm wins over it. */
+bool clg_fault_claims_denorm(void);
 /* While `flip` is set, CL_DEVICE_ENDIAN_LITTLE comes back inverted: a
  * device whose byte order is not the host's, refused by context creation
  * (device/context.c). clg_fault_reset() clears it. */

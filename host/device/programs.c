@@ -8,6 +8,7 @@
 #include "device/quirks.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -207,16 +208,19 @@ static bool clg_device_takes_hints(clg_context *ctx) {
 static clg_status clg_create_kernel(clg_context *ctx, const char *source,
                                     const char *options, const char *name,
                                     cl_kernel *out) {
-  const char *extra = strstr(source, "CLG_HINTS") ? clg__quirk_options(ctx)
+  const char *hints = strstr(source, "CLG_HINTS") ? clg__quirk_options(ctx)
                                                   : "";
+  const char *fixes = clg__quirk_fixes(ctx, source);
+  char extra[128];
+  snprintf(extra, sizeof extra, "%s%s", hints, fixes);
   bool refused = false;
   clg_status st =
       clg_try_kernel(ctx, source, options, extra, name, out, &refused);
-  if (st == CLG_SUCCESS || !refused || extra[0] == '\0')
+  if (st == CLG_SUCCESS || !refused || hints[0] == '\0')
     return st;
   bool device_refuses = !clg_device_takes_hints(ctx);
   bool again = false;
-  st = clg_try_kernel(ctx, source, options, "", name, out, &again);
+  st = clg_try_kernel(ctx, source, options, fixes, name, out, &again);
   if (st != CLG_SUCCESS)
     return st;
   if (device_refuses)

@@ -18,6 +18,7 @@
 #include "device/quirks.h"
 #include "device/programs.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -61,7 +62,7 @@ static const clg_quirk_rule clg_quirk_table[] = {
       * failed build per program and "1 error generated." on the process's
       * stderr from the driver. */
      "__builtin_prefetch refuses global pointers"},
-    {"rusticl", CLG_QUIRK_NO_HINTS | CLG_QUIRK_GPU_PLANS,
+    {"rusticl", CLG_QUIRK_NO_HINTS | CLG_QUIRK_GPU_PLANS | CLG_QUIRK_FMA_ZERO,
      /* Mesa 22.3.6's Rusticl (Debian 12, llvmpipe). NO_HINTS: OpenCL C
       * goes to SPIR-V through the LLVM-SPIRV translator, which prints
       * "InvalidFunctionCall: Unexpected llvm intrinsic: llvm.prefetch.p1i8"
@@ -71,9 +72,15 @@ static const clg_quirk_rule clg_quirk_table[] = {
       * drop the rest without an error; a Gather planned for a CPU copies
       * a whole plane or a block of slices per work-item (a [50000] gather
       * of 70000 indices stopped at output element 65535).
-      * tests/rusticl/loop_limit.c reproduces it. */
+      * tests/rusticl/loop_limit.c reproduces it.
+      * FMA_ZERO: its fma(a, b, c) with c = +0 and a * b = -0 gives -0
+      * (IEEE 754: +0), so EmbeddingBag's per-sample weights gave a -0
+      * where a bag's first entry was a zero times a negative weight
+      * (float16, which it reduces exactly otherwise); a * b + c apart does
+      * not. tests/rusticl/fma_zero.c reproduces it. */
      "its SPIR-V translator exits the process on llvm.prefetch; llvmpipe "
-     "cuts loops at 65535 iterations"},
+     "cuts loops at 65535 iterations; its fma(a, b, +0) keeps a -0 "
+     "product"},
 };
 
 unsigned clg__quirks_of_platform(const char *name) {
@@ -154,16 +161,37 @@ bool clg__quirk_drop_hints(clg_context *ctx) {
   return true;
 }
 
+const char *clg__quirk_fixes(const clg_context *ctx, const char *source) {
+  return (ctx->quirks & CLG_QUIRK_FMA_ZERO) && strstr(source, "CLG_FMA")
+             ? " -DCLG_FMA_ZERO=1"
+             : "";
+}
+
+/* Every combination of the quirks' names, made once. */
+#define CLG_QUIRK_BITS 4
+static const char *const clg_quirk_bit_names[CLG_QUIRK_BITS] = {
+    "no-hints", "copy-host", "gpu-plans", "fma-zero"};
+static char clg_quirk_name_table[1u << CLG_QUIRK_BITS][64];
+static pthread_once_t clg_quirk_names_once = PTHREAD_ONCE_INIT;
+
+static void clg_quirk_names_make(void) {
+  for (unsigned q = 0; q < (1u << CLG_QUIRK_BITS); ++q) {
+    char *at = clg_quirk_name_table[q];
+    size_t left = sizeof clg_quirk_name_table[q];
+    for (unsigned b = 0; b < CLG_QUIRK_BITS; ++b)
+      if (q & (1u << b)) {
+        int n = snprintf(at, left, "%s%s", at == clg_quirk_name_table[q]
+                                               ? "" : ",",
+                         clg_quirk_bit_names[b]);
+        at += n;
+        left -= (size_t)n;
+      }
+  }
+}
+
 const char *clg__quirk_names(unsigned quirks) {
-  static const char *const names[] = {"",
-                                      "no-hints",
-                                      "copy-host",
-                                      "no-hints,copy-host",
-                                      "gpu-plans",
-                                      "no-hints,gpu-plans",
-                                      "copy-host,gpu-plans",
-                                      "no-hints,copy-host,gpu-plans"};
-  return names[quirks & 7u];
+  pthread_once(&clg_quirk_names_once, clg_quirk_names_make);
+  return clg_quirk_name_table[quirks & ((1u << CLG_QUIRK_BITS) - 1u)];
 }
 
 cl_device_type clg__quirk_device_type(cl_device_type reported) {

@@ -24,6 +24,10 @@ typedef enum clg_quirk {
    * work-item (a plane, a block of slices, a chunk of indices) exceed;
    * the GPU plans give each work-item a few iterations. */
   CLG_QUIRK_GPU_PLANS = 1u << 2,
+  /* The device's fma(a, b, +0) is -0 where a * b is -0 (IEEE 754: +0):
+   * kernels that use fma take -DCLG_FMA_ZERO=1 and add a zero c after
+   * the product instead (kernels/embedding_bag.cl, CLG_FMA). */
+  CLG_QUIRK_FMA_ZERO = 1u << 3,
 } clg_quirk;
 
 /* The quirks quirks.c gives a platform of this CL_PLATFORM_NAME: no hints
@@ -38,6 +42,10 @@ cl_int clg__quirks_known(cl_device_id device, unsigned *out);
  * " -DCLG_HINTS=1" while hints are allowed, else "". Called with ctx->lock
  * held; reads the disk cache's record of the device on the first call. */
 const char *clg__quirk_options(clg_context *ctx);
+/* The build options the device's quirks add to a program that can use
+ * them (its source names CLG_FMA): " -DCLG_FMA_ZERO=1" under
+ * CLG_QUIRK_FMA_ZERO, else "". Hints or not. */
+const char *clg__quirk_fixes(const clg_context *ctx, const char *source);
 /* A kernel using every compiler hint the kernels use, as prelude.cl and
  * gather.cl spell them under CLG_HINTS (kernel clg_hint_probe): built when
  * a program was refused with hints, to tell a device that refuses them
@@ -50,7 +58,7 @@ extern const char clg__hint_probe_source[];
  * ctx->lock held. */
 bool clg__quirk_drop_hints(clg_context *ctx);
 /* The names of ctx's quirks, comma-separated ("" for none), e.g.
- * "no-hints"; a static string. */
+ * "no-hints,gpu-plans"; a static string. */
 const char *clg__quirk_names(unsigned quirks);
 
 /* The one device type the plans take a device for. OpenCL lets

@@ -99,7 +99,9 @@ static bool has_fp64(void) {
                                  sizeof ext - 1, ext, NULL);
     known = err == CL_SUCCESS && strstr(ext, "cl_khr_fp64") != NULL;
     if (!known)
-      cr_log_warn("the device lacks cl_khr_fp64: float64 cases expect "
+      /* info, not warn: Criterion 2.4 exits 1 after a warning, which
+       * failed the suite on a device without doubles (Rusticl). */
+      cr_log_info("the device lacks cl_khr_fp64: float64 cases expect "
                   "CLG_ERROR_UNSUPPORTED_DTYPE");
   }
   return known == 1;
@@ -115,7 +117,7 @@ clg_status bag_expected(const bag_case *c) {
     return CLG_SUCCESS;
   }
   cl_device_fp_config single = fp_config(CL_DEVICE_SINGLE_FP_CONFIG);
-  if (c->dtype != CLG_DTYPE_FLOAT16 && !(single & CL_FP_DENORM))
+  if (c->dtype != CLG_DTYPE_FLOAT16 && !tu_reduces_exactly(CLG_DTYPE_FLOAT))
     return CLG_ERROR_UNSUPPORTED_DTYPE;
   /* A correctly rounded division: the device's own, or through doubles. */
   if ((c->p.mode == CLG_BAG_MEAN || c->p.mode == CLG_BAG_SQRT_N) &&
