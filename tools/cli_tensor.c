@@ -126,35 +126,49 @@ void cli_tensor_free(cli_tensor *t) {
   memset(t, 0, sizeof *t);
 }
 
-int cli_read_whole_file(const char *path, unsigned char **buf, size_t *len,
-                        char *err, size_t errlen) {
-  *buf = NULL;
-  *len = 0;
-  /* Not blocking (a FIFO with no writer would block the open for good; it
-   * is refused as no regular file below). */
+FILE *cli_open_regular(const char *path, const char *name, const char *label,
+                       uint64_t *size, char *err, size_t errlen) {
+  *size = 0;
+  /* O_NONBLOCK: a FIFO opens at once and is refused below; on a regular
+   * file it changes nothing. */
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
   if (f == NULL) {
     int e = errno;
     if (fd >= 0)
       close(fd);
-    return cli_fail(err, errlen, "cannot open '%s': %s", path, strerror(e));
+    cli_fail(err, errlen, "cannot open %s'%s': %s", label, name, strerror(e));
+    return NULL;
   }
   struct stat st;
   if (fstat(fileno(f), &st) != 0) {
     int e = errno;
     fclose(f);
-    return cli_fail(err, errlen, "cannot stat '%s': %s", path, strerror(e));
+    cli_fail(err, errlen, "cannot stat %s'%s': %s", label, name, strerror(e));
+    return NULL;
   }
-  if (!S_ISREG(st.st_mode)) {
+  if (!S_ISREG(st.st_mode) || st.st_size < 0) {
     fclose(f);
-    return cli_fail(err, errlen, "'%s' is not a regular file", path);
+    cli_fail(err, errlen, "%s'%s' is not a regular file", label, name);
+    return NULL;
   }
-  if (st.st_size < 0 || (uint64_t)st.st_size >= SIZE_MAX) {
+  *size = (uint64_t)st.st_size;
+  return f;
+}
+
+int cli_read_whole_file(const char *path, unsigned char **buf, size_t *len,
+                        char *err, size_t errlen) {
+  *buf = NULL;
+  *len = 0;
+  uint64_t fsize = 0;
+  FILE *f = cli_open_regular(path, path, "", &fsize, err, errlen);
+  if (f == NULL)
+    return -1;
+  if (fsize >= SIZE_MAX) {
     fclose(f);
     return cli_fail(err, errlen, "'%s' is too large to read", path);
   }
-  size_t size = (size_t)st.st_size;
+  size_t size = (size_t)fsize;
   unsigned char *p = malloc(size ? size : 1);
   if (p == NULL) {
     fclose(f);

@@ -17,6 +17,7 @@
 #define CLGATHER_TOOLS_CLI_TENSOR_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include <clgather/clgather.h>
@@ -58,6 +59,15 @@ int cli_tensor_alloc(cli_tensor *t, clg_dtype dtype, int32_t rank,
 void cli_tensor_free(cli_tensor *t);
 
 /* ----- helpers shared by the format modules (npy.c, onnx_pb.c) ----- */
+
+/** Open `path` for reading without blocking (a FIFO with no writer would
+ * block open() for good) and check that it is a regular file: the open
+ * stream and its size in *size, or NULL and the reason in err ("cannot
+ * open LABEL'NAME': ...", "LABEL'NAME' is not a regular file"). `name`
+ * is the path the messages show (the caller's, where `path` is resolved),
+ * `label` words before it ("" or e.g. "external data file "). */
+FILE *cli_open_regular(const char *path, const char *name, const char *label,
+                       uint64_t *size, char *err, size_t errlen);
 
 /** Read the whole of a regular file into a malloc'ed buffer (at least one
  * byte is allocated, so *buf is never NULL on success). */

@@ -136,23 +136,12 @@ static int read_external(const Onnx__TensorProto *tp, const char *model_dir,
     return cli_fail(err, errlen, "external data file '%s' resolves to '%s', "
                     "outside the model's folder", path, real_file);
 
-  /* Not blocking: a FIFO with no writer is refused below, not waited on. */
-  int fd = open(real_file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
-  if (f == NULL) {
-    int e = errno;
-    if (fd >= 0)
-      close(fd);
-    return cli_fail(err, errlen, "cannot open external data file '%s': %s",
-                    path, strerror(e));
-  }
-  struct stat st;
-  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-    fclose(f);
-    return cli_fail(err, errlen, "external data file '%s' is not a regular "
-                    "file", path);
-  }
-  uint64_t size = (uint64_t)st.st_size;
+  /* Not blocking: a FIFO with no writer is refused, not waited on. */
+  uint64_t size = 0;
+  FILE *f = cli_open_regular(real_file, path, "external data file ", &size,
+                             err, errlen);
+  if (f == NULL)
+    return -1;
   if (offset > size) {
     fclose(f);
     return cli_fail(err, errlen, "external data offset %llu is past the end "
