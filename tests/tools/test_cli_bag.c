@@ -402,7 +402,9 @@ static long bag_peak_kib(int64_t last) {
  * device that works on host memory (POCL). Peak memory above the same
  * command with one segment: 1.5 times the output then; 2 times before the
  * starts were wrapped instead of copied (a 4 GiB output peaked at
- * 10.5 GB). The bound leaves 0.25 of the output for noise. */
+ * 10.5 GB). The bound, 1.85, leaves room for noise and for
+ * AddressSanitizer's shadow of the memory touched (an eighth of it, in
+ * scripts/sanitize.sh's run). */
 Test(cli_bag, many_segments_are_not_held_twice) {
   const int64_t segments = (int64_t)1 << 24;
   const long out_kib = (long)(segments * 4 * 4 / 1024);
@@ -410,7 +412,7 @@ Test(cli_bag, many_segments_are_not_held_twice) {
   long big = bag_peak_kib(segments - 1);
   cr_log_info("peak %ld KiB over %ld KiB with one segment; output %ld KiB",
               big, base, out_kib);
-  cr_expect_lt(big - base, out_kib * 7 / 4,
+  cr_expect_lt(big - base, out_kib * 37 / 20,
                "%lld segments: %ld KiB above a one-segment call, for an "
                "output of %ld KiB",
                (long long)segments, big - base, out_kib);
