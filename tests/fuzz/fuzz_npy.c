@@ -1,5 +1,5 @@
-/* Fuzz harness: the .npy reader (tools/npy.c) and the extension dispatch of
- * tools/tensor_file.c.
+/* Fuzz harness: the .npy reader (tools/formats/npy.c) and the extension
+ * dispatch of tools/formats/tensor_file.c.
  *
  * The input is the whole file. Checked for every input:
  *  - npy_read() never crashes, leaks or reads out of bounds (sanitizers);

@@ -1,6 +1,6 @@
-/* Fuzz harness: the ONNX protobuf readers of tools/onnx_pb.c — TensorProto
- * (.pb tensors, from memory and from a file) and ModelProto (model.onnx, as
- * `clgather onnx-test` inspects it).
+/* Fuzz harness: the ONNX protobuf readers of tools/formats/onnx_pb.c —
+ * TensorProto (.pb tensors, from memory and from a file) and ModelProto
+ * (model.onnx, as `clgather onnx-test` inspects it).
  *
  * The same input bytes go through both parsers. Checked for every input:
  *  - no crash, leak or out-of-bounds access (sanitizers);

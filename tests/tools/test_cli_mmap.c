@@ -1,7 +1,7 @@
 /*
- * Mapped .npy files (tools/npy_map.c) and the CLI on them: .npy inputs are
- * mapped read-only and handed to the library in place, a .npy OUT is
- * written through a mapped temporary file renamed at the end.
+ * Mapped .npy files (tools/formats/npy_map.c) and the CLI on them: .npy
+ * inputs are mapped read-only and handed to the library in place, a .npy
+ * OUT is written through a mapped temporary file renamed at the end.
  *
  * - npy_map(): the mapping is used when the data offset is a multiple of
  *   the element size, the file is read (a copy) otherwise, the bytes are

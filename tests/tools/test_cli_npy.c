@@ -1,5 +1,5 @@
-/* .npy reading and writing (tools/npy.c): round trips for every dtype and
- * format version, accepted descr variants, and hostile files. */
+/* .npy reading and writing (tools/formats/npy.c): round trips for every
+ * dtype and format version, accepted descr variants, and hostile files. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* ONNX TensorProto / ModelProto files (tools/onnx_pb.c): raw_data round
+/* ONNX TensorProto / ModelProto files (tools/formats/onnx_pb.c): raw_data round
  * trips for every dtype, each typed-field form, and hostile messages. The
  * messages are built here with protobuf-c and serialized to temp files. */
 #include <criterion/criterion.h>

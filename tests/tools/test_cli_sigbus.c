@@ -1,5 +1,5 @@
 /*
- * The CLIs' SIGBUS handler (tools/cli_sigbus.c): however many threads
+ * The CLIs' SIGBUS handler (tools/formats/cli_sigbus.c): however many threads
  * fault at once (a truncated mapped input touched by each of a CPU
  * driver's worker threads), the message is written once, OUT's named
  * temporary file is removed and the process exits with the given status.

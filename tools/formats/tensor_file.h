@@ -3,7 +3,7 @@
  * cli_tensor as .npy or ONNX TensorProto (.pb), chosen by the file's
  * extension.
  *
- * Include order in tools/ (each header includes only those before it):
+ * Include order in tools/formats/ (each header includes only those before it):
  *   cli_tensor.h <- npy.h, onnx_pb.h <- tensor_file.h
  * This header is the top of that order: it includes cli_tensor.h and npy.h
  * (for the mapped output's state), and tensor_file.c dispatches to npy.c,

@@ -5,7 +5,7 @@
  *
  * All functions return 0 on success, -1 on failure with a message in `err`.
  *
- * Include order in tools/ (each header includes only those before it):
+ * Include order in tools/formats/ (each header includes only those before it):
  *   cli_tensor.h <- npy.h, onnx_pb.h <- tensor_file.h
  * This header includes cli_tensor.h; tensor_file.c calls it, it never
  * calls tensor_file.c.

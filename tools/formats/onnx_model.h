@@ -11,9 +11,10 @@
  * to the model's folder, from byte "offset" (default 0) for "length" bytes
  * (default: to the end of the file).
  *
- * Include order in tools/: cli_tensor.h <- onnx_pb.h <- onnx_model.h; only
- * onnx_test.c includes it. Every function that can fail returns 0 on
- * success and -1 with a one-line message in `err`; nothing prints.
+ * Include order in tools/formats/: cli_tensor.h <- onnx_pb.h <-
+ * onnx_model.h; only onnx_test.c includes it. Every function that can fail
+ * returns 0 on success and -1 with a one-line message in `err`; nothing
+ * prints.
  */
 #ifndef CLGATHER_TOOLS_ONNX_MODEL_H
 #define CLGATHER_TOOLS_ONNX_MODEL_H

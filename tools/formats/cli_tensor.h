@@ -4,7 +4,7 @@
  * whole-file reads (cli_tensor.c), output files that a kill leaves no trace
  * of, atomic writes (cli_outfile.c) and error messages.
  *
- * Include order in tools/ (each header includes only those before it):
+ * Include order in tools/formats/ (each header includes only those before it):
  *   cli_tensor.h <- npy.h, onnx_pb.h <- tensor_file.h
  * This header is the bottom layer: it includes only the library's public
  * header and knows no file format.
