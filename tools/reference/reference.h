@@ -4,9 +4,10 @@
  * specification. Written from each operator's definition (not from
  * clgather's code): they walk every output element by its multi-index and
  * copy the element the definition names. Slow and obviously right is the
- * point. Used by tests/ and by `clgather selftest` (tools/selftest*.c), the
- * conformance of a user's device; a small static library
- * (tools/reference/reference.cmake); the scatters' use clg_dtype_size().
+ * point. Used by tests/ and by `clgather selftest`
+ * (tools/selftest/selftest*.c), the conformance of a user's device; a small
+ * static library (tools/reference/reference.cmake); the scatters' use
+ * clg_dtype_size().
  */
 #ifndef CLGATHER_REFERENCE_H
 #define CLGATHER_REFERENCE_H
