@@ -1,8 +1,9 @@
 /* `clgather devices --json`: the output parses as JSON (a strict RFC 8259
  * parser written here, itself tested on malformed documents), is an array of
  * platforms with their devices, and says what the text listing says, device
- * by device. cli_json_string() (tools/cli_args.c, compiled into this test)
- * is checked on quotes, control characters and bytes that are not UTF-8.
+ * by device. cli_json_string() (tools/cli/cli_args.c, linked into this
+ * test from clgather_cli_args) is checked on quotes, control characters and
+ * bytes that are not UTF-8.
  * CLGATHER_CLI_PATH is the built binary. */
 #define _POSIX_C_SOURCE 200809L
 
