@@ -14,7 +14,7 @@
 #                                 `clgather onnx-test`, selftest's ONNX node
 #                                 folders (protobuf-c, protoc-c, onnx.proto)
 #   CLGATHER_BUILD_BENCH     OFF  clgather-bench, clgather-bench-scatter
-#                                 (tools/bench*.c; not installed)
+#                                 (tools/bench/; not installed)
 #   CLGATHER_BUILD_MPI       OFF  clgather_mpi and clgather-mpi (Open MPI)
 #   CLGATHER_BUILD_TESTS     OFF  the ctest suite (Criterion); with MPI, its
 #                                 mpirun tests; with the CLI and ONNX, the
