@@ -1,7 +1,8 @@
 # The plain-C references (tools/reference/): the specification of every
-# operator, used by the tests (tests/) and by `clgather selftest` (tools/).
-# Included by tools/CMakeLists.txt and tests/CMakeLists.txt (either may be
-# built without the other); sets, in the including directory's scope:
+# operator, used by the tests (tests/) and by `clgather selftest`
+# (tools/selftest/). Included by tools/CMakeLists.txt and
+# tests/CMakeLists.txt (either may be built without the other); sets, in
+# the including directory's scope:
 #   CLGATHER_REFERENCE_SOURCES      reference.c and one ref_FILE.c per
 #                                   registered operator (CLGATHER_OPERATORS)
 #   CLGATHER_REFERENCE_INCLUDE_DIR  the folder holding reference/: sources
