@@ -10,6 +10,7 @@
 
 static atomic_ulong clg_calls[CLG_FAULT_COUNT];
 static atomic_ulong clg_waits;
+static atomic_ulong clg_events;
 static atomic_uint clg_skip[CLG_FAULT_COUNT];
 static atomic_uint clg_fail[CLG_FAULT_COUNT];
 static atomic_int clg_error[CLG_FAULT_COUNT];
@@ -56,6 +57,13 @@ unsigned long clg_fault_calls(clg_fault kind) {
 
 unsigned long clg_fault_host_waits(void) { return atomic_load(&clg_waits); }
 
+unsigned long clg_fault_events(void) { return atomic_load(&clg_events); }
+
+static void clg_note_event(const cl_event *e) {
+  if (e)
+    atomic_fetch_add(&clg_events, 1);
+}
+
 void clg__fi_note_wait(void) { atomic_fetch_add(&clg_waits, 1); }
 
 static _Thread_local int clg_last_way = -1;
@@ -66,6 +74,7 @@ void clg__fi_note_way(int way) { clg_last_way = way; }
 
 void clg_fault_reset(void) {
   atomic_store(&clg_waits, 0);
+  atomic_store(&clg_events, 0);
   clg_last_way = -1;
   atomic_store(&clg_no_fp64, false);
   atomic_store(&clg_no_denorm, false);
@@ -240,6 +249,7 @@ cl_int clg__fi_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k,
                                       cl_uint ne, const cl_event *w,
                                       cl_event *e) {
   CLG_FI_STATUS(CLG_FAULT_ENQUEUE_KERNEL);
+  clg_note_event(e);
   return clEnqueueNDRangeKernel(q, k, dim, off, g, l, ne, w, e);
 }
 
@@ -255,6 +265,7 @@ cl_int clg__fi_clEnqueueReadBuffer(cl_command_queue q, cl_mem m, cl_bool b,
 cl_int clg__fi_clEnqueueMarkerWithWaitList(cl_command_queue q, cl_uint ne,
                                            const cl_event *w, cl_event *e) {
   CLG_FI_STATUS(CLG_FAULT_MARKER);
+  clg_note_event(e);
   return clEnqueueMarkerWithWaitList(q, ne, w, e);
 }
 

@@ -52,6 +52,10 @@ unsigned long clg_fault_calls(clg_fault kind);
  * each, however its wait ends). What a call costs is counted with it
  * (tests/run/test_call_costs.c). */
 unsigned long clg_fault_host_waits(void);
+/* Events asked for since the last clg_fault_reset() by kernel and marker
+ * enqueues that went to the driver (not reads': a polled read makes one
+ * of its own, or not, by measured time, device/enqueue.c). */
+unsigned long clg_fault_events(void);
 /* The way (run/run.h's clg_check_way, as an int) by which the calling
  * thread's last call of an operator checked its index values, as the call
  * chose it (run/call.c, run/embedding_bag.c); -1 where none was chosen

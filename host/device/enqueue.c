@@ -545,25 +545,46 @@ clg_status clg__call_launch(const clg_kernel_call *call, cl_command_queue queue,
                      num_events, wait_list, event);
 }
 
+clg_status clg__queue_in_order(cl_command_queue queue, bool *in_order) {
+  cl_command_queue_properties props = 0;
+  cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props,
+                                     &props, NULL);
+  *in_order =
+      err == CL_SUCCESS && !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  return err == CL_SUCCESS
+             ? CLG_SUCCESS
+             : clg__fail_cl(err, "clGetCommandQueueInfo",
+                            "asking whether the command queue is in order");
+}
+
 clg_status clg__calls_launch(const clg_kernel_calls *calls,
                              cl_command_queue queue, cl_mem verdict,
                              cl_uint num_events, const cl_event *wait_list,
-                             bool want_last, cl_event *last) {
+                             bool in_order, bool want_last, cl_event *last) {
+  /* An in-order queue runs each call after the one before without an
+   * event between them. */
+  bool chain = !in_order;
   cl_event prev = NULL;
   clg_status st = CLG_SUCCESS;
-  for (int i = 0; i < calls->count; ++i) {
+  int i = 0;
+  for (; i < calls->count; ++i) {
     cl_event ev = NULL;
-    bool want = i + 1 < calls->count || want_last;
+    bool want = i + 1 < calls->count ? chain : want_last;
     st = prev ? clg__call_launch(&calls->call[i], queue, verdict, 1, &prev,
                                  want ? &ev : NULL)
-              : clg__call_launch(&calls->call[i], queue, verdict, num_events,
-                                 wait_list, want ? &ev : NULL);
+              : clg__call_launch(&calls->call[i], queue, verdict,
+                                 i == 0 ? num_events : 0,
+                                 i == 0 ? wait_list : NULL, want ? &ev : NULL);
     if (st != CLG_SUCCESS)
       break; /* prev: the last one enqueued */
     if (prev)
       clReleaseEvent(prev);
     prev = ev;
   }
+  /* A failure after calls enqueued without an event: a marker behind them
+   * (the queue is in order) is what the caller waits for. */
+  if (st != CLG_SUCCESS && i > 0 && !prev)
+    (void)clEnqueueMarkerWithWaitList(queue, 0, NULL, &prev);
   *last = prev;
   return st;
 }

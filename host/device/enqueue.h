@@ -144,9 +144,16 @@ typedef struct clg_kernel_calls {
   clg_kernel_call call[CLG_MAX_CALLS];
 } clg_kernel_calls;
 
+/* Is `queue` in order (*in_order: its commands run one after the other, so
+ * that a command need not wait for the event of the one before)?
+ * CLG_SUCCESS, or the query's failure (*in_order false). */
+clg_status clg__queue_in_order(cl_command_queue queue, bool *in_order);
+
 /* The one launch loop of every operator's call: calls->call[0 ..
  * count-1] enqueued in order, the first after the wait list, each after
- * the one before, each gated on `verdict` when not NULL. On success *last
+ * the one before (by its event, unless `in_order`: the caller knows the
+ * queue is, clg__queue_in_order), each gated on `verdict` when not NULL.
+ * On success *last
  * is the last call's event where `want_last`, else NULL; on failure, the
  * event of the last call enqueued (NULL if none), for the caller to wait
  * for before it lets go of memory that call may use. An event costs: the
@@ -156,7 +163,7 @@ typedef struct clg_kernel_calls {
 clg_status clg__calls_launch(const clg_kernel_calls *calls,
                              cl_command_queue queue, cl_mem verdict,
                              cl_uint num_events, const cl_event *wait_list,
-                             bool want_last, cl_event *last);
+                             bool in_order, bool want_last, cl_event *last);
 /* A call with nothing to enqueue (an empty output, a scatter in place with
  * no entries): where `event` is not NULL, a marker after the wait list
  * sets it; `what` names the call in the message ("completing an empty

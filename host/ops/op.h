@@ -48,6 +48,9 @@ typedef struct clg_launch {
   cl_command_queue queue;
   cl_uint num_events;
   const cl_event *wait_list;
+  /* The queue is in order: the call's kernels follow one another without
+   * events between them (false: each waits for the one before's). */
+  bool in_order;
   bool baking; /* a plan being baked (clg__bake): prepare() builds its
                 * kernels and allocates, uploads and launches nothing */
   /* Way FUSED (run/strategy.c): not NULL, the verdict buffer the fused

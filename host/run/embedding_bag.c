@@ -73,6 +73,10 @@ typedef struct bag_run {
   cl_event busy;
   cl_mem verdict; /* the context's (ctx->bag_verdicts) */
   cl_uint gen;    /* the checks' run number */
+  /* The queue is in order and the call came after no events of the
+   * caller's: its kernels follow one another without events between
+   * them. */
+  bool in_order;
   clg_bag_mems m;
 } bag_run;
 
@@ -196,8 +200,9 @@ static clg_status bag_reduce(clg_context *ctx, const clg_bag_call *c,
   if (st == CLG_SUCCESS)
     st = clg__check_wait_failed(num_after, after);
   if (st == CLG_SUCCESS)
-    st = clg__calls_launch(&calls, c->queue, gate, num_after, after,
-                           want_last || blocking || r->starts_size, &kevent);
+    st =
+        clg__calls_launch(&calls, c->queue, gate, num_after, after, r->in_order,
+                          want_last || blocking || r->starts_size, &kevent);
   bool done = false;
   if (st == CLG_SUCCESS)
     st = clg__finish_call(
@@ -221,7 +226,8 @@ static clg_status bag_reduce(clg_context *ctx, const clg_bag_call *c,
 /* The checks on the device: the verdict's buffer and the validation
  * kernel, then (`values`) the kernel copying the offenders' values into
  * the verdict, enqueued after the wait list; *checked the last one's
- * event. A synchronous call leaves the second out unless the verdict
+ * event (NULL where r->in_order and not `values`: nothing waits for
+ * it). A synchronous call leaves the second out unless the verdict
  * says a check failed (one launch fewer on the path that passes). */
 static clg_status bag_check_on_device(clg_context *ctx, const clg_bag_call *c,
                                       bag_run *r, bool values,
@@ -247,8 +253,8 @@ static clg_status bag_check_on_device(clg_context *ctx, const clg_bag_call *c,
   if (st == CLG_SUCCESS)
     st = clg__check_wait_failed(num_events, wait_list);
   if (st == CLG_SUCCESS)
-    st = clg__calls_launch(&calls, c->queue, NULL, num_events, wait_list, true,
-                           checked);
+    st = clg__calls_launch(&calls, c->queue, NULL, num_events, wait_list,
+                           r->in_order, values || !r->in_order, checked);
   return st;
 }
 
@@ -273,7 +279,8 @@ static clg_status bag_verdict(clg_context *ctx, const clg_bag_call *c,
     cl_event found = NULL;
     st = clg__bag_checks(ctx, &c->g, &r->m, r->verdict, r->gen, &calls);
     if (st == CLG_SUCCESS)
-      st = clg__call_launch(&calls.call[1], c->queue, NULL, 1, &after, &found);
+      st = clg__call_launch(&calls.call[1], c->queue, NULL, after ? 1 : 0,
+                            after ? &after : NULL, &found);
     if (st == CLG_SUCCESS) {
       st = clg__bag_verdict_read(r->verdict, found, false, r->gen, c->queue,
                                  false, words, values);
@@ -363,6 +370,12 @@ static clg_status bag_run_gated(clg_context *ctx, const clg_bag_call *c,
   clg_outcome *o = NULL;
   bool retime = false;
   clg_status st = bag_stage(ctx, c, NULL, true, &r);
+  /* Events only where something waits by them: the outcome, the kernels
+   * after a wait list or on an out-of-order queue, the caller (else the
+   * queue orders the kernels, and the blocking read of the verdict comes
+   * after them). */
+  if (st == CLG_SUCCESS && num_events == 0)
+    st = clg__queue_in_order(c->queue, &r.in_order);
   if (st == CLG_SUCCESS)
     st = bag_check_on_device(ctx, c, &r, outcome != NULL, num_events, wait_list,
                              &checked);
@@ -376,7 +389,9 @@ static clg_status bag_run_gated(clg_context *ctx, const clg_bag_call *c,
   if (!outcome)
     r.m.retime = &retime;
   if (st == CLG_SUCCESS)
-    st = bag_reduce(ctx, c, &r, true, verdict, 1, &checked, true, &last);
+    st = bag_reduce(ctx, c, &r, true, verdict, checked ? 1 : 0,
+                    checked ? &checked : NULL, outcome || event || !r.in_order,
+                    &last);
   if (st == CLG_SUCCESS && outcome)
     clg__outcome_enqueued(o, last, false);
   else if (st == CLG_SUCCESS) {

@@ -153,7 +153,7 @@ static clg_status clg_check_on_device(clg_context *ctx, const clg_checked *c,
                                       const cl_event *wait_list) {
   clg_verdict v;
   clg_status st = clg__verdict_enqueue(ctx, c, queue, data, indices,
-                                       num_events, wait_list, &v);
+                                       num_events, wait_list, true, &v);
   if (st != CLG_SUCCESS)
     return st;
   cl_ulong pos = 0;
@@ -193,7 +193,6 @@ clg_status clg__check_index_values(clg_context *ctx, const clg_checked *c,
   case CLG_CHECK_READ_BACK:
     return clg_check_read_back(ctx, c, queue, data, indices, num_events,
                                wait_list);
-  default:
-    return CLG_SUCCESS;
+  default: return CLG_SUCCESS;
   }
 }

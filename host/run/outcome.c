@@ -52,9 +52,9 @@ clg_status clg__bag_verdict_read(cl_mem verdict, cl_event event,
   unsigned char host[CLG_BAG_VERDICT_BYTES];
   memset(host, 0xA5, sizeof host);
   const char *call = "clEnqueueReadBuffer";
-  err = clg__read_wait(queue, verdict, 0, sizeof host, host, 1, &event, false,
-                       poll, &call);
-  if (err == CL_SUCCESS &&
+  err = clg__read_wait(queue, verdict, 0, sizeof host, host, event ? 1 : 0,
+                       event ? &event : NULL, false, poll, &call);
+  if (err == CL_SUCCESS && event &&
       clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
                      &status, NULL) == CL_SUCCESS &&
       status < 0)

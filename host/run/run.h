@@ -38,18 +38,23 @@ typedef struct clg_verdict {
 #define CLG_VERDICT_EXTRA_AT 1
 
 /* Mode RAISE, cl_mem indices: enqueue the validation kernel (after the wait
- * list) into a verdict buffer of the context's. On failure *v holds
- * nothing. */
+ * list) into a verdict buffer of the context's. v->event is its event where
+ * `with_event` (an outcome, commands after a wait list or on an
+ * out-of-order queue wait for it), else NULL (an in-order queue runs what
+ * follows after it, and a blocking read of the verdict waits for it). On
+ * failure *v holds nothing. */
 clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
                                 cl_command_queue queue, const clg_tensor *data,
                                 const clg_tensor *indices, cl_uint num_events,
-                                const cl_event *wait_list, clg_verdict *v);
+                                const cl_event *wait_list, bool with_event,
+                                clg_verdict *v);
 /* A verdict buffer with no validation kernel behind it (no groups, no
  * event; its flag and the operator's words clear): for a device plan whose
  * kernels check the index values themselves (clg_op_impl.checks_values). */
 clg_status clg__verdict_bare(clg_context *ctx, const clg_checked *c,
                              cl_uint num_events, clg_verdict *v);
-/* Read a verdict (blocking, on `queue`, once its event has completed; a
+/* Read a verdict (blocking, on `queue`, after its event, or, with none,
+ * after what `queue` (in order) ran before; a
  * kernel that failed, e.g. for a failed wait-list event, is an error): *pos
  * is the first offending flat position or CLG_VERDICT_NONE, *value its
  * value; extra (NULL: not read) the operator's CLG_VERDICT_EXTRA words. */
@@ -347,9 +352,10 @@ clg_status clg__outcome_pending_bag(clg_context *ctx, cl_command_queue queue,
                                     cl_event event, bool after_caller,
                                     const clg_bag_geom *g, clg_outcome **out);
 /* Read the verdict of EmbeddingBag's checks (blocking, on `queue`, after
- * `event`; `poll`: polled first, clg__read_wait): its four 32-bit words
- * and three values (kernels/embedding_bag.cl); embedding_bag.c's
- * synchronous call reads it too. */
+ * `event`, or with none after what the in-order `queue` ran before; `poll`:
+ * polled first, clg__read_wait): its four 32-bit words and three values
+ * (kernels/embedding_bag.cl); embedding_bag.c's synchronous call reads it too.
+ */
 clg_status clg__bag_verdict_read(cl_mem verdict, cl_event event,
                                  bool after_caller, cl_uint gen,
                                  cl_command_queue queue, bool poll,

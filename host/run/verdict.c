@@ -149,7 +149,7 @@ static clg_status clg_verdict_launch(clg_context *ctx, const clg_checked *c,
                                      const clg_tensor *indices,
                                      cl_uint num_events,
                                      const cl_event *wait_list, cl_mem res,
-                                     clg_verdict *v) {
+                                     bool with_event, clg_verdict *v) {
   size_t isz = c->xf.elem_size, count = c->xf.count, groups = lay->groups;
   size_t local = lay->local, period = lay->period, chunk = lay->chunk;
   const int64_t *s = lay->s;
@@ -166,7 +166,7 @@ static clg_status clg_verdict_launch(clg_context *ctx, const clg_checked *c,
                           sizeof(cl_mem), sizeof gen};
   size_t global = groups * local;
   st = clg__launch(lay->kernel, queue, 8, sizes, values, 1, &global, &local,
-                   num_events, wait_list, &v->event);
+                   num_events, wait_list, with_event ? &v->event : NULL);
   if (st != CLG_SUCCESS)
     return st;
   atomic_fetch_add_explicit(&ctx->device_validations, 1, memory_order_relaxed);
@@ -191,7 +191,8 @@ static void clg_verdict_init(const clg_checked *c, cl_uint num_events,
 clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
                                 cl_command_queue queue, const clg_tensor *data,
                                 const clg_tensor *indices, cl_uint num_events,
-                                const cl_event *wait_list, clg_verdict *v) {
+                                const cl_event *wait_list, bool with_event,
+                                clg_verdict *v) {
   clg_verdict_init(c, num_events, v);
   clg_vlayout lay;
   clg_status st = clg_verdict_layout(ctx, c, data, indices, &lay);
@@ -201,7 +202,7 @@ clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
   if ((st = clg_verdict_take(ctx, &res)) != CLG_SUCCESS)
     return st;
   st = clg_verdict_launch(ctx, c, queue, &lay, indices, num_events, wait_list,
-                          res, v);
+                          res, with_event, v);
   if (st != CLG_SUCCESS) /* no kernel was enqueued: as clean as it came */
     clg__verdict_give(ctx, &(clg_verdict){.mem = res}, true, NULL);
   return st;
@@ -251,8 +252,9 @@ clg_status clg__verdict_read(const clg_verdict *v, cl_command_queue queue,
   memset(host, 0xA5, clg_verdict_bytes(v->groups)); /* see below */
   const char *call = "clEnqueueReadBuffer";
   err = clg__read_wait(queue, v->mem, 0, clg_verdict_bytes(v->groups), host,
-                       1, &v->event, v->after_caller, v->poll, &call);
-  if (err == CL_SUCCESS && !v->after_caller &&
+                       v->event ? 1 : 0, v->event ? &v->event : NULL,
+                       v->after_caller, v->poll, &call);
+  if (err == CL_SUCCESS && !v->after_caller && v->event &&
       clGetEventInfo(v->event, CL_EVENT_COMMAND_EXECUTION_STATUS,
                      sizeof status, &status, NULL) == CL_SUCCESS &&
       status < 0) {

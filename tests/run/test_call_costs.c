@@ -1,10 +1,11 @@
 /* What a call costs at steady state, counted (the test build's OpenCL
  * wrappers, host/core/faults.h): per operator, mode (synchronous,
  * asynchronous, a plan's enqueue) and way of checking the index values
- * (host/run/strategy.c), the kernels it enqueues, the host waits inside it
- * and the OpenCL objects it creates. The table below is README's "What a
- * call costs"; a call that waits more, or creates an object where the
- * table says none, fails it.
+ * (host/run/strategy.c), the kernels it enqueues, the host waits inside it,
+ * the OpenCL objects it creates and the events it makes when the caller
+ * asks for none. The table below is README's "What a call costs"; a call
+ * that waits more, or creates an object or event where the table says
+ * none, fails it.
  *
  * Steady state: the same call made four times before (programs built,
  * variants chosen, the context's verdict and scratch buffers made), each
@@ -46,6 +47,9 @@ typedef struct row {
                        * fused kernel) */
   const char *way;    /* the strategy's name, for the message */
   unsigned kernels, waits, objects;
+  /* The events its kernels and markers make when the caller asks for none
+   * (clg_fault_events), on the context's queue (in order). */
+  unsigned events;
 } row;
 
 /* Small: 10 entries (80 bytes of int64 indices); large: 8192 (64 KiB,
@@ -56,33 +60,33 @@ static const row rows[] = {
      * the gather (sync), or by the outcome (async); a host output: the
      * indices read back (small) or checked first (large). Host tensors
      * are staged: a buffer each per call (wrapped on a CPU device). */
-    {GATHER, SYNC, false, false, false, NULL, "gated, read after", 2, 1, 0},
-    {GATHER, SYNC, false, false, true, NULL, "gated, read after", 2, 1, 0},
+    {GATHER, SYNC, false, false, false, NULL, "gated, read after", 2, 1, 0, 0},
+    {GATHER, SYNC, false, false, true, NULL, "gated, read after", 2, 1, 0, 0},
     /* ... and, under the library's rule, a small one: Gather's one fused
      * kernel (the large one past its thresholds: gated). */
-    {GATHER, SYNC, false, false, false, "fused", "fused", 1, 1, 0},
-    {GATHER, PLAN, false, false, false, "fused", "fused", 1, 1, 0},
+    {GATHER, SYNC, false, false, false, "fused", "fused", 1, 1, 0, 0},
+    {GATHER, PLAN, false, false, false, "fused", "fused", 1, 1, 0, 0},
     {GATHER, SYNC, false, false, true, "fused", "gated, read after", 2, 1,
-     0},
-    {GATHER, SYNC, false, false, false, "never", "read-back", 1, 1, 0},
-    {GATHER, ASYNC, false, false, false, NULL, "gated", 2, 0, 0},
-    {GATHER, ASYNC, false, false, true, NULL, "gated", 2, 0, 0},
-    {GATHER, PLAN, false, false, false, NULL, "gated, read after", 2, 1, 0},
-    {GATHER, PLAN_ASYNC, false, false, false, NULL, "gated", 2, 0, 0},
-    {GATHER, SYNC, false, true, false, NULL, "read-back", 1, 2, 1},
-    {GATHER, SYNC, false, true, true, NULL, "device", 2, 2, 1},
-    {GATHER, SYNC, true, false, false, NULL, "host", 1, 1, 1},
+     0, 0},
+    {GATHER, SYNC, false, false, false, "never", "read-back", 1, 1, 0, 0},
+    {GATHER, ASYNC, false, false, false, NULL, "gated", 2, 0, 0, 2},
+    {GATHER, ASYNC, false, false, true, NULL, "gated", 2, 0, 0, 2},
+    {GATHER, PLAN, false, false, false, NULL, "gated, read after", 2, 1, 0, 0},
+    {GATHER, PLAN_ASYNC, false, false, false, NULL, "gated", 2, 0, 0, 2},
+    {GATHER, SYNC, false, true, false, NULL, "read-back", 1, 2, 1, 1},
+    {GATHER, SYNC, false, true, true, NULL, "device", 2, 2, 1, 2},
+    {GATHER, SYNC, true, false, false, NULL, "host", 1, 1, 1, 1},
     /* Host data, indices and output on a CPU device, a small output: on
      * the calling thread (host/run/host_run.c). */
-    {GATHER, SYNC, true, true, false, "rule", "host run", 0, 0, 0},
-    {GATHER_ELEMENTS, SYNC, true, true, false, "rule", "host run", 0, 0, 0},
-    {GATHER_ND, SYNC, true, true, false, "rule", "host run", 0, 0, 0},
+    {GATHER, SYNC, true, true, false, "rule", "host run", 0, 0, 0, 0},
+    {GATHER_ELEMENTS, SYNC, true, true, false, "rule", "host run", 0, 0, 0, 0},
+    {GATHER_ND, SYNC, true, true, false, "rule", "host run", 0, 0, 0, 0},
     {GATHER_ELEMENTS, SYNC, false, false, false, NULL, "gated, read after", 2,
-     1, 0},
-    {GATHER_ELEMENTS, ASYNC, false, false, false, NULL, "gated", 2, 0, 0},
+     1, 0, 0},
+    {GATHER_ELEMENTS, ASYNC, false, false, false, NULL, "gated", 2, 0, 0, 2},
     {GATHER_ND, SYNC, false, false, false, NULL, "gated, read after", 2, 1,
-     0},
-    {GATHER_ND, ASYNC, false, false, false, NULL, "gated", 2, 0, 0},
+     0, 0},
+    {GATHER_ND, ASYNC, false, false, false, NULL, "gated", 2, 0, 0, 2},
     /* The scatters: a small synchronous call plans on the host (the
      * indices read back: the one wait; the plan's order is a buffer made
      * per call); a large one, or an asynchronous one, on the device: the
@@ -91,28 +95,28 @@ static const row rows[] = {
      * scatter, its verdict read after the last kernel. The pass's scratch
      * buffers are the context's, reused once the call that used them last
      * has ended. */
-    {SCATTER_ND, SYNC, false, false, false, NULL, "host plan", 2, 1, 1},
-    {SCATTER_ND, SYNC, false, false, true, NULL, "device plan", 14, 1, 0},
-    {SCATTER_ND, ASYNC, false, false, false, NULL, "device plan", 14, 0, 0},
+    {SCATTER_ND, SYNC, false, false, false, NULL, "host plan", 2, 1, 1, 0},
+    {SCATTER_ND, SYNC, false, false, true, NULL, "device plan", 14, 1, 0, 0},
+    {SCATTER_ND, ASYNC, false, false, false, NULL, "device plan", 14, 0, 0, 2},
     {SCATTER_ELEMENTS, SYNC, false, false, true, NULL, "device plan", 14, 1,
-     0},
+     0, 0},
     {SCATTER_ELEMENTS, ASYNC, false, false, false, NULL, "device plan", 14, 0,
-     0},
+     0, 2},
     /* EmbeddingBag: its checks of indices and bags as the gathers' (its
      * own validation kernel), the reduction gated on their verdict, read
      * after it (sync) or by the outcome (async, which adds the kernel
      * copying an offender's values into the verdict); the indices read
      * back where the gate is off. Segment ids add the kernel writing the
      * segments' starts, into a scratch buffer of the context's. */
-    {BAG, SYNC, false, false, false, NULL, "gated, read after", 2, 1, 0},
-    {BAG, SYNC, false, false, true, NULL, "gated, read after", 2, 1, 0},
-    {BAG, SYNC, false, false, false, "never", "read-back", 1, 1, 0},
-    {BAG, ASYNC, false, false, false, NULL, "gated", 3, 0, 0},
-    {BAG, PLAN, false, false, false, NULL, "gated, read after", 2, 1, 0},
-    {BAG, PLAN_ASYNC, false, false, false, NULL, "gated", 3, 0, 0},
+    {BAG, SYNC, false, false, false, NULL, "gated, read after", 2, 1, 0, 0},
+    {BAG, SYNC, false, false, true, NULL, "gated, read after", 2, 1, 0, 0},
+    {BAG, SYNC, false, false, false, "never", "read-back", 1, 1, 0, 0},
+    {BAG, ASYNC, false, false, false, NULL, "gated", 3, 0, 0, 2},
+    {BAG, PLAN, false, false, false, NULL, "gated, read after", 2, 1, 0, 0},
+    {BAG, PLAN_ASYNC, false, false, false, NULL, "gated", 3, 0, 0, 2},
     {BAG_SEGMENTS, SYNC, false, false, false, NULL, "gated, read after", 3, 1,
-     0},
-    {BAG_SEGMENTS, ASYNC, false, false, false, NULL, "gated", 4, 0, 0},
+     0, 1},
+    {BAG_SEGMENTS, ASYNC, false, false, false, NULL, "gated", 4, 0, 0, 2},
 };
 
 /* The operands of one call, and its plan where it has one. */
@@ -161,8 +165,7 @@ static void make(const row *r, operands *p) {
   switch (r->op) {
   case GATHER:
   case BAG:
-  case BAG_SEGMENTS:
-    break;
+  case BAG_SEGMENTS: break;
   case GATHER_ND:
     p->x.rank = 2;
     p->x.shape[1] = 1;
@@ -364,6 +367,20 @@ Test(call_costs, steady_state_calls, .timeout = 240) {
                  label, waits, r->waits);
     cr_expect_eq(made, r->objects, "%s: %lu OpenCL objects created, the "
                  "table says %u", label, made, r->objects);
+    /* The same call again, the caller asking for no event: the events it
+     * makes for itself. */
+    oc = NULL;
+    clg_fault_reset();
+    st = call(r, &p, NULL, &oc);
+    unsigned long events = clg_fault_events();
+    clg_fault_reset();
+    cr_expect_eq(st, CLG_SUCCESS, "%s (no event): %s", label,
+                 clg_last_error());
+    settle(label, NULL, oc);
+    tu_cl_check(clFinish(clg_context_queue(tu_ctx())), "clFinish");
+    cr_expect_eq(events, r->events,
+                 "%s: %lu events made with none asked for, the table says %u",
+                 label, events, r->events);
     drop(&p);
   }
   unsetenv("CLGATHER_TEST_DEVICE_VALIDATION");
