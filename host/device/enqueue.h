@@ -150,16 +150,16 @@ typedef struct clg_kernel_calls {
 clg_status clg__queue_in_order(cl_command_queue queue, bool *in_order);
 
 /* The one launch loop of every operator's call: calls->call[0 ..
- * count-1] enqueued in order, the first after the wait list, each after
- * the one before (by its event, unless `in_order`: the caller knows the
- * queue is, clg__queue_in_order), each gated on `verdict` when not NULL.
- * On success *last
- * is the last call's event where `want_last`, else NULL; on failure, the
- * event of the last call enqueued (NULL if none), for the caller to wait
- * for before it lets go of memory that call may use. An event costs: the
- * NVIDIA H200 took 9.3 us to enqueue a kernel with one and a few without
- * (W5, 10 indices: the checked call 34.5 us, a blocking read + a kernel +
- * finish 21.5), so the last call makes one only when asked. */
+ * count-1] enqueued in order, the first after the wait list, each after the
+ * one before (by its event, unless `in_order`: the caller knows the queue
+ * is, clg__queue_in_order), each gated on `verdict` when not NULL. On
+ * success *last is the last call's event where `want_last`, else NULL; on
+ * failure, the event of the last call enqueued (or of a marker behind it;
+ * NULL if none), for the caller to wait for before it lets go of memory
+ * that call may use. An event costs: the NVIDIA H200 took 9.3 us to
+ * enqueue a kernel with one and a few without (W5, 10 indices: the checked
+ * call 34.5 us, a blocking read + a kernel + finish 21.5), so the last call
+ * makes one only when asked. */
 clg_status clg__calls_launch(const clg_kernel_calls *calls,
                              cl_command_queue queue, cl_mem verdict,
                              cl_uint num_events, const cl_event *wait_list,

@@ -193,6 +193,7 @@ clg_status clg__check_index_values(clg_context *ctx, const clg_checked *c,
   case CLG_CHECK_READ_BACK:
     return clg_check_read_back(ctx, c, queue, data, indices, num_events,
                                wait_list);
-  default: return CLG_SUCCESS;
+  default:
+    return CLG_SUCCESS;
   }
 }

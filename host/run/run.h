@@ -53,8 +53,8 @@ clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
  * kernels check the index values themselves (clg_op_impl.checks_values). */
 clg_status clg__verdict_bare(clg_context *ctx, const clg_checked *c,
                              cl_uint num_events, clg_verdict *v);
-/* Read a verdict (blocking, on `queue`, after its event, or, with none,
- * after what `queue` (in order) ran before; a
+/* Read a verdict (blocking, on `queue`, after its event, or with none after
+ * what the in-order `queue` ran before; a
  * kernel that failed, e.g. for a failed wait-list event, is an error): *pos
  * is the first offending flat position or CLG_VERDICT_NONE, *value its
  * value; extra (NULL: not read) the operator's CLG_VERDICT_EXTRA words. */
@@ -352,10 +352,10 @@ clg_status clg__outcome_pending_bag(clg_context *ctx, cl_command_queue queue,
                                     cl_event event, bool after_caller,
                                     const clg_bag_geom *g, clg_outcome **out);
 /* Read the verdict of EmbeddingBag's checks (blocking, on `queue`, after
- * `event`, or with none after what the in-order `queue` ran before; `poll`:
- * polled first, clg__read_wait): its four 32-bit words and three values
- * (kernels/embedding_bag.cl); embedding_bag.c's synchronous call reads it too.
- */
+ * `event`, or with none after what the in-order `queue` ran before;
+ * `poll`: polled first, clg__read_wait): its four 32-bit words and three
+ * values (kernels/embedding_bag.cl); embedding_bag.c's synchronous call
+ * reads it too. */
 clg_status clg__bag_verdict_read(cl_mem verdict, cl_event event,
                                  bool after_caller, cl_uint gen,
                                  cl_command_queue queue, bool poll,
