@@ -54,10 +54,10 @@ clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
 clg_status clg__verdict_bare(clg_context *ctx, const clg_checked *c,
                              cl_uint num_events, clg_verdict *v);
 /* Read a verdict (blocking, on `queue`, after its event, or with none after
- * what the in-order `queue` ran before; a
- * kernel that failed, e.g. for a failed wait-list event, is an error): *pos
- * is the first offending flat position or CLG_VERDICT_NONE, *value its
- * value; extra (NULL: not read) the operator's CLG_VERDICT_EXTRA words. */
+ * what the in-order `queue` ran before; a kernel that failed, e.g. for a
+ * failed wait-list event, is an error): *pos is the first offending flat
+ * position or CLG_VERDICT_NONE, *value its value; extra (NULL: not read)
+ * the operator's CLG_VERDICT_EXTRA words. */
 clg_status clg__verdict_read(const clg_verdict *v, cl_command_queue queue,
                              cl_ulong *pos, int64_t *value, cl_ulong *extra);
 /* Does a verdict read as (pos, extra) leave its buffer as a call needs it
