@@ -1,4 +1,4 @@
-/* core/: allocation hooks, the per-thread status and message (status.c). Not installed. */
+/* core/: allocation hooks, the clock (clock.c), the per-thread status and message (status.c). Not installed. */
 #ifndef CLGATHER_HOST_CORE_H
 #define CLGATHER_HOST_CORE_H
 
@@ -24,6 +24,11 @@
 #else
 #define CLG_PRINTF(f, a)
 #endif
+
+/* ------------------------------------------------------------- clock.c */
+
+/* Seconds of a monotonic clock. */
+double clg__now(void);
 
 /* ------------------------------------------------------------ status.c */
 

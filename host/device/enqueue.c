@@ -3,7 +3,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "device/enqueue.h"
 #include "device/context.h"
-#include "device/tune.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char *const clg_variant_names[CLG_VARIANT_COUNT] = {
     "rows", "small", "item", "item_pf", "plane", "block", "item_nt"};
@@ -53,12 +52,6 @@ typedef struct clg_tune_entry {
    * the context. */
   bool measured;
 } clg_tune_entry;
-
-double clg__now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static bool clg_is_candidate(int v, const int *cands, int count) {
   for (int i = 0; i < count; ++i)

@@ -83,7 +83,5 @@ clg_status clg__time_call(clg_context *ctx, const clg_kernel_call *call,
                           const cl_event *wait_list, double *seconds);
 /* floor(log2(v)), 0 for v <= 1: shape classes in powers of two. */
 unsigned clg__log2(uint64_t v);
-/* Seconds of a monotonic clock. */
-double clg__now(void);
 
 #endif /* CLGATHER_HOST_DEVICE_TUNE_H */
