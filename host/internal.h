@@ -7,6 +7,7 @@
 #include "core/core.h"
 #include "device/context.h"
 #include "device/programs.h"
+#include "device/cache.h"
 #include "device/quirks.h"
 #include "device/enqueue.h"
 #include "device/tune.h"

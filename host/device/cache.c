@@ -47,7 +47,7 @@
  * source, and no message is recorded. All of it runs under ctx->lock. */
 #define _GNU_SOURCE /* O_TMPFILE */
 
-#include "device/programs.h"
+#include "device/cache.h"
 
 #include <errno.h>
 #include <fcntl.h>

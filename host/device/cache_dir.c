@@ -14,7 +14,7 @@
  * holds. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "device/programs.h"
+#include "device/cache.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,7 @@
 /* Contexts: borrowed or default OpenCL context + device, the context's own
  * command queue, and the program cache's lifetime. */
 #include "device/context.h"
+#include "device/cache.h"
 #include "device/programs.h"
 #include "device/quirks.h"
 #include "device/tune.h"

@@ -5,6 +5,7 @@
  * clSetKernelArg + enqueue is not atomic. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "device/programs.h"
+#include "device/cache.h"
 #include "device/quirks.h"
 
 #include <errno.h>

@@ -16,7 +16,7 @@
  * Other quirks are known ahead (the table below: a device whose failure
  * is certain). */
 #include "device/quirks.h"
-#include "device/programs.h"
+#include "device/cache.h"
 
 #include <pthread.h>
 #include <stdio.h>

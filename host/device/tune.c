@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "device/tune.h"
+#include "device/cache.h"
 #include "device/quirks.h"
 
 #include <stdio.h>
