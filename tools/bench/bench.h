@@ -13,12 +13,10 @@
  *                    measurements share, result checks, buffers, a
  *                    workload's inputs in a cl_context.
  * bench_workloads.c  the workload table, --only selection, names.
- * bench_ref.c        random inputs and a plain-C reference for Gather
- *                    (batch_dims, modes), GatherElements and GatherND,
- *                    written from the operators' definitions (ONNX's, as
- *                    the "Semantics" at the top of
- *                    include/clgather/clgather.h cites them), not from
- *                    the library's code.
+ * bench_ref.c        random inputs of Gather (batch_dims, modes),
+ *                    GatherElements and GatherND, and their expected
+ *                    outputs by the one plain-C reference
+ *                    (tools/reference/: the tests' and selftest's).
  * bench_cl.c         the OpenCL-only references: clEnqueueCopyBuffer, a
  *                    plain copy kernel over every compute unit, and an empty
  *                    kernel.
