@@ -13,7 +13,7 @@
 #include "device/tune.h"
 #include "check/check.h"
 #include "ops/op.h"
-#include "ops/gather_plan.h"
+#include "ops/gather_geometry.h"
 #include "run/run.h"
 
 #endif /* CLGATHER_HOST_INTERNAL_H */

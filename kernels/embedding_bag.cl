@@ -172,7 +172,7 @@ static ulong clg_bag_ahead(ulong dim) {
   return ahead < 8 ? 8 : ahead > 256 ? 256 : ahead;
 }
 
-__kernel void clg_embedding_bag(global const elem_t *restrict weight,
+kernel void clg_embedding_bag(global const elem_t *restrict weight,
                                 ulong w_off, ulong dim, ulong w_ld,
                                 global const index_t *restrict indices,
                                 ulong x_off, ulong n, ulong fixed,
@@ -250,7 +250,7 @@ __kernel void clg_embedding_bag(global const elem_t *restrict weight,
  * loop over contiguous columns (which the compiler vectorizes); the same
  * operations in the same order per element as clg_embedding_bag. */
 #define CLG_BAG_BLOCK 64
-__kernel void clg_embedding_bag_block(
+kernel void clg_embedding_bag_block(
     global const elem_t *restrict weight, ulong w_off, ulong dim, ulong w_ld,
     global const index_t *restrict indices, ulong x_off, ulong n, ulong fixed,
     global const bag_t *restrict bags, ulong b_off, ulong bags_len,
@@ -379,7 +379,7 @@ typedef CLG_CAT(ushort, CLG_BAG_VEC) velem_t;
 #define CLG_VKEEP(a, b)                                                        \
   (isnan(a) | (~isnan(b) & (((a) > (b)) | (((a) == (b)) & ~signbit(a)))))
 
-__kernel void clg_embedding_bag_vec(
+kernel void clg_embedding_bag_vec(
     global const elem_t *restrict weight, ulong w_off, ulong dim, ulong w_ld,
     global const index_t *restrict indices, ulong x_off, ulong n, ulong fixed,
     global const bag_t *restrict bags, ulong b_off, ulong bags_len,
@@ -476,7 +476,7 @@ __kernel void clg_embedding_bag_vec(
 typedef CLG_BAG_INDEX bag_t;
 #define CLG_BAG_NONE 0xFFFFFFFFu
 
-__kernel void clg_bag_validate(global const index_t *restrict indices,
+kernel void clg_bag_validate(global const index_t *restrict indices,
                                ulong x_off, ulong n,
                                global const bag_t *restrict bags, ulong b_off,
                                ulong bags_len, long rows, long num_bags,
@@ -516,7 +516,7 @@ __kernel void clg_bag_validate(global const index_t *restrict indices,
 
 /* One work-item, after clg_bag_validate: the values at the positions it
  * found, for the host's message. */
-__kernel void clg_bag_verdict_values(global const index_t *restrict indices,
+kernel void clg_bag_verdict_values(global const index_t *restrict indices,
                                      ulong x_off,
                                      global const bag_t *restrict bags,
                                      ulong b_off, global uint *restrict verdict) {
@@ -535,7 +535,7 @@ __kernel void clg_bag_verdict_values(global const index_t *restrict indices,
  * one does. Entry i writes the starts of the segments after the previous
  * entry's up to its own (the last entry also those after it, and
  * starts[num_bags]); with no entry the host writes them. */
-__kernel void clg_bag_segment_starts(global const bag_t *restrict ids,
+kernel void clg_bag_segment_starts(global const bag_t *restrict ids,
                                      ulong b_off, ulong n, long num_bags,
                                      global long *restrict starts CLG_GATE_ARG) {
   CLG_GATE

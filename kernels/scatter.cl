@@ -318,7 +318,7 @@ kernel void clg_scatter_direct_runs(global mem_t *out, ulong out_off,
 }
 
 /* ScatterElements on the innermost axis of a rank-2 (merged) view, on a
- * CPU, none of its targets repeating (claimed by clg_si_claim_rows): each
+ * CPU, none of its targets repeating (claimed by clg_scatter_index_claim_rows): each
  * entry's target computed from its index, row * s0 + value * s1 (the index
  * pass writes no targets for it), in runs of whole rows of n0 entries.
  * `x64`: the indices are long, else int. Offsets and inner in units. */

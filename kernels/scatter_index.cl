@@ -2,7 +2,7 @@
  * scatter_device.c): targets, repeated targets and the order updates apply
  * in, computed where the indices are, after the validation kernel
  * (kernels/validate.cl) has checked their bounds (or, ScatterElements'
- * claim from the indices, clg_si_claim_rows, checking them itself).
+ * claim from the indices, clg_scatter_index_claim_rows, checking them itself).
  *
  * Every kernel takes the verdict buffer last (the validation kernel's, with
  * four more 64-bit words at word `vx`; a 32-bit value sits in the first four
@@ -10,7 +10,7 @@
  * order: host/run/verdict.c, clg__verdict_read):
  *   verdict[0]             (uint) set: some check failed, write nothing
  *   ((uint*)verdict)[2vx]  bit 0: two entries share a target (reduction
- *                          none); bit 1: clg_si_claim_rows met an index out
+ *                          none); bit 1: clg_scatter_index_claim_rows met an index out
  *                          of its bounds (the host then locates it)
  *   ((uint*)verdict)[2vx+2] ~ the smallest entry whose target an earlier
  *                          entry has (0: none yet; atomic_max of the
@@ -18,7 +18,7 @@
  *   ((uint*)verdict)[2vx+4] the earliest entry with that target
  *   ((ulong*)verdict)[vx+3] that target
  * `gate` 0: run only while verdict[0] is clear; 1: run only once the word
- * at 2vx is set (the exact search for the message; clg_si_later then sets
+ * at 2vx is set (the exact search for the message; clg_scatter_index_later then sets
  * verdict[0], which stops the scatter).
  *
  * Targets and entries are uint: the host takes this path only for fewer
@@ -34,9 +34,9 @@
 #error "build with -DCLG_INDEX=int|long"
 #endif
 
-#define CLG_SI_DUP(v, vx) ((v)[2 * (vx)])
-#define CLG_SI_GATE(v, vx, gate)                                               \
-  if ((gate) == 0 ? (v)[0] != 0 : CLG_SI_DUP(v, vx) == 0)                      \
+#define CLG_SCATTER_INDEX_DUP(v, vx) ((v)[2 * (vx)])
+#define CLG_SCATTER_INDEX_GATE(v, vx, gate)                                               \
+  if ((gate) == 0 ? (v)[0] != 0 : CLG_SCATTER_INDEX_DUP(v, vx) == 0)                      \
     return;
 
 /* ScatterND: entry e is the tuple x[e*m .. e*m+m-1]; its target, the
@@ -44,14 +44,14 @@
  * entries [g * per, (g + 1) * per): per is 1 on GPUs (neighbouring
  * work-items read neighbouring entries) and a run on CPUs (one work-item
  * per entry cost POCL its per-work-item overhead, about 4 ns an entry). */
-kernel void clg_si_keys_nd(global const index_t *restrict x, ulong x_off,
+kernel void clg_scatter_index_keys_nd(global const index_t *restrict x, ulong x_off,
                            ulong n, uint m, ulong16 dims, ulong per,
                            global uint *restrict keys, ulong vx,
                            global uint *verdict) {
   const ulong b = get_global_id(0) * per;
   if (b >= n)
     return;
-  CLG_SI_GATE(verdict, vx, 0)
+  CLG_SCATTER_INDEX_GATE(verdict, vx, 0)
   const ulong end = min(b + per, n);
   if (m == 1) {
     const long d0 = (long)dims.s0;
@@ -74,11 +74,11 @@ kernel void clg_si_keys_nd(global const index_t *restrict x, ulong x_off,
 /* ScatterElements: entry e is x[e]; its coordinates in indices' (merged)
  * shape `dims` (rank r), with the one on the axis `a` replaced by the index
  * value, weighted by data's `strides`, give its target element. Work-item
- * g takes entries [g * per, (g + 1) * per) (per: as clg_si_keys_nd's), row
+ * g takes entries [g * per, (g + 1) * per) (per: as clg_scatter_index_keys_nd's), row
  * by row of the innermost dimension (n0 entries): the part of the target
  * that the dimensions before the innermost give is worked out once a row
  * (divisions only from rank 3), the rest is a multiply-add an entry. */
-kernel void clg_si_keys_elements(global const index_t *restrict x, ulong x_off,
+kernel void clg_scatter_index_keys_elements(global const index_t *restrict x, ulong x_off,
                                  ulong n, ulong n0, uint r, ulong16 dims,
                                  ulong16 strides, uint a, ulong abound,
                                  ulong per, global uint *restrict keys,
@@ -86,7 +86,7 @@ kernel void clg_si_keys_elements(global const index_t *restrict x, ulong x_off,
   const ulong b = get_global_id(0) * per;
   if (b >= n)
     return;
-  CLG_SI_GATE(verdict, vx, gate)
+  CLG_SCATTER_INDEX_GATE(verdict, vx, gate)
   const ulong end = min(b + per, n);
   ulong d[16], s[16];
   CLG_LANES16(dims, d);
@@ -121,12 +121,12 @@ kernel void clg_si_keys_elements(global const index_t *restrict x, ulong x_off,
 
 /* A bitmap of `words` words, cleared; work-item g clears words
  * [g * per, (g + 1) * per). */
-kernel void clg_si_zero(global uint *restrict bits, ulong words, ulong per,
+kernel void clg_scatter_index_zero(global uint *restrict bits, ulong words, ulong per,
                         ulong vx, global uint *verdict) {
   const ulong b = get_global_id(0) * per;
   if (b >= words)
     return;
-  CLG_SI_GATE(verdict, vx, 0)
+  CLG_SCATTER_INDEX_GATE(verdict, vx, 0)
   const ulong end = min(b + per, words);
   for (ulong i = b; i < end; ++i)
     bits[i] = 0;
@@ -140,13 +140,13 @@ kernel void clg_si_zero(global uint *restrict bits, ulong words, ulong per,
  * ScatterElements on the innermost axis, each run whole rows, each row's
  * targets whole words of their own), so plain loads and stores do; else
  * atomics (about 20 cycles each on a CPU). */
-kernel void clg_si_claim(global const uint *restrict keys, ulong n, ulong per,
+kernel void clg_scatter_index_claim(global const uint *restrict keys, ulong n, ulong per,
                          uint plain, global uint *bits, ulong vx,
                          global uint *verdict) {
   const ulong b = get_global_id(0) * per;
   if (b >= n)
     return;
-  CLG_SI_GATE(verdict, vx, 0)
+  CLG_SCATTER_INDEX_GATE(verdict, vx, 0)
   const ulong end = min(b + per, n);
   uint seen = 0;
   if (plain)
@@ -161,20 +161,20 @@ kernel void clg_si_claim(global const uint *restrict keys, ulong n, ulong per,
       seen |= atomic_or(&bits[t >> 5], bit) & bit;
     }
   /* Only the repeat's word: verdict[0], which every work-item here reads
-   * (the gate, a plain load), is set by clg_si_later, which runs (after
+   * (the gate, a plain load), is set by clg_scatter_index_later, which runs (after
    * the sort) only once a repeat was found; an atomic store to it here
    * raced with those loads (Oclgrind --data-races). */
   if (seen)
-    atomic_xchg(&CLG_SI_DUP(verdict, vx), 1u);
+    atomic_xchg(&CLG_SCATTER_INDEX_DUP(verdict, vx), 1u);
 }
 
 /* The claim of ScatterElements on the innermost axis of a rank-2 (merged)
  * view, on a CPU, from the indices themselves: entry (row, j)'s target is
- * row * s0 + value * s1 (clg_si_keys_elements' formula at rank 2), so no
+ * row * s0 + value * s1 (clg_scatter_index_keys_elements' formula at rank 2), so no
  * targets are written (the host then has the scatter compute them too,
  * and the sort's targets made only once a repeat was found). Runs of
  * whole rows, each row's targets whole bitmap words of its own: plain
- * loads and stores, as clg_si_claim's `plain`.
+ * loads and stores, as clg_scatter_index_claim's `plain`.
  *
  * It checks every index against [-abound, abound - 1] as well, so that a
  * synchronous call runs no validation kernel before it (host/run/call.c):
@@ -184,17 +184,17 @@ kernel void clg_si_claim(global const uint *restrict keys, ulong n, ulong per,
  * test of each block of 64 first was slower still). An index out of range
  * claims its row's first target instead (no store leaves the row's words)
  * and sets bit 1 of the repeat's word: the search for a repeat's message
- * then runs (gate 1) and its clg_si_later stops the scatter; the host
+ * then runs (gate 1) and its clg_scatter_index_later stops the scatter; the host
  * finds the first offender with the validation kernel, on that error path
  * only. */
-kernel void clg_si_claim_rows(global const index_t *restrict x, ulong x_off,
+kernel void clg_scatter_index_claim_rows(global const index_t *restrict x, ulong x_off,
                               ulong n, ulong n0, ulong s0, uint s1,
                               ulong abound, ulong per, global uint *bits,
                               ulong vx, global uint *verdict) {
   const ulong b = get_global_id(0) * per;
   if (b >= n)
     return;
-  CLG_SI_GATE(verdict, vx, 0)
+  CLG_SCATTER_INDEX_GATE(verdict, vx, 0)
   const ulong end = min(b + per, n);
   /* Targets below 2^32, as the keys': uint arithmetic. */
   const uint ab = (uint)abound, words = (uint)(abound * s1 / 32);
@@ -219,18 +219,18 @@ kernel void clg_si_claim_rows(global const index_t *restrict x, ulong x_off,
       set += popcount(bits[(base >> 5) + w]);
     seen |= set != (uint)n0;
   }
-  if (seen | bad) /* as clg_si_claim's, the word only */
-    atomic_or(&CLG_SI_DUP(verdict, vx), (seen ? 1u : 0u) | (bad ? 2u : 0u));
+  if (seen | bad) /* as clg_scatter_index_claim's, the word only */
+    atomic_or(&CLG_SCATTER_INDEX_DUP(verdict, vx), (seen ? 1u : 0u) | (bad ? 2u : 0u));
 }
 
 /* Radix pass, 1: the count of each digit in each chunk, hist[d * C + g]. */
-kernel void clg_si_hist(global const uint *restrict keys, ulong n, ulong chunk,
+kernel void clg_scatter_index_hist(global const uint *restrict keys, ulong n, ulong chunk,
                         uint shift, global uint *restrict hist, uint C,
                         uint gate, ulong vx, global uint *verdict) {
   const uint g = (uint)get_global_id(0);
   if (g >= C)
     return;
-  CLG_SI_GATE(verdict, vx, gate)
+  CLG_SCATTER_INDEX_GATE(verdict, vx, gate)
   uint count[256];
   for (uint d = 0; d < 256; ++d)
     count[d] = 0;
@@ -248,12 +248,12 @@ kernel void clg_si_hist(global const uint *restrict keys, ulong n, ulong chunk,
  * exclusively, and each work-item then rewrites its segment from its
  * segment's start. L is 1 on CPUs (a plain loop); a GPU's work-items each
  * walk total / L counts instead of one work-item walking them all. */
-kernel void clg_si_scan(global uint *restrict hist, uint total,
+kernel void clg_scatter_index_scan(global uint *restrict hist, uint total,
                         local uint *restrict part, uint gate, ulong vx,
                         global uint *verdict) {
-  CLG_SI_GATE(verdict, vx, gate)
+  CLG_SCATTER_INDEX_GATE(verdict, vx, gate)
   const uint L = (uint)get_local_size(0), i = (uint)get_local_id(0);
-  const uint seg = (total + L - 1) / L; /* no %: see clg_si_keys_elements */
+  const uint seg = (total + L - 1) / L; /* no %: see clg_scatter_index_keys_elements */
   const uint b = min(i * seg, total), e = min(b + seg, total);
   uint sum = 0;
   for (uint k = b; k < e; ++k)
@@ -279,7 +279,7 @@ kernel void clg_si_scan(global uint *restrict hist, uint total,
 
 /* Radix pass, 3: each chunk's pairs to their places, in order (stable).
  * `iota`: the first pass, whose entries are the positions themselves. */
-kernel void clg_si_place(global const uint *restrict keys,
+kernel void clg_scatter_index_place(global const uint *restrict keys,
                          global const uint *restrict vals,
                          global uint *restrict keys2,
                          global uint *restrict vals2, ulong n, ulong chunk,
@@ -289,7 +289,7 @@ kernel void clg_si_place(global const uint *restrict keys,
   const uint g = (uint)get_global_id(0);
   if (g >= C)
     return;
-  CLG_SI_GATE(verdict, vx, gate)
+  CLG_SCATTER_INDEX_GATE(verdict, vx, gate)
   uint next[256];
   for (uint d = 0; d < 256; ++d)
     next[d] = hist[d * C + g];
@@ -304,13 +304,13 @@ kernel void clg_si_place(global const uint *restrict keys,
 /* The message of a repeat, 1: sorted pairs i-1, i with one target make
  * entry vals[i] a later one; the smallest such entry. Work-item g looks at
  * positions [g * chunk, (g + 1) * chunk). */
-kernel void clg_si_later(global const uint *restrict keys,
+kernel void clg_scatter_index_later(global const uint *restrict keys,
                          global const uint *restrict vals, ulong n,
                          ulong chunk, ulong vx, global uint *verdict) {
   const ulong g = get_global_id(0), begin = g * chunk;
   if (begin >= n)
     return;
-  CLG_SI_GATE(verdict, vx, 1)
+  CLG_SCATTER_INDEX_GATE(verdict, vx, 1)
   /* A repeat was found: the scatter's kernels (gated on verdict[0]) write
    * nothing. Nothing in this kernel reads verdict[0]. */
   if (g == 0)
@@ -326,13 +326,13 @@ kernel void clg_si_later(global const uint *restrict keys,
 
 /* The message of a repeat, 2: the earliest entry with the later one's
  * target (the head of its run in the sorted pairs), and the target. */
-kernel void clg_si_first(global const uint *restrict keys,
+kernel void clg_scatter_index_first(global const uint *restrict keys,
                          global const uint *restrict vals, ulong n,
                          ulong chunk, ulong vx, global uint *verdict) {
   const ulong g = get_global_id(0), begin = g * chunk;
   if (begin >= n)
     return;
-  CLG_SI_GATE(verdict, vx, 1)
+  CLG_SCATTER_INDEX_GATE(verdict, vx, 1)
   const ulong end = begin + chunk < n ? begin + chunk : n;
   const uint later = ~verdict[2 * vx + 2];
   for (ulong i = begin; i < end; ++i) {

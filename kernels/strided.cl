@@ -54,8 +54,8 @@ static inline void clg_row_offsets(ulong row, const long *n, const long *a,
   *ox = sx;
 }
 
-__kernel void clg_strided_copy(__global const CLG_UNIT *src, long src_off,
-                               __global CLG_UNIT *dst, long dst_off,
+kernel void clg_strided_copy(global const CLG_UNIT *src, long src_off,
+                               global CLG_UNIT *dst, long dst_off,
                                ulong rows, long16 shape, long16 src_stride,
                                long16 dst_stride) {
   long n[16], ss[16], ds[16];
@@ -86,9 +86,9 @@ __kernel void clg_strided_copy(__global const CLG_UNIT *src, long src_off,
 #ifndef CLG_INDEX
 #define CLG_INDEX long
 #endif
-__kernel void clg_strided_gather(__global const CLG_UNIT *src, long src_off,
-                                 __global CLG_UNIT *dst, long dst_off,
-                                 __global const CLG_INDEX *idx, long idx_off,
+kernel void clg_strided_gather(global const CLG_UNIT *src, long src_off,
+                                 global CLG_UNIT *dst, long dst_off,
+                                 global const CLG_INDEX *idx, long idx_off,
                                  long axis_stride, long axis_size, ulong rows,
                                  long16 shape, long16 src_stride,
                                  long16 dst_stride, long16 idx_stride) {

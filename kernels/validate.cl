@@ -39,11 +39,11 @@
 #endif
 #define CLG_NONE ((ulong)0xFFFFFFFFFFFFFFFFUL)
 
-__kernel __attribute__((reqd_work_group_size(CLG_LOCAL, 1, 1))) void
-clg_validate_indices(__global const CLG_INDEX *x, ulong x_off, ulong count,
+kernel __attribute__((reqd_work_group_size(CLG_LOCAL, 1, 1))) void
+clg_validate_indices(global const CLG_INDEX *x, ulong x_off, ulong count,
                      ulong chunk, uint period, ulong16 bounds,
-                     __global ulong *result, uint gen) {
-  __local ulong best[CLG_LOCAL];
+                     global ulong *result, uint gen) {
+  local ulong best[CLG_LOCAL];
   const uint lid = (uint)get_local_id(0);
   const ulong g = get_group_id(0);
   const ulong first = g * chunk;
@@ -134,8 +134,8 @@ clg_validate_indices(__global const CLG_INDEX *x, ulong x_off, ulong count,
     result[CLG_GROUPS_AT + 1 + 2 * g] =
         pos == CLG_NONE ? 0 : (ulong)(long)x[x_off + pos];
     if (g == 0)
-      ((__global uint *)result)[1] = gen;
+      ((global uint *)result)[1] = gen;
     if (pos != CLG_NONE)
-      atomic_xchg((volatile __global uint *)result, 1u);
+      atomic_xchg((volatile global uint *)result, 1u);
   }
 }

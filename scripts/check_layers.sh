@@ -5,7 +5,8 @@
 # a comment of a C source, header, kernel, .def or CMake file names (a
 # token ending in .c .h .cl .cmake .sh .py .md .def .txt) is a file of the
 # repository, by its name alone or by its path or the tail of one. And what
-# the objects of a build call (nm, readelf): an object of a module
+# the objects of a build call (nm, readelf): no two files of a module call
+# each other, directly or around a longer cycle; an object of a module
 # references no symbol defined by a module after it, an operator's file
 # (ops/operators.def) no symbol of another operator's file, and check/ and
 # ops/ export no symbol (the public entry points are run/'s).
@@ -48,13 +49,14 @@ done
 [ "$bad" = 0 ] && echo "host layers: ${order[*]}: ok"
 
 # Names a comment may give that are no file of the repository, on purpose:
-# placeholders (ops/FILE.c, kernels/KERNEL.cl, ref_FILE.c, source.c,
-# file.cl); system and other projects' headers (CL/cl.h, mpi.h, CLBlast's
+# placeholders (source.c, file.cl; a path with FILE, KERNEL, NAME or MODULE
+# in it, ops/FILE.c, is read as a pattern: some file must match it, each
+# placeholder standing for a name); system and other projects' headers (CL/cl.h, mpi.h, CLBlast's
 # clblast_c.h, StarPU's starpu.h and starpu_opencl.h); ONNX's docs/IR.md; files generated in the build tree
 # (protoc-c's onnx.pb-c.h, the embedded kernels' clgather_kernels.c,
 # clgather_export.h, python's _installed.py) or at install
 # (clgatherConfig.cmake, clgather_mpiTargets.cmake).
-outside='^(.*(FILE|KERNEL|NAME)\.[a-z]+|source\.c|file\.cl|CL/cl\.h|mpi\.h'
+outside='^(source\.c|file\.cl|CL/cl\.h|mpi\.h'
 outside+='|criterion/[a-z]+\.h|clblast_c\.h|starpu(_[a-z]+)?\.h|docs/IR\.md'
 outside+='|onnx\.pb-c\.h'
 outside+='|clgather_kernels\.c|clgather_export\.h|_installed\.py'
@@ -111,6 +113,20 @@ missing=$(awk -v outside="$outside" '
       # Not a name: foo.h2m, a URL, ${VAR}/x.c (a folder from a variable).
       if (text ~ /^[A-Za-z0-9_]/ || before ~ /[$}]/ || p ~ /\/\//) continue
       while (p ~ /^\.\.?\//) sub(/^\.\.?\//, "", p)
+      if (p ~ /(FILE|KERNEL|NAME|MODULE)/) {
+        # A placeholder: a pattern some file (or tail of a path) matches.
+        if (!(p in pattern_ok)) {
+          re = p
+          gsub(/[.+]/, "[&]", re)
+          gsub(/FILE|KERNEL|NAME|MODULE/, "[A-Za-z0-9_]+", re)
+          re = "^" re "$"
+          pattern_ok[p] = 0
+          for (f in have) if (f ~ re) { pattern_ok[p] = 1; break }
+        }
+        if (!pattern_ok[p])
+          print FILENAME ":" FNR ": names " p ", which no file here matches"
+        continue
+      }
       if (!(p in have) && p !~ outside)
         print FILENAME ":" FNR ": names " p ", which is no file here"
     }
@@ -172,7 +188,37 @@ wrong=$(awk -v order="${order[*]}" -v opfiles=" $opfiles" '
               next }
   $4 == "U" { use[++uses] = $0; next }
   { def[$3] = $1; defmod[$3] = $2 }
+  # A cycle of calls between files of one module (a file split by size,
+  # not by concept, calls back into the one it came from): depth first
+  # from each file, over the edges "f references a symbol defined in t".
+  function visit(f,    i, t) {
+    state[f] = 1
+    path[++depth] = f
+    for (i = 1; i <= nout[f]; ++i) {
+      t = out[f, i]
+      if (state[t] == 1 && !(t in cycled)) {
+        cyc = t
+        for (j = depth; j >= 1 && path[j] != t; --j) cyc = path[j] " -> " cyc
+        print t ": a cycle of calls inside its module: " t " -> " cyc
+        cycled[t] = 1
+      } else if (!state[t])
+        visit(t)
+    }
+    --depth
+    state[f] = 2
+  }
   END {
+    for (u = 1; u <= uses; ++u) {
+      split(use[u], w, " ")
+      f = w[1]; m = w[2]; s = w[3]
+      if ((s in def) && f != def[s] && defmod[s] == m && !((f, def[s]) in edge)) {
+        edge[f, def[s]] = 1
+        out[f, ++nout[f]] = def[s]
+        files[f] = 1
+      }
+    }
+    for (f in files)
+      if (!state[f]) visit(f)
     for (u = 1; u <= uses; ++u) {
       split(use[u], w, " ")
       f = w[1]; m = w[2]; s = w[3]

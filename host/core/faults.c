@@ -287,8 +287,8 @@ void *clg__fi_calloc(size_t n, size_t size) {
   return clg_hit(CLG_FAULT_HOST_ALLOC) == CL_SUCCESS ? calloc(n, size) : NULL;
 }
 
-cl_device_type clg__fi_plan_device(cl_device_type real) {
-  const char *e = getenv("CLGATHER_TEST_PLAN_DEVICE");
+cl_device_type clg__fi_kernel_device(cl_device_type real) {
+  const char *e = getenv("CLGATHER_TEST_KERNEL_DEVICE");
   if (e && strcmp(e, "gpu") == 0)
     return CL_DEVICE_TYPE_GPU;
   if (e && strcmp(e, "cpu") == 0)

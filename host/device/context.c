@@ -427,3 +427,27 @@ clg_status clg_context_set_option(clg_context *ctx, clg_option option,
 size_t clg__context_host_threads(const clg_context *ctx) {
   return atomic_load(&((clg_context *)ctx)->host_threads);
 }
+
+clg_status clg__resolve_queue(clg_context *ctx, cl_command_queue queue,
+                              cl_command_queue *out) {
+  if (!queue) {
+    *out = clg_context_queue(ctx);
+    return *out ? CLG_SUCCESS : CLG_ERROR_OPENCL; /* message already set */
+  }
+  cl_context qctx = NULL;
+  cl_device_id qdev = NULL;
+  cl_int err =
+      clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL);
+  if (err == CL_SUCCESS)
+    err =
+        clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL);
+  if (err != CL_SUCCESS)
+    return clg__fail_cl(err, "clGetCommandQueueInfo", "checking the queue");
+  if (qctx != ctx->cl_ctx || qdev != ctx->device)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "the command queue belongs to another %s than the "
+                     "clg_context's",
+                     qctx != ctx->cl_ctx ? "cl_context" : "device");
+  *out = queue;
+  return CLG_SUCCESS;
+}

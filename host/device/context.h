@@ -166,4 +166,9 @@ size_t clg__context_host_threads(const clg_context *ctx);
  * message set when it cannot be). */
 cl_command_queue clg__verdict_queue(clg_context *ctx);
 
+/* Resolve the queue argument of an operator call: NULL means the context's
+ * own queue; otherwise it must belong to ctx's context and device. */
+clg_status clg__resolve_queue(clg_context *ctx, cl_command_queue queue,
+                              cl_command_queue *out);
+
 #endif /* CLGATHER_HOST_DEVICE_CONTEXT_H */

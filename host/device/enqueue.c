@@ -42,30 +42,6 @@ clg_status clg__check_wait_failed(cl_uint num_events,
   return CLG_SUCCESS;
 }
 
-clg_status clg__resolve_queue(clg_context *ctx, cl_command_queue queue,
-                              cl_command_queue *out) {
-  if (!queue) {
-    *out = clg_context_queue(ctx);
-    return *out ? CLG_SUCCESS : CLG_ERROR_OPENCL; /* message already set */
-  }
-  cl_context qctx = NULL;
-  cl_device_id qdev = NULL;
-  cl_int err =
-      clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL);
-  if (err == CL_SUCCESS)
-    err =
-        clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL);
-  if (err != CL_SUCCESS)
-    return clg__fail_cl(err, "clGetCommandQueueInfo", "checking the queue");
-  if (qctx != ctx->cl_ctx || qdev != ctx->device)
-    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
-                     "the command queue belongs to another %s than the "
-                     "clg_context's",
-                     qctx != ctx->cl_ctx ? "cl_context" : "device");
-  *out = queue;
-  return CLG_SUCCESS;
-}
-
 /* Wrap host memory `host` in place rather than copy it? Only where the
  * device works on host memory directly (CL_DEVICE_HOST_UNIFIED_MEMORY), and
  * only at an address aligned to the element size (at most 8): indices are
@@ -433,7 +409,7 @@ void clg__scratch_give(clg_context *ctx, cl_mem mem, size_t size, bool keep,
     clReleaseMemObject(mem);
 }
 
-bool clg__poll_brief(const clg_context *ctx, size_t bytes) {
+bool clg__read_polls(const clg_context *ctx, size_t bytes) {
   return (ctx->device_type & CL_DEVICE_TYPE_CPU) && bytes <= CLG_BRIEF_BYTES;
 }
 

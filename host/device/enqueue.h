@@ -59,7 +59,7 @@ cl_int clg__read_wait(cl_command_queue queue, cl_mem mem, size_t offset,
  * about 35 us, POCL 3.1, Zen 3), where a polling thread does not hold a
  * core long from the runtime's threads running what it waits for. */
 #define CLG_BRIEF_BYTES ((size_t)1 << 20)
-bool clg__poll_brief(const clg_context *ctx, size_t bytes);
+bool clg__read_polls(const clg_context *ctx, size_t bytes);
 
 /* Read `bytes` from a buffer tensor into `dst` after the wait list, and
  * wait for it (clg__read_wait). */
@@ -180,11 +180,6 @@ clg_status clg__launch(clg_kernel_entry *k, cl_command_queue queue,
                        const size_t *global, const size_t *local,
                        cl_uint num_events, const cl_event *wait_list,
                        cl_event *event);
-
-/* Resolve the queue argument of an operator call: NULL means the context's
- * own queue; otherwise it must belong to ctx's context and device. */
-clg_status clg__resolve_queue(clg_context *ctx, cl_command_queue queue,
-                              cl_command_queue *out);
 
 /* Check the event wait list arguments as OpenCL does. */
 clg_status clg__check_wait_list(cl_uint num_events, const cl_event *wait_list);

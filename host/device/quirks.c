@@ -202,12 +202,12 @@ cl_device_type clg__quirk_device_type(cl_device_type reported) {
   return reported;
 }
 
-cl_device_type clg__plan_device(const clg_context *ctx) {
+cl_device_type clg__kernel_device(const clg_context *ctx) {
   cl_device_type type = (ctx->quirks & CLG_QUIRK_GPU_PLANS)
                             ? CL_DEVICE_TYPE_GPU
                             : ctx->device_type;
 #if defined(CLGATHER_TESTING)
-  return clg__fi_plan_device(type);
+  return clg__fi_kernel_device(type);
 #else
   return type;
 #endif

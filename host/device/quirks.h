@@ -67,10 +67,11 @@ const char *clg__quirk_names(unsigned quirks);
  * taken for a simulator of a GPU. A GPU bit wins, then a CPU bit; anything
  * else is kept as it is (planned as a GPU). */
 cl_device_type clg__quirk_device_type(cl_device_type reported);
-/* The device type plans are made for: the context's device's (the one type
- * above; a GPU where its quirks say CLG_QUIRK_GPU_PLANS), except in test
- * builds, where CLGATHER_TEST_PLAN_DEVICE=gpu|cpu
- * overrides it so the GPU kernel variants also run on POCL's CPU device. */
-cl_device_type clg__plan_device(const clg_context *ctx);
+/* The device type kernels are chosen for (their variants, geometry and
+ * NDRanges): the context's device's (the one type above; a GPU where its
+ * quirks say CLG_QUIRK_GPU_PLANS), except in test builds, where
+ * CLGATHER_TEST_KERNEL_DEVICE=gpu|cpu overrides it so the GPU kernel
+ * variants also run on POCL's CPU device. */
+cl_device_type clg__kernel_device(const clg_context *ctx);
 
 #endif /* CLGATHER_HOST_DEVICE_QUIRKS_H */

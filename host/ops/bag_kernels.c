@@ -220,7 +220,7 @@ clg_status clg__bag_prepare(clg_context *ctx, const clg_bag_geom *g,
    * shape class where the call can be run on its own: not gated (a gated
    * synchronous call is told it may time them once its verdict has
    * passed: m->retime), and its bags already in place. */
-  bool cpu = (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
+  bool cpu = (clg__kernel_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
   bool vec = bag_vec_width(g) != 0;
   int cands[3], count = 0;
   if (cpu && vec)

@@ -2,7 +2,7 @@
  * (tf.gather / GatherV2) and numpy.take's index modes. Shape rules, the
  * index-bounds pass and the kernel launch; the common path is run/call.c. */
 #include "ops/op.h"
-#include "ops/gather_plan.h"
+#include "ops/gather_geometry.h"
 #include "device/tune.h"
 
 #include <inttypes.h>
@@ -95,20 +95,20 @@ static unsigned gather_kernel_bit(int variant) {
  * builds one program). */
 static clg_status gather_call(clg_context *ctx, const clg_params *norm,
                               const clg_launch *l, bool gated,
-                              const clg_gather_plan *plan0, int variant,
+                              const clg_gather_geom *plan0, int variant,
                               unsigned kernels, clg_kernel_call *call) {
-  clg_gather_plan plan = *plan0;
-  clg__plan_gather_variant(&plan, variant, ctx->compute_units);
-  clg__plan_gather_stage(&plan, ctx->local_bytes);
+  clg_gather_geom plan = *plan0;
+  clg__gather_geom_variant(&plan, variant, ctx->compute_units);
+  clg__gather_geom_stage(&plan, ctx->local_bytes);
   /* On CPUs, ITEM's work-items as SIMD lanes where n allows whole
    * work-groups: decided on ITEM's plan, so that every candidate of the
    * shape class shares the program (CLG_WHOLE only changes
    * clg_gather_item). */
   size_t whole[2] = {0, 0};
-  if (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) {
-    clg_gather_plan ip = *plan0;
-    clg__plan_gather_variant(&ip, CLG_VARIANT_ITEM, ctx->compute_units);
-    clg__plan_gather_whole(&ip, ctx->max_work_group_size, whole);
+  if (clg__kernel_device(ctx) & CL_DEVICE_TYPE_CPU) {
+    clg_gather_geom ip = *plan0;
+    clg__gather_geom_variant(&ip, CLG_VARIANT_ITEM, ctx->compute_units);
+    clg__gather_geom_whole(&ip, ctx->max_work_group_size, whole);
   }
   if (whole[0] &&
       (variant == CLG_VARIANT_ITEM || variant == CLG_VARIANT_ITEM_PF ||
@@ -204,7 +204,7 @@ typedef struct gather_trial_arg {
   clg_context *ctx;
   const clg_params *norm;
   const clg_launch *l;
-  const clg_gather_plan *plan;
+  const clg_gather_geom *plan;
   unsigned kernels;
 } gather_trial_arg;
 
@@ -246,12 +246,12 @@ static clg_status gather_prepare(clg_context *ctx, const clg_params *norm,
   gather_geometry(norm, l, &batch, &outer, &slice);
   uint64_t n = batch ? l->xf.count / batch : 0; /* indices per batch */
 
-  clg_gather_plan plan;
-  clg__plan_gather(&plan, batch * outer, outer, (uint64_t)data->shape[a], n,
+  clg_gather_geom plan;
+  clg__gather_geom_fill(&plan, batch * outer, outer, (uint64_t)data->shape[a], n,
                    slice, l->xf.elem_size, l->d->align, l->o->align,
                    ctx->max_work_group_size);
   int cands[CLG_VARIANT_COUNT];
-  int count = clg__gather_candidates(&plan, clg__plan_device(ctx),
+  int count = clg__gather_candidates(&plan, clg__kernel_device(ctx),
                                      ctx->cache_bytes, cands);
 
   /* The shape class: what the best variant depends on, in powers of two
@@ -267,7 +267,7 @@ static clg_status gather_prepare(clg_context *ctx, const clg_params *norm,
            clg__copy_unit_max(slice, l->d->align, l->o->align, 64),
            clg__log2(plan.s), clg__log2(plan.rows), clg__log2(plan.outer),
            plan.index_bytes, (int)norm->mode,
-           (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) ? 1 : 0);
+           (clg__kernel_device(ctx) & CL_DEVICE_TYPE_CPU) ? 1 : 0);
   unsigned kernels = 0;
   for (int i = 0; i < count; ++i)
     kernels |= gather_kernel_bit(cands[i]);
@@ -277,7 +277,7 @@ static clg_status gather_prepare(clg_context *ctx, const clg_params *norm,
   clg_choice how;
   bool later = false;
   int variant = clg__tune_pick_gated(
-      ctx, key, cands, count, clg__gather_allowed(&plan, clg__plan_device(ctx)),
+      ctx, key, cands, count, clg__gather_allowed(&plan, clg__kernel_device(ctx)),
       can_time ? gather_trial : NULL, &arg, gated, &later, &how);
   if (l->retime)
     *l->retime = later;
@@ -302,7 +302,7 @@ static clg_status gather_fused(clg_context *ctx, const clg_params *norm,
   gather_geometry(norm, l, &batch, &outer, &slice);
   size_t unit = clg__copy_unit_max(slice, l->d->align, l->o->align, 16);
   size_t local =
-      (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) ? 1 : CLG_FUSED_LOCAL;
+      (clg__kernel_device(ctx) & CL_DEVICE_TYPE_CPU) ? 1 : CLG_FUSED_LOCAL;
   while (ctx->max_work_group_size && local > ctx->max_work_group_size)
     local /= 2;
   char options[192];

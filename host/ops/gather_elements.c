@@ -198,7 +198,7 @@ static clg_status ge_call(clg_context *ctx, const clg_launch *l, bool gated,
   if (ctx->max_work_group_size && local > ctx->max_work_group_size)
     local = ctx->max_work_group_size;
   uint64_t per = GE_ITEMS;
-  if (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) {
+  if (clg__kernel_device(ctx) & CL_DEVICE_TYPE_CPU) {
     /* CPU devices: work-groups of one work-item, each copying one
      * contiguous block of at most GE_CPU_ITEMS blocks. */
     local = 1;
@@ -263,7 +263,7 @@ static clg_status gather_elements_prepare(clg_context *ctx,
   calls->count = 1;
   ge_geometry g;
   ge_geometry_of(norm, l, &g);
-  cl_device_type dev = clg__plan_device(ctx);
+  cl_device_type dev = clg__kernel_device(ctx);
   uint64_t per_row = g.n * g.nq;
   uint64_t np = per_row ? l->of.count / per_row : 0;
   /* BLOCK always; with the [np, n, nq] view, ITEM (where its NDRange fits

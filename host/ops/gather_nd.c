@@ -2,7 +2,7 @@
  * Shape rules, the per-component index-bounds pass and the kernel launch;
  * the common path is run/call.c. */
 #include "ops/op.h"
-#include "ops/gather_plan.h"
+#include "ops/gather_geometry.h"
 #include "device/tune.h"
 
 #include <inttypes.h>
@@ -105,7 +105,7 @@ static clg_status gather_nd_report(const clg_params *norm,
 /* A GatherND as a gather of rows: the plan (batch, s rows per batch, n
  * tuples per batch, the slice) and the tuple decoding (dims, strides). */
 typedef struct nd_geometry {
-  clg_gather_plan plan;
+  clg_gather_geom plan;
   int32_t m;
   cl_ulong16 dv, sv;
 } nd_geometry;
@@ -131,7 +131,7 @@ static void nd_geometry_of(const clg_context *ctx, const clg_params *norm,
     slice *= (uint64_t)data->shape[i];
   uint64_t n = l->xf.count / (size_t)m / batch; /* tuples per batch */
   g->m = m;
-  clg__plan_gather(&g->plan, batch, 1, s, n, slice, l->xf.elem_size,
+  clg__gather_geom_fill(&g->plan, batch, 1, s, n, slice, l->xf.elem_size,
                    l->d->align, l->o->align, ctx->max_work_group_size);
 }
 
@@ -139,8 +139,8 @@ static void nd_geometry_of(const clg_context *ctx, const clg_params *norm,
 static clg_status nd_call(clg_context *ctx, const clg_launch *l, bool gated,
                           const nd_geometry *g, int variant,
                           clg_kernel_call *call) {
-  clg_gather_plan plan = g->plan;
-  clg__plan_gather_variant(&plan, variant, ctx->compute_units);
+  clg_gather_geom plan = g->plan;
+  clg__gather_geom_variant(&plan, variant, ctx->compute_units);
   char options[256];
   int used = snprintf(options, sizeof options,
                       "-DCLG_UNIT=%s -DCLG_INDEX=%s -DCLG_ROWS_PER_ITEM=%d%s",
@@ -220,7 +220,7 @@ static clg_status gather_nd_prepare(clg_context *ctx, const clg_params *norm,
    * constants), with and without prefetching, timed as Gather's are; other
    * devices: the coalesced ROWS / SMALL plan. CLGATHER_VARIANT may force
    * any of them. */
-  cl_device_type dev = clg__plan_device(ctx);
+  cl_device_type dev = clg__kernel_device(ctx);
   uint64_t batch = g.plan.outer;
   int cands[2] = {CLG_VARIANT_ITEM, CLG_VARIANT_ITEM_PF}, count = 2;
   if (!(dev & CL_DEVICE_TYPE_CPU)) {

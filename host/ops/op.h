@@ -42,8 +42,8 @@ typedef struct clg_launch {
   clg_tensor_facts of;
   struct clg_staged *o;
   clg_scatter_params sc; /* the scatters' attributes (defaults otherwise) */
-  void *state; /* what the operator's index_plan() or device_plan() made */
-  size_t verdict_extra; /* device_plan(): the 64-bit word of the verdict
+  void *state; /* what the operator's index_schedule() or device_schedule() made */
+  size_t verdict_extra; /* device_schedule(): the 64-bit word of the verdict
                          * where the operator's own words start */
   cl_command_queue queue;
   cl_uint num_events;
@@ -65,7 +65,7 @@ typedef struct clg_launch {
   bool *retime;
 } clg_launch;
 
-/* The operator's own 64-bit words in a device_plan() call's verdict: a
+/* The operator's own 64-bit words in a device_schedule() call's verdict: a
  * repeat's flag, its entries and its target (kernels/scatter_index.cl). */
 #define CLG_VERDICT_EXTRA 4
 /* The verdict's first work-group word (host/run/verdict.c's layout: the
@@ -150,7 +150,7 @@ typedef struct clg_op_impl {
    * `count` index values in host memory. *state (freed by release_state)
    * reaches prepare() as launch->state. Operators with this hook always
    * check index values when called (never deferred to the device). */
-  clg_status (*index_plan)(clg_context *ctx, const clg_params *norm,
+  clg_status (*index_schedule)(clg_context *ctx, const clg_params *norm,
                            const clg_scatter_params *sc,
                            const clg_tensor *data, const clg_tensor *indices,
                            const void *values, size_t count, void **state);
@@ -162,16 +162,16 @@ typedef struct clg_op_impl {
    * (the scatters' scratch buffers: device/enqueue.h,
    * clg__scratch_give). */
   void (*state_done)(void *state, cl_event last);
-  /* Optional, with index_plan: the same work left to the device, for
+  /* Optional, with index_schedule: the same work left to the device, for
    * cl_mem indices and a cl_mem output: a state for prepare() without
    * reading any value (kernels that follow the validation kernel and read
    * its verdict, with CLG_VERDICT_EXTRA words of their own). *state NULL:
-   * this call cannot (the host's index_plan() then runs). */
-  clg_status (*device_plan)(clg_context *ctx, const clg_params *norm,
+   * this call cannot (the host's index_schedule() then runs). */
+  clg_status (*device_schedule)(clg_context *ctx, const clg_params *norm,
                             const clg_scatter_params *sc,
                             const clg_tensor *data, const clg_tensor *indices,
                             void **state);
-  /* Optional, with device_plan: true if the state's kernels check every
+  /* Optional, with device_schedule: true if the state's kernels check every
    * index value against its bounds themselves (a value out of range sets
    * bit 1 of the operator's first verdict word and stops the operator's
    * kernels), so that a synchronous call launches no validation kernel
@@ -179,8 +179,8 @@ typedef struct clg_op_impl {
    * (run/call.c). Asynchronous calls keep the validation kernel (their
    * outcome reports the offender from its verdict). */
   bool (*checks_values)(const void *state);
-  /* With device_plan: the failure (CLG_ERROR_DUPLICATE_INDEX) for entries
-   * `first` < `later` sharing `target`, as index_plan() reports it. */
+  /* With device_schedule: the failure (CLG_ERROR_DUPLICATE_INDEX) for entries
+   * `first` < `later` sharing `target`, as index_schedule() reports it. */
   clg_status (*report_duplicate)(const clg_params *norm,
                                  const clg_tensor *data,
                                  const clg_tensor *indices, size_t first,

@@ -13,11 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t clg__scatter_round_up(uint64_t n) {
-  return (size_t)((n + CLG_SCATTER_LOCAL - 1) / CLG_SCATTER_LOCAL *
-                  CLG_SCATTER_LOCAL);
-}
-
 void clg__scatter_release(void *state) {
   clg_scatter_state *s = state;
   if (!s)
@@ -182,7 +177,7 @@ static clg_status clg_segments(clg_scatter_state *s, const int64_t *t,
   return CLG_SUCCESS;
 }
 
-clg_status clg__scatter_plan(const clg_scatter_kind *kind,
+clg_status clg__scatter_schedule(const clg_scatter_kind *kind,
                              const clg_params *norm,
                              const clg_scatter_params *sc,
                              const clg_tensor *data, const clg_tensor *indices,
@@ -191,7 +186,7 @@ clg_status clg__scatter_plan(const clg_scatter_kind *kind,
   *state = NULL;
   clg_scatter_state *s = CLG_CALLOC(1, sizeof *s);
   if (!s)
-    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY, "planning a scatter");
+    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY, "scheduling a scatter");
   uint64_t ntargets = 0;
   kind->geometry(norm, data, indices, &s->entries, &s->inner, &ntargets);
   if (s->entries == 0) {
@@ -328,7 +323,7 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
   calls->count = 0;
   clg_dtype dtype = l->data->dtype;
   clg_reduction red = l->sc.reduction;
-  /* A plan being baked with no device plan: the host's plan is made of
+  /* A plan being baked with no device schedule: the host's plan is made of
    * index values, so its kernels are built for a stand-in (one entry; in
    * target order when the updates must apply in order). */
   clg_scatter_state stand_in;
@@ -409,7 +404,7 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
   if (!s || s->entries == 0 || s->inner == 0)
     return CLG_SUCCESS; /* nothing to update */
   size_t units_per_elem = kind == CLG_K_RAW ? esize / unit : 1;
-  bool loop = (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
+  bool loop = (clg__kernel_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
   snprintf(opts, sizeof opts,
            "-DCLG_KIND=%d -DCLG_RED=%d -DCLG_UNIT=%s -DCLG_LOOP=%d%s%s%s",
            kind, (int)red, clg__unit_type(unit), loop ? 1 : 0,

@@ -24,21 +24,21 @@
 #define CLG_SORT_SCAN_GPU 256
 /* The per-entry kernels (targets, bitmap, claim) on a CPU: work-groups of
  * one work-item, each a run of at least this many entries and at most
- * CLG_SI_RUNS_CPU runs, as the validation kernel's (a plain loop the
+ * CLG_SCATTER_INDEX_RUNS_CPU runs, as the validation kernel's (a plain loop the
  * compiler vectorizes; a work-item per entry cost POCL about 4 ns an entry
  * in its work-item loop: ScatterElements' targets of 4M entries 17 ms
  * against 3.4 ms for the validation of the same indices). On a GPU a
  * work-item per entry (neighbours read neighbouring entries). */
-#define CLG_SI_PER_CPU 4096
-#define CLG_SI_RUNS_CPU 1024
+#define CLG_SCATTER_INDEX_PER_CPU 4096
+#define CLG_SCATTER_INDEX_RUNS_CPU 1024
 
 uint64_t clg__scatter_run(uint64_t entries, uint64_t inner) {
-  uint64_t per = (entries + CLG_SI_RUNS_CPU - 1) / CLG_SI_RUNS_CPU,
-           least = (CLG_SI_PER_CPU + inner - 1) / (inner ? inner : 1);
+  uint64_t per = (entries + CLG_SCATTER_INDEX_RUNS_CPU - 1) / CLG_SCATTER_INDEX_RUNS_CPU,
+           least = (CLG_SCATTER_INDEX_PER_CPU + inner - 1) / (inner ? inner : 1);
   return per > least ? per : least;
 }
 
-clg_status clg__scatter_device_plan(clg_context *ctx,
+clg_status clg__scatter_device_schedule(clg_context *ctx,
                                     const clg_scatter_kind *kind,
                                     const clg_params *norm,
                                     const clg_scatter_params *sc,
@@ -53,7 +53,7 @@ clg_status clg__scatter_device_plan(clg_context *ctx,
     return CLG_SUCCESS;
   clg_scatter_state *s = CLG_CALLOC(1, sizeof *s);
   if (!s)
-    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY, "planning a scatter");
+    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY, "scheduling a scatter");
   s->device = true;
   s->entries = entries;
   s->inner = inner;
@@ -69,7 +69,7 @@ clg_status clg__scatter_device_plan(clg_context *ctx,
    * buffer's page faults and a pass over the indices. The claim checks
    * the bounds as well (clg__scatter_checks_values). */
   const clg_scatter_keys *k = &s->keys;
-  s->rows = (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) != 0 &&
+  s->rows = (clg__kernel_device(ctx) & CL_DEVICE_TYPE_CPU) != 0 &&
             sc->reduction == CLG_REDUCTION_NONE &&
             sc->duplicates == CLG_DUPLICATES_ERROR && k->elements &&
             k->rank == 2 && k->axis == 1 &&
@@ -134,7 +134,7 @@ static clg_status clg_sort(clg_context *ctx, const clg_launch *l,
                            cl_uint gate, cl_ulong vx, int block,
                            clg_kernel_calls *calls) {
   bool partition = block >= 0;
-  bool cpu = (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
+  bool cpu = (clg__kernel_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
   size_t n = s->entries;
   size_t per = cpu ? CLG_SORT_CHUNK_CPU : CLG_SORT_CHUNK_GPU;
   size_t chunks = n / per + (n % per != 0);
@@ -172,14 +172,14 @@ static clg_status clg_sort(clg_context *ctx, const clg_launch *l,
     const void *hv[9] = {&s->dmem[src], &nn, &ch, &shift, &s->dmem[4],
                          &C, &gate, &vx};
     size_t hs[8] = {sizeof(cl_mem), 8, 8, 4, sizeof(cl_mem), 4, 4, 8};
-    if ((st = clg_add(ctx, calls, opts, "clg_si_hist", 8, hs, hv, chunks,
+    if ((st = clg_add(ctx, calls, opts, "clg_scatter_index_hist", 8, hs, hv, chunks,
                       true)) != CLG_SUCCESS)
       return st;
     /* The scan: one work-group of `scan` work-items, local memory for
      * their sums (kernels/scatter_index.cl). */
     const void *sv[5] = {&s->dmem[4], &total, NULL, &gate, &vx};
     size_t ss[5] = {sizeof(cl_mem), 4, scan * 4, 4, 8};
-    if ((st = clg_add(ctx, calls, opts, "clg_si_scan", 5, ss, sv, scan,
+    if ((st = clg_add(ctx, calls, opts, "clg_scatter_index_scan", 5, ss, sv, scan,
                       true)) != CLG_SUCCESS)
       return st;
     calls->call[calls->count - 1].local[0] = scan;
@@ -189,7 +189,7 @@ static clg_status clg_sort(clg_context *ctx, const clg_launch *l,
                           &C, &iota, &gate, &vx};
     size_t ps[12] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
                      sizeof(cl_mem), 8, 8, 4, sizeof(cl_mem), 4, 4, 4, 8};
-    if ((st = clg_add(ctx, calls, opts, "clg_si_place", 12, ps, pv, chunks,
+    if ((st = clg_add(ctx, calls, opts, "clg_scatter_index_place", 12, ps, pv, chunks,
                       true)) != CLG_SUCCESS)
       return st;
     src = dst;
@@ -222,13 +222,13 @@ static clg_status clg_keys(clg_context *ctx, const clg_scatter_state *s,
                          &s->dmem[0], &gate,   &vx};
     size_t z[13] = {sizeof(cl_mem), 8, 8, 8, 4, sizeof dims, sizeof strides,
                     4, 8, 8, sizeof(cl_mem), 4, 8};
-    return clg_add(ctx, calls, opts, "clg_si_keys_elements", 13, z, v, items,
+    return clg_add(ctx, calls, opts, "clg_scatter_index_keys_elements", 13, z, v, items,
                    cpu);
   }
   const void *v[8] = {&l->x->mem, &x_off, &nn, &r, &dims, &per, &s->dmem[0],
                       &vx};
   size_t z[8] = {sizeof(cl_mem), 8, 8, 4, sizeof dims, 8, sizeof(cl_mem), 8};
-  return clg_add(ctx, calls, opts, "clg_si_keys_nd", 8, z, v, items, cpu);
+  return clg_add(ctx, calls, opts, "clg_scatter_index_keys_nd", 8, z, v, items, cpu);
 }
 
 clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
@@ -240,7 +240,7 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
   snprintf(opts, sizeof opts, "-DCLG_INDEX=%s",
            s->index_size == 4 ? "int" : "long");
   cl_ulong vx = l->verdict_extra, nn = n;
-  bool cpu = (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
+  bool cpu = (clg__kernel_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
   cl_ulong per = cpu ? clg__scatter_run(n, 1) : 1;
   if (!s->dmem[0] &&
       ((st = clg_scratch(ctx, l, s, 0, n * 4, "the scatter targets")) !=
@@ -251,7 +251,7 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
   const clg_scatter_keys *k = &s->keys;
   bool detect = l->sc.reduction == CLG_REDUCTION_NONE &&
                 l->sc.duplicates == CLG_DUPLICATES_ERROR;
-  if (!s->rows && /* (clg__scatter_device_plan) */
+  if (!s->rows && /* (clg__scatter_device_schedule) */
       (st = clg_keys(ctx, s, l, opts, per, cpu, 0, calls)) != CLG_SUCCESS)
     return st;
   /* The updates apply in target order: the pairs sorted by target, or on
@@ -294,7 +294,7 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
   }
   const void *zv[4] = {&s->dmem[5], &words, &per, &vx};
   size_t zs[4] = {sizeof(cl_mem), 8, 8, 8};
-  if ((st = clg_add(ctx, calls, opts, "clg_si_zero", 4, zs, zv,
+  if ((st = clg_add(ctx, calls, opts, "clg_scatter_index_zero", 4, zs, zv,
                     (size_t)((words + per - 1) / per), cpu)) != CLG_SUCCESS)
     return st;
   size_t claims = (size_t)((n + claim_per - 1) / claim_per);
@@ -305,7 +305,7 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
     const void *cv[10] = {&l->x->mem, &x_off, &nn,         &n0, &s0, &s1,
                           &abound,    &claim_per, &s->dmem[5], &vx};
     size_t cs[10] = {sizeof(cl_mem), 8, 8, 8, 8, 4, 8, 8, sizeof(cl_mem), 8};
-    st = clg_add(ctx, calls, opts, "clg_si_claim_rows", 10, cs, cv, claims,
+    st = clg_add(ctx, calls, opts, "clg_scatter_index_claim_rows", 10, cs, cv, claims,
                  cpu);
     /* The targets, for the sort, once a repeat was found. */
     if (st == CLG_SUCCESS)
@@ -314,7 +314,7 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
     const void *cv[6] = {&s->dmem[0], &nn,         &claim_per,
                          &plain,      &s->dmem[5], &vx};
     size_t cs[6] = {sizeof(cl_mem), 8, 8, 4, sizeof(cl_mem), 8};
-    st = clg_add(ctx, calls, opts, "clg_si_claim", 6, cs, cv, claims, cpu);
+    st = clg_add(ctx, calls, opts, "clg_scatter_index_claim", 6, cs, cv, claims, cpu);
   }
   if (st != CLG_SUCCESS ||
       (st = clg_sort(ctx, l, s, opts, 1, vx, -1, calls)) != CLG_SUCCESS)
@@ -325,10 +325,10 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
   cl_ulong ch = s->chunk;
   const void *mv[5] = {&s->dmem[p], &s->dmem[p + 1], &nn, &ch, &vx};
   size_t ms[5] = {sizeof(cl_mem), sizeof(cl_mem), 8, 8, 8};
-  if ((st = clg_add(ctx, calls, opts, "clg_si_later", 5, ms, mv, s->chunks,
+  if ((st = clg_add(ctx, calls, opts, "clg_scatter_index_later", 5, ms, mv, s->chunks,
                     true)) != CLG_SUCCESS)
     return st;
-  return clg_add(ctx, calls, opts, "clg_si_first", 5, ms, mv, s->chunks, true);
+  return clg_add(ctx, calls, opts, "clg_scatter_index_first", 5, ms, mv, s->chunks, true);
 }
 
 clg_status clg__scatter_device_apply(clg_context *ctx,

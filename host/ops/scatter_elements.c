@@ -154,20 +154,20 @@ static void se_keys(const clg_params *norm, const clg_tensor *data,
 static const clg_scatter_kind se_kind = {se_geometry, clg__elements_positions,
                                          se_report_duplicate, se_keys};
 
-static clg_status se_device_plan(clg_context *ctx, const clg_params *norm,
+static clg_status se_device_schedule(clg_context *ctx, const clg_params *norm,
                                  const clg_scatter_params *sc,
                                  const clg_tensor *data,
                                  const clg_tensor *indices, void **state) {
-  return clg__scatter_device_plan(ctx, &se_kind, norm, sc, data, indices, state);
+  return clg__scatter_device_schedule(ctx, &se_kind, norm, sc, data, indices, state);
 }
 
-static clg_status se_index_plan(clg_context *ctx, const clg_params *norm,
+static clg_status se_index_schedule(clg_context *ctx, const clg_params *norm,
                                 const clg_scatter_params *sc,
                                 const clg_tensor *data,
                                 const clg_tensor *indices, const void *values,
                                 size_t count, void **state) {
   (void)ctx;
-  return clg__scatter_plan(&se_kind, norm, sc, data, indices, values, count,
+  return clg__scatter_schedule(&se_kind, norm, sc, data, indices, values, count,
                            state);
 }
 
@@ -207,10 +207,10 @@ const clg_op_impl clg__op_scatter_elements = {
     .split = se_split,
     .num_inputs = 3,
     .check_updates = se_check_updates,
-    .index_plan = se_index_plan,
+    .index_schedule = se_index_schedule,
     .release_state = clg__scatter_release,
     .state_done = clg__scatter_done,
-    .device_plan = se_device_plan,
+    .device_schedule = se_device_schedule,
     .checks_values = clg__scatter_checks_values,
     .report_duplicate = se_report_duplicate,
     .slices = se_slices,
@@ -239,10 +239,10 @@ const clg_op_impl clg__op_scatter = {
     .num_inputs = 3,
     .check_updates = se_check_updates,
     .check_scatter = scatter9_check_scatter,
-    .index_plan = se_index_plan,
+    .index_schedule = se_index_schedule,
     .release_state = clg__scatter_release,
     .state_done = clg__scatter_done,
-    .device_plan = se_device_plan,
+    .device_schedule = se_device_schedule,
     .checks_values = clg__scatter_checks_values,
     .report_duplicate = se_report_duplicate,
     .slices = se_slices,

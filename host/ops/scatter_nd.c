@@ -174,20 +174,20 @@ static void snd_keys(const clg_params *norm, const clg_tensor *data,
 static const clg_scatter_kind snd_kind = {snd_geometry, snd_targets,
                                           snd_report_duplicate, snd_keys};
 
-static clg_status snd_device_plan(clg_context *ctx, const clg_params *norm,
+static clg_status snd_device_schedule(clg_context *ctx, const clg_params *norm,
                                   const clg_scatter_params *sc,
                                   const clg_tensor *data,
                                   const clg_tensor *indices, void **state) {
-  return clg__scatter_device_plan(ctx, &snd_kind, norm, sc, data, indices, state);
+  return clg__scatter_device_schedule(ctx, &snd_kind, norm, sc, data, indices, state);
 }
 
-static clg_status snd_index_plan(clg_context *ctx, const clg_params *norm,
+static clg_status snd_index_schedule(clg_context *ctx, const clg_params *norm,
                                  const clg_scatter_params *sc,
                                  const clg_tensor *data,
                                  const clg_tensor *indices, const void *values,
                                  size_t count, void **state) {
   (void)ctx;
-  return clg__scatter_plan(&snd_kind, norm, sc, data, indices, values, count,
+  return clg__scatter_schedule(&snd_kind, norm, sc, data, indices, values, count,
                            state);
 }
 
@@ -229,10 +229,10 @@ const clg_op_impl clg__op_scatter_nd = {
     .split = snd_split,
     .num_inputs = 3,
     .check_updates = snd_check_updates,
-    .index_plan = snd_index_plan,
+    .index_schedule = snd_index_schedule,
     .release_state = clg__scatter_release,
     .state_done = clg__scatter_done,
-    .device_plan = snd_device_plan,
+    .device_schedule = snd_device_schedule,
     .report_duplicate = snd_report_duplicate,
     .slices = snd_slices,
     .output_may_alias = clg__scatter_may_alias,

@@ -1,17 +1,18 @@
 /* The public entry points that are shorthands or questions: the
  * convenience calls of one operator (clg_gather, clg_gather_elements,
  * clg_gather_nd, clg_gather_output_shape) over clg_run() and
- * clg_output_shape(), and the registry's answers (clg_operators,
- * clg_supported). Here, above the operators, so that ops/ defines no
- * exported function and calls nothing of run/ (scripts/check_layers.sh
- * checks both).
+ * clg_output_shape(), the registry's answers (clg_operators,
+ * clg_supported), and clg_validate() (dense tensors: call_checks.c;
+ * strided ones: strided.c, which checks their dense stand-ins there).
+ * Here, above the operators, so that ops/ defines no exported function
+ * and calls nothing of run/ (scripts/check_layers.sh checks both).
  *
  * Every function the library exports is defined in core/ (status.c,
  * dtype.c, version.c), device/ (context.c, cache.c's clg_context_cache_info,
  * cache_dir.c's clg_context_set_cache_dir, tune.c's
  * clg_context_last_variant) or run/: this file, call.c (clg_run,
  * clg_run_async, clg_scatter, clg_scatter_async), call_checks.c
- * (clg_output_shape, clg_validate), outcome.c, plans.c, shard.c,
+ * (clg_output_shape), outcome.c, plans.c, shard.c,
  * embedding_bag.c (clg_embedding_bag, clg_embedding_bag_async) and
  * bag_plans.c (clg_plan_create_embedding_bag,
  * clg_plan_enqueue_embedding_bag). */
@@ -80,4 +81,20 @@ int clg_supported(clg_op op, clg_dtype data_dtype, clg_dtype indices_dtype,
       indices_rank > CLG_MAX_RANK)
     return 0;
   return clg__op_impl(op)->supported(data_rank, indices_rank) ? 1 : 0;
+}
+
+clg_status clg_validate(clg_context *ctx, const clg_params *params,
+                        const clg_tensor *data, const clg_tensor *indices,
+                        cl_command_queue queue, cl_uint num_events,
+                        const cl_event *wait_list) {
+  if (data && indices && (clg__strides(data) || clg__strides(indices))) {
+    if (!ctx && (data->storage == CLG_STORAGE_BUFFER_STRIDED ||
+                 indices->storage == CLG_STORAGE_BUFFER_STRIDED))
+      return clg__fail(CLG_ERROR_NULL_ARGUMENT,
+                       "ctx is NULL, but data or indices is a cl_mem");
+    return clg__validate_strided(ctx, params, data, indices, queue,
+                                 num_events, wait_list);
+  }
+  return clg__validate_dense(ctx, params, data, indices, queue, num_events,
+                             wait_list);
 }

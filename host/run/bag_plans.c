@@ -63,7 +63,8 @@ clg_status clg_plan_create_embedding_bag(
     if ((b->present[k] = in[k] != NULL))
       b->in[k] = *in[k];
   b->output = *output;
-  if ((st = clg__plan_new_bag(ctx, flags, b, out)) != CLG_SUCCESS)
+  clg_bag_plan_fns fns = {clg__bag_plan_bake, clg__bag_plan_free};
+  if ((st = clg__plan_new_bag(ctx, flags, b, fns, out)) != CLG_SUCCESS)
     return st;
   return clg__ok();
 }

@@ -66,8 +66,9 @@ typedef struct split_group {
   int64_t d;
 } split_group;
 
-typedef struct split_plan {
+typedef struct split_work {
   clg_context *ctx;
+  clg_bag_call_fn run; /* a group's call (clg_embedding_bag) */
   const clg_bag_geom *g;
   const clg_tensor *const *in;
   const clg_tensor *output;
@@ -87,7 +88,7 @@ typedef struct split_plan {
   size_t ngroups, gcap;
   int64_t max_table; /* the largest group's table rows */
   size_t max_bags;   /* the largest group's rebased bags (elements) */
-} split_plan;
+} split_work;
 
 static void split_put(void *dst, size_t size, int64_t i, int64_t v) {
   if (size == 4) {
@@ -98,7 +99,7 @@ static void split_put(void *dst, size_t size, int64_t i, int64_t v) {
 }
 
 /* Bag b's entries [*s, *e). */
-static void split_entries(const split_plan *p, int64_t b, int64_t *s,
+static void split_entries(const split_work *p, int64_t b, int64_t *s,
                           int64_t *e) {
   const clg_bag_geom *g = p->g;
   if (g->p.form == CLG_BAGS_FIXED) {
@@ -114,13 +115,13 @@ static void split_entries(const split_plan *p, int64_t b, int64_t *s,
   }
 }
 
-static size_t split_slot(const split_plan *p, int64_t v) {
+static size_t split_slot(const split_work *p, int64_t v) {
   return (size_t)(((uint64_t)v * 0x9E3779B97F4A7C15ull) >> 17) & p->mask;
 }
 
 /* The table row of weight row v in the group whose rows start at `list`:
  * found, or added (-1 when the table is full: cap_rows). */
-static int64_t split_row_of(split_plan *p, size_t list, int64_t v) {
+static int64_t split_row_of(split_work *p, size_t list, int64_t v) {
   size_t s = split_slot(p, v);
   for (;; s = (s + 1) & p->mask) {
     int64_t t = p->slots[s];
@@ -138,7 +139,7 @@ static int64_t split_row_of(split_plan *p, size_t list, int64_t v) {
 }
 
 /* Empty the table of the rows from `list` on. */
-static void split_forget(split_plan *p, size_t list) {
+static void split_forget(split_work *p, size_t list) {
   for (size_t k = list; k < p->nrows; ++k) {
     size_t s = split_slot(p, p->rows[k]);
     while (p->slots[s] < 0 ||
@@ -151,7 +152,7 @@ static void split_forget(split_plan *p, size_t list) {
 /* The rebased bags of a group of nb bags and ne entries (int64, whatever
  * the call's bags are: a group's last offset is its entry count): B + 1
  * offsets, or one segment id per entry, or none. */
-static size_t split_bags_len(const split_plan *p, int64_t nb, int64_t ne) {
+static size_t split_bags_len(const split_work *p, int64_t nb, int64_t ne) {
   return p->g->p.form == CLG_BAGS_OFFSETS       ? (size_t)nb + 1
          : p->g->p.form == CLG_BAGS_SEGMENT_IDS ? (size_t)ne
                                                 : 0;
@@ -160,7 +161,7 @@ static size_t split_bags_len(const split_plan *p, int64_t nb, int64_t ne) {
 /* What of a group of nb bags and ne entries does not fit one buffer
  * (beside its table, which split_row_of() keeps to cap_rows): NULL when
  * all of it does; else its name, and *bytes its size. */
-static const char *split_misfit(const split_plan *p, int64_t nb, int64_t ne,
+static const char *split_misfit(const split_work *p, int64_t nb, int64_t ne,
                                 uint64_t *bytes) {
   const clg_tensor *psw = p->in[SPLIT_S];
   if ((*bytes = (uint64_t)ne * p->isize) > p->limit)
@@ -185,7 +186,7 @@ static clg_status split_oom(const char *what, size_t bytes) {
 
 /* The error for what cannot be split: the first host operand over the
  * limit, its size, the limit, and why. */
-static clg_status split_too_large(const split_plan *p,
+static clg_status split_too_large(const split_work *p,
                                   const clg_tensor_facts *inf,
                                   const clg_tensor_facts *of, const char *why) {
   static const char *const names[5] = {"weight", "indices", "bags",
@@ -212,7 +213,7 @@ static clg_status split_too_large(const split_plan *p,
                    name, size, lim, why);
 }
 
-static clg_status split_add_group(split_plan *p, int64_t b0, int64_t b1,
+static clg_status split_add_group(split_work *p, int64_t b0, int64_t b1,
                                   int64_t e0, int64_t e1, size_t list) {
   if (p->ngroups == p->gcap) {
     size_t cap = p->gcap ? 2 * p->gcap : 16;
@@ -237,7 +238,7 @@ static clg_status split_add_group(split_plan *p, int64_t b0, int64_t b1,
 
 /* Step 2: the groups, the indices renumbered, each group's rows listed;
  * the table emptied after each group. */
-static clg_status split_plan_groups(split_plan *p, const clg_tensor_facts *inf,
+static clg_status split_plan_groups(split_work *p, const clg_tensor_facts *inf,
                                     const clg_tensor_facts *of) {
   const clg_bag_geom *g = p->g;
   int64_t pad_idx = g->p.padding_idx; /* -1: none */
@@ -314,7 +315,7 @@ static clg_tensor split_view(const clg_tensor *t, size_t bytes, int32_t rank,
 }
 
 /* Step 3: one group's table and bags, and its call. */
-static clg_status split_run_group(const split_plan *p, const split_group *gr,
+static clg_status split_run_group(const split_work *p, const split_group *gr,
                                   unsigned char *table, void *bags,
                                   cl_command_queue queue) {
   const clg_bag_geom *g = p->g;
@@ -358,9 +359,8 @@ static clg_status split_run_group(const split_plan *p, const split_group *gr,
     pt = split_view(p->in[SPLIT_S], (size_t)gr->e0 * p->esize, fixed ? 2 : 1,
                     is[0], is[1]);
   atomic_fetch_add(&p->ctx->bag_split_groups, 1u);
-  return clg_embedding_bag(p->ctx, &sp, &wt, &xt, fixed ? NULL : &bt,
-                           p->in[SPLIT_S] ? &pt : NULL, &ot, queue, 0, NULL,
-                           NULL);
+  return p->run(p->ctx, &sp, &wt, &xt, fixed ? NULL : &bt,
+                p->in[SPLIT_S] ? &pt : NULL, &ot, queue, 0, NULL, NULL);
 }
 
 /* The values of an int operand on the host: its memory, or a copy read
@@ -393,7 +393,7 @@ static size_t split_pow2_at_least(size_t v) {
 }
 
 /* Steps 2 and 3, the values checked. */
-static clg_status split_groups(split_plan *p, const clg_tensor_facts *inf,
+static clg_status split_groups(split_work *p, const clg_tensor_facts *inf,
                                const clg_tensor_facts *of,
                                cl_command_queue queue) {
   const clg_bag_geom *g = p->g;
@@ -443,11 +443,13 @@ clg_status clg__bag_run_split(
     clg_context *ctx, const clg_bag_geom *g, const clg_tensor *const *in,
     const clg_tensor_facts *inf, const clg_tensor *output,
     const clg_tensor_facts *of, cl_command_queue queue, cl_uint num_events,
-    const cl_event *wait_list, cl_event *event, clg_outcome **outcome) {
+    const cl_event *wait_list, cl_event *event, clg_outcome **outcome,
+    clg_bag_call_fn run) {
   bool segments = g->p.form == CLG_BAGS_SEGMENT_IDS;
   const char *bname = segments ? "segment_ids" : "offsets";
-  split_plan p = {
+  split_work p = {
       .ctx = ctx,
+      .run = run,
       .g = g,
       .in = in,
       .output = output,

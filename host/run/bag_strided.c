@@ -143,13 +143,11 @@ static void bag_choose_pitches(bag_operand *b) {
       o->pitched = false;
 }
 
-clg_status clg__bag_run_strided(clg_context *ctx, const clg_bag_params *params,
-                                const clg_tensor *const *in,
-                                const char *const *names,
-                                const clg_tensor *output,
-                                cl_command_queue queue, cl_uint num_events,
-                                const cl_event *wait_list, cl_event *event,
-                                clg_outcome **outcome) {
+clg_status clg__bag_run_strided(
+    clg_context *ctx, const clg_bag_params *params, const clg_tensor *const *in,
+    const char *const *names, const clg_tensor *output, cl_command_queue queue,
+    cl_uint num_events, const cl_event *wait_list, cl_event *event,
+    clg_outcome **outcome, clg_bag_dense_fn dense_run) {
   bag_operand b[BAG_OPS];
   memset(b, 0, sizeof b);
   for (int k = 0; k < BAG_IN; ++k)
@@ -191,9 +189,9 @@ clg_status clg__bag_run_strided(clg_context *ctx, const clg_bag_params *params,
   int64_t w_ld = b[0].pitched ? clg__strides(in[0])[0] : 0;
   int64_t o_ld = b[BAG_OUT].pitched ? clg__strides(output)[0] : 0;
   cl_event ran = NULL;
-  st = clg__bag_run_dense(ctx, params, dense, &out->t, w_ld, o_ld, q, nev,
-                          nev ? events : NULL, device_back ? &ran : event,
-                          device_back ? NULL : outcome);
+  st = dense_run(ctx, params, dense, &out->t, w_ld, o_ld, q, nev,
+                 nev ? events : NULL, device_back ? &ran : event,
+                 device_back ? NULL : outcome);
   if (st == CLG_SUCCESS && device_back) {
     /* The outcome first: nothing is left to undo if it cannot be made. */
     clg_outcome *decided = NULL;

@@ -115,13 +115,14 @@ static clg_status clg_run_kernels(clg_context *ctx, const clg_checked *c,
   for (int k = 0; k < l->num_inputs; ++k)
     wrapped = wrapped || in[k].wrapped;
   bool done = false; /* kevent known complete */
+  char op_name[64];   /* "the ScatterND": the operator's messages */
+  snprintf(op_name, sizeof op_name, "the %s", c->info->name);
   if (st == CLG_SUCCESS)
     st = clg__finish_call(l->queue, o.mem, l->of.bytes,
                           l->output->storage == CLG_STORAGE_HOST
                               ? l->output->host
                               : NULL,
-                          blocking, &kevent, "the output", "the gather",
-                          &done);
+                          blocking, &kevent, "the output", op_name, &done);
   /* A failure after a kernel was enqueued: it may still run on the
    * caller's wrapped host memory; it must not outlive the call. */
   if (st != CLG_SUCCESS && kevent && !done && wrapped)
@@ -192,10 +193,10 @@ static void clg_launch_init(clg_launch *l, const clg_checked *c,
   l->sc = c->sc;
 }
 
-/* The operator's index_plan() on the index values in host memory (read
+/* The operator's index_schedule() on the index values in host memory (read
  * back once from a cl_mem, after the wait list), checked against the
  * bounds first when `check`; l->state receives its state. */
-static clg_status clg_index_plan(clg_context *ctx, const clg_checked *c,
+static clg_status clg_index_schedule(clg_context *ctx, const clg_checked *c,
                                  clg_launch *l, const clg_tensor *data,
                                  const clg_tensor *indices, bool check) {
   size_t count = c->xf.count;
@@ -209,7 +210,7 @@ static clg_status clg_index_plan(clg_context *ctx, const clg_checked *c,
                        "reading back %zu bytes of indices", c->xf.bytes);
     if ((st = clg__read_buffer(l->queue, indices, c->xf.bytes, copy,
                                l->num_events, l->wait_list,
-                               clg__poll_brief(ctx, c->xf.bytes),
+                               clg__read_polls(ctx, c->xf.bytes),
                                "reading back the indices")) != CLG_SUCCESS) {
       free(copy);
       return st;
@@ -220,7 +221,7 @@ static clg_status clg_index_plan(clg_context *ctx, const clg_checked *c,
   if (check && count > 0)
     st = clg__check_host_index_values(c, data, indices, values);
   if (st == CLG_SUCCESS)
-    st = c->impl->index_plan(ctx, &c->norm, &c->sc, data, indices, values,
+    st = c->impl->index_schedule(ctx, &c->norm, &c->sc, data, indices, values,
                              count, &l->state);
   free(copy);
   return st;
@@ -228,7 +229,7 @@ static clg_status clg_index_plan(clg_context *ctx, const clg_checked *c,
 
 clg_status clg__run(const clg_call *call) {
   if (clg__call_strided(call)) /* strided.c: the same call, dense */
-    return clg__run_strided(call);
+    return clg__run_strided(call, clg__run);
   clg_checked c;
   clg_launch l;
   clg_tensor_facts of;
@@ -238,7 +239,7 @@ clg_status clg__run(const clg_call *call) {
     return st;
   /* Host tensors larger than the device's largest buffer: in parts. */
   if (clg__split_needed(call->ctx, &c, call, &of))
-    return clg__run_split(call, &c, &of, queue);
+    return clg__run_split(call, &c, &of, queue, clg__run);
   clg_launch_init(&l, &c, call->in, call->output);
   l.of = of;
   l.queue = queue;
@@ -249,8 +250,8 @@ clg_status clg__run(const clg_call *call) {
    * ways (cl_mem indices in mode RAISE and a cl_mem output) keep the
    * verdict on the device, where it gates the operator's kernels: GATED
    * (asynchronous checked mode; the outcome reads it), GATED_READ (a
-   * synchronous call: read once, after the last kernel) and DEVICE_PLAN
-   * (an operator with an index plan, the scatters, leaves the plan too to
+   * synchronous call: read once, after the last kernel) and DEVICE_SCHEDULE
+   * (an operator with an index schedule, the scatters, leaves that too to
    * the device). A host output is never gated: the read-back of a gated
    * kernel's unwritten staging buffer would change it; its values are
    * checked before any kernel of the operator is enqueued. */
@@ -274,16 +275,16 @@ clg_status clg__run(const clg_call *call) {
     clg__fi_note_way(CLG_CHECK_HOST_RUN);
     return clg__run_on_host(call, &c, &of, queue);
   }
-  if (way == CLG_CHECK_DEVICE_PLAN) {
-    st = c.impl->device_plan(ctx, &c.norm, &c.sc, call->data, call->indices,
+  if (way == CLG_CHECK_DEVICE_SCHEDULE) {
+    st = c.impl->device_schedule(ctx, &c.norm, &c.sc, call->data, call->indices,
                              &l.state);
     if (st != CLG_SUCCESS)
       return st;
     if (!l.state) /* declined: the host's plan */
-      way = CLG_CHECK_HOST_PLAN;
+      way = CLG_CHECK_HOST_SCHEDULE;
   }
   clg__fi_note_way(way);
-  bool device_plan = way == CLG_CHECK_DEVICE_PLAN;
+  bool device_schedule = way == CLG_CHECK_DEVICE_SCHEDULE;
   bool deferred = clg__check_row(way)->gated;
   /* A call after no events of the caller's, on an in-order queue, makes
    * no event that nothing waits for: its kernels follow one another, and
@@ -307,20 +308,20 @@ clg_status clg__run(const clg_call *call) {
   switch (way) {
   case CLG_CHECK_GATED:
   case CLG_CHECK_GATED_READ:
-  case CLG_CHECK_DEVICE_PLAN:
-    /* A synchronous call whose device plan checks the values itself runs
-     * no validation kernel before it: a plan's kernel reads the indices
+  case CLG_CHECK_DEVICE_SCHEDULE:
+    /* A synchronous call whose device schedule checks the values itself runs
+     * no validation kernel before it: a schedule's kernel reads the indices
      * anyway (SE1's row claim: one pass over 32 MB of indices less), and
      * the offender is located below, on the error path only. */
-    if (device_plan && !call->outcome && c.impl->checks_values &&
+    if (device_schedule && !call->outcome && c.impl->checks_values &&
         c.impl->checks_values(l.state))
-      st = clg__verdict_bare(ctx, &c, call->num_events, &v);
+      st = clg__verdict_unlaunched(ctx, &c, call->num_events, &v);
     else
       st = clg__verdict_enqueue(ctx, &c, l.queue, call->data, call->indices,
                                 call->num_events, call->wait_list, events, &v);
     break;
   case CLG_CHECK_FUSED: /* the operator's kernel writes the verdict */
-    st = clg__verdict_bare(ctx, &c, call->num_events, &v);
+    st = clg__verdict_unlaunched(ctx, &c, call->num_events, &v);
     if (st == CLG_SUCCESS) {
       v.groups = 1;
       v.gen = clg__verdict_next_gen(ctx);
@@ -328,8 +329,8 @@ clg_status clg__run(const clg_call *call) {
       l.fused_gen = v.gen;
     }
     break;
-  case CLG_CHECK_HOST_PLAN: /* the values are checked on the host */
-    st = clg_index_plan(ctx, &c, &l, call->data, call->indices,
+  case CLG_CHECK_HOST_SCHEDULE: /* the values are checked on the host */
+    st = clg_index_schedule(ctx, &c, &l, call->data, call->indices,
                         !call->values_checked);
     break;
   default: /* NONE, HOST, READ_BACK, DEVICE */
@@ -344,7 +345,9 @@ clg_status clg__run(const clg_call *call) {
       c.impl->release_state(l.state);
     return st;
   }
-  bool bare = deferred && !v.event; /* no validation kernel behind it */
+  /* No validation kernel behind the verdict (run number 0): a device schedule
+   * whose kernels check the values themselves. */
+  bool bare = deferred && v.gen == 0;
   /* A synchronous gated call may time the variants its prepare() could not
    * once its verdict has passed (clg_retime). */
   bool retime = false;
@@ -394,18 +397,18 @@ clg_status clg__run(const clg_call *call) {
     atomic_fetch_add_explicit(&ctx->device_validations, 1,
                               memory_order_relaxed);
   if (st == CLG_SUCCESS && deferred) {
-    /* Read after the last kernel (a synchronous call, and a device plan's
+    /* Read after the last kernel (a synchronous call, and a device schedule's
      * outcome: its verdict is complete only when its last kernel is), or,
      * an asynchronous gather's, after the validation kernel. */
     clg_verdict dv = v;
-    if (device_plan || !call->outcome) {
+    if (device_schedule || !call->outcome) {
       dv.event = last;
-      dv.poll = !device_plan &&
-                clg__poll_brief(ctx, c.xf.bytes > l.of.bytes ? c.xf.bytes
+      dv.poll = !device_schedule &&
+                clg__read_polls(ctx, c.xf.bytes > l.of.bytes ? c.xf.bytes
                                                              : l.of.bytes);
     }
     if (call->outcome) {
-      clg__outcome_enqueued(outcome, last, device_plan);
+      clg__outcome_enqueued(outcome, last, device_schedule);
       /* Each kernel waits for the one before: `last` ends after all. */
       if (c.impl->state_done && l.state)
         c.impl->state_done(l.state, last);
@@ -423,7 +426,7 @@ clg_status clg__run(const clg_call *call) {
       /* A bare verdict's plan met an index out of range (bit 1 of its
        * first word) and wrote nothing: the validation kernel (or the
        * read-back) names the first offender. The caller's events are
-       * complete: the plan's kernels waited for them. */
+       * complete: the schedule's kernels waited for them. */
       if (st == CLG_SUCCESS && bare && (extra[0] & 2u))
         st = clg__check_index_values(ctx, &c, l.queue, call->data,
                                      call->indices, 0, NULL);
@@ -575,12 +578,12 @@ clg_status clg__bake(clg_context *ctx, const clg_checked *c,
    * gated), else the host's kernels (prepare() with no state while
    * baking). */
   clg_check_way way = clg__check_way(ctx, c, indices, output, gated, false);
-  if (way == CLG_CHECK_DEVICE_PLAN) {
-    if ((st = c->impl->device_plan(ctx, &c->norm, &c->sc, data, indices,
+  if (way == CLG_CHECK_DEVICE_SCHEDULE) {
+    if ((st = c->impl->device_schedule(ctx, &c->norm, &c->sc, data, indices,
                                    &l.state)) != CLG_SUCCESS)
       return st;
     if (!l.state)
-      way = CLG_CHECK_HOST_PLAN;
+      way = CLG_CHECK_HOST_SCHEDULE;
   }
   gated = clg__check_row(way)->gated;
   clg_kernel_calls calls;

@@ -272,23 +272,16 @@ static clg_status clg_check_output(clg_context *ctx, const clg_checked *c,
   return CLG_SUCCESS;
 }
 
-clg_status clg_validate(clg_context *ctx, const clg_params *params,
-                        const clg_tensor *data, const clg_tensor *indices,
-                        cl_command_queue queue, cl_uint num_events,
-                        const cl_event *wait_list) {
+clg_status clg__validate_dense(clg_context *ctx, const clg_params *params,
+                               const clg_tensor *data,
+                               const clg_tensor *indices,
+                               cl_command_queue queue, cl_uint num_events,
+                               const cl_event *wait_list) {
   if (data && indices && !ctx &&
       (data->storage == CLG_STORAGE_BUFFER ||
        indices->storage == CLG_STORAGE_BUFFER))
     return clg__fail(CLG_ERROR_NULL_ARGUMENT,
                      "ctx is NULL, but data or indices is a cl_mem");
-  if (data && indices && (clg__strides(data) || clg__strides(indices))) {
-    if (!ctx && (data->storage == CLG_STORAGE_BUFFER_STRIDED ||
-                 indices->storage == CLG_STORAGE_BUFFER_STRIDED))
-      return clg__fail(CLG_ERROR_NULL_ARGUMENT,
-                       "ctx is NULL, but data or indices is a cl_mem");
-    return clg__validate_strided(ctx, params, data, indices, queue,
-                                 num_events, wait_list);
-  }
   clg_checked c;
   const clg_tensor *in[CLG_MAX_INPUTS] = {data, indices, NULL};
   clg_status st = clg_check_inputs(ctx, params, NULL, CLG_ENTRY_VALIDATE, in,

@@ -267,7 +267,7 @@ static clg_status bag_verdict(clg_context *ctx, const clg_bag_call *c,
                               bag_run *r, cl_event after, bool after_caller) {
   uint32_t words[4];
   int64_t values[3];
-  bool poll = clg__poll_brief(ctx, c->inf[BAG_INDICES].bytes +
+  bool poll = clg__read_polls(ctx, c->inf[BAG_INDICES].bytes +
                                        c->inf[BAG_BAGS].bytes + c->of.bytes);
   clg_status st = clg__bag_verdict_read(r->verdict, after, after_caller, r->gen,
                                         c->queue, poll, words, values);
@@ -461,7 +461,8 @@ static clg_status bag_call_run(clg_context *ctx, const clg_bag_params *params,
                                cl_event *event, clg_outcome **outcome) {
   if (clg__bag_strided(c->in, c->output)) /* run/bag_strided.c */
     return clg__bag_run_strided(ctx, params, c->in, c->names, c->output, queue,
-                                num_events, wait_list, event, outcome);
+                                num_events, wait_list, event, outcome,
+                                clg__bag_run_dense);
   clg_status st =
       clg__bag_check_call(ctx, params, queue, num_events, wait_list, c, false);
   if (st != CLG_SUCCESS)
@@ -469,7 +470,8 @@ static clg_status bag_call_run(clg_context *ctx, const clg_bag_params *params,
   /* A host weight past the device's largest buffer: packed tables. */
   if (clg__bag_split_needed(ctx, c->in, c->inf, c->output, &c->of))
     return clg__bag_run_split(ctx, &c->g, c->in, c->inf, c->output, &c->of,
-                              c->queue, num_events, wait_list, event, outcome);
+                              c->queue, num_events, wait_list, event, outcome,
+                              clg_embedding_bag);
   clg_check_way way = clg__bag_check_way(
       ctx, &c->g, c->in[BAG_INDICES], &c->inf[BAG_INDICES], c->in[BAG_BAGS],
       &c->inf[BAG_BAGS], c->output, outcome != NULL, num_events);

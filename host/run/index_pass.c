@@ -9,7 +9,7 @@
 
 /* Mode RAISE reads every index value. Host indices are scanned in place
  * (clg__first_index_out_of_range). cl_mem indices are checked one of two
- * ways, chosen per call by clg__validate_on_device():
+ * ways, chosen per call by clg__validate_on_device() (strategy.c):
  *  - read-back: the whole array is read (blocking, after the wait list)
  *    into host memory and scanned there;
  *  - device: the validation kernel (kernels/validate.cl) reduces the array
@@ -25,82 +25,6 @@
  * gather kernel, enqueued later with the same wait list, needs no
  * dependency on the validation kernel: that one has completed (its verdict
  * was read) and both only read the indices. */
-
-/* Device validation from this many index bytes up; below, the read-back.
- * Measured with a standalone timing of clg_validate() on cl_mem indices
- * (Gather, valid values; median of 15 calls, 7 from 16 MiB; both paths
- * forced through CLGATHER_TEST_DEVICE_VALIDATION) on POCL's CPU device
- * (2 shared cores, host-unified memory: the read-back is a malloc + memcpy,
- * then the vectorized host scan), microseconds, read-back / device:
- *   bytes     int32: rb    dev  ratio   int64: rb    dev  ratio
- *   1 KiB           11.1   15.7  0.71         11.7   16.8  0.70
- *   4 KiB           12.1   14.8  0.82         12.3   15.6  0.79
- *   16 KiB          14.6   15.6  0.94         15.1   15.4  0.98
- *   24 KiB          12.8   16.2  0.79         17.5   16.1  1.09
- *   32 KiB          18.3   16.2  1.13         19.2   15.9  1.21
- *   48 KiB          21.6   16.5  1.31         23.4   16.2  1.44
- *   64 KiB          24.4   16.8  1.45         29.4   16.5  1.78
- *   256 KiB         25.5   20.2  1.27         42.1   19.3  2.18
- *   1 MiB           70.4   35.7  1.97        143.4   32.9  4.37
- *   4 MiB          482.5  117.8  4.09        663.2  155.4  4.27
- *   16 MiB        2197.9  728.0  3.02       2664.0  320.4  8.31
- *   64 MiB       36299   1935   18.8       37499   1307   28.7
- * The kernel costs a near-constant ~15 us up to 64 KiB (launch + verdict
- * read); the read-back overtakes it between 16 and 32 KiB for both index
- * sizes, so 32 KiB. A discrete GPU pays a bus transfer for the read-back
- * and a launch for the kernel; on an NVIDIA H200 (a standalone timing, 25
- * runs), at 32 KiB of int64 the read-back and scan took 33 us, the kernel
- * and its verdict's read 28-31 us: the crossover is about there too. */
-#ifndef CLG_VALIDATE_DEVICE_MIN_BYTES
-#define CLG_VALIDATE_DEVICE_MIN_BYTES ((size_t)32 << 10)
-#endif
-
-/* cl_mem indices of `bytes` (buffer `flags`) are checked on the device from
- * `min_bytes` up, or as the test build's environment forces it. */
-static bool clg_on_device_from(size_t bytes, cl_mem_flags flags,
-                               size_t min_bytes) {
-  /* Indices the host may not read (CL_MEM_HOST_NO_ACCESS, ..._WRITE_ONLY)
-   * can only be checked on the device. */
-  if (flags & (CL_MEM_HOST_NO_ACCESS | CL_MEM_HOST_WRITE_ONLY))
-    return true;
-#if defined(CLGATHER_TESTING)
-  int forced = clg__fi_device_validation();
-  if (forced >= 0)
-    return forced == 1;
-#endif
-  return bytes >= min_bytes;
-}
-
-bool clg__validate_on_device(const clg_context *ctx, size_t bytes,
-                             cl_mem_flags flags) {
-  (void)ctx;
-  return clg_on_device_from(bytes, flags, CLG_VALIDATE_DEVICE_MIN_BYTES);
-}
-
-/* A synchronous call with cl_mem indices and output gates its kernels on
- * the validation kernel (GATED_READ) at every size: no round trip between
- * the check and the gather, one host wait. The referee on POCL 3.1 (AMD
- * EPYC Zen 3, two runs alternating with 00eca6b's library, which checked
- * first: read back under 32 KiB, else the validation kernel and its
- * verdict's read): W5 (10 indices) 1.11, 0.85 against 0.53, 0.52 of the
- * naive kernel + finish; W1 1.20, 1.15 against 1.21, 1.07; W4 1.29, 1.13
- * against 1.20, 1.22; W6 1.40, 1.35 against 1.35, 1.38; W2 (10^6 indices
- * of 16-byte rows) 0.96, 0.96 against 1.01, 1.06. The variants of a
- * gated call are timed once its verdict has passed (call.c, clg_retime):
- * untimed, the default had cost W2 0.64-0.68. */
-bool clg__gate_sync(const clg_context *ctx, size_t bytes, cl_mem_flags flags,
-                    uint64_t out_bytes) {
-  (void)ctx;
-#if defined(CLGATHER_TESTING)
-  int forced = clg__fi_device_validation(); /* always: gated; never: read */
-  if (forced >= 0)
-    return forced == 1;
-#endif
-  (void)bytes;
-  (void)flags;
-  (void)out_bytes;
-  return true; /* every size, every device, so far (see above) */
-}
 
 /* Mode RAISE, host values: the first offender, reported by the operator. */
 clg_status clg__check_host_index_values(const clg_checked *c,
@@ -130,7 +54,7 @@ clg_check_read_back(const clg_context *ctx, const clg_checked *c,
                      c->xf.bytes);
   clg_status st = clg__read_buffer(queue, indices, c->xf.bytes, owned,
                                    num_events, wait_list,
-                                   clg__poll_brief(ctx, c->xf.bytes),
+                                   clg__read_polls(ctx, c->xf.bytes),
                                    "reading back indices to check their "
                                    "bounds");
   if (st == CLG_SUCCESS)
@@ -164,11 +88,6 @@ static clg_status clg_check_on_device(clg_context *ctx, const clg_checked *c,
   if (st != CLG_SUCCESS || pos == CLG_VERDICT_NONE)
     return st;
   return c->impl->report(&c->norm, data, indices, (size_t)pos, value);
-}
-
-bool clg__values_on_device(const clg_checked *c, const clg_tensor *indices) {
-  return c->norm.mode == CLG_MODE_RAISE && c->xf.count > 0 &&
-         indices->storage == CLG_STORAGE_BUFFER;
 }
 
 /* The index-value pass: the operator's mode rule, then (mode RAISE) every

@@ -2,9 +2,11 @@
  * (clg_plan_create), its kernels built up front (clg_plan_bake), enqueued
  * many times (clg_plan_enqueue, clg_plan_enqueue_scatter) through the
  * one-shot calls' own path (call.c: clg__run). Kernel planning itself is
- * ops/gather_plan.c. An EmbeddingBag plan (bag_plans.c) is a clg_plan too,
+ * ops/gather_geometry.c. An EmbeddingBag plan (bag_plans.c) is a clg_plan too,
  * holding its own part (`bag`): this file takes it through bake and
- * destroy, and keeps each kind to its own enqueue. */
+ * destroy (by the functions bag_plans.c gives it, so that this file does
+ * not call into that one, which calls it), and keeps each kind to its own
+ * enqueue. */
 #include "run/run.h"
 
 #include <stdlib.h>
@@ -22,6 +24,7 @@ struct clg_plan {
   pthread_mutex_t lock; /* guards baked */
   bool baked;
   clg_bag_plan *bag; /* an EmbeddingBag's (bag_plans.c), else NULL */
+  clg_bag_plan_fns bag_fns; /* how to bake and free it (bag_plans.c's) */
 };
 
 clg_status clg__plan_start(clg_plan **out, unsigned flags) {
@@ -54,15 +57,17 @@ static clg_plan *clg_plan_alloc(void) {
 }
 
 clg_status clg__plan_new_bag(clg_context *ctx, unsigned flags,
-                             clg_bag_plan *bag, clg_plan **out) {
+                             clg_bag_plan *bag, clg_bag_plan_fns fns,
+                             clg_plan **out) {
   clg_plan *p = clg_plan_alloc();
   if (!p) {
-    clg__bag_plan_free(bag);
+    fns.free(bag);
     return CLG_ERROR_OUT_OF_HOST_MEMORY;
   }
   p->ctx = ctx;
   p->flags = flags;
   p->bag = bag;
+  p->bag_fns = fns;
   *out = p;
   return CLG_SUCCESS;
 }
@@ -143,7 +148,7 @@ clg_status clg_plan_bake(clg_plan *plan) {
   pthread_mutex_lock(&plan->lock);
   clg_status st = CLG_SUCCESS;
   if (!plan->baked && plan->bag) {
-    st = clg__bag_plan_bake(plan->bag);
+    st = plan->bag_fns.bake(plan->bag);
     plan->baked = st == CLG_SUCCESS;
   } else if (!plan->baked) {
     const clg_tensor *in[CLG_MAX_INPUTS] = {
@@ -289,7 +294,8 @@ clg_status clg_plan_enqueue_scatter(clg_plan *plan, const clg_tensor *data,
 void clg_plan_destroy(clg_plan *plan) {
   if (!plan)
     return;
-  clg__bag_plan_free(plan->bag);
+  if (plan->bag)
+    plan->bag_fns.free(plan->bag);
   pthread_mutex_destroy(&plan->lock);
   free(plan);
 }

@@ -11,12 +11,12 @@
  * buffer (verdict.c gives its layout: the flag word, the operator's words,
  * then a (position, value) pair per work-group) and the event of the
  * kernel that writes it. Its buffer is the context's: taken by
- * clg__verdict_enqueue() or clg__verdict_bare(), given back by
+ * clg__verdict_enqueue() or clg__verdict_unlaunched(), given back by
  * clg__verdict_give(). */
 typedef struct clg_verdict {
   cl_mem mem;
   size_t groups;
-  size_t extra; /* the operator's own 64-bit words (its device_plan():
+  size_t extra; /* the operator's own 64-bit words (its device_schedule():
                  * CLG_VERDICT_EXTRA) at CLG_VERDICT_EXTRA_AT, zeros at
                  * first */
   cl_event event;
@@ -26,7 +26,7 @@ typedef struct clg_verdict {
    * verdict's event is waited for before its read (else the blocking read,
    * after that event, is the only wait). */
   bool after_caller;
-  /* The verdict's read is polled (clg__poll_brief: its event is the
+  /* The verdict's read is polled (clg__read_polls: its event is the
    * validation kernel's, over few indices, on a CPU device). */
   bool poll;
 } clg_verdict;
@@ -34,7 +34,7 @@ typedef struct clg_verdict {
 /* No offending position. */
 #define CLG_VERDICT_NONE ((cl_ulong)0xFFFFFFFFFFFFFFFFull)
 /* The 64-bit word of a verdict where the operator's words start (the
- * kernels of a scatter's device plan take it as an argument). */
+ * kernels of a scatter's device schedule take it as an argument). */
 #define CLG_VERDICT_EXTRA_AT 1
 
 /* Mode RAISE, cl_mem indices: enqueue the validation kernel (after the wait
@@ -49,9 +49,9 @@ clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
                                 const cl_event *wait_list, bool with_event,
                                 clg_verdict *v);
 /* A verdict buffer with no validation kernel behind it (no groups, no
- * event; its flag and the operator's words clear): for a device plan whose
+ * event; its flag and the operator's words clear): for a device schedule whose
  * kernels check the index values themselves (clg_op_impl.checks_values). */
-clg_status clg__verdict_bare(clg_context *ctx, const clg_checked *c,
+clg_status clg__verdict_unlaunched(clg_context *ctx, const clg_checked *c,
                              cl_uint num_events, clg_verdict *v);
 /* Read a verdict (blocking, on `queue`, after its event, or with none after
  * what the in-order `queue` ran before; a kernel that failed, e.g. for a
@@ -65,7 +65,7 @@ clg_status clg__verdict_read(const clg_verdict *v, cl_command_queue queue,
  * operator wrote none)? */
 bool clg__verdict_clean(cl_ulong pos, const cl_ulong *extra);
 /* What a read verdict says: CLG_SUCCESS, or the operator's report of the
- * first out-of-bounds index, or (device_plan() words) of a repeat. */
+ * first out-of-bounds index, or (device_schedule() words) of a repeat. */
 clg_status clg__verdict_status(const clg_op_impl *impl, const clg_params *norm,
                                const clg_tensor *data,
                                const clg_tensor *indices, cl_ulong pos,
@@ -91,21 +91,6 @@ clg_status clg__verdict_kernel(clg_context *ctx, const clg_checked *c,
 
 /* ------------------------------------------------------- index_pass.c */
 
-/* Are cl_mem indices of `bytes` (buffer `flags`) checked by the validation
- * kernel rather than read back? */
-bool clg__validate_on_device(const clg_context *ctx, size_t bytes,
-                             cl_mem_flags flags);
-/* Does a synchronous call with cl_mem indices of `bytes` (buffer `flags`)
- * and a cl_mem output of `out_bytes` gate its kernels on the validation
- * kernel's verdict (GATED_READ) rather than check the indices first
- * (READ_BACK, DEVICE)? (index_pass.c says what was measured.) */
-bool clg__gate_sync(const clg_context *ctx, size_t bytes, cl_mem_flags flags,
-                    uint64_t out_bytes);
-
-/* Does the index-value pass of this call read cl_mem values (mode RAISE,
- * cl_mem indices with elements)? */
-bool clg__values_on_device(const clg_checked *c, const clg_tensor *indices);
-
 /* Mode RAISE: every one of the index values at `values` (host memory, the
  * indices' count of them) against the operator's bounds; an offender is
  * reported by the operator. */
@@ -126,6 +111,21 @@ clg_status clg__check_index_values(clg_context *ctx, const clg_checked *c,
 
 /* --------------------------------------------------------- strategy.c */
 
+/* Are cl_mem indices of `bytes` (buffer `flags`) checked by the validation
+ * kernel rather than read back? */
+bool clg__validate_on_device(const clg_context *ctx, size_t bytes,
+                             cl_mem_flags flags);
+/* Does a synchronous call with cl_mem indices of `bytes` (buffer `flags`)
+ * and a cl_mem output of `out_bytes` gate its kernels on the validation
+ * kernel's verdict (GATED_READ) rather than check the indices first
+ * (READ_BACK, DEVICE)? (strategy.c says what was measured.) */
+bool clg__gate_sync(const clg_context *ctx, size_t bytes, cl_mem_flags flags,
+                    uint64_t out_bytes);
+
+/* Does the index-value pass of this call read cl_mem values (mode RAISE,
+ * cl_mem indices with elements)? */
+bool clg__values_on_device(const clg_checked *c, const clg_tensor *indices);
+
 /* The ways a call's index values are checked (strategy.c's table says
  * when each applies, what it enqueues and how its verdict completes). */
 typedef enum clg_check_way {
@@ -134,8 +134,8 @@ typedef enum clg_check_way {
   CLG_CHECK_READ_BACK,
   CLG_CHECK_DEVICE,
   CLG_CHECK_GATED,
-  CLG_CHECK_HOST_PLAN,
-  CLG_CHECK_DEVICE_PLAN,
+  CLG_CHECK_HOST_SCHEDULE,
+  CLG_CHECK_DEVICE_SCHEDULE,
   CLG_CHECK_GATED_READ,
   CLG_CHECK_HOST_RUN,
   CLG_CHECK_FUSED,
@@ -154,13 +154,13 @@ const clg_check_row *clg__check_row(clg_check_way way);
 /* The way of a call (a pure function of its arguments and the context's
  * device facts; clg__run and clg__bake both ask it): `async` is the
  * asynchronous checked mode (or a plan baked for it), `values_checked`
- * the parts of a call whose values were checked whole. DEVICE_PLAN
- * becomes HOST_PLAN where the operator's device_plan() declines. */
+ * the parts of a call whose values were checked whole. DEVICE_SCHEDULE
+ * becomes HOST_SCHEDULE where the operator's device_schedule() declines. */
 clg_check_way clg__check_way(const clg_context *ctx, const clg_checked *c,
                              const clg_tensor *indices,
                              const clg_tensor *output, bool async,
                              bool values_checked);
-/* The synchronous value pass of an operator without an index plan: NONE
+/* The synchronous value pass of an operator without an index schedule: NONE
  * (no value to read), HOST, READ_BACK or DEVICE. */
 clg_check_way clg__check_values_way(const clg_context *ctx,
                                     const clg_checked *c,
@@ -230,18 +230,32 @@ void clg__size_text(char *buf, size_t cap, uint64_t bytes);
  * the checked call larger than the device's largest buffer? */
 bool clg__split_needed(const clg_context *ctx, const clg_checked *c,
                        const clg_call *call, const clg_tensor_facts *of);
+/* A runner of whole calls (clg__run): what split.c and strided.c run their
+ * parts and dense stand-ins with, given by call.c, which calls them (so
+ * that neither calls back into call.c). */
+typedef clg_status (*clg_runner)(const clg_call *call);
 /* Run the checked call in parts that fit (index values checked once
- * first), or fail naming the sizes and the limit. Blocking. */
+ * first; each part a call run by `run`), or fail naming the sizes and the
+ * limit. Blocking. */
 clg_status clg__run_split(const clg_call *call, const clg_checked *c,
-                          const clg_tensor_facts *of, cl_command_queue queue);
+                          const clg_tensor_facts *of, cl_command_queue queue,
+                          clg_runner run);
 
 /* strided.c: does the call take a strided tensor (clg_strided_tensor)? */
 bool clg__call_strided(const clg_call *call);
 /* Run a call with strided tensors as the same call on dense ones: checks
  * the strided descriptors, copies inputs whose strides are not dense into
- * dense scratch, runs clg__run(), copies a dense scratch output to the
- * strided one after it succeeded. */
-clg_status clg__run_strided(const clg_call *call);
+ * dense scratch, runs the dense call by `run` (clg__run), copies a dense
+ * scratch output to the strided one after it succeeded. */
+clg_status clg__run_strided(const clg_call *call, clg_runner run);
+/* call_checks.c: clg_validate() on dense tensors (api.c's clg_validate()
+ * sends strided ones to clg__validate_strided(), which comes back here
+ * with their dense stand-ins). */
+clg_status clg__validate_dense(clg_context *ctx, const clg_params *params,
+                               const clg_tensor *data,
+                               const clg_tensor *indices,
+                               cl_command_queue queue, cl_uint num_events,
+                               const cl_event *wait_list);
 /* clg_validate() with strided data or indices: data by its shape, strided
  * index values made dense on the host first. */
 clg_status clg__validate_strided(clg_context *ctx, const clg_params *params,
@@ -337,7 +351,7 @@ clg_status clg__outcome_pending(clg_context *ctx, const clg_checked *c,
                                 clg_outcome **out);
 /* The call's kernels are enqueued, `last` the event of the last
  * (retained): the verdict's buffer is reused only once it has ended, and
- * with `read_after` (a device plan: its verdict is complete only then) the
+ * with `read_after` (a device schedule: its verdict is complete only then) the
  * verdict is read after it. */
 void clg__outcome_enqueued(clg_outcome *o, cl_event last, bool read_after);
 
@@ -401,9 +415,17 @@ typedef struct clg_bag_plan clg_bag_plan;
 /* plans.c: what every plan's creation checks first: out not NULL (*out set
  * to NULL), known flags. */
 clg_status clg__plan_start(clg_plan **out, unsigned flags);
-/* plans.c: a new plan holding `bag` (taken: freed on failure). */
+/* How plans.c bakes and frees an EmbeddingBag plan's own part
+ * (clg__bag_plan_bake and clg__bag_plan_free: bag_plans.c gives them). */
+typedef struct clg_bag_plan_fns {
+  clg_status (*bake)(const clg_bag_plan *bag);
+  void (*free)(clg_bag_plan *bag);
+} clg_bag_plan_fns;
+/* plans.c: a new plan holding `bag` (taken: freed by fns.free on
+ * failure). */
 clg_status clg__plan_new_bag(clg_context *ctx, unsigned flags,
-                             clg_bag_plan *bag, clg_plan **out);
+                             clg_bag_plan *bag, clg_bag_plan_fns fns,
+                             clg_plan **out);
 /* plans.c: the EmbeddingBag part of `plan` for an enqueue with `outcome`:
  * refuses a NULL plan, a gather's or a scatter's (naming its entry point),
  * and an outcome the plan's flags do not call for (or a missing one). */

@@ -106,8 +106,9 @@ static clg_tensor clg_view(const clg_tensor *t, clg_dtype dtype, size_t bytes,
   return v;
 }
 
-static clg_status clg_run_part(const clg_call *call, cl_command_queue queue,
-                               const clg_params *p, clg_part *part) {
+static clg_status clg_run_part(clg_runner runner, const clg_call *call,
+                               cl_command_queue queue, const clg_params *p,
+                               clg_part *part) {
   clg_call sub = {.ctx = call->ctx,
                   .params = p,
                   .data = &part->data,
@@ -115,7 +116,7 @@ static clg_status clg_run_part(const clg_call *call, cl_command_queue queue,
                   .output = &part->output,
                   .queue = queue,
                   .values_checked = true};
-  return clg__run(&sub);
+  return runner(&sub);
 }
 
 /* A gather as whole rows (the operator's rows hook, ops/op.h), with the
@@ -143,8 +144,8 @@ static bool clg_view_of(const clg_checked *c, const clg_call *call,
 }
 
 /* Rows that fit: whole data rows (and their output rows) per part. */
-static clg_status clg_split_rows(const clg_call *call, const clg_checked *c,
-                                 cl_command_queue queue,
+static clg_status clg_split_rows(clg_runner runner, const clg_call *call,
+                                 const clg_checked *c, cl_command_queue queue,
                                  const clg_gather_view *g, cl_ulong limit) {
   const clg_tensor *data = call->data, *idx = call->indices,
                    *out = call->output;
@@ -165,17 +166,17 @@ static clg_status clg_split_rows(const clg_call *call, const clg_checked *c,
       g_rows = 1;
     /* An output row, or a batch row's indices, larger than the limit:
      * runs of its indices. */
-    int64_t run = g->n;
+    int64_t span = g->n;
     if (out_big && g->slice && (cl_ulong)orow > limit)
-      run = (int64_t)(limit / g->slice);
-    if (idx->storage == CLG_STORAGE_HOST && (cl_ulong)run * isize > limit)
-      run = (int64_t)(limit / isize);
-    if (run < 1)
-      run = 1;
-    if (run < g->n)
+      span = (int64_t)(limit / g->slice);
+    if (idx->storage == CLG_STORAGE_HOST && (cl_ulong)span * isize > limit)
+      span = (int64_t)(limit / isize);
+    if (span < 1)
+      span = 1;
+    if (span < g->n)
       g_rows = 1;
-    for (int64_t j0 = 0; j0 < g->n; j0 += run) {
-      int64_t len = g->n - j0 < run ? g->n - j0 : run;
+    for (int64_t j0 = 0; j0 < g->n; j0 += span) {
+      int64_t len = g->n - j0 < span ? g->n - j0 : span;
       clg_part part;
       part.data = clg_view(data, data->dtype, (size_t)r0 * row, 3, g_rows,
                            g->s, g->inner);
@@ -185,7 +186,7 @@ static clg_status clg_split_rows(const clg_call *call, const clg_checked *c,
       part.output = clg_view(out, out->dtype,
                              (size_t)r0 * orow + (size_t)j0 * g->slice, 3,
                              g_rows, len, g->inner);
-      clg_status st = clg_run_part(call, queue, &p, &part);
+      clg_status st = clg_run_part(runner, call, queue, &p, &part);
       if (st != CLG_SUCCESS)
         return st;
     }
@@ -264,9 +265,9 @@ static int64_t clg_slices_next(clg_slices *w, int64_t lo, int64_t hi,
 
 /* Gathers: each part gathers its entries from data into the scratch, whose
  * slices are then copied to their output slices. */
-static clg_status clg_split_gather(const clg_call *call, const clg_checked *c,
-                                   cl_command_queue queue, clg_slices *w,
-                                   uint64_t inner) {
+static clg_status clg_split_gather(clg_runner runner, const clg_call *call,
+                                   const clg_checked *c, cl_command_queue queue,
+                                   clg_slices *w, uint64_t inner) {
   const clg_tensor *data = call->data, *out = call->output;
   clg_params p = {.op = CLG_OP_GATHER, .axis = 1, .mode = CLG_MODE_RAISE};
   (void)c;
@@ -274,22 +275,22 @@ static clg_status clg_split_gather(const clg_call *call, const clg_checked *c,
   for (int64_t lo = 0; st == CLG_SUCCESS && lo < w->units; lo += w->span) {
     int64_t hi = w->units - lo < w->span ? w->units : lo + w->span;
     size_t e = 0;
-    for (int64_t m; st == CLG_SUCCESS && (m = clg_slices_next(w, lo, hi, &e));) {
+    for (int64_t m;
+         st == CLG_SUCCESS && (m = clg_slices_next(w, lo, hi, &e));) {
       const int64_t sshape[3] = {1, m, (int64_t)inner};
       clg_part part = {
           .data = clg_view(data, data->dtype, (size_t)lo * w->slice, 3, 1,
                            hi - lo, (int64_t)inner),
           .indices = clg_tensor_host(CLG_DTYPE_INT64, 1, &m, w->local),
           .output = clg_tensor_host(data->dtype, 3, sshape, w->scratch)};
-      st = clg_run_part(call, queue, &p, &part);
+      st = clg_run_part(runner, call, queue, &p, &part);
       /* Runs of consecutive entries are consecutive output slices: one
        * copy (one write to a cl_mem output) per run. */
       for (int64_t t = 0, run; st == CLG_SUCCESS && t < m; t += run) {
         for (run = 1; t + run < m && w->where[t + run] == w->where[t] + run;)
           ++run;
         st = clg_put(out, queue, (size_t)w->where[t] * w->slice,
-                     w->scratch + (size_t)t * w->slice,
-                     (size_t)run * w->slice);
+                     w->scratch + (size_t)t * w->slice, (size_t)run * w->slice);
       }
     }
   }
@@ -297,8 +298,9 @@ static clg_status clg_split_gather(const clg_call *call, const clg_checked *c,
 }
 
 /* Copy `bytes` of `from` to `to` (either storage). */
-static clg_status clg_copy_tensor(cl_command_queue queue, const clg_tensor *from,
-                                  const clg_tensor *to, size_t bytes) {
+static clg_status clg_copy_tensor(cl_command_queue queue,
+                                  const clg_tensor *from, const clg_tensor *to,
+                                  size_t bytes) {
   cl_int err = CL_SUCCESS;
   const char *what = "clEnqueueCopyBuffer";
   if (bytes == 0)
@@ -313,8 +315,8 @@ static clg_status clg_copy_tensor(cl_command_queue queue, const clg_tensor *from
                                from->host, 0, NULL, NULL);
   } else if (to->storage == CLG_STORAGE_HOST) {
     what = "clEnqueueReadBuffer";
-    err = clEnqueueReadBuffer(queue, from->buffer, CL_TRUE, from->offset,
-                              bytes, to->host, 0, NULL, NULL);
+    err = clEnqueueReadBuffer(queue, from->buffer, CL_TRUE, from->offset, bytes,
+                              to->host, 0, NULL, NULL);
   } else {
     err = clEnqueueCopyBuffer(queue, from->buffer, to->buffer, from->offset,
                               to->offset, bytes, 0, NULL, NULL);
@@ -322,14 +324,16 @@ static clg_status clg_copy_tensor(cl_command_queue queue, const clg_tensor *from
       err = clFinish(queue);
   }
   if (err != CL_SUCCESS)
-    return clg__fail_cl(err, what, "copying data into a split scatter's output");
+    return clg__fail_cl(err, what,
+                        "copying data into a split scatter's output");
   return CLG_SUCCESS;
 }
 
 /* Scatters: the output starts as data; each part applies its entries, in
  * entry order, as a ScatterND in place on its slices, with the updates'
  * slices gathered into the scratch. */
-static clg_status clg_split_scatter(const clg_call *call, const clg_checked *c,
+static clg_status clg_split_scatter(clg_runner runner, const clg_call *call,
+                                    const clg_checked *c,
                                     const clg_tensor_facts *of,
                                     cl_command_queue queue, clg_slices *w,
                                     uint64_t inner, const unsigned char *upd) {
@@ -341,7 +345,8 @@ static clg_status clg_split_scatter(const clg_call *call, const clg_checked *c,
   for (int64_t lo = 0; st == CLG_SUCCESS && lo < w->units; lo += w->span) {
     int64_t hi = w->units - lo < w->span ? w->units : lo + w->span;
     size_t e = 0;
-    for (int64_t m; st == CLG_SUCCESS && (m = clg_slices_next(w, lo, hi, &e));) {
+    for (int64_t m;
+         st == CLG_SUCCESS && (m = clg_slices_next(w, lo, hi, &e));) {
       for (int64_t t = 0; t < m; ++t)
         memcpy(w->scratch + (size_t)t * w->slice,
                upd + (size_t)w->where[t] * w->slice, w->slice);
@@ -360,7 +365,7 @@ static clg_status clg_split_scatter(const clg_call *call, const clg_checked *c,
                       .scatter = &c->sc,
                       .queue = queue,
                       .values_checked = true};
-      st = clg__run(&sub);
+      st = runner(&sub);
     }
   }
   return st;
@@ -376,8 +381,8 @@ static clg_status clg_host_values(const clg_tensor *t, size_t bytes,
     return CLG_SUCCESS;
   *copy = CLG_MALLOC(bytes);
   if (!*copy)
-    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY, "reading back %zu bytes of %s",
-                     bytes, what);
+    return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
+                     "reading back %zu bytes of %s", bytes, what);
   *values = *copy;
   char msg[64];
   snprintf(msg, sizeof msg, "reading back the %s", what);
@@ -385,7 +390,8 @@ static clg_status clg_host_values(const clg_tensor *t, size_t bytes,
 }
 
 /* Every call the row path does not take: the operator's slices. */
-static clg_status clg_split_slices(const clg_call *call, const clg_checked *c,
+static clg_status clg_split_slices(clg_runner runner, const clg_call *call,
+                                   const clg_checked *c,
                                    const clg_tensor_facts *of,
                                    cl_command_queue queue, cl_ulong limit,
                                    const void *values) {
@@ -417,9 +423,9 @@ static clg_status clg_split_slices(const clg_call *call, const clg_checked *c,
                            &ucopy);
   }
   if (st == CLG_SUCCESS)
-    st = c->num_inputs == 3 ? clg_split_scatter(call, c, of, queue, &w, inner,
-                                                upd)
-                            : clg_split_gather(call, c, queue, &w, inner);
+    st = c->num_inputs == 3
+             ? clg_split_scatter(runner, call, c, of, queue, &w, inner, upd)
+             : clg_split_gather(runner, call, c, queue, &w, inner);
   free(ucopy);
   free(pos);
   clg_slices_free(&w);
@@ -427,7 +433,8 @@ static clg_status clg_split_slices(const clg_call *call, const clg_checked *c,
 }
 
 clg_status clg__run_split(const clg_call *call, const clg_checked *c,
-                          const clg_tensor_facts *of, cl_command_queue queue) {
+                          const clg_tensor_facts *of, cl_command_queue queue,
+                          clg_runner runner) {
   clg_context *ctx = call->ctx;
   cl_ulong limit = ctx->max_alloc;
   const char *names[CLG_MAX_INPUTS + 1] = {"data", "indices", "updates",
@@ -490,7 +497,7 @@ clg_status clg__run_split(const clg_call *call, const clg_checked *c,
       st = clg_host_values(call->indices, c->xf.bytes, queue, "indices",
                            &values, &copy);
   } else {
-    /* A scatter: bounds, then repeats (the operator's index plan). */
+    /* A scatter: bounds, then repeats (the operator's index schedule). */
     if (call->num_events) {
       cl_int err = clWaitForEvents(call->num_events, call->wait_list);
       if (err != CL_SUCCESS)
@@ -502,16 +509,16 @@ clg_status clg__run_split(const clg_call *call, const clg_checked *c,
     void *state = NULL;
     if (st == CLG_SUCCESS && !call->values_checked && c->xf.count)
       st = clg__check_host_index_values(c, call->data, call->indices, values);
-    if (st == CLG_SUCCESS && c->impl->index_plan)
-      st = c->impl->index_plan(ctx, &c->norm, &c->sc, call->data,
+    if (st == CLG_SUCCESS && c->impl->index_schedule)
+      st = c->impl->index_schedule(ctx, &c->norm, &c->sc, call->data,
                                call->indices, values, c->xf.count, &state);
     if (state)
       c->impl->release_state(state);
   }
   if (st == CLG_SUCCESS && rows && of->bytes)
-    st = clg_split_rows(call, c, queue, &g, limit);
+    st = clg_split_rows(runner, call, c, queue, &g, limit);
   else if (st == CLG_SUCCESS)
-    st = clg_split_slices(call, c, of, queue, limit, values);
+    st = clg_split_slices(runner, call, c, of, queue, limit, values);
   free(copy);
   if (st == CLG_SUCCESS && call->event) {
     cl_int err = clEnqueueMarkerWithWaitList(queue, 0, NULL, call->event);

@@ -21,45 +21,9 @@ bool clg__call_strided(const clg_call *call) {
   return call->output && clg__strides(call->output);
 }
 
-/* Strides of the dense C-order tensor of `shape`. */
-void clg__dense_strides(int32_t rank, const int64_t *shape, int64_t *strides) {
-  int64_t s = 1;
-  for (int32_t i = rank - 1; i >= 0; --i) {
-    strides[i] = s;
-    s *= shape[i] > 0 ? shape[i] : 1;
-  }
-}
-
-/* Drop dimensions of size 1 and merge neighbours every layout lays out
- * alike (the outer one's stride is the inner one's times its size); `idx`
- * (NULL: none) is a third layout, the direct Gather's index positions. */
-void clg__layout3(int32_t rank, const int64_t *shape, const int64_t *src,
-                  const int64_t *dst, const int64_t *idx, clg_copy_layout *l) {
-  l->rank = 0;
-  for (int32_t i = 0; i < rank; ++i) {
-    if (shape[i] == 1)
-      continue;
-    int r = l->rank;
-    int64_t x = idx ? idx[i] : 0;
-    if (r > 0 && l->src[r - 1] == src[i] * shape[i] &&
-        l->dst[r - 1] == dst[i] * shape[i] && l->idx[r - 1] == x * shape[i]) {
-      l->shape[r - 1] *= shape[i];
-      l->src[r - 1] = src[i];
-      l->dst[r - 1] = dst[i];
-      l->idx[r - 1] = x;
-      continue;
-    }
-    l->shape[r] = shape[i];
-    l->src[r] = src[i];
-    l->dst[r] = dst[i];
-    l->idx[r] = x;
-    l->rank = r + 1;
-  }
-}
-
 static void clg_layout(int32_t rank, const int64_t *shape, const int64_t *src,
                        const int64_t *dst, clg_copy_layout *l) {
-  clg__layout3(rank, shape, src, dst, NULL, l);
+  clg__coalesce_dims(rank, shape, src, dst, NULL, l);
 }
 
 /* Copy `count` elements of `es` bytes between host layouts (src and dst
@@ -92,39 +56,6 @@ static void clg_host_copy(unsigned char *dst, const unsigned char *src,
       c[i] = 0;
     }
   }
-}
-
-/* The 2-D NDRange of kernels/strided.cl for layout l (rank >= 1 after
- * this: a single element is a dimension of size 1), and its rows. */
-void clg__strided_range(const clg_context *ctx, clg_copy_layout *l,
-                        size_t *global, size_t *local, cl_ulong *rows_out) {
-  if (l->rank == 0) {
-    l->rank = 1;
-    l->shape[0] = 1;
-    l->src[0] = l->dst[0] = l->idx[0] = 0;
-  }
-  size_t inner = (size_t)l->shape[l->rank - 1], rows = 1;
-  for (int i = 0; i < l->rank - 1; ++i)
-    rows *= (size_t)l->shape[i];
-  /* Work-groups of up to CLG_STRIDED_LOCAL work-items on GPUs; of up to
-   * 16 times that on CPUs, whose drivers pay for each work-group (POCL: a
-   * 3 MB column block took 50 ms in groups of 64, most of it scheduling),
-   * several rows each where rows are short. */
-  size_t most = CLG_STRIDED_LOCAL;
-  if (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU)
-    most *= 16;
-  if (ctx->max_work_group_size && most > ctx->max_work_group_size)
-    most = ctx->max_work_group_size;
-  size_t lx = 1, ly = 1;
-  while (lx < inner && lx * 2 <= most)
-    lx *= 2;
-  while (ly < rows && lx * ly * 2 <= most)
-    ly *= 2;
-  local[0] = lx;
-  local[1] = ly;
-  global[0] = (inner + lx - 1) / lx * lx;
-  global[1] = (rows + ly - 1) / ly * ly;
-  *rows_out = rows;
 }
 
 /* Enqueue the copy kernel: the layout's elements from (src, src_off bytes, the
@@ -308,7 +239,7 @@ static clg_status clg_check_shapes(const clg_call *call,
                               orig[CLG_OUT] ? &t[CLG_OUT] : NULL, &c, &of);
 }
 
-clg_status clg__run_strided(const clg_call *call) {
+clg_status clg__run_strided(const clg_call *call, clg_runner run) {
   clg_context *ctx = call->ctx;
   if (!ctx)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "ctx is NULL");
@@ -375,7 +306,7 @@ clg_status clg__run_strided(const clg_call *call) {
     dense.event = &ran;
     dense.outcome = NULL;
   }
-  st = clg__run(&dense);
+  st = run(&dense);
   if (st == CLG_SUCCESS && device_back) {
     /* The outcome first: nothing is left to undo if it cannot be made. */
     clg_outcome *decided = NULL;
@@ -421,7 +352,8 @@ clg_status clg__validate_strided(clg_context *ctx, const clg_params *params,
     d.host = &somewhere;
   }
   if (!clg__strides(indices))
-    return clg_validate(ctx, params, &d, &x, queue, num_events, wait_list);
+    return clg__validate_dense(ctx, params, &d, &x, queue, num_events,
+                               wait_list);
   if ((st = clg__check_index_dtype(indices->dtype)) != CLG_SUCCESS ||
       (st = clg__check_strided(ctx, "indices", indices,
                                clg_dtype_size(indices->dtype), false, &f)) !=
@@ -431,7 +363,8 @@ clg_status clg__validate_strided(clg_context *ctx, const clg_params *params,
   x.storage = indices->storage == CLG_STORAGE_HOST_STRIDED ? CLG_STORAGE_HOST
                                                            : CLG_STORAGE_BUFFER;
   if (f.dense_order || f.dense.count == 0)
-    return clg_validate(ctx, params, &d, &x, queue, num_events, wait_list);
+    return clg__validate_dense(ctx, params, &d, &x, queue, num_events,
+                               wait_list);
   /* The values, dense, on the host: read from host memory, or from the
    * cl_mem range they span (blocking, after the wait list). */
   int64_t dense[CLG_MAX_RANK];
@@ -464,7 +397,7 @@ clg_status clg__validate_strided(clg_context *ctx, const clg_params *params,
     clg_host_copy(values, first, &l, f.dense.count, es);
     x.storage = CLG_STORAGE_HOST;
     x.host = values;
-    st = clg_validate(ctx, params, &d, &x, NULL, 0, NULL);
+    st = clg__validate_dense(ctx, params, &d, &x, NULL, 0, NULL);
   }
   free(values);
   free(raw);

@@ -1,5 +1,6 @@
-/* run/strided.c and run/strided_gather.c: strided tensors run as the same
- * call on dense ones, and the Gather that reads strided data in place;
+/* run/strided.c, strided_layout.c and strided_gather.c: strided tensors run
+ * as the same call on dense ones, their layouts, and the Gather that reads
+ * strided data in place;
  * run/bag_strided.c: EmbeddingBag's strided operands, on the same
  * machinery. Not installed. */
 #ifndef CLGATHER_HOST_RUN_STRIDED_H
@@ -33,13 +34,14 @@ typedef struct clg_copy_layout {
       idx[CLG_MAX_RANK];
 } clg_copy_layout;
 
-/* Strides of the dense C-order tensor of `shape`. */
+/* strided_layout.c: strides of the dense C-order tensor of `shape`. */
 void clg__dense_strides(int32_t rank, const int64_t *shape, int64_t *strides);
-/* Drop dimensions of size 1 and merge neighbours every layout lays out
- * alike; `idx` (NULL: none) is a third layout, the direct Gather's index
- * positions. */
-void clg__layout3(int32_t rank, const int64_t *shape, const int64_t *src,
-                  const int64_t *dst, const int64_t *idx, clg_copy_layout *l);
+/* Coalesce dimensions: drop those of size 1 and merge neighbours every
+ * layout lays out alike; `idx` (NULL: none) is a third layout, the direct
+ * Gather's index positions. */
+void clg__coalesce_dims(int32_t rank, const int64_t *shape, const int64_t *src,
+                        const int64_t *dst, const int64_t *idx,
+                        clg_copy_layout *l);
 /* The 2-D NDRange of kernels/strided.cl for layout l (rank >= 1 after
  * this), and its rows. */
 void clg__strided_range(const clg_context *ctx, clg_copy_layout *l,
@@ -81,22 +83,28 @@ clg_status clg__strided_copy_out(clg_context *ctx, cl_command_queue queue,
 void clg__strided_release(clg_dense_operand *op, int count, cl_event *events,
                           cl_uint num);
 
+/* embedding_bag.c's call on dense operands (clg__bag_run_dense, below):
+ * what bag_strided.c runs the dense call with, given by embedding_bag.c,
+ * which calls bag_strided.c (so that it does not call back). */
+typedef clg_status (*clg_bag_dense_fn)(
+    clg_context *ctx, const clg_bag_params *params, const clg_tensor *const *in,
+    const clg_tensor *output, int64_t w_ld, int64_t o_ld,
+    cl_command_queue queue, cl_uint num_events, const cl_event *wait_list,
+    cl_event *event, clg_outcome **outcome);
 /* bag_strided.c: does an EmbeddingBag call (inputs weight, indices, bags,
  * per_sample_weights; NULL: none) take a strided tensor? */
 bool clg__bag_strided(const clg_tensor *const *in, const clg_tensor *output);
-/* Run it as the same call on dense operands (clg__bag_run_dense()): checks
- * the strided descriptors, reads a column-block cl_mem weight and writes a
- * column-block cl_mem output in place (their row pitches), copies other
- * inputs whose strides are not dense into dense memory, and another
- * output from dense memory after the call succeeded. `names`: the inputs'
- * names in messages. `outcome` NULL: the synchronous call. */
-clg_status clg__bag_run_strided(clg_context *ctx, const clg_bag_params *params,
-                                const clg_tensor *const *in,
-                                const char *const *names,
-                                const clg_tensor *output,
-                                cl_command_queue queue, cl_uint num_events,
-                                const cl_event *wait_list, cl_event *event,
-                                clg_outcome **outcome);
+/* Run it as the same call on dense operands (by `dense_run`:
+ * clg__bag_run_dense): checks the strided descriptors, reads a column-block
+ * cl_mem weight and writes a column-block cl_mem output in place (their row
+ * pitches), copies other inputs whose strides are not dense into dense memory,
+ * and another output from dense memory after the call succeeded. `names`: the
+ * inputs' names in messages. `outcome` NULL: the synchronous call. */
+clg_status clg__bag_run_strided(
+    clg_context *ctx, const clg_bag_params *params, const clg_tensor *const *in,
+    const char *const *names, const clg_tensor *output, cl_command_queue queue,
+    cl_uint num_events, const cl_event *wait_list, cl_event *event,
+    clg_outcome **outcome, clg_bag_dense_fn dense_run);
 /* embedding_bag.c: the call on dense operands (in[4] as above), the weight's
  * and the output's rows w_ld and o_ld elements apart (0: dim), for
  * cl_mem operands whose memory bag_strided.c has checked. */

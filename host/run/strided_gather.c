@@ -41,7 +41,7 @@ bool clg__direct_eligible(const clg_call *call, const clg_dense_operand *op) {
        o_strided = clg__strides(o) && !oo->f.dense_order;
   bool wins = (d_strided && o_count <= d_count) ||
               (o_strided && !d_strided &&
-               !(clg__plan_device(call->ctx) & CL_DEVICE_TYPE_CPU));
+               !(clg__kernel_device(call->ctx) & CL_DEVICE_TYPE_CPU));
   if (!wins || d_count == 0 || o_count == 0 || d->offset % unit ||
       o->offset % unit)
     return false;
@@ -84,7 +84,7 @@ clg_status clg__direct_gather(const clg_call *call, cl_command_queue queue,
   clg_tensor shape_only = *d;
   shape_only.storage = CLG_STORAGE_HOST;
   shape_only.host = &somewhere;
-  if ((st = clg_validate(ctx, p, &shape_only, x, queue, num_events,
+  if ((st = clg__validate_dense(ctx, p, &shape_only, x, queue, num_events,
                          wait_list)) != CLG_SUCCESS)
     return st;
   int32_t r = d->rank, q = x->rank,
@@ -106,7 +106,7 @@ clg_status clg__direct_gather(const clg_call *call, cl_command_queue queue,
     idx[i] = in_idx ? xstr[i - a] : 0;
   }
   clg_copy_layout l;
-  clg__layout3(o->rank, o->shape, src, ostr, idx, &l);
+  clg__coalesce_dims(o->rank, o->shape, src, ostr, idx, &l);
 
   /* Host indices go to the device (they are few: the output is larger). */
   size_t isz = clg_dtype_size(x->dtype);

@@ -10,7 +10,7 @@
  *                     number of the validation kernel's run (group 0
  *                     writes it), so that a read knows the words are
  *                     this run's and not a call's before it;
- *   words 1..4        the operator's own (a scatter's device plan:
+ *   words 1..4        the operator's own (a scatter's device schedule:
  *                     CLG_VERDICT_EXTRA), zeros at first;
  *   words 5..         a (position, value) pair per work-group, written by
  *                     every group whatever it finds.
@@ -98,7 +98,7 @@ static clg_status clg_verdict_layout(clg_context *ctx, const clg_checked *c,
 
   /* CPU devices: one work-item per group, scanning contiguously (see
    * kernels/validate.cl); its branch-free test needs every bound <= 2^62. */
-  bool contiguous = (clg__plan_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
+  bool contiguous = (clg__kernel_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
   for (size_t j = 0; j < lay->period; ++j)
     contiguous = contiguous && lay->s[j] <= ((int64_t)1 << 62);
   size_t local = contiguous ? 1 : CLG_VALIDATE_LOCAL;
@@ -173,7 +173,7 @@ static clg_status clg_verdict_launch(clg_context *ctx, const clg_checked *c,
   v->mem = res;
   v->groups = groups;
   v->gen = gen;
-  v->poll = clg__poll_brief(ctx, c->xf.bytes);
+  v->poll = clg__read_polls(ctx, c->xf.bytes);
   return CLG_SUCCESS;
 }
 
@@ -184,7 +184,7 @@ static void clg_verdict_init(const clg_checked *c, cl_uint num_events,
   v->groups = 0;
   v->gen = 0;
   v->poll = false;
-  v->extra = c->impl->device_plan ? CLG_VERDICT_EXTRA : 0;
+  v->extra = c->impl->device_schedule ? CLG_VERDICT_EXTRA : 0;
   v->after_caller = num_events > 0;
 }
 
@@ -208,7 +208,7 @@ clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
   return st;
 }
 
-clg_status clg__verdict_bare(clg_context *ctx, const clg_checked *c,
+clg_status clg__verdict_unlaunched(clg_context *ctx, const clg_checked *c,
                              cl_uint num_events, clg_verdict *v) {
   clg_verdict_init(c, num_events, v);
   return clg_verdict_take(ctx, &v->mem);

@@ -1,4 +1,4 @@
-/* host/device/tune.c and Gather's variants in host/ops/gather_plan.c:
+/* host/device/tune.c and Gather's variants in host/ops/gather_geometry.c:
  * candidates, forced variants, choices measured on the device (with CPU and
  * with GPU plans) and kept in the context and the disk cache, the size
  * threshold, a failing trial, and the NDRange of each variant covering
@@ -142,7 +142,7 @@ Test(tune, small_outputs_take_the_first_candidate_untimed) {
 
 /* Whether `v` is among the variants the plans of `plan_device` ("cpu",
  * "gpu") time for the BIG shape (f32 [4096, 64], axis 0, 8192 indices:
- * 256-byte slices, one outer row; host/ops/gather_plan.c,
+ * 256-byte slices, one outer row; host/ops/gather_geometry.c,
  * clg__gather_candidates). A CPU has ITEM and ITEM_PF, and ITEM_NT where
  * the 2 MiB output is over a quarter of its cache; not BLOCK (slices under
  * a cache line) nor PLANE (several outer rows), nor the GPU plans. A GPU
@@ -180,9 +180,9 @@ static const char *gather_big_counted(clg_context *ctx, clg_choice *how,
  * on disk; the third launches it alone; a new context (a new process
  * would be the same) reads it back at its first call. The plans of either
  * device type, whatever the device (test builds read
- * CLGATHER_TEST_PLAN_DEVICE at each call). */
+ * CLGATHER_TEST_KERNEL_DEVICE at each call). */
 static void measured_at_the_second_call(const char *plan_device) {
-  cr_assert_eq(setenv("CLGATHER_TEST_PLAN_DEVICE", plan_device, 1), 0);
+  cr_assert_eq(setenv("CLGATHER_TEST_KERNEL_DEVICE", plan_device, 1), 0);
   clg_context *ctx = new_context();
   clg_choice how = CLG_CHOICE_NONE;
   unsigned long launches = 0;
@@ -359,7 +359,7 @@ Test(tune, cache_off_still_measures_per_context) {
   cr_assert_eq(setenv("CLGATHER_TUNE", "first", 1), 0);
   static const char *const plan_devices[] = {"cpu", "gpu"};
   for (size_t i = 0; i < 2; ++i) {
-    cr_assert_eq(setenv("CLGATHER_TEST_PLAN_DEVICE", plan_devices[i], 1), 0);
+    cr_assert_eq(setenv("CLGATHER_TEST_KERNEL_DEVICE", plan_devices[i], 1), 0);
     for (int k = 0; k < 2; ++k) {
       clg_choice how = CLG_CHOICE_NONE;
       const char *v = gather_once(BIG_ROWS, BIG_COLS, BIG_N, 0, &how);

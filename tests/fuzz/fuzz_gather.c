@@ -15,7 +15,7 @@
  *  - some rule broken: clg_gather must fail with one of those statuses,
  *    with a message, and leave the output bytes untouched.
  * clg_gather_output_shape is compared with the reference's shape function,
- * and clg__plan_gather (internal) is checked for its invariants on the
+ * and clg__gather_geom_fill (internal) is checked for its invariants on the
  * gather's own parameters and on wider fuzzed ones. One clg_context (the
  * default device) is created on first use and kept.
  */
@@ -71,9 +71,9 @@ static clg_context *context(void) {
 static void check_plan(uint64_t outer, uint64_t s, uint64_t n, uint64_t slice,
                        size_t index_bytes, size_t da, size_t oa,
                        size_t max_local) {
-  clg_gather_plan p;
+  clg_gather_geom p;
   memset(&p, 0xab, sizeof p);
-  clg__plan_gather(&p, outer, outer, s, n, slice, index_bytes, da, oa, max_local);
+  clg__gather_geom_fill(&p, outer, outer, s, n, slice, index_bytes, da, oa, max_local);
   size_t u = p.unit_bytes;
   FZ_CHECK(u == 1 || u == 2 || u == 4 || u == 8 || u == 16, "unit %zu", u);
   FZ_CHECK(slice % u == 0 && da % u == 0 && oa % u == 0,

@@ -71,14 +71,14 @@ for s in test_gather test_gather_elements test_gather_nd \
   check "$s" "$t/$s" -j1 --filter "$skip"
 done
 # Gather's CPU plans too (Oclgrind is planned as a GPU; test builds read
-# CLGATHER_TEST_PLAN_DEVICE): its CPU kernels checked for races as well.
-CLGATHER_TEST_PLAN_DEVICE=cpu check "test_gather (CPU plans)" \
+# CLGATHER_TEST_KERNEL_DEVICE): its CPU kernels checked for races as well.
+CLGATHER_TEST_KERNEL_DEVICE=cpu check "test_gather (CPU plans)" \
   "$t/test_gather" -j1 --filter "$skip"
 # The scatters' CPU kernels after the device's index pass (entries in
 # runs: the claim without atomics, the scatter of distinct targets, float
 # vectors): the Tests that reach them, CPU plans (30 s; the whole suite
 # so planned took 162 s).
-CLGATHER_TEST_PLAN_DEVICE=cpu check "test_scatter_device (CPU plans)" \
+CLGATHER_TEST_KERNEL_DEVICE=cpu check "test_scatter_device (CPU plans)" \
   "$t/test_scatter_device" -j1 \
   --filter '@(*/distinct_slices_in_runs|*/innermost_axis_*|*/vector_lanes)'
 # Gather's fused kernel (one work-group checks and gathers: way FUSED) on

@@ -33,10 +33,10 @@ int64_t sd_bound(const sd_case *c, int64_t pos) {
 }
 
 bool sd_cpu_plan(void) {
-  return (clg__plan_device(tu_ctx()) & CL_DEVICE_TYPE_CPU) != 0;
+  return (clg__kernel_device(tu_ctx()) & CL_DEVICE_TYPE_CPU) != 0;
 }
 
-/* Does the device plan of this call check the index values itself
+/* Does the device schedule of this call check the index values itself
  * (ops/op.h: checks_values), so that a synchronous call runs no validation
  * kernel (but to name an offender)? */
 bool sd_plan_checks(clg_op op, int64_t axis,
@@ -46,7 +46,7 @@ bool sd_plan_checks(clg_op op, int64_t axis,
   clg_params norm = {op, axis < 0 ? axis + data->rank : axis, 0,
                      CLG_MODE_RAISE};
   void *state = NULL;
-  cr_assert_eq(impl->device_plan(ctx, &norm, sp, data, x, &state),
+  cr_assert_eq(impl->device_schedule(ctx, &norm, sp, data, x, &state),
                CLG_SUCCESS);
   bool checks = state && impl->checks_values && impl->checks_values(state);
   if (state)

@@ -37,7 +37,7 @@ int32_t sd_updates_shape(const sd_case *c, int64_t *us);
 int64_t sd_bound(const sd_case *c, int64_t pos);
 /* Is the test context's device planned as a CPU? */
 bool sd_cpu_plan(void);
-/* Does the device plan of this call check the index values itself
+/* Does the device schedule of this call check the index values itself
  * (ops/op.h: checks_values)? */
 bool sd_plan_checks(clg_op op, int64_t axis, const clg_scatter_params *sp,
                     clg_context *ctx, const clg_tensor *data,

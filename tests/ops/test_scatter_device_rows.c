@@ -77,7 +77,7 @@ Test(scatter_device, innermost_axis_repeats) {
       sd_run dev, hostr;
       sd_call(&c, data, idx, upd, true, false, &dev);
       /* The 64-wide rows are whole bitmap words: the row claim's path on
-       * a CPU (CLGATHER_TEST_PLAN_DEVICE=cpu under Oclgrind). */
+       * a CPU (CLGATHER_TEST_KERNEL_DEVICE=cpu under Oclgrind). */
       cr_expect(k >= 2 || dev.bare == sd_cpu_plan(), "case %d: the row claim "
                 "%d", k, (int)dev.bare);
       if (!repeat) {

@@ -87,20 +87,20 @@ static const row rows[] = {
     {GATHER_ND, SYNC, false, false, false, NULL, "gated, read after", 2, 1,
      0, 0},
     {GATHER_ND, ASYNC, false, false, false, NULL, "gated", 2, 0, 0, 2},
-    /* The scatters: a small synchronous call plans on the host (the
-     * indices read back: the one wait; the plan's order is a buffer made
+    /* The scatters: a small synchronous call schedules on the host (the
+     * indices read back: the one wait; the schedule's order is a buffer made
      * per call); a large one, or an asynchronous one, on the device: the
      * validation kernel, the index pass (targets, repeats, the radix sort:
      * POCL's device is a CPU, 256-bucket passes), the copy of data and the
      * scatter, its verdict read after the last kernel. The pass's scratch
      * buffers are the context's, reused once the call that used them last
      * has ended. */
-    {SCATTER_ND, SYNC, false, false, false, NULL, "host plan", 2, 1, 1, 0},
-    {SCATTER_ND, SYNC, false, false, true, NULL, "device plan", 14, 1, 0, 0},
-    {SCATTER_ND, ASYNC, false, false, false, NULL, "device plan", 14, 0, 0, 2},
-    {SCATTER_ELEMENTS, SYNC, false, false, true, NULL, "device plan", 14, 1,
+    {SCATTER_ND, SYNC, false, false, false, NULL, "host schedule", 2, 1, 1, 0},
+    {SCATTER_ND, SYNC, false, false, true, NULL, "device schedule", 14, 1, 0, 0},
+    {SCATTER_ND, ASYNC, false, false, false, NULL, "device schedule", 14, 0, 0, 2},
+    {SCATTER_ELEMENTS, SYNC, false, false, true, NULL, "device schedule", 14, 1,
      0, 0},
-    {SCATTER_ELEMENTS, ASYNC, false, false, false, NULL, "device plan", 14, 0,
+    {SCATTER_ELEMENTS, ASYNC, false, false, false, NULL, "device schedule", 14, 0,
      0, 2},
     /* EmbeddingBag: its checks of indices and bags as the gathers' (its
      * own validation kernel), the reduction gated on their verdict, read

@@ -425,7 +425,7 @@ Test(index_pass, first_offender_positions) {
 
 /* ------------------------------------------------- wait list ordering */
 
-/* The device plan's verdict with bit 1 of the operator's first word set
+/* The device schedule's verdict with bit 1 of the operator's first word set
  * (its kernels met an index out of range, the scatter gated off) and no
  * offender the re-check could locate: the indices changed during the call.
  * A clear status and message, and it wins over a repeat's bit 0; bit 0

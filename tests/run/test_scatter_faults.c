@@ -180,6 +180,15 @@ static void fs_run(const fs_setup *s, unsigned *points) {
         cr_expect(strstr(clg_last_error(),
                          clg_fault_call_name((clg_fault)k)) != NULL,
                   "%s: message \"%s\"", label, clg_last_error());
+      /* ... and names the scatter, not another operator */
+      char lower[1024];
+      snprintf(lower, sizeof lower, "%s", clg_last_error());
+      for (char *ch = lower; *ch; ++ch)
+        if (*ch >= 'A' && *ch <= 'Z')
+          *ch = (char)(*ch - 'A' + 'a');
+      cr_expect(strstr(lower, "gather") == NULL,
+                "%s: the message names a gather: \"%s\"", label,
+                clg_last_error());
       cr_expect(ev == NULL, "%s: an event on error", label);
       if (ev)
         clReleaseEvent(ev);

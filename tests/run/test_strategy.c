@@ -8,7 +8,7 @@
  * suites (host, read-back for host outputs, gated and read after for
  * cl_mem ones), their *_device_validation runs (device, gated), the
  * asynchronous checked mode in test_outcome and test_plans (gated), the
- * scatter suites and test_scatter_device (host plan, device plan). */
+ * scatter suites and test_scatter_device (host schedule, device schedule). */
 #define _POSIX_C_SOURCE 200809L /* unsetenv */
 #include "internal.h"
 
@@ -55,7 +55,7 @@ Test(strategy, every_way_has_a_row) {
   }
   cr_expect(clg__check_row(CLG_CHECK_WAYS) == NULL);
   cr_expect(clg__check_row(CLG_CHECK_GATED)->gated);
-  cr_expect(clg__check_row(CLG_CHECK_DEVICE_PLAN)->gated);
+  cr_expect(clg__check_row(CLG_CHECK_DEVICE_SCHEDULE)->gated);
   cr_expect(clg__check_row(CLG_CHECK_GATED_READ)->gated);
   cr_expect(!clg__check_row(CLG_CHECK_GATED_READ)->blocks);
   cr_expect(!clg__check_row(CLG_CHECK_DEVICE)->gated);
@@ -119,15 +119,15 @@ Test(strategy, scatter) {
   const clg_op_impl *s = &clg__op_scatter_nd;
   const size_t small = 4, large = 1 << 20;
   cr_expect_eq(way_of(s, CLG_MODE_RAISE, large, true, true, false, false),
-               CLG_CHECK_DEVICE_PLAN);
+               CLG_CHECK_DEVICE_SCHEDULE);
   cr_expect_eq(way_of(s, CLG_MODE_RAISE, small, true, true, true, false),
-               CLG_CHECK_DEVICE_PLAN);
+               CLG_CHECK_DEVICE_SCHEDULE);
   cr_expect_eq(way_of(s, CLG_MODE_RAISE, small, true, true, false, false),
-               CLG_CHECK_HOST_PLAN);
+               CLG_CHECK_HOST_SCHEDULE);
   cr_expect_eq(way_of(s, CLG_MODE_RAISE, large, true, false, true, false),
-               CLG_CHECK_HOST_PLAN);
+               CLG_CHECK_HOST_SCHEDULE);
   cr_expect_eq(way_of(s, CLG_MODE_RAISE, large, false, true, true, false),
-               CLG_CHECK_HOST_PLAN);
+               CLG_CHECK_HOST_SCHEDULE);
   cr_expect_eq(way_of(s, CLG_MODE_RAISE, large, true, true, true, true),
-               CLG_CHECK_HOST_PLAN);
+               CLG_CHECK_HOST_SCHEDULE);
 }

@@ -339,7 +339,7 @@ void gc_run_forced(const char *variant, const gc_cases_fn *gens, size_t count,
   /* ctest reruns the suites with other plans, other index checks and a
    * lowered buffer size (tests/CMakeLists.txt); what varies here is the
    * kernel, so once, in the plain run, is enough. */
-  static const char *const reruns[] = {"CLGATHER_TEST_PLAN_DEVICE",
+  static const char *const reruns[] = {"CLGATHER_TEST_KERNEL_DEVICE",
                                        "CLGATHER_TEST_DEVICE_VALIDATION",
                                        "CLGATHER_TEST_MAX_ALLOC"};
   for (size_t i = 0; i < sizeof reruns / sizeof reruns[0]; ++i) {

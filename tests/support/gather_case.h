@@ -104,7 +104,7 @@ typedef void (*gc_cases_fn)(gc_runner *rn);
  * `count` generators runs its first case and about one in `every` of the
  * others there (a different choice per variant), and the variant must have
  * run, forced, in at least one case. Skipped in the suites' reruns under
- * CLGATHER_TEST_PLAN_DEVICE, CLGATHER_TEST_DEVICE_VALIDATION or
+ * CLGATHER_TEST_KERNEL_DEVICE, CLGATHER_TEST_DEVICE_VALIDATION or
  * CLGATHER_TEST_MAX_ALLOC. */
 void gc_run_forced(const char *variant, const gc_cases_fn *gens, size_t count,
                    int every);

@@ -1,6 +1,6 @@
 /* Planning: a gather as a byte copy [outer, s, inner] -> [outer, n, inner],
  * the widest copy unit the sizes and offsets allow, and the NDRange. */
-#include "ops/gather_plan.h"
+#include "ops/gather_geometry.h"
 #include "ops/op.h"
 
 #include <string.h>
@@ -17,7 +17,7 @@
 
 static size_t clg_round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
 
-void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,
+void clg__gather_geom_fill(clg_gather_geom *plan, uint64_t outer, uint64_t outer_pb,
                       uint64_t s, uint64_t n, uint64_t slice_bytes,
                       size_t index_bytes, size_t data_align, size_t out_align,
                       size_t max_local) {
@@ -96,7 +96,7 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,
  * program (straight-line copies); longer ones share one program per unit
  * type, with the length an argument. */
 #define CLG_INNER_CONSTANT_MAX 16
-/* ITEM with whole work-groups (clg__plan_gather_whole): only where a
+/* ITEM with whole work-groups (clg__gather_geom_whole): only where a
  * work-group gives the compiler at least this many SIMD lanes. */
 #define CLG_WHOLE_MIN_LANES 8
 #define CLG_WHOLE_GROUP_BYTES 4096
@@ -107,7 +107,7 @@ void clg__plan_gather(clg_gather_plan *plan, uint64_t outer, uint64_t outer_pb,
 /* Drivers that map NDRange dims 1 and 2 onto a grid limited to 65535. */
 #define CLG_GRID_DIM_MAX 65535
 
-int clg__gather_candidates(const clg_gather_plan *plan,
+int clg__gather_candidates(const clg_gather_geom *plan,
                            cl_device_type device_type, uint64_t cache_bytes,
                            int *cands) {
   int k = 0;
@@ -141,7 +141,7 @@ int clg__gather_candidates(const clg_gather_plan *plan,
   return k;
 }
 
-unsigned clg__gather_allowed(const clg_gather_plan *plan,
+unsigned clg__gather_allowed(const clg_gather_geom *plan,
                              cl_device_type device_type) {
   unsigned all = 1u << CLG_VARIANT_ROWS | 1u << CLG_VARIANT_SMALL;
   uint64_t batch = plan->outer_pb ? plan->outer / plan->outer_pb : 0;
@@ -160,13 +160,13 @@ static size_t clg_pow2_at_least(uint64_t v, size_t cap) {
   return p;
 }
 
-void clg__plan_gather_variant(clg_gather_plan *plan, int variant,
+void clg__gather_geom_variant(clg_gather_geom *plan, int variant,
                               cl_uint compute_units) {
   if (variant == CLG_VARIANT_ROWS || variant == CLG_VARIANT_SMALL) {
     if ((int)plan->variant != variant) {
       /* Re-plan with the ROWS / SMALL rule forced. */
-      clg_gather_plan p = *plan;
-      clg__plan_gather(&p, plan->outer, plan->outer_pb, plan->s, plan->n,
+      clg_gather_geom p = *plan;
+      clg__gather_geom_fill(&p, plan->outer, plan->outer_pb, plan->s, plan->n,
                        plan->slice_bytes, plan->index_bytes, plan->data_align,
                        plan->out_align, plan->max_local);
       if ((int)p.variant != variant) {
@@ -252,7 +252,7 @@ void clg__plan_gather_variant(clg_gather_plan *plan, int variant,
   plan->global[2] = (size_t)batch;
 }
 
-void clg__plan_gather_stage(clg_gather_plan *plan, uint64_t local_bytes) {
+void clg__gather_geom_stage(clg_gather_geom *plan, uint64_t local_bytes) {
   plan->stage_units = 0;
   if (plan->variant != CLG_VARIANT_PLANE || plan->inner == 0 ||
       plan->s > local_bytes / plan->slice_bytes)
@@ -260,7 +260,7 @@ void clg__plan_gather_stage(clg_gather_plan *plan, uint64_t local_bytes) {
   plan->stage_units = plan->s * plan->inner;
 }
 
-void clg__plan_gather_whole(const clg_gather_plan *plan, size_t max_group,
+void clg__gather_geom_whole(const clg_gather_geom *plan, size_t max_group,
                             size_t local[2]) {
   local[0] = local[1] = 0;
   if (plan->parts != 1 || plan->n == 0 || clg__inner_constant(plan) == 0 ||
@@ -283,7 +283,7 @@ void clg__plan_gather_whole(const clg_gather_plan *plan, size_t max_group,
   local[1] = l1;
 }
 
-uint64_t clg__inner_constant(const clg_gather_plan *plan) {
+uint64_t clg__inner_constant(const clg_gather_geom *plan) {
   return plan->parts == 1 && plan->inner <= CLG_INNER_CONSTANT_MAX ? plan->inner
                                                                    : 0;
 }
