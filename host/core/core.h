@@ -1,4 +1,5 @@
-/* core/: allocation hooks, the clock (clock.c), the per-thread status and message (status.c). Not installed. */
+/* core/: allocation hooks, the clock (clock.c), the per-thread status and
+ * message (status.c). Not installed. */
 #ifndef CLGATHER_HOST_CORE_H
 #define CLGATHER_HOST_CORE_H
 

@@ -37,7 +37,7 @@ bool clg__cache_put_record(clg_context *ctx, const clg_hash128 *key,
 /* ---------------------------------------------------------- cache_dir.c */
 
 /* Why the cache is off, into ctx->cache_why (printf-style). */
-#define CLG_WHY(ctx, ...)                                                     \
+#define CLG_WHY(ctx, ...)                                                      \
   snprintf((ctx)->cache_why, sizeof(ctx)->cache_why, __VA_ARGS__)
 /* Under ctx->lock: the cache directory (malloc'ed) of ctx's settings,
  * created when missing and opened into *dirfd once it passes the trust

@@ -1,4 +1,6 @@
-/* device/programs.c: built kernels and the in-memory program cache, the embedded kernel sources (the on-disk cache: device/cache.h). Not installed. */
+/* device/programs.c: built kernels and the in-memory program cache, the
+ * embedded kernel sources (the on-disk cache: device/cache.h). Not installed.
+ */
 #ifndef CLGATHER_HOST_DEVICE_PROGRAMS_H
 #define CLGATHER_HOST_DEVICE_PROGRAMS_H
 

@@ -247,9 +247,9 @@ static clg_status gather_prepare(clg_context *ctx, const clg_params *norm,
   uint64_t n = batch ? l->xf.count / batch : 0; /* indices per batch */
 
   clg_gather_geom plan;
-  clg__gather_geom_fill(&plan, batch * outer, outer, (uint64_t)data->shape[a], n,
-                   slice, l->xf.elem_size, l->d->align, l->o->align,
-                   ctx->max_work_group_size);
+  clg__gather_geom_fill(&plan, batch * outer, outer, (uint64_t)data->shape[a],
+                        n, slice, l->xf.elem_size, l->d->align, l->o->align,
+                        ctx->max_work_group_size);
   int cands[CLG_VARIANT_COUNT];
   int count = clg__gather_candidates(&plan, clg__kernel_device(ctx),
                                      ctx->cache_bytes, cands);
@@ -277,7 +277,8 @@ static clg_status gather_prepare(clg_context *ctx, const clg_params *norm,
   clg_choice how;
   bool later = false;
   int variant = clg__tune_pick_gated(
-      ctx, key, cands, count, clg__gather_allowed(&plan, clg__kernel_device(ctx)),
+      ctx, key, cands, count,
+      clg__gather_allowed(&plan, clg__kernel_device(ctx)),
       can_time ? gather_trial : NULL, &arg, gated, &later, &how);
   if (l->retime)
     *l->retime = later;

@@ -17,10 +17,11 @@
 
 static size_t clg_round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
 
-void clg__gather_geom_fill(clg_gather_geom *plan, uint64_t outer, uint64_t outer_pb,
-                      uint64_t s, uint64_t n, uint64_t slice_bytes,
-                      size_t index_bytes, size_t data_align, size_t out_align,
-                      size_t max_local) {
+void clg__gather_geom_fill(clg_gather_geom *plan, uint64_t outer,
+                           uint64_t outer_pb, uint64_t s, uint64_t n,
+                           uint64_t slice_bytes, size_t index_bytes,
+                           size_t data_align, size_t out_align,
+                           size_t max_local) {
   size_t unit = clg__copy_unit(slice_bytes, data_align, out_align);
   size_t local = CLG_LOCAL_SIZE;
   if (max_local && local > max_local)
@@ -167,8 +168,8 @@ void clg__gather_geom_variant(clg_gather_geom *plan, int variant,
       /* Re-plan with the ROWS / SMALL rule forced. */
       clg_gather_geom p = *plan;
       clg__gather_geom_fill(&p, plan->outer, plan->outer_pb, plan->s, plan->n,
-                       plan->slice_bytes, plan->index_bytes, plan->data_align,
-                       plan->out_align, plan->max_local);
+                            plan->slice_bytes, plan->index_bytes,
+                            plan->data_align, plan->out_align, plan->max_local);
       if ((int)p.variant != variant) {
         size_t local = p.local[0];
         if (variant == CLG_VARIANT_ROWS) {

@@ -1,4 +1,5 @@
-/* ops/gather_geometry.c: Gather's geometry, kernel variants and NDRanges. Not installed. */
+/* ops/gather_geometry.c: Gather's geometry, kernel variants and NDRanges. Not
+ * installed. */
 #ifndef CLGATHER_HOST_OPS_GATHER_PLAN_H
 #define CLGATHER_HOST_OPS_GATHER_PLAN_H
 
@@ -45,10 +46,11 @@ typedef struct clg_gather_geom {
  * outer without batch_dims); slice_bytes = inner dims * elem size;
  * data_align/out_align: the byte offsets (alignment) of data and output in
  * their buffers. max_local: the device's work-group size limit. */
-void clg__gather_geom_fill(clg_gather_geom *plan, uint64_t outer, uint64_t outer_pb,
-                      uint64_t s, uint64_t n, uint64_t slice_bytes,
-                      size_t index_bytes, size_t data_align, size_t out_align,
-                      size_t max_local);
+void clg__gather_geom_fill(clg_gather_geom *plan, uint64_t outer,
+                           uint64_t outer_pb, uint64_t s, uint64_t n,
+                           uint64_t slice_bytes, size_t index_bytes,
+                           size_t data_align, size_t out_align,
+                           size_t max_local);
 
 /* Gather's candidate variants for `plan` (filled by clg__gather_geom_fill) on a
  * device of `device_type`, best guess first, into cands (room for

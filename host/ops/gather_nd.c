@@ -132,7 +132,7 @@ static void nd_geometry_of(const clg_context *ctx, const clg_params *norm,
   uint64_t n = l->xf.count / (size_t)m / batch; /* tuples per batch */
   g->m = m;
   clg__gather_geom_fill(&g->plan, batch, 1, s, n, slice, l->xf.elem_size,
-                   l->d->align, l->o->align, ctx->max_work_group_size);
+                        l->d->align, l->o->align, ctx->max_work_group_size);
 }
 
 /* The kernel call of variant `variant` (ROWS, SMALL, ITEM, ITEM_PF). */

@@ -42,7 +42,8 @@ typedef struct clg_launch {
   clg_tensor_facts of;
   struct clg_staged *o;
   clg_scatter_params sc; /* the scatters' attributes (defaults otherwise) */
-  void *state; /* what the operator's index_schedule() or device_schedule() made */
+  void *state; /* what the operator's index_schedule() or
+                * device_schedule() made */
   size_t verdict_extra; /* device_schedule(): the 64-bit word of the verdict
                          * where the operator's own words start */
   cl_command_queue queue;
@@ -151,9 +152,10 @@ typedef struct clg_op_impl {
    * reaches prepare() as launch->state. Operators with this hook always
    * check index values when called (never deferred to the device). */
   clg_status (*index_schedule)(clg_context *ctx, const clg_params *norm,
-                           const clg_scatter_params *sc,
-                           const clg_tensor *data, const clg_tensor *indices,
-                           const void *values, size_t count, void **state);
+                               const clg_scatter_params *sc,
+                               const clg_tensor *data,
+                               const clg_tensor *indices, const void *values,
+                               size_t count, void **state);
   void (*release_state)(void *state);
   /* Optional: told, before release_state, that the call's commands are all
    * enqueued and `last` ends after every one of them (NULL: none runs any
@@ -168,9 +170,9 @@ typedef struct clg_op_impl {
    * its verdict, with CLG_VERDICT_EXTRA words of their own). *state NULL:
    * this call cannot (the host's index_schedule() then runs). */
   clg_status (*device_schedule)(clg_context *ctx, const clg_params *norm,
-                            const clg_scatter_params *sc,
-                            const clg_tensor *data, const clg_tensor *indices,
-                            void **state);
+                                const clg_scatter_params *sc,
+                                const clg_tensor *data,
+                                const clg_tensor *indices, void **state);
   /* Optional, with device_schedule: true if the state's kernels check every
    * index value against its bounds themselves (a value out of range sets
    * bit 1 of the operator's first verdict word and stops the operator's

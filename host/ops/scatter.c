@@ -178,10 +178,11 @@ static clg_status clg_segments(clg_scatter_state *s, const int64_t *t,
 }
 
 clg_status clg__scatter_schedule(const clg_scatter_kind *kind,
-                             const clg_params *norm,
-                             const clg_scatter_params *sc,
-                             const clg_tensor *data, const clg_tensor *indices,
-                             const void *values, size_t count, void **state) {
+                                 const clg_params *norm,
+                                 const clg_scatter_params *sc,
+                                 const clg_tensor *data,
+                                 const clg_tensor *indices, const void *values,
+                                 size_t count, void **state) {
   (void)count;
   *state = NULL;
   clg_scatter_state *s = CLG_CALLOC(1, sizeof *s);
@@ -323,9 +324,9 @@ clg_status clg__scatter_prepare(clg_context *ctx, const clg_params *norm,
   calls->count = 0;
   clg_dtype dtype = l->data->dtype;
   clg_reduction red = l->sc.reduction;
-  /* A plan being baked with no device schedule: the host's plan is made of
-   * index values, so its kernels are built for a stand-in (one entry; in
-   * target order when the updates must apply in order). */
+  /* A plan being baked with no device schedule: the host's schedule is
+   * made of index values, so its kernels are built for a stand-in (one
+   * entry; in target order when the updates must apply in order). */
   clg_scatter_state stand_in;
   if (!s && l->baking) {
     bool ordered =

@@ -45,7 +45,8 @@ typedef struct clg_scatter_kind {
                const clg_tensor *indices, clg_scatter_keys *k);
 } clg_scatter_kind;
 
-/* A scatter's plan (index_schedule() or device_schedule()), prepare()'s input. */
+/* A scatter's schedule (index_schedule() or device_schedule()), prepare()'s
+ * input. */
 typedef struct clg_scatter_state {
   size_t entries;
   uint64_t inner;
@@ -82,18 +83,17 @@ typedef struct clg_scatter_state {
  * output): targets, repeats and order left to the device, after the
  * validation kernel. *state NULL (and success): the device cannot take it
  * (2^32 - 1 entries or more, more than 2^32 targets); the host pass does. */
-clg_status clg__scatter_device_schedule(clg_context *ctx,
-                                    const clg_scatter_kind *kind,
-                                    const clg_params *norm,
-                                    const clg_scatter_params *sc,
-                                    const clg_tensor *data,
-                                    const clg_tensor *indices, void **state);
+clg_status clg__scatter_device_schedule(
+    clg_context *ctx, const clg_scatter_kind *kind, const clg_params *norm,
+    const clg_scatter_params *sc, const clg_tensor *data,
+    const clg_tensor *indices, void **state);
 /* The checks_values() hook of the scatters (ops/op.h): the device schedule's
  * row claim checks every index's bounds (state->rows). */
 bool clg__scatter_checks_values(const void *state);
 /* Entries per work-item of a per-entry kernel on a CPU after the device's
- * index pass: runs of at least CLG_SCATTER_INDEX_PER_CPU elements (entries of `inner`
- * elements), at most CLG_SCATTER_INDEX_RUNS_CPU runs (scatter_device.c). */
+ * index pass: runs of at least CLG_SCATTER_INDEX_PER_CPU elements (entries of
+ * `inner` elements), at most CLG_SCATTER_INDEX_RUNS_CPU runs
+ * (scatter_device.c). */
 uint64_t clg__scatter_run(uint64_t entries, uint64_t inner);
 
 /* The device's index pass as kernel calls appended to *calls (each takes
@@ -126,10 +126,11 @@ static inline size_t clg__scatter_round_up(uint64_t n) {
  * duplicates an error) the first repeated target as an error, or the
  * segments the kernel applies in order when targets repeat. */
 clg_status clg__scatter_schedule(const clg_scatter_kind *kind,
-                             const clg_params *norm,
-                             const clg_scatter_params *sc,
-                             const clg_tensor *data, const clg_tensor *indices,
-                             const void *values, size_t count, void **state);
+                                 const clg_params *norm,
+                                 const clg_scatter_params *sc,
+                                 const clg_tensor *data,
+                                 const clg_tensor *indices, const void *values,
+                                 size_t count, void **state);
 void clg__scatter_release(void *state);
 /* The op's state_done(): the device schedule's scratch buffers go back to the
  * context's keeping at release, to be reused once `last` has ended. */

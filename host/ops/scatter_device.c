@@ -33,17 +33,17 @@
 #define CLG_SCATTER_INDEX_RUNS_CPU 1024
 
 uint64_t clg__scatter_run(uint64_t entries, uint64_t inner) {
-  uint64_t per = (entries + CLG_SCATTER_INDEX_RUNS_CPU - 1) / CLG_SCATTER_INDEX_RUNS_CPU,
-           least = (CLG_SCATTER_INDEX_PER_CPU + inner - 1) / (inner ? inner : 1);
+  uint64_t per = (entries + CLG_SCATTER_INDEX_RUNS_CPU - 1) /
+                 CLG_SCATTER_INDEX_RUNS_CPU,
+           least =
+               (CLG_SCATTER_INDEX_PER_CPU + inner - 1) / (inner ? inner : 1);
   return per > least ? per : least;
 }
 
-clg_status clg__scatter_device_schedule(clg_context *ctx,
-                                    const clg_scatter_kind *kind,
-                                    const clg_params *norm,
-                                    const clg_scatter_params *sc,
-                                    const clg_tensor *data,
-                                    const clg_tensor *indices, void **state) {
+clg_status clg__scatter_device_schedule(
+    clg_context *ctx, const clg_scatter_kind *kind, const clg_params *norm,
+    const clg_scatter_params *sc, const clg_tensor *data,
+    const clg_tensor *indices, void **state) {
   *state = NULL;
   size_t entries = 0;
   uint64_t inner = 0, ntargets = 0;
@@ -172,15 +172,15 @@ static clg_status clg_sort(clg_context *ctx, const clg_launch *l,
     const void *hv[9] = {&s->dmem[src], &nn, &ch, &shift, &s->dmem[4],
                          &C, &gate, &vx};
     size_t hs[8] = {sizeof(cl_mem), 8, 8, 4, sizeof(cl_mem), 4, 4, 8};
-    if ((st = clg_add(ctx, calls, opts, "clg_scatter_index_hist", 8, hs, hv, chunks,
-                      true)) != CLG_SUCCESS)
+    if ((st = clg_add(ctx, calls, opts, "clg_scatter_index_hist", 8, hs, hv,
+                      chunks, true)) != CLG_SUCCESS)
       return st;
     /* The scan: one work-group of `scan` work-items, local memory for
      * their sums (kernels/scatter_index.cl). */
     const void *sv[5] = {&s->dmem[4], &total, NULL, &gate, &vx};
     size_t ss[5] = {sizeof(cl_mem), 4, scan * 4, 4, 8};
-    if ((st = clg_add(ctx, calls, opts, "clg_scatter_index_scan", 5, ss, sv, scan,
-                      true)) != CLG_SUCCESS)
+    if ((st = clg_add(ctx, calls, opts, "clg_scatter_index_scan", 5, ss, sv,
+                      scan, true)) != CLG_SUCCESS)
       return st;
     calls->call[calls->count - 1].local[0] = scan;
     cl_uint iota = p == 0;
@@ -189,8 +189,8 @@ static clg_status clg_sort(clg_context *ctx, const clg_launch *l,
                           &C, &iota, &gate, &vx};
     size_t ps[12] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
                      sizeof(cl_mem), 8, 8, 4, sizeof(cl_mem), 4, 4, 4, 8};
-    if ((st = clg_add(ctx, calls, opts, "clg_scatter_index_place", 12, ps, pv, chunks,
-                      true)) != CLG_SUCCESS)
+    if ((st = clg_add(ctx, calls, opts, "clg_scatter_index_place", 12, ps, pv,
+                      chunks, true)) != CLG_SUCCESS)
       return st;
     src = dst;
   }
@@ -222,13 +222,14 @@ static clg_status clg_keys(clg_context *ctx, const clg_scatter_state *s,
                          &s->dmem[0], &gate,   &vx};
     size_t z[13] = {sizeof(cl_mem), 8, 8, 8, 4, sizeof dims, sizeof strides,
                     4, 8, 8, sizeof(cl_mem), 4, 8};
-    return clg_add(ctx, calls, opts, "clg_scatter_index_keys_elements", 13, z, v, items,
-                   cpu);
+    return clg_add(ctx, calls, opts, "clg_scatter_index_keys_elements", 13, z,
+                   v, items, cpu);
   }
   const void *v[8] = {&l->x->mem, &x_off, &nn, &r, &dims, &per, &s->dmem[0],
                       &vx};
   size_t z[8] = {sizeof(cl_mem), 8, 8, 4, sizeof dims, 8, sizeof(cl_mem), 8};
-  return clg_add(ctx, calls, opts, "clg_scatter_index_keys_nd", 8, z, v, items, cpu);
+  return clg_add(ctx, calls, opts, "clg_scatter_index_keys_nd", 8, z, v, items,
+                 cpu);
 }
 
 clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
@@ -305,8 +306,8 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
     const void *cv[10] = {&l->x->mem, &x_off, &nn,         &n0, &s0, &s1,
                           &abound,    &claim_per, &s->dmem[5], &vx};
     size_t cs[10] = {sizeof(cl_mem), 8, 8, 8, 8, 4, 8, 8, sizeof(cl_mem), 8};
-    st = clg_add(ctx, calls, opts, "clg_scatter_index_claim_rows", 10, cs, cv, claims,
-                 cpu);
+    st = clg_add(ctx, calls, opts, "clg_scatter_index_claim_rows", 10, cs, cv,
+                 claims, cpu);
     /* The targets, for the sort, once a repeat was found. */
     if (st == CLG_SUCCESS)
       st = clg_keys(ctx, s, l, opts, per, cpu, 1, calls);
@@ -314,7 +315,8 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
     const void *cv[6] = {&s->dmem[0], &nn,         &claim_per,
                          &plain,      &s->dmem[5], &vx};
     size_t cs[6] = {sizeof(cl_mem), 8, 8, 4, sizeof(cl_mem), 8};
-    st = clg_add(ctx, calls, opts, "clg_scatter_index_claim", 6, cs, cv, claims, cpu);
+    st = clg_add(ctx, calls, opts, "clg_scatter_index_claim", 6, cs, cv, claims,
+                 cpu);
   }
   if (st != CLG_SUCCESS ||
       (st = clg_sort(ctx, l, s, opts, 1, vx, -1, calls)) != CLG_SUCCESS)
@@ -325,10 +327,11 @@ clg_status clg__scatter_device_calls(clg_context *ctx, clg_scatter_state *s,
   cl_ulong ch = s->chunk;
   const void *mv[5] = {&s->dmem[p], &s->dmem[p + 1], &nn, &ch, &vx};
   size_t ms[5] = {sizeof(cl_mem), sizeof(cl_mem), 8, 8, 8};
-  if ((st = clg_add(ctx, calls, opts, "clg_scatter_index_later", 5, ms, mv, s->chunks,
-                    true)) != CLG_SUCCESS)
+  if ((st = clg_add(ctx, calls, opts, "clg_scatter_index_later", 5, ms, mv,
+                    s->chunks, true)) != CLG_SUCCESS)
     return st;
-  return clg_add(ctx, calls, opts, "clg_scatter_index_first", 5, ms, mv, s->chunks, true);
+  return clg_add(ctx, calls, opts, "clg_scatter_index_first", 5, ms, mv,
+                 s->chunks, true);
 }
 
 clg_status clg__scatter_device_apply(clg_context *ctx,

@@ -155,20 +155,22 @@ static const clg_scatter_kind se_kind = {se_geometry, clg__elements_positions,
                                          se_report_duplicate, se_keys};
 
 static clg_status se_device_schedule(clg_context *ctx, const clg_params *norm,
-                                 const clg_scatter_params *sc,
-                                 const clg_tensor *data,
-                                 const clg_tensor *indices, void **state) {
-  return clg__scatter_device_schedule(ctx, &se_kind, norm, sc, data, indices, state);
+                                     const clg_scatter_params *sc,
+                                     const clg_tensor *data,
+                                     const clg_tensor *indices, void **state) {
+  return clg__scatter_device_schedule(ctx, &se_kind, norm, sc, data, indices,
+                                      state);
 }
 
 static clg_status se_index_schedule(clg_context *ctx, const clg_params *norm,
-                                const clg_scatter_params *sc,
-                                const clg_tensor *data,
-                                const clg_tensor *indices, const void *values,
-                                size_t count, void **state) {
+                                    const clg_scatter_params *sc,
+                                    const clg_tensor *data,
+                                    const clg_tensor *indices,
+                                    const void *values, size_t count,
+                                    void **state) {
   (void)ctx;
   return clg__scatter_schedule(&se_kind, norm, sc, data, indices, values, count,
-                           state);
+                               state);
 }
 
 static void se_slices(const clg_params *norm, const clg_tensor *data,

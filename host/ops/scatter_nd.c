@@ -175,20 +175,22 @@ static const clg_scatter_kind snd_kind = {snd_geometry, snd_targets,
                                           snd_report_duplicate, snd_keys};
 
 static clg_status snd_device_schedule(clg_context *ctx, const clg_params *norm,
-                                  const clg_scatter_params *sc,
-                                  const clg_tensor *data,
-                                  const clg_tensor *indices, void **state) {
-  return clg__scatter_device_schedule(ctx, &snd_kind, norm, sc, data, indices, state);
+                                      const clg_scatter_params *sc,
+                                      const clg_tensor *data,
+                                      const clg_tensor *indices, void **state) {
+  return clg__scatter_device_schedule(ctx, &snd_kind, norm, sc, data, indices,
+                                      state);
 }
 
 static clg_status snd_index_schedule(clg_context *ctx, const clg_params *norm,
-                                 const clg_scatter_params *sc,
-                                 const clg_tensor *data,
-                                 const clg_tensor *indices, const void *values,
-                                 size_t count, void **state) {
+                                     const clg_scatter_params *sc,
+                                     const clg_tensor *data,
+                                     const clg_tensor *indices,
+                                     const void *values, size_t count,
+                                     void **state) {
   (void)ctx;
-  return clg__scatter_schedule(&snd_kind, norm, sc, data, indices, values, count,
-                           state);
+  return clg__scatter_schedule(&snd_kind, norm, sc, data, indices, values,
+                               count, state);
 }
 
 static void snd_slices(const clg_params *norm, const clg_tensor *data,

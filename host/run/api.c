@@ -92,8 +92,8 @@ clg_status clg_validate(clg_context *ctx, const clg_params *params,
                  indices->storage == CLG_STORAGE_BUFFER_STRIDED))
       return clg__fail(CLG_ERROR_NULL_ARGUMENT,
                        "ctx is NULL, but data or indices is a cl_mem");
-    return clg__validate_strided(ctx, params, data, indices, queue,
-                                 num_events, wait_list);
+    return clg__validate_strided(ctx, params, data, indices, queue, num_events,
+                                 wait_list);
   }
   return clg__validate_dense(ctx, params, data, indices, queue, num_events,
                              wait_list);

@@ -439,12 +439,14 @@ static clg_status split_groups(split_work *p, const clg_tensor_facts *inf,
   return st;
 }
 
-clg_status clg__bag_run_split(
-    clg_context *ctx, const clg_bag_geom *g, const clg_tensor *const *in,
-    const clg_tensor_facts *inf, const clg_tensor *output,
-    const clg_tensor_facts *of, cl_command_queue queue, cl_uint num_events,
-    const cl_event *wait_list, cl_event *event, clg_outcome **outcome,
-    clg_bag_call_fn run) {
+clg_status clg__bag_run_split(clg_context *ctx, const clg_bag_geom *g,
+                              const clg_tensor *const *in,
+                              const clg_tensor_facts *inf,
+                              const clg_tensor *output,
+                              const clg_tensor_facts *of,
+                              cl_command_queue queue, cl_uint num_events,
+                              const cl_event *wait_list, cl_event *event,
+                              clg_outcome **outcome, clg_bag_call_fn run) {
   bool segments = g->p.form == CLG_BAGS_SEGMENT_IDS;
   const char *bname = segments ? "segment_ids" : "offsets";
   split_work p = {

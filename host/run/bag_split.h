@@ -36,11 +36,13 @@ typedef clg_status (*clg_bag_call_fn)(
  * into it, and `run` (clg_embedding_bag) called on it into the group's
  * output rows. Blocking; *event (when asked) a marker after the groups;
  * *outcome (when not NULL) an outcome already decided. */
-clg_status clg__bag_run_split(
-    clg_context *ctx, const clg_bag_geom *g, const clg_tensor *const *in,
-    const clg_tensor_facts *inf, const clg_tensor *output,
-    const clg_tensor_facts *of, cl_command_queue queue, cl_uint num_events,
-    const cl_event *wait_list, cl_event *event, clg_outcome **outcome,
-    clg_bag_call_fn run);
+clg_status clg__bag_run_split(clg_context *ctx, const clg_bag_geom *g,
+                              const clg_tensor *const *in,
+                              const clg_tensor_facts *inf,
+                              const clg_tensor *output,
+                              const clg_tensor_facts *of,
+                              cl_command_queue queue, cl_uint num_events,
+                              const cl_event *wait_list, cl_event *event,
+                              clg_outcome **outcome, clg_bag_call_fn run);
 
 #endif /* CLGATHER_HOST_RUN_BAG_SPLIT_H */

@@ -115,14 +115,13 @@ static clg_status clg_run_kernels(clg_context *ctx, const clg_checked *c,
   for (int k = 0; k < l->num_inputs; ++k)
     wrapped = wrapped || in[k].wrapped;
   bool done = false; /* kevent known complete */
-  char op_name[64];   /* "the ScatterND": the operator's messages */
+  char op_name[64];  /* "the ScatterND": the operator's messages */
   snprintf(op_name, sizeof op_name, "the %s", c->info->name);
   if (st == CLG_SUCCESS)
-    st = clg__finish_call(l->queue, o.mem, l->of.bytes,
-                          l->output->storage == CLG_STORAGE_HOST
-                              ? l->output->host
-                              : NULL,
-                          blocking, &kevent, "the output", op_name, &done);
+    st = clg__finish_call(
+        l->queue, o.mem, l->of.bytes,
+        l->output->storage == CLG_STORAGE_HOST ? l->output->host : NULL,
+        blocking, &kevent, "the output", op_name, &done);
   /* A failure after a kernel was enqueued: it may still run on the
    * caller's wrapped host memory; it must not outlive the call. */
   if (st != CLG_SUCCESS && kevent && !done && wrapped)
@@ -197,8 +196,8 @@ static void clg_launch_init(clg_launch *l, const clg_checked *c,
  * back once from a cl_mem, after the wait list), checked against the
  * bounds first when `check`; l->state receives its state. */
 static clg_status clg_index_schedule(clg_context *ctx, const clg_checked *c,
-                                 clg_launch *l, const clg_tensor *data,
-                                 const clg_tensor *indices, bool check) {
+                                     clg_launch *l, const clg_tensor *data,
+                                     const clg_tensor *indices, bool check) {
   size_t count = c->xf.count;
   const void *values = indices->host;
   void *copy = NULL;
@@ -222,7 +221,7 @@ static clg_status clg_index_schedule(clg_context *ctx, const clg_checked *c,
     st = clg__check_host_index_values(c, data, indices, values);
   if (st == CLG_SUCCESS)
     st = c->impl->index_schedule(ctx, &c->norm, &c->sc, data, indices, values,
-                             count, &l->state);
+                                 count, &l->state);
   free(copy);
   return st;
 }
@@ -277,10 +276,10 @@ clg_status clg__run(const clg_call *call) {
   }
   if (way == CLG_CHECK_DEVICE_SCHEDULE) {
     st = c.impl->device_schedule(ctx, &c.norm, &c.sc, call->data, call->indices,
-                             &l.state);
+                                 &l.state);
     if (st != CLG_SUCCESS)
       return st;
-    if (!l.state) /* declined: the host's plan */
+    if (!l.state) /* declined: the host's schedule */
       way = CLG_CHECK_HOST_SCHEDULE;
   }
   clg__fi_note_way(way);
@@ -331,7 +330,7 @@ clg_status clg__run(const clg_call *call) {
     break;
   case CLG_CHECK_HOST_SCHEDULE: /* the values are checked on the host */
     st = clg_index_schedule(ctx, &c, &l, call->data, call->indices,
-                        !call->values_checked);
+                            !call->values_checked);
     break;
   default: /* NONE, HOST, READ_BACK, DEVICE */
     if (!call->values_checked)
@@ -580,7 +579,7 @@ clg_status clg__bake(clg_context *ctx, const clg_checked *c,
   clg_check_way way = clg__check_way(ctx, c, indices, output, gated, false);
   if (way == CLG_CHECK_DEVICE_SCHEDULE) {
     if ((st = c->impl->device_schedule(ctx, &c->norm, &c->sc, data, indices,
-                                   &l.state)) != CLG_SUCCESS)
+                                       &l.state)) != CLG_SUCCESS)
       return st;
     if (!l.state)
       way = CLG_CHECK_HOST_SCHEDULE;

@@ -52,11 +52,11 @@ clg_check_read_back(const clg_context *ctx, const clg_checked *c,
     return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
                      "out of host memory reading back %zu bytes of indices",
                      c->xf.bytes);
-  clg_status st = clg__read_buffer(queue, indices, c->xf.bytes, owned,
-                                   num_events, wait_list,
-                                   clg__read_polls(ctx, c->xf.bytes),
-                                   "reading back indices to check their "
-                                   "bounds");
+  clg_status st =
+      clg__read_buffer(queue, indices, c->xf.bytes, owned, num_events,
+                       wait_list, clg__read_polls(ctx, c->xf.bytes),
+                       "reading back indices to check their "
+                       "bounds");
   if (st == CLG_SUCCESS)
     st = clg__check_host_index_values(c, data, indices, owned);
   free(owned);
@@ -76,8 +76,8 @@ static clg_status clg_check_on_device(clg_context *ctx, const clg_checked *c,
                                       cl_uint num_events,
                                       const cl_event *wait_list) {
   clg_verdict v;
-  clg_status st = clg__verdict_enqueue(ctx, c, queue, data, indices,
-                                       num_events, wait_list, true, &v);
+  clg_status st = clg__verdict_enqueue(ctx, c, queue, data, indices, num_events,
+                                       wait_list, true, &v);
   if (st != CLG_SUCCESS)
     return st;
   cl_ulong pos = 0;

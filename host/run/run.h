@@ -52,7 +52,7 @@ clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
  * event; its flag and the operator's words clear): for a device schedule whose
  * kernels check the index values themselves (clg_op_impl.checks_values). */
 clg_status clg__verdict_unlaunched(clg_context *ctx, const clg_checked *c,
-                             cl_uint num_events, clg_verdict *v);
+                                   cl_uint num_events, clg_verdict *v);
 /* Read a verdict (blocking, on `queue`, after its event, or with none after
  * what the in-order `queue` ran before; a kernel that failed, e.g. for a
  * failed wait-list event, is an error): *pos is the first offending flat

@@ -511,7 +511,7 @@ clg_status clg__run_split(const clg_call *call, const clg_checked *c,
       st = clg__check_host_index_values(c, call->data, call->indices, values);
     if (st == CLG_SUCCESS && c->impl->index_schedule)
       st = c->impl->index_schedule(ctx, &c->norm, &c->sc, call->data,
-                               call->indices, values, c->xf.count, &state);
+                                   call->indices, values, c->xf.count, &state);
     if (state)
       c->impl->release_state(state);
   }

@@ -131,19 +131,21 @@ static const clg_check_row clg_check_table[CLG_CHECK_WAYS] = {
                          "checks every index and, all valid, writes the "
                          "output; its verdict read after it (the call's "
                          "one wait)"},
-    [CLG_CHECK_HOST_SCHEDULE] = {"host schedule", false, true,
-                             "an operator with an index schedule (the "
-                             "scatters): values on the host (read back from "
-                             "a cl_mem), checked unless checked before, and "
-                             "scheduled; then the kernels"},
-    [CLG_CHECK_DEVICE_SCHEDULE] = {"device schedule", true, false,
-                               "the scatters' schedule on the device (cl_mem "
-                               "indices and output): the validation kernel "
-                               "(none in a synchronous call whose schedule's "
-                               "kernels check the values: checks_values), "
-                               "the schedule's kernels and the operator's, "
-                               "gated; the verdict read after the last "
-                               "(synchronous) or by the outcome"},
+    [CLG_CHECK_HOST_SCHEDULE] =
+        {"host schedule", false, true,
+         "an operator with an index schedule (the "
+         "scatters): values on the host (read back from "
+         "a cl_mem), checked unless checked before, and "
+         "scheduled; then the kernels"},
+    [CLG_CHECK_DEVICE_SCHEDULE] =
+        {"device schedule", true, false,
+         "the scatters' schedule on the device (cl_mem "
+         "indices and output): the validation kernel "
+         "(none in a synchronous call whose schedule's "
+         "kernels check the values: checks_values), "
+         "the schedule's kernels and the operator's, "
+         "gated; the verdict read after the last "
+         "(synchronous) or by the outcome"},
 };
 
 /* The output's bytes, from the checked shape. */
@@ -178,7 +180,8 @@ clg_check_way clg__check_way(const clg_context *ctx, const clg_checked *c,
   bool device_output = output->storage == CLG_STORAGE_BUFFER;
   if (c->impl->device_schedule && on_device && device_output &&
       (async || clg__validate_on_device(ctx, c->xf.bytes, c->xf.flags)))
-    return CLG_CHECK_DEVICE_SCHEDULE; /* HOST_SCHEDULE where the operator declines */
+    return CLG_CHECK_DEVICE_SCHEDULE; /* HOST_SCHEDULE where the operator
+                                         declines */
   if (c->impl->index_schedule)
     return CLG_CHECK_HOST_SCHEDULE;
   if (values_checked)

@@ -85,7 +85,7 @@ clg_status clg__direct_gather(const clg_call *call, cl_command_queue queue,
   shape_only.storage = CLG_STORAGE_HOST;
   shape_only.host = &somewhere;
   if ((st = clg__validate_dense(ctx, p, &shape_only, x, queue, num_events,
-                         wait_list)) != CLG_SUCCESS)
+                                wait_list)) != CLG_SUCCESS)
     return st;
   int32_t r = d->rank, q = x->rank,
           a = (int32_t)(p->axis < 0 ? p->axis + r : p->axis);

@@ -17,9 +17,9 @@ void clg__dense_strides(int32_t rank, const int64_t *shape, int64_t *strides) {
 /* Drop dimensions of size 1 and merge neighbours every layout lays out
  * alike (the outer one's stride is the inner one's times its size); `idx`
  * (NULL: none) is a third layout, the direct Gather's index positions. */
-void clg__coalesce_dims(int32_t rank, const int64_t *shape,
-                        const int64_t *src, const int64_t *dst,
-                        const int64_t *idx, clg_copy_layout *l) {
+void clg__coalesce_dims(int32_t rank, const int64_t *shape, const int64_t *src,
+                        const int64_t *dst, const int64_t *idx,
+                        clg_copy_layout *l) {
   l->rank = 0;
   for (int32_t i = 0; i < rank; ++i) {
     if (shape[i] == 1)

@@ -143,13 +143,10 @@ cl_uint clg__verdict_next_gen(clg_context *ctx) {
 /* The validation kernel into `res` (a verdict buffer, its flag and the
  * operator's words clear). On failure *v holds nothing and `res` is the
  * caller's still. */
-static clg_status clg_verdict_launch(clg_context *ctx, const clg_checked *c,
-                                     cl_command_queue queue,
-                                     const clg_vlayout *lay,
-                                     const clg_tensor *indices,
-                                     cl_uint num_events,
-                                     const cl_event *wait_list, cl_mem res,
-                                     bool with_event, clg_verdict *v) {
+static clg_status clg_verdict_launch(
+    clg_context *ctx, const clg_checked *c, cl_command_queue queue,
+    const clg_vlayout *lay, const clg_tensor *indices, cl_uint num_events,
+    const cl_event *wait_list, cl_mem res, bool with_event, clg_verdict *v) {
   size_t isz = c->xf.elem_size, count = c->xf.count, groups = lay->groups;
   size_t local = lay->local, period = lay->period, chunk = lay->chunk;
   const int64_t *s = lay->s;
@@ -209,7 +206,7 @@ clg_status clg__verdict_enqueue(clg_context *ctx, const clg_checked *c,
 }
 
 clg_status clg__verdict_unlaunched(clg_context *ctx, const clg_checked *c,
-                             cl_uint num_events, clg_verdict *v) {
+                                   cl_uint num_events, clg_verdict *v) {
   clg_verdict_init(c, num_events, v);
   return clg_verdict_take(ctx, &v->mem);
 }
@@ -255,8 +252,8 @@ clg_status clg__verdict_read(const clg_verdict *v, cl_command_queue queue,
                        v->event ? 1 : 0, v->event ? &v->event : NULL,
                        v->after_caller, v->poll, &call);
   if (err == CL_SUCCESS && !v->after_caller && v->event &&
-      clGetEventInfo(v->event, CL_EVENT_COMMAND_EXECUTION_STATUS,
-                     sizeof status, &status, NULL) == CL_SUCCESS &&
+      clGetEventInfo(v->event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                     &status, NULL) == CL_SUCCESS &&
       status < 0) {
     err = status;
     call = "clEnqueueReadBuffer";

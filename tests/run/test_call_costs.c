@@ -66,8 +66,8 @@ static const row rows[] = {
      * kernel (the large one past its thresholds: gated). */
     {GATHER, SYNC, false, false, false, "fused", "fused", 1, 1, 0, 0},
     {GATHER, PLAN, false, false, false, "fused", "fused", 1, 1, 0, 0},
-    {GATHER, SYNC, false, false, true, "fused", "gated, read after", 2, 1,
-     0, 0},
+    {GATHER, SYNC, false, false, true, "fused", "gated, read after", 2, 1, 0,
+     0},
     {GATHER, SYNC, false, false, false, "never", "read-back", 1, 1, 0, 0},
     {GATHER, ASYNC, false, false, false, NULL, "gated", 2, 0, 0, 2},
     {GATHER, ASYNC, false, false, true, NULL, "gated", 2, 0, 0, 2},
@@ -84,8 +84,8 @@ static const row rows[] = {
     {GATHER_ELEMENTS, SYNC, false, false, false, NULL, "gated, read after", 2,
      1, 0, 0},
     {GATHER_ELEMENTS, ASYNC, false, false, false, NULL, "gated", 2, 0, 0, 2},
-    {GATHER_ND, SYNC, false, false, false, NULL, "gated, read after", 2, 1,
-     0, 0},
+    {GATHER_ND, SYNC, false, false, false, NULL, "gated, read after", 2, 1, 0,
+     0},
     {GATHER_ND, ASYNC, false, false, false, NULL, "gated", 2, 0, 0, 2},
     /* The scatters: a small synchronous call schedules on the host (the
      * indices read back: the one wait; the schedule's order is a buffer made
@@ -96,12 +96,14 @@ static const row rows[] = {
      * buffers are the context's, reused once the call that used them last
      * has ended. */
     {SCATTER_ND, SYNC, false, false, false, NULL, "host schedule", 2, 1, 1, 0},
-    {SCATTER_ND, SYNC, false, false, true, NULL, "device schedule", 14, 1, 0, 0},
-    {SCATTER_ND, ASYNC, false, false, false, NULL, "device schedule", 14, 0, 0, 2},
+    {SCATTER_ND, SYNC, false, false, true, NULL, "device schedule", 14, 1, 0,
+     0},
+    {SCATTER_ND, ASYNC, false, false, false, NULL, "device schedule", 14, 0, 0,
+     2},
     {SCATTER_ELEMENTS, SYNC, false, false, true, NULL, "device schedule", 14, 1,
      0, 0},
-    {SCATTER_ELEMENTS, ASYNC, false, false, false, NULL, "device schedule", 14, 0,
-     0, 2},
+    {SCATTER_ELEMENTS, ASYNC, false, false, false, NULL, "device schedule", 14,
+     0, 0, 2},
     /* EmbeddingBag: its checks of indices and bags as the gathers' (its
      * own validation kernel), the reduction gated on their verdict, read
      * after it (sync) or by the outcome (async, which adds the kernel
@@ -374,8 +376,7 @@ Test(call_costs, steady_state_calls, .timeout = 240) {
     st = call(r, &p, NULL, &oc);
     unsigned long events = clg_fault_events();
     clg_fault_reset();
-    cr_expect_eq(st, CLG_SUCCESS, "%s (no event): %s", label,
-                 clg_last_error());
+    cr_expect_eq(st, CLG_SUCCESS, "%s (no event): %s", label, clg_last_error());
     settle(label, NULL, oc);
     tu_cl_check(clFinish(clg_context_queue(tu_ctx())), "clFinish");
     cr_expect_eq(events, r->events,

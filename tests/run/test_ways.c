@@ -305,14 +305,23 @@ static void check_case(const way_case *wc) {
        CLG_CHECK_GATED_READ}
 
 #define SCATTERS(OP, NAME)                                                     \
-  {NAME " host schedule", OP, false, true, false, NULL, NULL, NULL,                \
-   CLG_CHECK_HOST_SCHEDULE},                                                       \
-      {NAME " host schedule, read back", OP, true, false, false, NULL, NULL,       \
-       NULL, CLG_CHECK_HOST_SCHEDULE},                                             \
-      {NAME " device schedule", OP, true, true, false, "always", NULL, NULL,       \
-       CLG_CHECK_DEVICE_SCHEDULE},                                                 \
-      {NAME " device schedule, async", OP, true, true, true, NULL, NULL, NULL,     \
-       CLG_CHECK_DEVICE_SCHEDULE}
+  {NAME " host schedule",  OP, false, true, false, NULL, NULL, NULL,           \
+   CLG_CHECK_HOST_SCHEDULE},                                                   \
+      {NAME " host schedule, read back",                                       \
+       OP,                                                                     \
+       true,                                                                   \
+       false,                                                                  \
+       false,                                                                  \
+       NULL,                                                                   \
+       NULL,                                                                   \
+       NULL,                                                                   \
+       CLG_CHECK_HOST_SCHEDULE},                                               \
+      {NAME " device schedule",  OP, true, true, false, "always", NULL, NULL,  \
+       CLG_CHECK_DEVICE_SCHEDULE},                                             \
+  {                                                                            \
+    NAME " device schedule, async", OP, true, true, true, NULL, NULL, NULL,    \
+        CLG_CHECK_DEVICE_SCHEDULE                                              \
+  }
 
 static const way_case cases[] = {
     GATHERS(CLG_OP_GATHER, "Gather"),

@@ -30,8 +30,8 @@ int bench_ref_shape(const bench_op *op, int32_t *out_rank,
                              p->axis, p->batch_dims, &rank, shape);
     break;
   case CLG_OP_GATHER_ELEMENTS:
-    st = ref_gather_elements_shape(op->drank, op->dshape, op->irank,
-                                   op->ishape, p->axis, &rank, shape);
+    st = ref_gather_elements_shape(op->drank, op->dshape, op->irank, op->ishape,
+                                   p->axis, &rank, shape);
     break;
   case CLG_OP_GATHER_ND:
     st = ref_gather_nd_shape(op->drank, op->dshape, op->irank, op->ishape,
@@ -94,18 +94,16 @@ int bench_reference(const bench_op *op, const void *data, const void *indices,
   int64_t oshape[REF_MAX_RANK];
   switch (p->op) {
   case CLG_OP_GATHER:
-    return ref_gather_ex(data, es, op->drank, op->dshape, indices,
-                         ref_type(op), op->irank, op->ishape, p->axis,
-                         p->batch_dims, (ref_mode)p->mode, out, &orank,
-                         oshape);
+    return ref_gather_ex(data, es, op->drank, op->dshape, indices, ref_type(op),
+                         op->irank, op->ishape, p->axis, p->batch_dims,
+                         (ref_mode)p->mode, out, &orank, oshape);
   case CLG_OP_GATHER_ELEMENTS:
     return ref_gather_elements(data, es, op->drank, op->dshape, indices,
                                ref_type(op), op->irank, op->ishape, p->axis,
                                out);
   case CLG_OP_GATHER_ND:
-    return ref_gather_nd(data, es, op->drank, op->dshape, indices,
-                         ref_type(op), op->irank, op->ishape, p->batch_dims,
-                         out);
+    return ref_gather_nd(data, es, op->drank, op->dshape, indices, ref_type(op),
+                         op->irank, op->ishape, p->batch_dims, out);
   default: return -1;
   }
 }
