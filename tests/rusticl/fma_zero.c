@@ -10,8 +10,7 @@
  *
  * Prints each fma's bits beside fmaf's; exits 1 when the device disagrees
  * (the bug), 0 when it agrees (POCL 3.1 agrees). */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
+#include "repro.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,22 +27,13 @@ int main(void) {
       "  size_t i = get_global_id(0);\n"
       "  out[i] = fma(a[i], b[i], c[i]);\n"
       "}\n";
-  cl_platform_id p;
-  cl_device_id dev;
+  repro r;
+  if (!repro_open(src, &r))
+    return 2;
+  cl_context ctx = r.ctx;
+  cl_command_queue q = r.q;
+  cl_kernel k = r.k;
   cl_int err;
-  if (clGetPlatformIDs(1, &p, NULL) != CL_SUCCESS ||
-      clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &dev, NULL) != CL_SUCCESS) {
-    fprintf(stderr, "no OpenCL device\n");
-    return 2;
-  }
-  cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
-  cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
-  if (clBuildProgram(prog, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
-    fprintf(stderr, "build failed\n");
-    return 2;
-  }
-  cl_kernel k = clCreateKernel(prog, "t", &err);
   cl_mem m[3];
   const float *host[3] = {A, B, C};
   for (int j = 0; j < 3; ++j)

@@ -11,8 +11,7 @@
  *
  * One work-item writes 200000 words in one loop; exits 1 when fewer were
  * written (the bug), 0 when all were (POCL 3.1 writes all). */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
+#include "repro.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -22,22 +21,13 @@ int main(void) {
       "  for (ulong i = 0; i < n; ++i)\n"
       "    o[i] = 1u;\n"
       "}\n";
-  cl_platform_id p;
-  cl_device_id dev;
+  repro r;
+  if (!repro_open(src, &r))
+    return 2;
+  cl_context ctx = r.ctx;
+  cl_command_queue q = r.q;
+  cl_kernel k = r.k;
   cl_int err;
-  if (clGetPlatformIDs(1, &p, NULL) != CL_SUCCESS ||
-      clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &dev, NULL) != CL_SUCCESS) {
-    fprintf(stderr, "no OpenCL device\n");
-    return 2;
-  }
-  cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
-  cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
-  if (clBuildProgram(prog, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
-    fprintf(stderr, "build failed\n");
-    return 2;
-  }
-  cl_kernel k = clCreateKernel(prog, "t", &err);
   cl_ulong n = 200000;
   cl_uint *h = calloc((size_t)n, sizeof *h);
   if (!h)

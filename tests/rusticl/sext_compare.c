@@ -11,8 +11,7 @@
  *
  * Prints each expression's results beside the C compiler's; exits 1 when
  * the device disagrees (the bug), 0 when it agrees (POCL 3.1 agrees). */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
+#include "repro.h"
 #include <stdio.h>
 
 #define N 6
@@ -28,22 +27,13 @@ int main(void) {
       "  out[4 * i + 2] = v < 0;                  /* right */\n"
       "  out[4 * i + 3] = (long)v < -d;           /* right: run-time */\n"
       "}\n";
-  cl_platform_id p;
-  cl_device_id dev;
+  repro r;
+  if (!repro_open(src, &r))
+    return 2;
+  cl_context ctx = r.ctx;
+  cl_command_queue q = r.q;
+  cl_kernel k = r.k;
   cl_int err;
-  if (clGetPlatformIDs(1, &p, NULL) != CL_SUCCESS ||
-      clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &dev, NULL) != CL_SUCCESS) {
-    fprintf(stderr, "no OpenCL device\n");
-    return 2;
-  }
-  cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
-  cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
-  if (clBuildProgram(prog, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
-    fprintf(stderr, "build failed\n");
-    return 2;
-  }
-  cl_kernel k = clCreateKernel(prog, "t", &err);
   cl_mem a = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                             sizeof in, (void *)in, &err);
   cl_mem b = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, 4 * N * sizeof(cl_long),
