@@ -1,10 +1,10 @@
 /*
  * EmbeddingBag's case runner (tests/ops/test_embedding_bag.c), as
- * support/gather_case.h is the gather family's: a case draws a weight
- * table, valid indices, bags of its form (offsets, fixed rows, segment
- * ids), per_sample_weights and padding entries from a seed, runs
- * clg_embedding_bag() or clg_embedding_bag_async() with each operand in
- * host memory or a cl_mem of its own (at the case's byte offset), and
+ * support/gather_case.h is the gather family's. The cases are described
+ * in tools/cases/embedding_bag.h (bag_case: shapes, types, forms, where
+ * each operand lives; its inputs drawn from a seed; its bad inputs); this
+ * runs clg_embedding_bag() or clg_embedding_bag_async() with each operand
+ * in host memory or a cl_mem of its own (at the case's byte offset), and
  * compares the output with the plain-C reference (ref_embedding_bag()) byte
  * for byte, plus the guard bytes around it and the unchanged inputs. Or,
  * the same, through a plan (tests/run/test_bag_plans.c).
@@ -13,58 +13,19 @@
  * breaks in one place, then bag_fx_expect() runs it with every operand in
  * host memory, with a cl_mem output, and with every operand in cl_mem
  * (asynchronous), and checks the status, the message and the untouched
- * output (sentinel bytes) each time.
+ * output (sentinel bytes) each time; bag_fx_bad() runs an entry of the
+ * shared catalogue (bag_bad_inputs) through it.
  */
 #ifndef CLGATHER_TESTS_BAG_CASE_H
 #define CLGATHER_TESTS_BAG_CASE_H
 
 #include <criterion/criterion.h>
 
+#include "cases/embedding_bag.h"
 #include "support/testutil.h"
 
-/* What the weight table (and per_sample_weights) hold. */
-typedef enum bag_data {
-  BAG_DATA_RANDOM = 0,  /* finite values of both signs, some subnormal */
-  BAG_DATA_SPECIAL = 1, /* mostly +0, -0, +-1 (ties) and quiet NaNs of
-                           distinct payloads: for max */
-  BAG_DATA_SMALL_INT = 2, /* small integers: many ties, exact sums */
-} bag_data;
-
-typedef struct bag_case {
-  clg_bag_params p; /* mode, form, flags (include_last_offset, padding_idx),
-                       padding_idx as passed (may be negative) */
-  clg_dtype dtype;  /* weight, per_sample_weights, output */
-  int64_t num_embeddings, dim;
-  clg_dtype idt, bdt; /* indices, bags */
-  int64_t n;          /* offsets and segment ids: the number of indices */
-  int64_t B;          /* bags (segment ids: num_segments) */
-  int64_t L;          /* fixed: entries per bag */
-  int64_t seg_gap;    /* segment ids: drawn in [0, B - 1 - seg_gap] */
-  int pad_pct;        /* with padding_idx: percent of entries equal to it */
-  bool psw;
-  bag_data data;
-  tu_storage st[5]; /* weight, indices, bags, per_sample_weights, output */
-  bool want_event, wait_list, async, own_queue;
-} bag_case;
-
-enum { BAG_W = 0, BAG_I = 1, BAG_B = 2, BAG_S = 3, BAG_O = 4 };
-
-/* A case with every operand in host memory, no padding, no
- * per_sample_weights, random data. */
-bag_case bag_make(clg_bag_mode mode, clg_bag_form form, clg_dtype dtype,
-                  int64_t num_embeddings, int64_t dim, int64_t n, int64_t B);
-/* Sets padding_idx (as passed; negative counts from the back). */
-void bag_set_padding(bag_case *c, int64_t padding_idx, int pct);
-/* Cycles through host / cl_mem for each of the 5 operands with case number
- * k (bit j: operand j in cl_mem), offsets aligned multiples of the element
- * size that vary with k. */
-void bag_storage_for(bag_case *c, int k);
-
-const char *bag_case_str(const bag_case *c, char *buf, size_t cap);
-
-/* The status the device must give: CLG_SUCCESS, or
- * CLG_ERROR_UNSUPPORTED_DTYPE where the header says the device cannot
- * (no cl_khr_fp64, no correctly rounded divide/sqrt, no denormals). */
+/* The status the device must give the case (bag_case_status() on
+ * tu_device()'s properties, CLGATHER_TEST_CLAIM_DENORM's claim included). */
 clg_status bag_expected(const bag_case *c);
 
 typedef struct bag_runner {
@@ -129,5 +90,9 @@ void bag_fx_desc(bag_fx *f, int k, clg_dtype dtype, int32_t rank,
 void bag_fx_expect(const bag_fx *f, clg_status want, clg_status alt,
                    const char *needles, const int64_t *ints, int nints,
                    const char *what);
+/* The catalogue's entry e (tools/cases/embedding_bag_bad.c) on float
+ * weights, through bag_fx_expect(): its status, its message, the output
+ * untouched. */
+void bag_fx_bad(const bag_bad *e);
 
 #endif /* CLGATHER_TESTS_BAG_CASE_H */

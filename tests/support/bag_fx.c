@@ -78,25 +78,6 @@ void bag_fx_psw(bag_fx *f) {
   }
 }
 
-/* Every ';'-separated item of needles, each a '|'-separated list of
- * alternatives, is in msg (case-insensitive). */
-static bool has_needles(const char *msg, const char *needles) {
-  char buf[512];
-  snprintf(buf, sizeof buf, "%s", needles ? needles : "");
-  char *save1 = NULL;
-  for (char *item = strtok_r(buf, ";", &save1); item;
-       item = strtok_r(NULL, ";", &save1)) {
-    bool any = false;
-    char *save2 = NULL;
-    for (char *alt = strtok_r(item, "|", &save2); alt && !any;
-         alt = strtok_r(NULL, "|", &save2))
-      any = tu_contains_ci(msg, alt);
-    if (!any)
-      return false;
-  }
-  return true;
-}
-
 static bool all_sentinel(const unsigned char *p, size_t n) {
   for (size_t i = 0; i < n; ++i)
     if (p[i] != TU_SENTINEL)
@@ -173,7 +154,7 @@ static void run_variant(const bag_fx *f0, int v, clg_status want,
             alt != CLG_SUCCESS ? clg_status_string(alt) : "", msg);
   if (st != CLG_SUCCESS) {
     cr_expect(msg[0] != '\0', "%s (%s): no message", what, vname[v]);
-    cr_expect(has_needles(msg, needles), "%s (%s): the message lacks %s: %s",
+    cr_expect(case_message_has(msg, needles), "%s (%s): the message lacks %s: %s",
               what, vname[v], needles, msg);
     for (int k = 0; k < nints; ++k)
       cr_expect(tu_contains_int(msg, ints[k]),
@@ -221,4 +202,36 @@ void bag_fx_expect(const bag_fx *f, clg_status want, clg_status alt,
       continue;
     run_variant(f, v, want, alt, needles, ints, nints, what);
   }
+}
+
+void bag_fx_bad(const bag_bad *e) {
+  bag_case c;
+  bag_inputs in;
+  cr_assert(bag_bad_make(e, CLG_DTYPE_FLOAT, &c, &in) == 0,
+            "out of host memory");
+  bag_fx f;
+  memset(&f, 0, sizeof f);
+  f.p = c.p;
+  f.pp = &f.p;
+  for (int k = 0; k < 5; ++k)
+    memset(f.host[k], (int)TU_SENTINEL, BAG_FX_BYTES);
+  int64_t ws[2] = {c.num_embeddings, c.dim}, os[2] = {c.B, c.dim}, is[2];
+  int64_t bs[1] = {in.bags_len};
+  int32_t ir = bag_indices_shape(&c, is);
+  set_desc(&f, BAG_W, c.dtype, 2, ws);
+  set_desc(&f, BAG_I, c.idt, ir, is);
+  if (c.p.form != CLG_BAGS_FIXED)
+    set_desc(&f, BAG_B, c.bdt, 1, bs);
+  if (c.psw)
+    set_desc(&f, BAG_S, c.dtype, ir, is);
+  set_desc(&f, BAG_O, c.dtype, 2, os);
+  for (int k = 0; k < 4; ++k) {
+    cr_assert(in.bytes[k] <= BAG_FX_BYTES, "test bug: %s's operand %d", e->name,
+              k);
+    if (f.present[k])
+      memcpy(f.host[k], in.op[k], in.bytes[k]);
+  }
+  bag_inputs_free(&in);
+  bag_fx_expect(&f, e->want, CLG_SUCCESS, e->needles, e->ints, e->nints,
+                e->name);
 }

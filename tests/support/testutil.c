@@ -166,23 +166,12 @@ cl_command_queue tu_queue(void) {
 
 /* ---------------------------------------------------------------- RNG */
 
-tu_rng tu_rng_make(uint64_t seed) {
-  tu_rng r = {seed ^ 0x9E3779B97F4A7C15ull};
-  return r;
-}
+tu_rng tu_rng_make(uint64_t seed) { return case_rng_make(seed); }
 
-uint64_t tu_rng_u64(tu_rng *rng) { /* splitmix64 */
-  uint64_t z = (rng->state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+uint64_t tu_rng_u64(tu_rng *rng) { return case_rng_u64(rng); }
 
 int64_t tu_rng_range(tu_rng *rng, int64_t lo, int64_t hi) {
-  uint64_t span = (uint64_t)hi - (uint64_t)lo + 1u;
-  if (span == 0)
-    return (int64_t)tu_rng_u64(rng);
-  return (int64_t)((uint64_t)lo + tu_rng_u64(rng) % span);
+  return case_rng_range(rng, lo, hi);
 }
 
 void tu_rng_bytes(tu_rng *rng, void *dst, size_t n) {
@@ -405,20 +394,7 @@ bool tu_contains_ci(const char *hay, const char *needle) {
 }
 
 bool tu_contains_int(const char *hay, int64_t v) {
-  if (!hay)
-    return false;
-  char num[32];
-  snprintf(num, sizeof num, "%" PRId64, v);
-  size_t n = strlen(num);
-  for (const char *p = strstr(hay, num); p; p = strstr(p + 1, num)) {
-    bool before_ok = p == hay || !isdigit((unsigned char)p[-1]);
-    if (v >= 0 && p != hay && p[-1] == '-')
-      before_ok = false;
-    bool after_ok = !isdigit((unsigned char)p[n]);
-    if (before_ok && after_ok)
-      return true;
-  }
-  return false;
+  return case_message_has_int(hay, v);
 }
 
 /* ------------------------------------------------------------- dtypes */

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cases/case.h"
 #include "reference/reference.h"
 
 /* ------------------------------------------------------------- device */
@@ -54,9 +55,8 @@ cl_uint tu_context_refs_after(cl_context c, cl_uint before);
 
 /* ---------------------------------------------------------------- RNG */
 
-typedef struct tu_rng {
-  uint64_t state;
-} tu_rng;
+/* The cases' random source (tools/cases/case.h): the same draws. */
+typedef case_rng tu_rng;
 
 tu_rng tu_rng_make(uint64_t seed);
 
@@ -127,12 +127,9 @@ typedef struct tu_tensor {
   cl_mem buf;
 } tu_tensor;
 
-typedef struct tu_storage {
-  clg_storage kind;
-  size_t offset;   /* buffer only */
-  bool tight;      /* buffer only: no bytes after the tensor */
-  bool null_empty; /* host only: host = NULL when the tensor is empty */
-} tu_storage;
+/* Where an operand lives (tools/cases/case.h): host memory (NULL when
+ * empty, or not) or a cl_mem at an offset (with bytes after it, or not). */
+typedef case_storage tu_storage;
 
 /* Creates the tensor; its bytes are `init` (NULL: all TU_SENTINEL). */
 void tu_tensor_init(tu_tensor *t, clg_dtype dtype, int32_t rank,

@@ -1,0 +1,80 @@
+/*
+ * What every operator's case description shares (tools/cases/, one
+ * OPERATOR.h and OPERATOR.c per operator of host/ops/operators.def, as
+ * tools/reference/ has one reference each): the random source cases are
+ * drawn from, where an operand of a call lives, and what a device lets the
+ * library compute.
+ *
+ * A case description is the one statement of an operator's argument space
+ * (shapes, element types, modes, forms, where each operand lives), of the
+ * random valid cases drawn from it, of the host inputs a case holds, of its
+ * expected output (the plain-C reference, tools/reference/), of the status
+ * a device must give it, and of the catalogue of bad inputs with the status
+ * and the message each must give. The runners execute descriptions and
+ * hold nothing else: the Criterion suites (tests/support/FILE_case.c,
+ * tests/ops/), `clgather selftest` (tools/selftest/) and the benchmarks.
+ *
+ * Plain C against the public API (clgather/clgather.h): no Criterion, no
+ * print, no exit; an allocation that fails is a return value. Built into
+ * each user against the library it links, as the references are
+ * (tools/cases/cases.cmake).
+ */
+#ifndef CLGATHER_CASES_CASE_H
+#define CLGATHER_CASES_CASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <clgather/clgather.h>
+
+/* ------------------------------------------------------ the random source */
+
+/* splitmix64 (Steele, Lea and Flood, 2014): one 64-bit state; the same
+ * seed draws the same case on every machine. */
+typedef struct case_rng {
+  uint64_t state;
+} case_rng;
+
+case_rng case_rng_make(uint64_t seed);
+uint64_t case_rng_u64(case_rng *rng);
+/* Uniform in [lo, hi] (hi >= lo; the whole int64 range allowed). */
+int64_t case_rng_range(case_rng *rng, int64_t lo, int64_t hi);
+
+/* ----------------------------------------------- where an operand lives */
+
+typedef struct case_storage {
+  clg_storage kind;
+  size_t offset;   /* cl_mem only: the tensor's byte offset in its buffer */
+  bool tight;      /* cl_mem only: no bytes after the tensor */
+  bool null_empty; /* host only: host = NULL when the tensor is empty */
+} case_storage;
+
+/* ------------------------------------------- what the device computes */
+
+/* The device properties the library's refusals follow (each operator's
+ * header says which of its calls a device without them refuses with
+ * CLG_ERROR_UNSUPPORTED_DTYPE). */
+typedef struct case_device {
+  bool fp64;          /* cl_khr_fp64 */
+  bool single_denorm; /* CL_FP_DENORM in CL_DEVICE_SINGLE_FP_CONFIG */
+  bool double_denorm; /* CL_FP_DENORM in CL_DEVICE_DOUBLE_FP_CONFIG */
+  /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in CL_DEVICE_SINGLE_FP_CONFIG */
+  bool single_cr_divide;
+} case_device;
+
+/* The properties of `device` (a failed query reads as absent). Returns 0,
+ * or -1 for a NULL device. */
+int case_device_query(cl_device_id device, case_device *out);
+
+/* ------------------------------------------------------------ messages */
+
+/* True when every ';'-separated item of `needles` (each a '|'-separated
+ * list of alternatives, compared without case) is in msg; "" and NULL
+ * always match. The catalogues' expected messages are written this way. */
+bool case_message_has(const char *msg, const char *needles);
+/* True when msg holds v as a number of its own (not part of a longer
+ * one: "12" is not in "312"). */
+bool case_message_has_int(const char *msg, int64_t v);
+
+#endif /* CLGATHER_CASES_CASE_H */
