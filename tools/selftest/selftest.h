@@ -22,6 +22,8 @@
 
 #include <clgather/clgather.h>
 
+#include "cases/embedding_bag.h"
+
 /* The rows of the summary table. */
 enum {
   ST_ROW_GATHER = 0,
@@ -165,31 +167,22 @@ void st_set_index(void *indices, clg_dtype itype, size_t i, int64_t v);
  * status. */
 int cli_cmd_selftest(int argc, char **argv);
 
-/* One EmbeddingBag call (clg_embedding_bag(), selftest_bag.c): weight
- * [rows, dim] of dtype, indices [ishape[0]] or [ishape[0], ishape[1]] (ir 1
- * or 2) of itype, bags (NULL for CLG_BAGS_FIXED) [blen] of btype,
- * per-sample weights NULL or indices' shape of dtype (pdtype: 0 for dtype),
- * output [num_bags, dim] of dtype (odtype: 0 for dtype). Storage ST_HOST,
- * ST_BUFFER or ST_ASYNC. */
-typedef struct st_bag_call {
-  clg_bag_params p;
-  clg_dtype dtype, itype, btype, pdtype, odtype;
-  int64_t rows, dim;
-  int32_t ir;
-  int64_t ishape[2];
-  int64_t blen, num_bags;
-  const void *weight, *indices, *bags, *psw;
-  st_storage storage;
-} st_bag_call;
-
-/* st_exec() for EmbeddingBag: the output (out_bytes) starts as `init`, with
- * guards around it; the inputs must come back unchanged. Same returns. */
-int st_bag_exec(st_run *r, const st_bag_call *c, const void *init,
-                size_t out_bytes, void *got, clg_status *status, char *why,
-                size_t whylen);
-/* "EmbeddingBag float16 weight [5, 3], int64 indices [7], int32 offsets
- * [3], mode=mean ... storage=host" into buf. */
-void st_bag_describe(const st_bag_call *c, char *buf, size_t len);
+/* One EmbeddingBag case (tools/cases/embedding_bag.h) on its inputs:
+ * every operand where c->st[BAG_W] says (host memory, or each a cl_mem of
+ * its own at ST_GUARD with guards around it) and, when c->async,
+ * clg_embedding_bag_async() and its outcome. The output (out_bytes) starts
+ * as `init`; the inputs must come back unchanged. Returns 0 (why then
+ * holds the library's message when *status is not CLG_SUCCESS), 1 when
+ * the call wrote outside its output or into an input, -1 when the harness
+ * could not run it (what failed in why). */
+int st_bag_exec(st_run *r, const bag_case *c, const bag_inputs *in,
+                const void *init, size_t out_bytes, void *got,
+                clg_status *status, char *why, size_t whylen);
+/* The device properties the library's refusals follow, from the run. */
+void st_case_device(const st_run *r, case_device *dev);
+/* Puts the case's operands where a selftest storage says (ST_HOST,
+ * ST_BUFFER at ST_GUARD, ST_ASYNC: the same, asynchronously checked). */
+void st_bag_storage(bag_case *c, st_storage s);
 
 /* The case tables. */
 void st_gather_cases(st_run *r);

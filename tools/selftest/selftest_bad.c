@@ -16,9 +16,9 @@
  *   ScatterElements indices [2, 3] = {0, 1, 2, 4, 3, 0}, axis 0,
  *                   updates [2, 3], output [5, 3]
  *   ScatterND       indices [2, 1] = {1, 3}, updates [2, 3], output [5, 3]
- *   EmbeddingBag    weight [5, 3], indices [6] = {0, 4, 2, 2, 1, 3}, mode
- *                   sum, offsets [3] = {0, 2, 5} or segment ids [6] =
- *                   {0, 0, 1, 1, 2, 2}, output [3, 3] (bag_entries)
+ * EmbeddingBag's catalogue is tools/cases/embedding_bag_bad.c, which the
+ * test suite runs too; its entries' messages are also checked for what
+ * they must name.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -239,128 +239,40 @@ static void apply(st_call *c, const bad_entry *e, bad_bufs *b) {
 
 /* ------------------------------------------------------------ EmbeddingBag */
 
-typedef enum bag_fault {
-  BF_OFFSET,     /* offsets[arg0] = arg1 */
-  BF_SEGMENT_ID, /* segment ids, ids[arg0] = arg1 */
-  BF_INDEX,      /* indices[arg0] = arg1 */
-  BF_PSW_MODE,   /* per-sample weights, mode arg1 */
-  BF_PADDING,    /* padding_idx arg1 */
-  BF_LAST,       /* include_last_offset, offsets [3]: B = 2, last != 6 */
-} bag_fault;
-
-typedef struct bag_entry {
-  const char *name;
-  bag_fault fault;
-  int64_t arg0, arg1;
-  clg_status want;
-  bool values;
-} bag_entry;
-
-#define S(x) CLG_ERROR_##x
-static const bag_entry bag_entries[] = {
-    {"offsets[0] = 1", BF_OFFSET, 0, 1, S(INVALID_BAGS), true},
-    {"decreasing offsets", BF_OFFSET, 2, 1, S(INVALID_BAGS), true},
-    {"an offset above the number of indices", BF_OFFSET, 2, 7,
-     S(INVALID_BAGS), true},
-    {"include_last_offset's last offset 5 of 6 indices", BF_LAST, 0, 0,
-     S(INVALID_BAGS), true},
-    {"decreasing segment ids", BF_SEGMENT_ID, 3, 0, S(INVALID_BAGS), true},
-    {"segment id 3 of 3 segments", BF_SEGMENT_ID, 5, 3, S(INVALID_BAGS),
-     true},
-    {"index 5 of a weight of 5 rows", BF_INDEX, 1, 5,
-     S(INDEX_OUT_OF_BOUNDS), true},
-    {"index -1 (no counting from the back)", BF_INDEX, 4, -1,
-     S(INDEX_OUT_OF_BOUNDS), true},
-    {"per-sample weights with mode max", BF_PSW_MODE, 0, CLG_BAG_MAX,
-     S(INVALID_ARGUMENT), false},
-    {"padding_idx 5 of a weight of 5 rows", BF_PADDING, 0, 5,
-     S(INVALID_ARGUMENT), false},
-};
-#undef S
-
-/* The entries' call: float weights, or float16 (`half`) on a device whose
- * float arithmetic flushes subnormals (the library refuses float
- * EmbeddingBags there before it reads a value, which would hide every
- * entry's own error; float16 needs no subnormal float). */
-static void bag_base(st_bag_call *c, const bag_entry *e, bad_bufs *b,
-                     bool half) {
-  static const int64_t idx[6] = {0, 4, 2, 2, 1, 3};
-  static const int64_t offsets[3] = {0, 2, 5}, ids[6] = {0, 0, 1, 1, 2, 2};
-  static const float psw_f[6] = {1, 2, 3, 4, 5, 6};
-  unsigned char psw[sizeof psw_f];
-  memset(c, 0, sizeof *c);
-  for (int i = 0; i < 15; ++i) {
-    if (half) {
-      uint16_t h = ref_float_to_half((float)i);
-      memcpy(b->data + 2 * i, &h, 2);
-    } else {
-      float f = (float)i;
-      memcpy(b->data + 4 * i, &f, 4);
-    }
-  }
-  for (int i = 0; i < 6; ++i) {
-    if (half) {
-      uint16_t h = ref_float_to_half(psw_f[i]);
-      memcpy(psw + 2 * i, &h, 2);
-    } else
-      memcpy(psw + 4 * i, &psw_f[i], 4);
-  }
-  memcpy(b->idx, idx, sizeof idx);
-  memcpy(b->upd, offsets, sizeof offsets);
-  c->p.mode = CLG_BAG_SUM;
-  c->p.form = CLG_BAGS_OFFSETS;
-  c->dtype = half ? CLG_DTYPE_FLOAT16 : CLG_DTYPE_FLOAT;
-  c->itype = c->btype = CLG_DTYPE_INT64;
-  c->rows = 5;
-  c->dim = 3;
-  c->ir = 1;
-  c->ishape[0] = 6;
-  c->blen = c->num_bags = 3;
-  c->weight = b->data;
-  c->indices = b->idx;
-  c->bags = b->upd;
-  switch (e->fault) {
-  case BF_OFFSET: memcpy(b->upd + 8 * e->arg0, &e->arg1, 8); break;
-  case BF_SEGMENT_ID:
-    memcpy(b->upd, ids, sizeof ids);
-    memcpy(b->upd + 8 * e->arg0, &e->arg1, 8);
-    c->p.form = CLG_BAGS_SEGMENT_IDS;
-    c->blen = 6;
-    break;
-  case BF_INDEX: memcpy(b->idx + 8 * e->arg0, &e->arg1, 8); break;
-  case BF_PSW_MODE:
-    memcpy(b->init + 256, psw, sizeof psw); /* past the output's 36 bytes */
-    c->psw = b->init + 256;
-    c->p.mode = (clg_bag_mode)e->arg1;
-    break;
-  case BF_PADDING:
-    c->p.flags = CLG_BAG_PADDING_IDX;
-    c->p.padding_idx = e->arg1;
-    break;
-  case BF_LAST: /* offsets {0, 2, 5} as B + 1 = 3 entries: 5 is not 6 */
-    c->p.flags = CLG_BAG_INCLUDE_LAST_OFFSET;
-    c->num_bags = 2;
-    break;
-  }
-}
-
+/* The catalogue of tools/cases/embedding_bag_bad.c (the test suite's too):
+ * each entry's status, its message (what it names), the output as it was.
+ * Float weights, or float16 on a device whose float arithmetic flushes
+ * subnormals (the library refuses float EmbeddingBags there before it
+ * reads a value, which would hide every entry's own error; float16 needs
+ * no subnormal float). */
 static void bag_bad_cases(st_run *r, bad_bufs *b) {
-  size_t n = sizeof bag_entries / sizeof bag_entries[0];
-  for (size_t k = 0; k < n; ++k) {
-    const bag_entry *e = &bag_entries[k];
-    int nsto = e->values ? 3 : 2;
+  for (size_t k = 0; k < bag_bad_count; ++k) {
+    const bag_bad *e = &bag_bad_inputs[k];
+    int nsto = bag_bad_in_values(e) ? 3 : 2;
     for (int sto = 0; sto < nsto; ++sto) {
-      if (r->quick && sto != (int)(k % nsto))
+      if (r->quick && sto != (int)(k % (size_t)nsto))
         continue;
-      st_bag_call c;
-      bag_base(&c, e, b, !r->single_denorm);
-      c.storage = (st_storage)sto;
-      size_t ob = st_nbytes(c.dtype, 2, (int64_t[]){c.num_bags, c.dim});
+      bag_case c;
+      bag_inputs in;
+      if (bag_bad_make(e,
+                       r->single_denorm ? CLG_DTYPE_FLOAT : CLG_DTYPE_FLOAT16,
+                       &c, &in) != 0) {
+        r->device_error = true;
+        snprintf(r->device_msg, sizeof r->device_msg, "out of host memory");
+        return;
+      }
+      st_bag_storage(&c, (st_storage)sto);
+      size_t ob = bag_output_bytes(&c);
       memset(b->init, 0xA5, ob);
-      char desc[480], why[512], diff[160];
-      st_bag_describe(&c, desc, sizeof desc);
+      char desc[ST_DESC], why[512], diff[160];
+      bag_case_str(&c, desc, sizeof desc);
       clg_status st = CLG_SUCCESS;
-      int rc = st_bag_exec(r, &c, b->init, ob, b->got, &st, why, sizeof why);
+      int rc = st_bag_exec(r, &c, &in, b->init, ob, b->got, &st, why,
+                           sizeof why);
+      bag_inputs_free(&in);
+      bool named = case_message_has(why, e->needles);
+      for (int j = 0; j < e->nints; ++j)
+        named = named && case_message_has_int(why, e->ints[j]);
       if (rc < 0) {
         r->device_error = true;
         snprintf(r->device_msg, sizeof r->device_msg, "%s", why);
@@ -371,7 +283,11 @@ static void bag_bad_cases(st_run *r, bad_bufs *b) {
         st_record(r, false, "bad input '%s': %s: returned %s, expected %s%s%s",
                   e->name, desc, clg_status_string(st),
                   clg_status_string(e->want), why[0] ? ": " : "", why);
-      else if (st_first_diff(b->got, b->init, ob, 4, diff, sizeof diff))
+      else if (!named)
+        st_record(r, false, "bad input '%s': %s: the message does not name "
+                  "what it must (%s): %s", e->name, desc, e->needles, why);
+      else if (st_first_diff(b->got, b->init, ob, clg_dtype_size(c.dtype),
+                             diff, sizeof diff))
         st_record(r, false, "bad input '%s': %s: refused, but the output "
                   "changed: %s", e->name, desc, diff);
       else
