@@ -38,7 +38,7 @@ GC_CASES(gather, every_dtype) {
     for (size_t k = 0; k < 2; ++k)
       for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
         for (int bufs = 0; bufs < 2; ++bufs) {
-          gc_case c = {0};
+          gather_case c = {0};
           c.dtype = tu_all_dtypes[t];
           c.idt = index_types[k];
           c.r = shapes[s].r;
@@ -52,7 +52,7 @@ GC_CASES(gather, every_dtype) {
             c.st[j] = bufs ? gc_buf(es * (size_t)(j + 1)) : gc_host();
           }
           c.want_event = bufs;
-          c.api = (gc_api)(s % 2); /* clg_run or clg_gather */
+          c.api = (gather_api)(s % 2); /* clg_run or clg_gather */
           gc_run(rn, &c, 1000u + t * 100u + k * 10u + s);
         }
 }
@@ -66,7 +66,7 @@ static void ranks_and_axes(gc_runner *rn, clg_dtype dtype, uint64_t seed0) {
     for (int64_t axis = -r; axis < r; ++axis)
       for (int32_t q = 0; q <= 3; ++q)
         for (size_t k = 0; k < 2; ++k) {
-          gc_case c = {0};
+          gather_case c = {0};
           c.dtype = dtype;
           c.idt = index_types[k];
           c.r = r;
@@ -118,7 +118,7 @@ GC_CASES(gather, batch_dims) {
     for (int32_t q = 1; q <= 3; ++q)
       for (int32_t b = 1; b <= q && b < r; ++b)
         for (int32_t a = b; a < r; ++a) {
-          gc_case c = {0};
+          gather_case c = {0};
           c.dtype = one_per_size[n % 5];
           c.idt = index_types[(n / 5) % 2];
           c.r = r;
@@ -142,7 +142,7 @@ GC_CASES(gather, batch_dims) {
 /* More output slices than NDRange dim 1 may hold on some drivers (65535):
  * the ROWS kernel (run by the *_gpu_plans ctest) strides over the rest. */
 GC_CASES(gather, more_slices_than_ndrange_dim1) {
-  gc_case c = {0};
+  gather_case c = {0};
   c.dtype = CLG_DTYPE_FLOAT;
   c.idt = CLG_DTYPE_INT32;
   c.r = 2;
@@ -178,7 +178,7 @@ GC_CASES(gather, wrap_and_clip_modes) {
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
     for (int m = 1; m <= 2; ++m)
       for (int k = 0; k < 5; ++k) {
-        gc_case c = {0};
+        gather_case c = {0};
         c.dtype = one_per_size[k];
         c.idt = index_types[(n / 3) % 2];
         c.r = shapes[i].r;
@@ -210,7 +210,7 @@ GC_CASES(gather, negative_indices) {
     for (size_t m = 0; m < 3; ++m)
       for (size_t k = 0; k < 2; ++k)
         for (int bufs = 0; bufs < 2; ++bufs) {
-          gc_case c = {0};
+          gather_case c = {0};
           c.dtype = s % 2 ? CLG_DTYPE_INT32 : CLG_DTYPE_DOUBLE;
           c.idt = index_types[k];
           c.r = shapes[s].r;
@@ -246,7 +246,7 @@ GC_CASES(gather, empty_tensors) {
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (size_t k = 0; k < 2; ++k)
       for (int v = 0; v < 4; ++v) {
-        gc_case c = {0};
+        gather_case c = {0};
         c.dtype = k ? CLG_DTYPE_FLOAT : CLG_DTYPE_UINT16;
         c.idt = index_types[k];
         c.r = shapes[s].r;
@@ -284,7 +284,7 @@ GC_CASES(gather, storage_combinations) {
     for (int offs = 0; offs < 5; ++offs)
       for (size_t t = 0; t < 3; ++t)
         for (size_t k = 0; k < 2; ++k) {
-          gc_case c = {0};
+          gather_case c = {0};
           c.dtype = dtypes[t];
           c.idt = index_types[k];
           c.r = 3;
@@ -323,7 +323,7 @@ GC_CASES(gather, buffer_unaligned_offsets) {
   for (size_t t = 0; t < 4; ++t)
     for (size_t o = 0; o < 4; ++o)
       for (size_t k = 0; k < 2; ++k) {
-        gc_case c = {0};
+        gather_case c = {0};
         c.dtype = dtypes[t];
         c.idt = index_types[k];
         c.r = 2;
@@ -349,7 +349,7 @@ GC_CASES(gather, slice_widths_and_sizes) {
                                      CLG_DTYPE_COMPLEX64, CLG_DTYPE_COMPLEX128};
   for (size_t t = 0; t < 6; ++t)
     for (int64_t inner = 1; inner <= 17; ++inner) {
-      gc_case c = {0};
+      gather_case c = {0};
       c.dtype = dtypes[t];
       c.idt = inner % 2 ? CLG_DTYPE_INT32 : CLG_DTYPE_INT64;
       c.r = 3;
@@ -381,7 +381,7 @@ GC_CASES(gather, slice_widths_and_sizes) {
   };
   for (size_t b = 0; b < sizeof big / sizeof big[0]; ++b)
     for (int bufs = 0; bufs < 2; ++bufs) {
-      gc_case c = {0};
+      gather_case c = {0};
       c.dtype = big[b].dt;
       c.idt = bufs ? CLG_DTYPE_INT64 : CLG_DTYPE_INT32;
       c.r = big[b].r;
@@ -475,7 +475,7 @@ GC_CASES(gather, caller_queues) {
       continue;
     for (int combo = 0; combo < 8; ++combo)
       for (int ev = 0; ev < 2; ++ev) {
-        gc_case c = {0};
+        gather_case c = {0};
         c.dtype = combo % 2 ? CLG_DTYPE_INT16 : CLG_DTYPE_DOUBLE;
         c.idt = index_types[combo % 2];
         c.r = 2;

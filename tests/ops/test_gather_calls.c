@@ -214,7 +214,7 @@ static void *worker_main(void *arg) {
   worker *w = arg;
   tu_rng rng = tu_rng_make(130000u + (uint64_t)w->id);
   for (int n = 0; n < 24; ++n) {
-    gc_case c = {0};
+    gather_case c = {0};
     c.dtype = tu_all_dtypes[(w->id * 5 + n) % 15];
     c.idt = index_types[n % 2];
     c.r = (int32_t)tu_rng_range(&rng, 1, 4);

@@ -21,9 +21,9 @@ static const clg_dtype sized[5] = {CLG_DTYPE_UINT8, CLG_DTYPE_FLOAT16,
                                    CLG_DTYPE_FLOAT, CLG_DTYPE_INT64,
                                    CLG_DTYPE_COMPLEX128};
 
-static gc_case ge_case(clg_dtype dtype, clg_dtype idt, int32_t r,
-                       const int64_t *ds, const int64_t *is, int64_t axis) {
-  gc_case c;
+static gather_case ge_case(clg_dtype dtype, clg_dtype idt, int32_t r,
+                           const int64_t *ds, const int64_t *is, int64_t axis) {
+  gather_case c;
   memset(&c, 0, sizeof c);
   c.p.op = CLG_OP_GATHER_ELEMENTS;
   c.p.axis = axis;
@@ -54,14 +54,14 @@ GC_CASES(gather_elements, every_dtype) {
     for (size_t k = 0; k < 2; ++k)
       for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
         bool bufs = (t + s) % 2;
-        gc_case c = ge_case(tu_all_dtypes[t], index_types[k], shapes[s].r,
-                            shapes[s].d, shapes[s].i, shapes[s].axis);
+        gather_case c = ge_case(tu_all_dtypes[t], index_types[k], shapes[s].r,
+                                shapes[s].d, shapes[s].i, shapes[s].axis);
         for (int j = 0; j < 3; ++j) {
           size_t es = clg_dtype_size(j == 1 ? c.idt : c.dtype);
           c.st[j] = bufs ? gc_buf(es * (size_t)(j + 1)) : gc_host();
         }
         c.want_event = bufs;
-        c.api = (gc_api)(s % 2);
+        c.api = (gather_api)(s % 2);
         gc_run(rn, &c, 1000u + t * 100u + k * 10u + s);
       }
 }
@@ -83,10 +83,10 @@ GC_CASES(gather_elements, ranks_axes_sizes) {
               tu_rng_range(&rng, 0, 2) ? ds[i] : tu_rng_range(&rng, 1, ds[i]);
         }
         is[a] = tu_rng_range(&rng, 1, 6);
-        gc_case c = ge_case(sized[e], index_types[n % 2], r, ds, is, axis);
+        gather_case c = ge_case(sized[e], index_types[n % 2], r, ds, is, axis);
         gc_storage_for(&c, n, 3);
         c.want_event = (n % 3) == 0;
-        c.api = (gc_api)((n / 2) % 2);
+        c.api = (gather_api)((n / 2) % 2);
         gc_run(rn, &c, 5000u + (uint64_t)n);
         ++n;
       }
@@ -122,8 +122,8 @@ GC_CASES(gather_elements, collapse_paths) {
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (size_t e = 0; e < 5; e += 2)
       for (size_t k = 0; k < 2; ++k) {
-        gc_case c = ge_case(sized[e], index_types[k], shapes[s].r, shapes[s].d,
-                            shapes[s].i, shapes[s].axis);
+        gather_case c = ge_case(sized[e], index_types[k], shapes[s].r,
+                                shapes[s].d, shapes[s].i, shapes[s].axis);
         gc_storage_for(&c, n, 3);
         gc_run(rn, &c, 9000u + (uint64_t)n);
         ++n;
@@ -147,7 +147,7 @@ GC_CASES(gather_elements, negative_and_edge_indices) {
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (size_t m = 0; m < 3; ++m)
       for (size_t k = 0; k < 2; ++k) {
-        gc_case c =
+        gather_case c =
             ge_case(s % 2 ? CLG_DTYPE_INT32 : CLG_DTYPE_DOUBLE, index_types[k],
                     shapes[s].r, shapes[s].d, shapes[s].i, shapes[s].axis);
         c.mode = modes[m];
@@ -174,9 +174,9 @@ GC_CASES(gather_elements, empty_tensors) {
   };
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (int v = 0; v < 4; ++v) {
-      gc_case c = ge_case(v % 2 ? CLG_DTYPE_FLOAT : CLG_DTYPE_UINT16,
-                          index_types[v % 2], shapes[s].r, shapes[s].d,
-                          shapes[s].i, shapes[s].axis);
+      gather_case c = ge_case(v % 2 ? CLG_DTYPE_FLOAT : CLG_DTYPE_UINT16,
+                              index_types[v % 2], shapes[s].r, shapes[s].d,
+                              shapes[s].i, shapes[s].axis);
       for (int j = 0; j < 3; ++j) {
         switch (v) {
         case 0: c.st[j] = gc_host(); break;
@@ -193,7 +193,7 @@ GC_CASES(gather_elements, empty_tensors) {
         }
       }
       c.want_event = v >= 2;
-      c.api = (gc_api)(v / 2);
+      c.api = (gather_api)(v / 2);
       gc_run(rn, &c, 13000u + s * 10u + (uint64_t)v);
     }
 }
@@ -209,8 +209,8 @@ GC_CASES(gather_elements, storage_and_misaligned_offsets) {
   int n = 0;
   for (int combo = 0; combo < 8; ++combo)
     for (size_t t = 0; t < 5; ++t) {
-      gc_case c = ge_case(dtypes[t], index_types[combo % 2], 3, ds, is,
-                          combo % 3 == 0 ? 2 : -1);
+      gather_case c = ge_case(dtypes[t], index_types[combo % 2], 3, ds, is,
+                              combo % 3 == 0 ? 2 : -1);
       size_t xs = clg_dtype_size(c.idt);
       for (int j = 0; j < 3; ++j) {
         bool buf = (combo >> j) & 1;
@@ -238,8 +238,8 @@ GC_CASES(gather_elements, larger_tensors) {
       {3, {33, 64, 20}, {30, 50, 20}, -3, CLG_DTYPE_FLOAT16},
   };
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
-    gc_case c = ge_case(shapes[s].dtype, index_types[s % 2], shapes[s].r,
-                        shapes[s].d, shapes[s].i, shapes[s].axis);
+    gather_case c = ge_case(shapes[s].dtype, index_types[s % 2], shapes[s].r,
+                            shapes[s].d, shapes[s].i, shapes[s].axis);
     gc_storage_for(&c, (int)s * 3, 3);
     gc_run(rn, &c, 15000u + s);
   }
@@ -278,7 +278,7 @@ Test(gather_elements, output_shape_matches_reference) {
   gc_runner rn = {0};
   int accepted = 0;
   for (int n = 0; n < 3000; ++n) {
-    gc_case c;
+    gather_case c;
     memset(&c, 0, sizeof c);
     c.p.op = CLG_OP_GATHER_ELEMENTS;
     c.r = (int32_t)tu_rng_range(&rng, 1, 5);
@@ -298,7 +298,7 @@ Test(gather_elements, output_shape_matches_reference) {
     }
     int32_t orank;
     int64_t os[CLG_MAX_RANK];
-    accepted += gc_ref_shape(&c, &orank, os) == 0;
+    accepted += gather_case_shape(&c, &orank, os) == 0;
   }
   cr_expect(accepted > 300 && accepted < 2700, "%d of 3000 accepted", accepted);
   gc_finish(&rn, "output_shape_matches_reference");

@@ -22,10 +22,10 @@ static const clg_dtype sized[5] = {CLG_DTYPE_INT8, CLG_DTYPE_BFLOAT16,
                                    CLG_DTYPE_INT32, CLG_DTYPE_DOUBLE,
                                    CLG_DTYPE_COMPLEX128};
 
-static gc_case nd_case(clg_dtype dtype, clg_dtype idt, int32_t r,
-                       const int64_t *ds, int32_t q, const int64_t *is,
-                       int64_t b) {
-  gc_case c;
+static gather_case nd_case(clg_dtype dtype, clg_dtype idt, int32_t r,
+                           const int64_t *ds, int32_t q, const int64_t *is,
+                           int64_t b) {
+  gather_case c;
   memset(&c, 0, sizeof c);
   c.p.op = CLG_OP_GATHER_ND;
   c.p.batch_dims = b;
@@ -58,14 +58,15 @@ GC_CASES(gather_nd, every_dtype) {
     for (size_t k = 0; k < 2; ++k)
       for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
         bool bufs = (t + s) % 2;
-        gc_case c = nd_case(tu_all_dtypes[t], index_types[k], shapes[s].r,
-                            shapes[s].d, shapes[s].q, shapes[s].i, shapes[s].b);
+        gather_case c =
+            nd_case(tu_all_dtypes[t], index_types[k], shapes[s].r, shapes[s].d,
+                    shapes[s].q, shapes[s].i, shapes[s].b);
         for (int j = 0; j < 3; ++j) {
           size_t es = clg_dtype_size(j == 1 ? c.idt : c.dtype);
           c.st[j] = bufs ? gc_buf(es * (size_t)(j + 1)) : gc_host();
         }
         c.want_event = bufs;
-        c.api = (gc_api)(s % 2);
+        c.api = (gather_api)(s % 2);
         gc_run(rn, &c, 2000u + t * 100u + k * 10u + s);
       }
 }
@@ -85,11 +86,11 @@ GC_CASES(gather_nd, ranks_batch_dims_tuple_lengths) {
           for (int32_t i = 0; i < q - 1; ++i)
             is[i] = i < b ? ds[i] : tu_rng_range(&rng, 1, 3);
           is[q - 1] = m;
-          gc_case c =
+          gather_case c =
               nd_case(sized[n % 5], index_types[(n / 5) % 2], r, ds, q, is, b);
           gc_storage_for(&c, n, 3);
           c.want_event = (n % 3) == 0;
-          c.api = (gc_api)((n / 2) % 2);
+          c.api = (gather_api)((n / 2) % 2);
           gc_run(rn, &c, 6000u + (uint64_t)n);
           ++n;
         }
@@ -112,9 +113,9 @@ GC_CASES(gather_nd, long_slices_and_larger_tensors) {
   };
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (int v = 0; v < 2; ++v) {
-      gc_case c = nd_case(shapes[s].dtype, index_types[(s + (size_t)v) % 2],
-                          shapes[s].r, shapes[s].d, shapes[s].q, shapes[s].i,
-                          shapes[s].b);
+      gather_case c = nd_case(shapes[s].dtype, index_types[(s + (size_t)v) % 2],
+                              shapes[s].r, shapes[s].d, shapes[s].q,
+                              shapes[s].i, shapes[s].b);
       gc_storage_for(&c, (int)s * 3 + v * 7, 3);
       gc_run(rn, &c, 16000u + s * 10u + (uint64_t)v);
     }
@@ -136,9 +137,9 @@ GC_CASES(gather_nd, negative_and_edge_indices) {
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (size_t m = 0; m < 3; ++m)
       for (size_t k = 0; k < 2; ++k) {
-        gc_case c = nd_case(s % 2 ? CLG_DTYPE_UINT32 : CLG_DTYPE_UINT64,
-                            index_types[k], shapes[s].r, shapes[s].d,
-                            shapes[s].q, shapes[s].i, shapes[s].b);
+        gather_case c = nd_case(s % 2 ? CLG_DTYPE_UINT32 : CLG_DTYPE_UINT64,
+                                index_types[k], shapes[s].r, shapes[s].d,
+                                shapes[s].q, shapes[s].i, shapes[s].b);
         c.mode = modes[m];
         c.st[1] = k ? gc_buf(16) : gc_host();
         gc_run(rn, &c, 17000u + s * 100u + m * 10u + k);
@@ -161,9 +162,9 @@ GC_CASES(gather_nd, empty_tensors) {
   };
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
     for (int v = 0; v < 4; ++v) {
-      gc_case c = nd_case(v % 2 ? CLG_DTYPE_FLOAT : CLG_DTYPE_UINT16,
-                          index_types[v % 2], shapes[s].r, shapes[s].d,
-                          shapes[s].q, shapes[s].i, shapes[s].b);
+      gather_case c = nd_case(v % 2 ? CLG_DTYPE_FLOAT : CLG_DTYPE_UINT16,
+                              index_types[v % 2], shapes[s].r, shapes[s].d,
+                              shapes[s].q, shapes[s].i, shapes[s].b);
       for (int j = 0; j < 3; ++j) {
         switch (v) {
         case 0: c.st[j] = gc_host(); break;
@@ -180,7 +181,7 @@ GC_CASES(gather_nd, empty_tensors) {
         }
       }
       c.want_event = v >= 2;
-      c.api = (gc_api)(v / 2);
+      c.api = (gather_api)(v / 2);
       gc_run(rn, &c, 18000u + s * 10u + (uint64_t)v);
     }
 }
@@ -197,8 +198,8 @@ GC_CASES(gather_nd, storage_and_misaligned_offsets) {
   for (int combo = 0; combo < 8; ++combo)
     for (size_t t = 0; t < 5; ++t) {
       bool batch = (combo + (int)t) % 2;
-      gc_case c = nd_case(dtypes[t], index_types[combo % 2], 3, ds, 3,
-                          batch ? is2 : is, batch ? 1 : 0);
+      gather_case c = nd_case(dtypes[t], index_types[combo % 2], 3, ds, 3,
+                              batch ? is2 : is, batch ? 1 : 0);
       size_t xs = clg_dtype_size(c.idt);
       for (int j = 0; j < 3; ++j) {
         bool buf = (combo >> j) & 1;
@@ -244,7 +245,7 @@ Test(gather_nd, output_shape_matches_reference) {
   gc_runner rn = {0};
   int accepted = 0;
   for (int n = 0; n < 3000; ++n) {
-    gc_case c;
+    gather_case c;
     memset(&c, 0, sizeof c);
     c.p.op = CLG_OP_GATHER_ND;
     c.r = (int32_t)tu_rng_range(&rng, 1, 5);
@@ -266,10 +267,10 @@ Test(gather_nd, output_shape_matches_reference) {
     }
     int32_t orank;
     int64_t os[CLG_MAX_RANK];
-    accepted += gc_ref_shape(&c, &orank, os) == 0;
+    accepted += gather_case_shape(&c, &orank, os) == 0;
   }
   /* Ranks above the limit: indices 16 - 1 + data 16 - m 1 = 30. */
-  gc_case big;
+  gather_case big;
   memset(&big, 0, sizeof big);
   big.p.op = CLG_OP_GATHER_ND;
   big.r = big.q = 16;

@@ -8,98 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *op_name(clg_op op) {
-  return op == CLG_OP_GATHER_ELEMENTS ? "GatherElements"
-         : op == CLG_OP_GATHER_ND     ? "GatherND"
-                                      : "Gather";
-}
-
-static const char *storage_str(tu_storage s, char *buf, size_t cap) {
-  if (s.kind == CLG_STORAGE_BUFFER)
-    snprintf(buf, cap, "buffer+%zu%s", s.offset, s.tight ? "(tight)" : "");
-  else
-    snprintf(buf, cap, "host%s", s.null_empty ? "(null-if-empty)" : "");
-  return buf;
-}
-
-const char *gc_case_str(const gc_case *c, char *buf, size_t cap) {
-  char ds[200], is[200], s0[48], s1[48], s2[48];
-  static const char *const modes[] = {"any", "nonneg", "neg", "edges", "wild"};
-  static const char *const gmodes[] = {"raise", "wrap", "clip"};
-  snprintf(buf, cap,
-           "%s dtype=%s data=%s axis=%" PRId64 " batch_dims=%" PRId64
-           " mode=%s indices=%s%s storage(data/indices/output)=%s/%s/%s "
-           "idx=%s api=%s%s%s",
-           op_name(c->p.op), clg_dtype_name(c->dtype),
-           tu_shape_str(c->r, c->dshape, ds, sizeof ds), c->p.axis,
-           c->p.batch_dims, gmodes[c->p.mode], clg_dtype_name(c->idt),
-           tu_shape_str(c->q, c->ishape, is, sizeof is),
-           storage_str(c->st[0], s0, sizeof s0),
-           storage_str(c->st[1], s1, sizeof s1),
-           storage_str(c->st[2], s2, sizeof s2), modes[c->mode],
-           c->api == GC_RUN ? "clg_run" : "convenience",
-           c->want_event ? " event" : "", c->queue ? " own-queue" : "");
-  return buf;
-}
-
-int gc_ref_shape(const gc_case *c, int32_t *orank, int64_t *oshape) {
-  switch (c->p.op) {
-  case CLG_OP_GATHER_ELEMENTS:
-    return ref_gather_elements_shape(c->r, c->dshape, c->q, c->ishape,
-                                     c->p.axis, orank, oshape);
-  case CLG_OP_GATHER_ND:
-    return ref_gather_nd_shape(c->r, c->dshape, c->q, c->ishape,
-                               c->p.batch_dims, CLG_MAX_RANK, orank, oshape);
-  default:
-    return ref_gather_ex_shape(c->r, c->dshape, c->q, c->ishape, c->p.axis,
-                               c->p.batch_dims, orank, oshape);
-  }
-}
-
-/* The size of the axis the index at flat position i indexes. */
-static int64_t index_bound(const gc_case *c, int64_t i) {
-  if (c->p.op == CLG_OP_GATHER_ND) {
-    int64_t m = c->ishape[c->q - 1];
-    return c->dshape[c->p.batch_dims + i % m];
-  }
-  return c->dshape[c->p.axis < 0 ? c->p.axis + c->r : c->p.axis];
-}
-
-static void fill_indices(const gc_case *c, tu_rng *rng, void *dst,
-                         int64_t count) {
-  if (c->p.op != CLG_OP_GATHER_ND) {
-    tu_fill_indices(rng, dst, c->idt, count, count ? index_bound(c, 0) : 0,
-                    c->mode);
-    return;
-  }
-  for (int64_t i = 0; i < count; ++i)
-    tu_fill_indices(rng, (unsigned char *)dst + i * clg_dtype_size(c->idt),
-                    c->idt, 1, index_bound(c, i), c->mode);
-}
-
-static int ref_run(const gc_case *c, const void *data, const void *idx,
-                   void *out) {
-  size_t es = clg_dtype_size(c->dtype);
-  ref_index_type it = tu_ref_index_type(c->idt);
-  int32_t orank = 0;
-  int64_t oshape[REF_MAX_RANK];
-  switch (c->p.op) {
-  case CLG_OP_GATHER_ELEMENTS:
-    return ref_gather_elements(data, es, c->r, c->dshape, idx, it, c->q,
-                               c->ishape, c->p.axis, out);
-  case CLG_OP_GATHER_ND:
-    return ref_gather_nd(data, es, c->r, c->dshape, idx, it, c->q, c->ishape,
-                         c->p.batch_dims, out);
-  default:
-    return ref_gather_ex(data, es, c->r, c->dshape, idx, it, c->q, c->ishape,
-                         c->p.axis, c->p.batch_dims, (ref_mode)c->p.mode, out,
-                         &orank, oshape);
-  }
-}
-
-static clg_status call(const gc_case *c, clg_context *ctx, const clg_tensor *d,
-                       const clg_tensor *i, const clg_tensor *o, cl_event *ev) {
-  if (c->api == GC_RUN)
+static clg_status call(const gather_case *c, clg_context *ctx,
+                       const clg_tensor *d, const clg_tensor *i,
+                       const clg_tensor *o, cl_event *ev) {
+  if (c->api == GATHER_API_RUN)
     return clg_run(ctx, &c->p, d, i, o, c->queue, 0, NULL, ev);
   switch (c->p.op) {
   case CLG_OP_GATHER_ELEMENTS:
@@ -121,14 +33,14 @@ static bool same_shape(int32_t ra, const int64_t *a, int32_t rb,
   return same;
 }
 
-bool gc_run_case(const gc_case *c, uint64_t seed, char *msg, size_t cap) {
+bool gc_run_case(const gather_case *c, uint64_t seed, char *msg, size_t cap) {
   char desc[1024];
-  gc_case_str(c, desc, sizeof desc);
+  gather_case_str(c, desc, sizeof desc);
   clg_context *ctx = c->ctx ? c->ctx : tu_ctx();
   int32_t orank = 0;
   int64_t oshape[REF_MAX_RANK];
-  cr_assert(gc_ref_shape(c, &orank, oshape) == 0, "test bug: invalid case %s",
-            desc);
+  cr_assert(gather_case_shape(c, &orank, oshape) == 0,
+            "test bug: invalid case %s", desc);
   cr_assert(orank <= CLG_MAX_RANK, "test bug: output rank in %s", desc);
 
   /* Output-shape inference agrees with the reference. */
@@ -151,17 +63,15 @@ bool gc_run_case(const gc_case *c, uint64_t seed, char *msg, size_t cap) {
 
   size_t es = clg_dtype_size(c->dtype);
   cr_assert(es > 0, "test bug: dtype size 0 in %s", desc);
-  int64_t dn = tu_numel(c->r, c->dshape), in = tu_numel(c->q, c->ishape),
-          on = tu_numel(orank, oshape);
-  size_t dbytes = (size_t)dn * es, ibytes = (size_t)in * clg_dtype_size(c->idt),
-         obytes = (size_t)on * es;
-  tu_rng rng = tu_rng_make(seed);
-  unsigned char *data = malloc(dbytes + 1), *idx = malloc(ibytes + 1),
-                *want = malloc(obytes + 1), *got = malloc(obytes + 1);
-  cr_assert(data && idx && want && got, "out of host memory");
-  tu_rng_bytes(&rng, data, dbytes);
-  fill_indices(c, &rng, idx, in);
-  cr_assert(ref_run(c, data, idx, want) == 0,
+  int64_t on = tu_numel(orank, oshape);
+  size_t obytes = (size_t)on * es;
+  gather_inputs in;
+  cr_assert(gather_inputs_draw(c, seed, &in) == 0, "out of host memory");
+  const unsigned char *data = in.data, *idx = in.indices;
+  size_t dbytes = in.data_bytes, ibytes = in.indices_bytes;
+  unsigned char *want = malloc(obytes + 1), *got = malloc(obytes + 1);
+  cr_assert(want && got, "out of host memory");
+  cr_assert(gather_expect(c, &in, want) == 0,
             "test bug: reference failed on %s", desc);
 
   tu_tensor td, ti, to;
@@ -241,19 +151,18 @@ done:
   tu_tensor_free(&td);
   tu_tensor_free(&ti);
   tu_tensor_free(&to);
-  free(data);
-  free(idx);
+  gather_inputs_free(&in);
   free(want);
   free(got);
   return ok;
 }
 
-bool gc_shape_agrees(const gc_case *c, char *msg, size_t cap) {
+bool gc_shape_agrees(const gather_case *c, char *msg, size_t cap) {
   char desc[1024];
-  gc_case_str(c, desc, sizeof desc);
+  gather_case_str(c, desc, sizeof desc);
   int32_t orank = 0, grank = -1;
   int64_t oshape[REF_MAX_RANK], gshape[CLG_MAX_RANK];
-  int rc = gc_ref_shape(c, &orank, oshape);
+  int rc = gather_case_shape(c, &orank, oshape);
   clg_status st =
       clg_output_shape(&c->p, c->r, c->dshape, c->q, c->ishape, &grank, gshape);
   if ((rc == 0) != (st == CLG_SUCCESS)) {
@@ -297,13 +206,13 @@ static uint64_t mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-void gc_run(gc_runner *rn, const gc_case *c, uint64_t seed) {
+void gc_run(gc_runner *rn, const gather_case *c, uint64_t seed) {
   if (!tu_sampled())
     return;
   if (rn->every > 1 && rn->seen++ > 0 &&
       mix(rn->salt * 0x100000001b3u + rn->seen) % (uint64_t)rn->every != 0)
     return;
-  gc_case cc = *c;
+  gather_case cc = *c;
   if (!cc.ctx)
     cc.ctx = rn->ctx;
   rn->cases++;
@@ -381,7 +290,7 @@ tu_storage gc_buf(size_t offset) {
   return s;
 }
 
-void gc_storage_for(gc_case *c, int n, size_t unit) {
+void gc_storage_for(gather_case *c, int n, size_t unit) {
   size_t es = clg_dtype_size(c->dtype);
   size_t is = clg_dtype_size(c->idt);
   for (int j = 0; j < 3; ++j) {
@@ -397,7 +306,7 @@ void gc_set_shape(int64_t *dst, int32_t rank, const int64_t *src) {
 }
 
 void gc_assert_context_works(const char *after) {
-  gc_case c = {0};
+  gather_case c = {0};
   c.dtype = CLG_DTYPE_FLOAT;
   c.r = 2;
   c.dshape[0] = 5;

@@ -1,7 +1,9 @@
 /*
  * One case runner for the gather family (Gather, GatherElements, GatherND),
- * shared by their suites, as support/scatter_case.h is for the scatters: a
- * case draws data and valid indices from a seed, checks clg_output_shape()
+ * shared by their suites, as support/scatter_case.h is for the scatters.
+ * The cases are described in tools/cases/gather.h (shapes, types, where
+ * each operand lives, inputs drawn from a seed, the reference's output);
+ * a run checks clg_output_shape()
  * against the reference's shape and clg_validate() (with the context, and
  * without one for host inputs), runs the operator through clg_run() or its
  * convenience call (clg_gather, clg_gather_elements, clg_gather_nd) on the
@@ -19,46 +21,18 @@
 
 #include <criterion/criterion.h>
 
+#include "cases/gather.h"
 #include "support/testutil.h"
 
-/* How a case calls the library. */
-typedef enum gc_api {
-  GC_RUN = 0,         /* clg_run(&p) */
-  GC_CONVENIENCE = 1, /* clg_gather / clg_gather_elements / clg_gather_nd */
-} gc_api;
-
-typedef struct gc_case {
-  clg_params p; /* op (0: Gather), axis (Gather, GatherElements),
-                   batch_dims (Gather, GatherND), mode (Gather) */
-  clg_dtype dtype;
-  int32_t r;
-  int64_t dshape[CLG_MAX_RANK];
-  int32_t q;
-  int64_t ishape[CLG_MAX_RANK];
-  clg_dtype idt;
-  tu_storage st[3];   /* data, indices, output */
-  tu_index_mode mode; /* the index values drawn (TU_IDX_WILD: Gather's
-                         WRAP and CLIP only) */
-  gc_api api;
-  bool want_event;        /* pass an event out and wait on it */
-  cl_command_queue queue; /* NULL: the context's queue */
-  clg_context *ctx;       /* NULL: tu_ctx() */
-} gc_case;
-
-/* One-line description of a case for failure messages. */
-const char *gc_case_str(const gc_case *c, char *buf, size_t cap);
-
-/* Runs the case with data and indices drawn from seed. Returns true on
- * success; otherwise writes why to msg. */
-bool gc_run_case(const gc_case *c, uint64_t seed, char *msg, size_t cap);
-
-/* The reference's output shape; 0 if the case is valid. */
-int gc_ref_shape(const gc_case *c, int32_t *orank, int64_t *oshape);
+/* Runs the case with data and indices drawn from seed (gather_inputs_draw)
+ * on its context (NULL: tu_ctx()). Returns true on success; otherwise
+ * writes why to msg. */
+bool gc_run_case(const gather_case *c, uint64_t seed, char *msg, size_t cap);
 
 /* Checks clg_output_shape() against the reference on a shape pair that may
  * be invalid: both accept with the same shape, or both reject (the library
  * with a shape/axis/batch_dims/rank status and a message). */
-bool gc_shape_agrees(const gc_case *c, char *msg, size_t cap);
+bool gc_shape_agrees(const gather_case *c, char *msg, size_t cap);
 
 #define GC_MAX_FAILURES 8
 
@@ -79,7 +53,7 @@ typedef struct gc_runner {
  * their number and the salt, so that no loop of the generator aliases with
  * the choice); a failure is a failed expectation naming the case, and
  * GC_MAX_FAILURES of them end the Test. */
-void gc_run(gc_runner *rn, const gc_case *c, uint64_t seed);
+void gc_run(gc_runner *rn, const gather_case *c, uint64_t seed);
 /* Logs the count; asserts that a case ran, and, with a variant, that one
  * ran it. */
 void gc_finish(const gc_runner *rn, const char *what);
@@ -130,7 +104,7 @@ tu_storage gc_host(void);
 tu_storage gc_buf(size_t offset);
 /* Cycles through the 8 host/buffer combinations with case number n, the
  * offsets multiples of `unit` elements. */
-void gc_storage_for(gc_case *c, int n, size_t unit);
+void gc_storage_for(gather_case *c, int n, size_t unit);
 void gc_set_shape(int64_t *dst, int32_t rank, const int64_t *src);
 
 /* Runs a small known-good gather on the shared context (host and buffer

@@ -10,7 +10,6 @@
 
 #include <criterion/criterion.h>
 
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -175,17 +174,7 @@ int64_t tu_rng_range(tu_rng *rng, int64_t lo, int64_t hi) {
 }
 
 void tu_rng_bytes(tu_rng *rng, void *dst, size_t n) {
-  unsigned char *p = dst;
-  while (n >= 8) {
-    uint64_t v = tu_rng_u64(rng);
-    memcpy(p, &v, 8);
-    p += 8;
-    n -= 8;
-  }
-  if (n) {
-    uint64_t v = tu_rng_u64(rng);
-    memcpy(p, &v, n);
-  }
+  case_rng_bytes(rng, dst, n);
 }
 
 /* ------------------------------------------------------------- shapes */
@@ -196,67 +185,24 @@ int64_t tu_numel(int32_t rank, const int64_t *shape) {
 
 const char *tu_shape_str(int32_t rank, const int64_t *shape, char *buf,
                          size_t cap) {
-  size_t k = 0;
-  int n = snprintf(buf, cap, "[");
-  k = n > 0 ? (size_t)n : 0;
-  for (int32_t i = 0; i < rank && k < cap; ++i) {
-    n = snprintf(buf + k, cap - k, "%s%" PRId64, i ? ", " : "", shape[i]);
-    if (n > 0)
-      k += (size_t)n;
-  }
-  if (k < cap)
-    snprintf(buf + k, cap - k, "]");
-  return buf;
+  return case_shape_str(rank, shape, buf, cap);
 }
 
 ref_index_type tu_ref_index_type(clg_dtype idt) {
-  return idt == CLG_DTYPE_INT32 ? REF_INDEX_I32 : REF_INDEX_I64;
+  return case_ref_index_type(idt);
 }
 
 /* ------------------------------------------------------------ indices */
 
 void tu_set_index(void *dst, clg_dtype idt, int64_t pos, int64_t value) {
-  unsigned char *p = dst;
-  if (idt == CLG_DTYPE_INT32) {
-    int32_t v = (int32_t)value;
-    memcpy(p + (size_t)pos * 4u, &v, 4);
-  } else {
-    memcpy(p + (size_t)pos * 8u, &value, 8);
-  }
+  case_set_index(dst, idt, pos, value);
 }
 
 void tu_fill_indices(tu_rng *rng, void *dst, clg_dtype idt, int64_t count,
                      int64_t s, tu_index_mode mode) {
   if (count > 0)
     cr_assert(s >= 1, "tu_fill_indices: %" PRId64 " indices for s = 0", count);
-  for (int64_t i = 0; i < count; ++i) {
-    int64_t v = 0;
-    switch (mode) {
-    case TU_IDX_ANY:
-      v = tu_rng_range(rng, -s, s - 1);
-      break;
-    case TU_IDX_NONNEG:
-      v = tu_rng_range(rng, 0, s - 1);
-      break;
-    case TU_IDX_NEG:
-      v = tu_rng_range(rng, -s, -1);
-      break;
-    case TU_IDX_EDGES: {
-      const int64_t edges[4] = {-s, -1, 0, s - 1};
-      v = edges[tu_rng_range(rng, 0, 3)];
-      break;
-    }
-    case TU_IDX_WILD: {
-      int64_t lo = idt == CLG_DTYPE_INT32 ? INT32_MIN : INT64_MIN;
-      int64_t hi = idt == CLG_DTYPE_INT32 ? INT32_MAX : INT64_MAX;
-      const int64_t far[6] = {lo, hi, -s - 1, s, 3 * s + 1, -5 * s - 2};
-      int64_t pick = tu_rng_range(rng, 0, 9);
-      v = pick < 6 ? far[pick] : tu_rng_range(rng, -4 * s, 4 * s);
-      break;
-    }
-    }
-    tu_set_index(dst, idt, i, v);
-  }
+  case_fill_indices(rng, dst, idt, count, s, mode);
 }
 
 /* ------------------------------------------------------------ tensors */
@@ -379,18 +325,7 @@ bool tu_contains(const char *hay, const char *needle) {
 }
 
 bool tu_contains_ci(const char *hay, const char *needle) {
-  if (!hay)
-    return false;
-  size_t n = strlen(needle);
-  for (const char *p = hay; *p; ++p) {
-    size_t i = 0;
-    while (i < n && p[i] &&
-           tolower((unsigned char)p[i]) == tolower((unsigned char)needle[i]))
-      ++i;
-    if (i == n)
-      return true;
-  }
-  return n == 0;
+  return case_contains_ci(hay, needle);
 }
 
 bool tu_contains_int(const char *hay, int64_t v) {

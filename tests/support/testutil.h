@@ -91,14 +91,13 @@ ref_index_type tu_ref_index_type(clg_dtype idt);
 
 /* ------------------------------------------------------------ indices */
 
-typedef enum tu_index_mode {
-  TU_IDX_ANY = 0,    /* uniform in [-s, s-1] */
-  TU_IDX_NONNEG = 1, /* uniform in [0, s-1] */
-  TU_IDX_NEG = 2,    /* uniform in [-s, -1] */
-  TU_IDX_EDGES = 3,  /* only -s, -1, 0, s-1 */
-  TU_IDX_WILD = 4,   /* anything (for WRAP/CLIP): far out of range, the
-                        index type's extremes, and in-range values */
-} tu_index_mode;
+/* How index values are drawn (tools/cases/case.h's case_index_draw). */
+typedef case_index_draw tu_index_mode;
+#define TU_IDX_ANY CASE_INDEX_ANY       /* uniform in [-s, s-1] */
+#define TU_IDX_NONNEG CASE_INDEX_NONNEG /* uniform in [0, s-1] */
+#define TU_IDX_NEG CASE_INDEX_NEG       /* uniform in [-s, -1] */
+#define TU_IDX_EDGES CASE_INDEX_EDGES   /* only -s, -1, 0, s-1 */
+#define TU_IDX_WILD CASE_INDEX_WILD     /* anything, for WRAP and CLIP */
 
 /* Fills count int32/int64 indices valid for an axis of size s (s >= 1
  * unless count == 0). */

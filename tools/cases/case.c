@@ -27,6 +27,55 @@ int64_t case_rng_range(case_rng *rng, int64_t lo, int64_t hi) {
   return (int64_t)((uint64_t)lo + case_rng_u64(rng) % span);
 }
 
+void case_rng_bytes(case_rng *rng, void *dst, size_t n) {
+  unsigned char *p = dst;
+  while (n >= 8) {
+    uint64_t v = case_rng_u64(rng);
+    memcpy(p, &v, 8);
+    p += 8;
+    n -= 8;
+  }
+  if (n) {
+    uint64_t v = case_rng_u64(rng);
+    memcpy(p, &v, n);
+  }
+}
+
+void case_set_index(void *dst, clg_dtype idt, int64_t pos, int64_t v) {
+  unsigned char *p = dst;
+  if (idt == CLG_DTYPE_INT32) {
+    int32_t x = (int32_t)v;
+    memcpy(p + 4 * (size_t)pos, &x, 4);
+  } else
+    memcpy(p + 8 * (size_t)pos, &v, 8);
+}
+
+void case_fill_indices(case_rng *rng, void *dst, clg_dtype idt, int64_t count,
+                       int64_t s, case_index_draw draw) {
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t v = 0;
+    switch (draw) {
+    case CASE_INDEX_ANY: v = case_rng_range(rng, -s, s - 1); break;
+    case CASE_INDEX_NONNEG: v = case_rng_range(rng, 0, s - 1); break;
+    case CASE_INDEX_NEG: v = case_rng_range(rng, -s, -1); break;
+    case CASE_INDEX_EDGES: {
+      const int64_t edges[4] = {-s, -1, 0, s - 1};
+      v = edges[case_rng_range(rng, 0, 3)];
+      break;
+    }
+    case CASE_INDEX_WILD: {
+      int64_t lo = idt == CLG_DTYPE_INT32 ? INT32_MIN : INT64_MIN;
+      int64_t hi = idt == CLG_DTYPE_INT32 ? INT32_MAX : INT64_MAX;
+      const int64_t far[6] = {lo, hi, -s - 1, s, 3 * s + 1, -5 * s - 2};
+      int64_t pick = case_rng_range(rng, 0, 9);
+      v = pick < 6 ? far[pick] : case_rng_range(rng, -4 * s, 4 * s);
+      break;
+    }
+    }
+    case_set_index(dst, idt, i, v);
+  }
+}
+
 int case_device_query(cl_device_id device, case_device *out) {
   memset(out, 0, sizeof *out);
   if (device == NULL)
@@ -46,6 +95,31 @@ int case_device_query(cl_device_id device, case_device *out) {
   out->double_denorm = (dbl & CL_FP_DENORM) != 0;
   out->single_cr_divide = (single & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
   return 0;
+}
+
+const char *case_shape_str(int32_t rank, const int64_t *shape, char *buf,
+                           size_t cap) {
+  size_t k = 0;
+  int n = snprintf(buf, cap, "[");
+  k = n > 0 ? (size_t)n : 0;
+  for (int32_t i = 0; i < rank && k < cap; ++i) {
+    n = snprintf(buf + k, cap - k, "%s%" PRId64, i ? ", " : "", shape[i]);
+    if (n > 0)
+      k += (size_t)n;
+  }
+  if (k < cap)
+    snprintf(buf + k, cap - k, "]");
+  return buf;
+}
+
+ref_index_type case_ref_index_type(clg_dtype idt) {
+  return idt == CLG_DTYPE_INT32 ? REF_INDEX_I32 : REF_INDEX_I64;
+}
+
+static bool contains_ci(const char *hay, const char *needle, size_t n);
+
+bool case_contains_ci(const char *hay, const char *needle) {
+  return hay != NULL && contains_ci(hay, needle, strlen(needle));
 }
 
 static bool contains_ci(const char *hay, const char *needle, size_t n) {

@@ -28,6 +28,8 @@
 
 #include <clgather/clgather.h>
 
+#include "reference/reference.h"
+
 /* ------------------------------------------------------ the random source */
 
 /* splitmix64 (Steele, Lea and Flood, 2014): one 64-bit state; the same
@@ -40,6 +42,26 @@ case_rng case_rng_make(uint64_t seed);
 uint64_t case_rng_u64(case_rng *rng);
 /* Uniform in [lo, hi] (hi >= lo; the whole int64 range allowed). */
 int64_t case_rng_range(case_rng *rng, int64_t lo, int64_t hi);
+
+/* How index values are drawn for an axis of size s. */
+typedef enum case_index_draw {
+  CASE_INDEX_ANY = 0,    /* uniform in [-s, s-1] */
+  CASE_INDEX_NONNEG = 1, /* uniform in [0, s-1] */
+  CASE_INDEX_NEG = 2,    /* uniform in [-s, -1] */
+  CASE_INDEX_EDGES = 3,  /* only -s, -1, 0, s-1 */
+  CASE_INDEX_WILD = 4,   /* anything (for numpy's wrap and clip): far out of
+                            range, the index type's extremes, and in-range
+                            values */
+} case_index_draw;
+
+/* count int32/int64 indices for an axis of size s (s >= 1 unless count is
+ * 0) into dst, drawn as `draw` says. */
+void case_fill_indices(case_rng *rng, void *dst, clg_dtype idt, int64_t count,
+                       int64_t s, case_index_draw draw);
+/* Stores v as element pos of an int32 (truncated) or int64 array. */
+void case_set_index(void *dst, clg_dtype idt, int64_t pos, int64_t v);
+/* n random bytes into dst. */
+void case_rng_bytes(case_rng *rng, void *dst, size_t n);
 
 /* ----------------------------------------------- where an operand lives */
 
@@ -67,12 +89,22 @@ typedef struct case_device {
  * or -1 for a NULL device. */
 int case_device_query(cl_device_id device, case_device *out);
 
+/* ---------------------------------------------------- shapes and types */
+
+/* "[2, 3, 4]" into buf. */
+const char *case_shape_str(int32_t rank, const int64_t *shape, char *buf,
+                           size_t cap);
+/* The reference's index type of int32 / int64 (tools/reference/). */
+ref_index_type case_ref_index_type(clg_dtype idt);
+
 /* ------------------------------------------------------------ messages */
 
 /* True when every ';'-separated item of `needles` (each a '|'-separated
  * list of alternatives, compared without case) is in msg; "" and NULL
  * always match. The catalogues' expected messages are written this way. */
 bool case_message_has(const char *msg, const char *needles);
+/* True when hay holds needle, compared without case ("" always). */
+bool case_contains_ci(const char *hay, const char *needle);
 /* True when msg holds v as a number of its own (not part of a longer
  * one: "12" is not in "312"). */
 bool case_message_has_int(const char *msg, int64_t v);

@@ -12,14 +12,16 @@
 # Like the references, the sources are compiled into each user against the
 # library it links (clgather, or clgather_testing in tests).
 #
-# Issue 42 moves the operators here one at a time: EmbeddingBag is
-# described here; the gathers' and scatters' descriptions are still
-# tests/support/gather_case.c, scatter_case.c and tools/selftest/'s.
+# Issue 42 moves the operators here one at a time: EmbeddingBag and the
+# gathers' valid cases are described here; the gathers' bad inputs and the
+# scatters are still tests/check/'s, tests/support/scatter_case.c and
+# tools/selftest/'s.
 set(CLGATHER_CASES_INCLUDE_DIR ${CMAKE_CURRENT_LIST_DIR}/..)
 set(CLGATHER_CASES_SOURCES ${CMAKE_CURRENT_LIST_DIR}/case.c)
 foreach(op IN LISTS CLGATHER_OPERATORS)
-  if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/${op}.c)
-    list(APPEND CLGATHER_CASES_SOURCES ${CMAKE_CURRENT_LIST_DIR}/${op}.c
-      ${CMAKE_CURRENT_LIST_DIR}/${op}_bad.c)
-  endif()
+  foreach(part ${op} ${op}_bad)
+    if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/${part}.c)
+      list(APPEND CLGATHER_CASES_SOURCES ${CMAKE_CURRENT_LIST_DIR}/${part}.c)
+    endif()
+  endforeach()
 endforeach()

@@ -209,15 +209,6 @@ static void put_value(void *dst, clg_dtype dt, int64_t k, double v,
   }
 }
 
-static void put_int(void *dst, clg_dtype t, int64_t pos, int64_t v) {
-  unsigned char *p = dst;
-  if (t == CLG_DTYPE_INT32) {
-    int32_t x = (int32_t)v;
-    memcpy(p + 4 * (size_t)pos, &x, 4);
-  } else
-    memcpy(p + 8 * (size_t)pos, &v, 8);
-}
-
 static int cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return (x > y) - (x < y);
@@ -264,7 +255,7 @@ int bag_inputs_draw(const bag_case *c, uint64_t seed, bag_inputs *in) {
     int64_t x = case_rng_range(&rng, 0, E - 1);
     if (pad >= 0 && case_rng_range(&rng, 0, 99) < c->pad_pct)
       x = pad;
-    put_int(in->op[BAG_I], c->idt, k, x);
+    case_set_index(in->op[BAG_I], c->idt, k, x);
   }
   /* The bags: sorted draws (equal ones make empty bags). */
   if (c->p.form == CLG_BAGS_OFFSETS) {
@@ -278,16 +269,12 @@ int bag_inputs_draw(const bag_case *c, uint64_t seed, bag_inputs *in) {
   if (m > 0 && c->p.form != CLG_BAGS_FIXED)
     qsort(v, (size_t)m, sizeof *v, cmp_i64);
   for (int64_t k = 0; c->p.form != CLG_BAGS_FIXED && k < m; ++k)
-    put_int(in->op[BAG_B], c->bdt, k, v[k]);
+    case_set_index(in->op[BAG_B], c->bdt, k, v[k]);
   if (c->p.form == CLG_BAGS_OFFSETS &&
       (c->p.flags & CLG_BAG_INCLUDE_LAST_OFFSET))
-    put_int(in->op[BAG_B], c->bdt, B, n);
+    case_set_index(in->op[BAG_B], c->bdt, B, n);
   free(v);
   return 0;
-}
-
-static ref_index_type ref_type(clg_dtype t) {
-  return t == CLG_DTYPE_INT32 ? REF_INDEX_I32 : REF_INDEX_I64;
 }
 
 void bag_ref_args(const bag_case *c, const bag_inputs *in, ref_bag_args *a) {
@@ -302,10 +289,10 @@ void bag_ref_args(const bag_case *c, const bag_inputs *in, ref_bag_args *a) {
   a->num_embeddings = c->num_embeddings;
   a->dim = c->dim;
   a->indices = in->op[BAG_I];
-  a->index_type = ref_type(c->idt);
+  a->index_type = case_ref_index_type(c->idt);
   a->indices_rank = bag_indices_shape(c, a->indices_shape);
   a->bags = c->p.form == CLG_BAGS_FIXED ? NULL : in->op[BAG_B];
-  a->bags_type = ref_type(c->bdt);
+  a->bags_type = case_ref_index_type(c->bdt);
   a->bags_len = in->bags_len;
   a->per_sample_weights = c->psw ? in->op[BAG_S] : NULL;
   a->num_bags = c->B;

@@ -130,14 +130,6 @@ static void put_float(unsigned char *dst, clg_dtype dt, int64_t k, float v) {
   memcpy(dst + 2 * (size_t)k, &h, 2);
 }
 
-static void put_int(unsigned char *dst, clg_dtype t, int64_t pos, int64_t v) {
-  if (t == CLG_DTYPE_INT32) {
-    int32_t x = (int32_t)v;
-    memcpy(dst + 4 * (size_t)pos, &x, 4);
-  } else
-    memcpy(dst + 8 * (size_t)pos, &v, 8);
-}
-
 int bag_bad_make(const bag_bad *e, clg_dtype dtype, bag_case *c,
                  bag_inputs *in) {
   static const int64_t idx[12] = {0, 4, 2, 1, 3, 3, 0, 2, 4, 1, 1, 0};
@@ -172,17 +164,17 @@ int bag_bad_make(const bag_bad *e, clg_dtype dtype, bag_case *c,
     put_float(in->op[BAG_W], dtype, k, 0.5f * (float)k);
   for (int k = 0; k < 12; ++k) {
     put_float(in->op[BAG_S], dtype, k, 0.25f * (float)(k - 5));
-    put_int(in->op[BAG_I], c->idt, k, idx[k]);
+    case_set_index(in->op[BAG_I], c->idt, k, idx[k]);
   }
   const int64_t *bags = e->form == CLG_BAGS_SEGMENT_IDS ? ids : off;
   int64_t nb = e->form == CLG_BAGS_SEGMENT_IDS ? 12
                : e->form == CLG_BAGS_OFFSETS   ? 4
                                                : 0;
   for (int64_t k = 0; k < nb && k < in->bags_len; ++k)
-    put_int(in->op[BAG_B], c->bdt, k, bags[k]);
+    case_set_index(in->op[BAG_B], c->bdt, k, bags[k]);
   for (int k = 0; k < e->nsets; ++k)
-    put_int(in->op[e->set[k].operand],
-            e->set[k].operand == BAG_I ? c->idt : c->bdt, e->set[k].pos,
-            e->set[k].value);
+    case_set_index(in->op[e->set[k].operand],
+                   e->set[k].operand == BAG_I ? c->idt : c->bdt, e->set[k].pos,
+                   e->set[k].value);
   return 0;
 }

@@ -1,0 +1,80 @@
+/*
+ * The gather family's cases: Gather (ONNX Gather-13, with TensorFlow's
+ * batch_dims and numpy.take's wrap and clip modes), GatherElements
+ * (GatherElements-13) and GatherND (GatherND-13, batch_dims), which share
+ * clg_params and so one description (gather_case). This file and gather.c
+ * hold what the three share and Gather's random cases;
+ * gather_elements.c and gather_nd.c their own random cases. The Criterion
+ * suites (tests/support/gather_case.c, tests/ops/test_gather*.c) and
+ * `clgather selftest` (tools/selftest/selftest_gather.c) run these.
+ */
+#ifndef CLGATHER_CASES_GATHER_H
+#define CLGATHER_CASES_GATHER_H
+
+#include "cases/case.h"
+#include "reference/reference.h"
+
+/* How a case calls the library. */
+typedef enum gather_api {
+  GATHER_API_RUN = 0,         /* clg_run(&p) */
+  GATHER_API_CONVENIENCE = 1, /* clg_gather / clg_gather_elements /
+                                 clg_gather_nd (Gather: batch_dims 0, raise) */
+} gather_api;
+
+typedef struct gather_case {
+  clg_params p; /* op (0: Gather), axis (Gather, GatherElements),
+                   batch_dims (Gather, GatherND), mode (Gather) */
+  clg_dtype dtype;
+  int32_t r;
+  int64_t dshape[CLG_MAX_RANK];
+  int32_t q;
+  int64_t ishape[CLG_MAX_RANK];
+  clg_dtype idt;
+  case_storage st[3];   /* data, indices, output */
+  case_index_draw mode; /* the index values drawn (CASE_INDEX_WILD: Gather's
+                           wrap and clip only) */
+  gather_api api;
+  bool want_event;        /* pass an event out and wait on it */
+  cl_command_queue queue; /* the call's queue; NULL: the context's */
+  clg_context *ctx;       /* the call's context; NULL: the runner's */
+} gather_case;
+
+/* One-line description of a case for failure messages. */
+const char *gather_case_str(const gather_case *c, char *buf, size_t cap);
+
+/* The reference's output shape; 0 if the case is valid, -1 if not. */
+int gather_case_shape(const gather_case *c, int32_t *orank, int64_t *oshape);
+
+/* Random valid cases of small shapes (data rank 1-3, dims up to 5, the last
+ * up to 9), every operand in host memory, clg_run:
+ * - Gather: batch_dims bd (0 or 1), a random axis (negative half the
+ *   time), indices rank bd-2, values in range for raise (CASE_INDEX_ANY)
+ *   or anything for wrap and clip (CASE_INDEX_WILD);
+ * - GatherElements: indices of data's rank, no longer than data off the
+ *   axis;
+ * - GatherND: batch_dims bd (0 or 1), tuples of 1 to r - bd components. */
+gather_case gather_case_random(uint64_t seed, clg_dtype dtype, clg_dtype idt,
+                               clg_index_mode mode, int bd);
+gather_case gather_elements_case_random(uint64_t seed, clg_dtype dtype,
+                                        clg_dtype idt);
+gather_case gather_nd_case_random(uint64_t seed, clg_dtype dtype, clg_dtype idt,
+                                  int bd);
+
+/* The host images of a case's inputs. */
+typedef struct gather_inputs {
+  unsigned char *data, *indices;
+  size_t data_bytes, indices_bytes;
+} gather_inputs;
+
+/* Draws the inputs of c from seed: random bytes of data (a gather moves
+ * bytes), indices as c->mode says for the axis each indexes. Returns 0, or
+ * -1 out of host memory (nothing then to free). */
+int gather_inputs_draw(const gather_case *c, uint64_t seed, gather_inputs *in);
+void gather_inputs_free(gather_inputs *in);
+
+/* The expected output by the plain-C reference (tools/reference/): its
+ * bytes into want (room for the output of gather_case_shape()). Returns 0,
+ * or -1 when the reference refuses the case. */
+int gather_expect(const gather_case *c, const gather_inputs *in, void *want);
+
+#endif /* CLGATHER_CASES_GATHER_H */
