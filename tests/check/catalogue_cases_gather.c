@@ -1,11 +1,13 @@
 /*
  * The gathers' bad-input catalogue, part 1 of the table: clg_gather()'s
- * arguments (NULL pointers, malformed arguments, ranks, negative dims,
- * axis, element types, output shape, size overflow, cl_mem too small) and
- * index values out of bounds, with clg_gather_output_shape()'s entries
- * among them; the builders these use. The base call is described in
- * test_catalogue.c (the runner); the rest of the table is in
- * catalogue_cases_run.c and catalogue_cases_faults.c (catalogue_fx.h).
+ * arguments that the family's shared catalogue (tools/cases/gather_bad.c:
+ * index values, ranks, dims, axes, element types, output shapes) cannot
+ * express: NULL pointers, malformed arguments, storages, other
+ * cl_contexts, overlaps, size overflow, cl_mem too small, with
+ * clg_gather_output_shape()'s entries among them; the builders these use. The
+ * base call is described in test_catalogue.c (the runner); the rest of the
+ * table is in catalogue_cases_run.c and catalogue_cases_faults.c
+ * (catalogue_fx.h).
  */
 #include "catalogue_fx.h"
 
@@ -125,8 +127,6 @@ B(b_idx_misaligned) {
   UNUSED_P;
   c->idx_extra_off = 4;
 }
-/* p[0]: tensor, p[1]: rank. */
-B(b_rank) { pick(c, p[0])->rank = (int32_t)p[1]; }
 /* data rank 10, indices rank 8: the output would have rank 17. */
 B(b_rank_sum) {
   UNUSED_P;
@@ -137,13 +137,8 @@ B(b_rank_sum) {
   set_shape(&c->i, 8, ones);
   set_shape(&c->o, 16, ones);
 }
-/* p[0]: tensor, p[1]: dim, p[2]: value. */
-B(b_dim) { pick(c, p[0])->shape[p[1]] = p[2]; }
-B(b_axis) { c->axis = p[0]; }
 /* p[0]: tensor, p[1]: dtype. */
 B(b_dtype) { pick(c, p[0])->dtype = (clg_dtype)p[1]; }
-/* Output shape: p[0] rank, p[1..4] dims. */
-B(b_oshape) { set_shape(&c->o, (int32_t)p[0], p + 1); }
 /* Data and output: p[0] dtype; data rank p[1] dims p[2..4]; axis p[5];
  * indices [2, 3]; output shape as Gather would make it (may overflow). */
 B(b_big) {
@@ -184,42 +179,6 @@ B(b_indices_buffer) {
 /* Output offset: p[0] bytes before the end of the buffer (negative: past
  * it). */
 B(b_output_offset) { c->o.offset = c->out_mem_size - (size_t)p[0]; }
-/* Index values: idx[p[0]] = p[1], idx[p[2]] = p[3] if p[2] >= 0; p[4] = 32
- * for int32 indices. */
-CAT_BUILDER(b_oob) {
-  memcpy(c->idx + 8 * p[0], &p[1], 8);
-  if (p[2] >= 0)
-    memcpy(c->idx + 8 * p[2], &p[3], 8);
-  if (p[4] == 32)
-    to_int32(c);
-}
-/* Axis of size 0: data shape [p[0], p[1]], axis p[2]; idx[p[3]] = p[4]. */
-B(b_s_zero) {
-  const int64_t ds[2] = {p[0], p[1]};
-  set_shape(&c->d, 2, ds);
-  c->axis = p[2];
-  memcpy(c->idx + 8 * p[3], &p[4], 8);
-  if (p[2] == 1) {
-    const int64_t os[3] = {p[0], 2, 3};
-    set_shape(&c->o, 3, os);
-  }
-}
-/* A scalar index p[0]: output [3]. */
-B(b_scalar_oob) {
-  memcpy(c->idx, &p[0], 8);
-  c->i.rank = 0;
-  const int64_t os[1] = {3};
-  set_shape(&c->o, 1, os);
-}
-/* Axis -1 (s = 3): idx[p[0]] = p[1]; output [5, 2, 3]. */
-B(b_oob_last_axis) {
-  static const int64_t valid3[6] = {0, 1, -3, 2, -1, 2};
-  memcpy(c->idx, valid3, sizeof valid3);
-  c->axis = -1;
-  memcpy(c->idx + 8 * p[0], &p[1], 8);
-  const int64_t os[3] = {5, 2, 3};
-  set_shape(&c->o, 3, os);
-}
 /* clg_gather_output_shape with the base shapes; p[0] bit 0: data_shape
  * NULL, bit 1: indices_shape NULL, bit 2: out_rank NULL, bit 3: out_shape
  * NULL; p[1] >= 0: data rank p[1]; p[2] != -99: indices rank p[2];
@@ -319,20 +278,6 @@ const cat_case cat_cases_gather[] = {
      CAT_ONCE},
 
     /* ---- ranks */
-    {"data rank 0", b_rank, {0, 0}, ST(INVALID_RANK),
-     {"data has rank 0", ">= 1"}, 0},
-    {"data rank -1", b_rank, {0, -1}, ST(INVALID_RANK), {"data has rank -1"},
-     0},
-    {"data rank 17", b_rank, {0, 17}, ST(INVALID_RANK),
-     {"data has rank 17", "[0, 16]"}, 0},
-    {"indices rank 17", b_rank, {1, 17}, ST(INVALID_RANK),
-     {"indices has rank 17", "[0, 16]"}, 0},
-    {"indices rank -2", b_rank, {1, -2}, ST(INVALID_RANK),
-     {"indices has rank -2"}, 0},
-    {"output rank 17", b_rank, {2, 17}, ST(INVALID_RANK),
-     {"output has rank 17", "[0, 16]"}, 0},
-    {"output rank -1", b_rank, {2, -1}, ST(INVALID_RANK),
-     {"output has rank -1"}, 0},
     {"output rank would be 17 (data 10 + indices 8 - 1)", b_rank_sum, {0},
      ST(INVALID_RANK), {"would have rank 17", "limit 16"}, 0},
     {"output_shape: data rank 0", b_oshape_fn, {0, 0, -99, 0, 0},
@@ -345,79 +290,19 @@ const cat_case cat_cases_gather[] = {
      ST(INVALID_RANK), {"would have rank 17"}, CAT_ONCE},
 
     /* ---- negative dims */
-    {"data dim -3", b_dim, {0, 1, -3}, ST(INVALID_SHAPE),
-     {"data has a negative dimension: shape[1] = -3"}, 0},
-    {"data dim INT64_MIN", b_dim, {0, 0, INT64_MIN}, ST(INVALID_SHAPE),
-     {"data has a negative dimension: shape[0] = -9223372036854775808"}, 0},
-    {"indices dim -1", b_dim, {1, 0, -1}, ST(INVALID_SHAPE),
-     {"indices has a negative dimension: shape[0] = -1"}, 0},
-    {"output dim -3", b_dim, {2, 2, -3}, ST(INVALID_SHAPE),
-     {"output has a negative dimension: shape[2] = -3"}, 0},
     {"output_shape: data dim -4", b_oshape_fn, {0, -2, -99, 0, -4},
      ST(INVALID_SHAPE), {"data has a negative dimension: shape[1] = -4"},
      CAT_ONCE},
 
     /* ---- axis, data rank 2: valid range [-2, 1] */
-    {"axis 2 (= rank)", b_axis, {2}, ST(INVALID_AXIS),
-     {"axis 2 is out of range", "[-2, 1]"}, 0},
-    {"axis -3 (= -rank - 1)", b_axis, {-3}, ST(INVALID_AXIS),
-     {"axis -3 is out of range", "[-2, 1]"}, 0},
-    {"axis INT64_MAX", b_axis, {INT64_MAX}, ST(INVALID_AXIS),
-     {"axis 9223372036854775807 is out of range"}, 0},
-    {"axis INT64_MIN", b_axis, {INT64_MIN}, ST(INVALID_AXIS),
-     {"axis -9223372036854775808 is out of range"}, 0},
     {"output_shape: axis 2 for rank 2", b_oshape_fn, {0, -2, -99, 2, 0},
      ST(INVALID_AXIS), {"axis 2 is out of range"}, CAT_ONCE},
 
     /* ---- element types */
-    {"data dtype string", b_dtype, {0, CLG_DTYPE_STRING}, ST(UNSUPPORTED_DTYPE),
-     {"data has element type string"}, 0},
     {"data dtype undefined", b_dtype, {0, CLG_DTYPE_UNDEFINED},
      ST(UNSUPPORTED_DTYPE), {"data has unsupported element type 0"}, 0},
-    {"data dtype 99", b_dtype, {0, 99}, ST(UNSUPPORTED_DTYPE),
-     {"data has unsupported element type 99 (unknown)"}, 0},
-    {"data dtype -1", b_dtype, {0, -1}, ST(UNSUPPORTED_DTYPE),
-     {"data has unsupported element type -1"}, 0},
-    {"indices dtype float", b_dtype, {1, CLG_DTYPE_FLOAT},
-     ST(INVALID_INDICES_DTYPE),
-     {"indices has element type 1 (float)", "int32 or int64"}, 0},
-    {"indices dtype double", b_dtype, {1, CLG_DTYPE_DOUBLE},
-     ST(INVALID_INDICES_DTYPE), {"(double)"}, 0},
-    {"indices dtype float16", b_dtype, {1, CLG_DTYPE_FLOAT16},
-     ST(INVALID_INDICES_DTYPE), {"(float16)"}, 0},
-    {"indices dtype int16", b_dtype, {1, CLG_DTYPE_INT16},
-     ST(INVALID_INDICES_DTYPE), {"(int16)"}, 0},
-    {"indices dtype uint32", b_dtype, {1, CLG_DTYPE_UINT32},
-     ST(INVALID_INDICES_DTYPE), {"(uint32)"}, 0},
-    {"indices dtype uint64", b_dtype, {1, CLG_DTYPE_UINT64},
-     ST(INVALID_INDICES_DTYPE), {"(uint64)"}, 0},
-    {"indices dtype bool", b_dtype, {1, CLG_DTYPE_BOOL},
-     ST(INVALID_INDICES_DTYPE), {"(bool)"}, 0},
-    {"indices dtype string", b_dtype, {1, CLG_DTYPE_STRING},
-     ST(INVALID_INDICES_DTYPE), {"(string)"}, 0},
-    {"output dtype int32 for float data", b_dtype, {2, CLG_DTYPE_INT32},
-     ST(DTYPE_MISMATCH), {"output has element type int32 but data has float"},
-     0},
-    {"output dtype double for float data", b_dtype, {2, CLG_DTYPE_DOUBLE},
-     ST(DTYPE_MISMATCH), {"output has element type double"}, 0},
-    {"output dtype string for float data", b_dtype, {2, CLG_DTYPE_STRING},
-     ST(DTYPE_MISMATCH), {"output has element type string"}, 0},
 
     /* ---- output shape, base produces [2, 3, 3] */
-    {"output rank 2 [6, 3]", b_oshape, {2, 6, 3}, ST(SHAPE_MISMATCH),
-     {"output has shape [6, 3]", "produces [2, 3, 3]"}, 0},
-    {"output rank 4 [2, 3, 3, 1]", b_oshape, {4, 2, 3, 3, 1},
-     ST(SHAPE_MISMATCH), {"output has shape [2, 3, 3, 1]"}, 0},
-    {"output [2, 3, 4]", b_oshape, {3, 2, 3, 4}, ST(SHAPE_MISMATCH),
-     {"output has shape [2, 3, 4]"}, 0},
-    {"output [3, 2, 3] (same count)", b_oshape, {3, 3, 2, 3},
-     ST(SHAPE_MISMATCH), {"output has shape [3, 2, 3]"}, 0},
-    {"output [2, 3, 0] (empty)", b_oshape, {3, 2, 3, 0}, ST(SHAPE_MISMATCH),
-     {"output has shape [2, 3, 0]"}, 0},
-    {"output rank 0", b_oshape, {0}, ST(SHAPE_MISMATCH),
-     {"output has shape []"}, 0},
-    {"axis 1 with the axis-0 output shape", b_axis, {1}, ST(SHAPE_MISMATCH),
-     {"on axis 1 produces [5, 2, 3]"}, 0},
 
     /* ---- sizes overflowing size_t bytes (or int64 elements) */
     {"data [2^32, 2^32] float: count overflows", b_big,
@@ -462,58 +347,6 @@ const cat_case cat_cases_gather[] = {
      ST(BUFFER_TOO_SMALL), {"output->buffer holds"}, CAT_OUT_BUF},
 
     /* ---- index values outside [-s, s-1] (s = 5 unless said) */
-    {"OOB first position, positive (s)", b_oob, {0, 5, -1, 0, 64},
-     ST(INDEX_OUT_OF_BOUNDS),
-     {"indices[0] (position [0, 0] " OOB_IN_BASE ") = 5", RANGE5}, CAT_IDX_BUF},
-    {"OOB first position, negative (-s-1)", b_oob, {0, -6, -1, 0, 64},
-     ST(INDEX_OUT_OF_BOUNDS),
-     {"indices[0] (position [0, 0] " OOB_IN_BASE ") = -6", RANGE5},
-     CAT_IDX_BUF},
-    {"OOB middle position, positive", b_oob, {2, 5, -1, 0, 64},
-     ST(INDEX_OUT_OF_BOUNDS),
-     {"indices[2] (position [0, 2] " OOB_IN_BASE ") = 5", RANGE5}, CAT_IDX_BUF},
-    {"OOB middle position, negative", b_oob, {3, -6, -1, 0, 64},
-     ST(INDEX_OUT_OF_BOUNDS),
-     {"indices[3] (position [1, 0] " OOB_IN_BASE ") = -6", RANGE5},
-     CAT_IDX_BUF},
-    {"OOB last position, positive", b_oob, {5, 5, -1, 0, 64},
-     ST(INDEX_OUT_OF_BOUNDS),
-     {"indices[5] (position [1, 2] " OOB_IN_BASE ") = 5", RANGE5}, CAT_IDX_BUF},
-    {"OOB last position, negative", b_oob, {5, -6, -1, 0, 64},
-     ST(INDEX_OUT_OF_BOUNDS),
-     {"indices[5] (position [1, 2] " OOB_IN_BASE ") = -6", RANGE5},
-     CAT_IDX_BUF},
-    {"OOB INT64_MIN", b_oob, {4, INT64_MIN, -1, 0, 64}, ST(INDEX_OUT_OF_BOUNDS),
-     {"indices[4]", "= -9223372036854775808", RANGE5}, CAT_IDX_BUF},
-    {"OOB INT64_MAX", b_oob, {1, INT64_MAX, -1, 0, 64}, ST(INDEX_OUT_OF_BOUNDS),
-     {"indices[1]", "= 9223372036854775807", RANGE5}, CAT_IDX_BUF},
-    {"OOB INT32_MIN (int32 indices)", b_oob, {2, INT32_MIN, -1, 0, 32},
-     ST(INDEX_OUT_OF_BOUNDS), {"indices[2]", "= -2147483648", RANGE5},
-     CAT_IDX_BUF},
-    {"OOB INT32_MAX (int32 indices)", b_oob, {5, INT32_MAX, -1, 0, 32},
-     ST(INDEX_OUT_OF_BOUNDS), {"indices[5]", "= 2147483647", RANGE5},
-     CAT_IDX_BUF},
-    {"OOB int32 first position, -s-1", b_oob, {0, -6, -1, 0, 32},
-     ST(INDEX_OUT_OF_BOUNDS), {"indices[0]", "= -6", RANGE5}, CAT_IDX_BUF},
-    {"OOB int32 last position, s", b_oob, {5, 5, -1, 0, 32},
-     ST(INDEX_OUT_OF_BOUNDS), {"indices[5]", "= 5", RANGE5}, CAT_IDX_BUF},
-    {"OOB several: the first is named", b_oob, {3, 1000, 1, -1000, 64},
-     ST(INDEX_OUT_OF_BOUNDS), {"indices[1]", "= -1000", RANGE5}, CAT_IDX_BUF},
-    {"OOB scalar index (indices rank 0)", b_scalar_oob, {5},
-     ST(INDEX_OUT_OF_BOUNDS),
-     {"indices[0] (position [] in indices of shape []) = 5", RANGE5},
-     CAT_IDX_BUF},
-    {"OOB on axis -1 (s = 3)", b_oob_last_axis, {2, 3}, ST(INDEX_OUT_OF_BOUNDS),
-     {"indices[2]", "= 3, but axis 1 of data has size 3",
-      "valid range is [-3, 2]"},
-     CAT_IDX_BUF},
-    {"s == 0 with non-empty indices (axis 0)", b_s_zero, {0, 3, 0, 0, 0},
-     ST(INDEX_OUT_OF_BOUNDS),
-     {"indices[0]", "= 0, but axis 0 of data has size 0", "no index is valid"},
-     CAT_IDX_BUF},
-    {"s == 0 with non-empty indices (axis 1, index -1)", b_s_zero,
-     {5, 0, 1, 0, -1}, ST(INDEX_OUT_OF_BOUNDS),
-     {"indices[0]", "= -1, but axis 1 of data has size 0"}, CAT_IDX_BUF},
 
 };
 /* clang-format on */

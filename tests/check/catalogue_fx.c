@@ -35,18 +35,6 @@ cl_mem own(cat_call *c, cl_mem m) {
   return m;
 }
 
-void to_int32(cat_call *c) {
-  if (c->i.dtype == CLG_DTYPE_INT32)
-    return;
-  int64_t v[16];
-  memcpy(v, c->idx, sizeof v);
-  for (int k = 0; k < 16; ++k) {
-    int32_t w = (int32_t)v[k];
-    memcpy(c->idx + 4 * k, &w, 4);
-  }
-  c->i.dtype = CLG_DTYPE_INT32;
-}
-
 void set_shape(clg_tensor *t, int32_t rank, const int64_t *dims) {
   t->rank = rank;
   for (int32_t k = 0; k < rank && k < CLG_MAX_RANK; ++k)

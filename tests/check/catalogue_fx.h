@@ -4,7 +4,12 @@
  * for): what an entry is, the call a builder edits, the helpers the case
  * files share (catalogue_fx.c), and the table, whose parts the runner
  * concatenates in this order:
- *   catalogue_cases_gather.c  clg_gather()'s arguments and index values,
+ *   catalogue_cases_shared.c  the family's index values, parameters, ranks,
+ *                             dims, element types and output shapes: the
+ *                             catalogue `clgather selftest` runs too
+ *                             (tools/cases/gather_bad.c);
+ *   catalogue_cases_gather.c  clg_gather()'s arguments (NULL pointers,
+ *                             storages, cl_contexts, sizes, buffers),
  *                             clg_gather_output_shape();
  *   catalogue_cases_run.c     GatherElements, GatherND, params and Gather's
  *                             batch_dims / index modes through clg_run();
@@ -96,6 +101,8 @@ enum {
   CAT_IDX_BUF_ONLY = 8u, /* only with cl_mem indices */
   CAT_FRESH = 16u,       /* on a fresh clg_context (program cache empty) */
   CAT_ONCE = 32u,        /* not a gather: one run */
+  CAT_NEEDLES = 64u,     /* msg[0] is ';'-separated items, all required
+                            (case_message_has(): the shared entries') */
 };
 
 typedef struct cat_case {
@@ -118,8 +125,6 @@ cl_mem mkbuf(cl_context ctx, size_t bytes, const void *init, size_t at,
              size_t n);
 /* m, released by the runner after the entry. */
 cl_mem own(cat_call *c, cl_mem m);
-/* The int64 index values rewritten as int32 (no-op if already int32). */
-void to_int32(cat_call *c);
 /* t's rank and its first `rank` dims. */
 void set_shape(clg_tensor *t, int32_t rank, const int64_t *dims);
 
@@ -130,9 +135,6 @@ void set_shape(clg_tensor *t, int32_t rank, const int64_t *dims);
 #define UNUSED_P (void)p
 
 /* The builders that more than one file uses (the rest are static). */
-/* Index values: idx[p[0]] = p[1], idx[p[2]] = p[3] if p[2] >= 0; p[4] = 32
- * for int32 indices (catalogue_cases_gather.c). */
-CAT_BUILDER(b_oob);
 /* A fault: p[0] kind, p[1] skip, p[2] error (catalogue_cases_faults.c). */
 CAT_BUILDER(b_fault);
 /* clg_context_create_default (catalogue_cases_faults.c). */
@@ -151,10 +153,13 @@ CAT_BUILDER(b_ctx_create_subdevice);
 #define TWO31 ((int64_t)1 << 31)
 #define NOF (-1) /* no fault */
 #define NOSPEC (-1)
-#define OOB_IN_BASE "in indices of shape [2, 3]"
-#define RANGE5 "valid range is [-5, 4]"
 
-/* The table's parts, in the runner's order. */
+/* The table's parts, in the runner's order: the family's shared
+ * catalogue (tools/cases/gather_bad.c, made into entries by
+ * cat_shared_init(), catalogue_cases_shared.c) first. */
+extern cat_case cat_cases_shared[];
+extern size_t cat_ncases_shared;
+void cat_shared_init(void);
 extern const cat_case cat_cases_gather[];
 extern const size_t cat_ncases_gather;
 extern const cat_case cat_cases_run[];

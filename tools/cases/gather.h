@@ -77,4 +77,61 @@ void gather_inputs_free(gather_inputs *in);
  * or -1 when the reference refuses the case. */
 int gather_expect(const gather_case *c, const gather_inputs *in, void *want);
 
+/* ---------------------------------------------- bad inputs (gather_bad.c) */
+
+enum { GATHER_DATA = 0, GATHER_INDICES = 1, GATHER_OUTPUT = 2 };
+
+/* A tensor descriptor's shape replaced: its rank and its first
+ * min(rank, 4) dims (the others are 1, up to CLG_MAX_RANK). */
+typedef struct gather_bad_shape {
+  bool set;
+  int32_t rank;
+  int64_t dims[4];
+} gather_bad_shape;
+
+/* One bad input of the family: a valid base call broken in one place,
+ * with the status every call of it must return before writing anything
+ * and what its message must hold. The bases: data float [5, 3] = 0 .. 14;
+ * Gather and GatherElements int64 indices [2, 3] = {0, 4, -5, 2, -1, 3},
+ * output [2, 3, 3] (Gather on axis 0) or [2, 3]; GatherND int64 indices
+ * [3, 2] = {0, 1, 4, 2, -5, -3}, output [3]. */
+typedef struct gather_bad {
+  const char *name;
+  clg_params p; /* the call's parameters; p.op picks the base */
+  /* the indices' values replaced (nvalues of them), then set[] written */
+  int64_t values[8];
+  int nvalues;
+  struct {
+    int64_t pos, value;
+  } set[2];
+  int nsets;
+  bool indices_int32;        /* the values (after the above) as int32 */
+  gather_bad_shape shape[3]; /* data, indices, output */
+  clg_dtype dtype[3];        /* 0: as the base */
+  clg_status want;
+  /* every ';'-separated item must be in the message (case_message_has()) */
+  const char *needles;
+} gather_bad;
+
+extern const gather_bad gather_bad_inputs[];
+extern const size_t gather_bad_count;
+
+/* The broken call: its parameters and the three tensors' descriptors
+ * (dtype, rank, shape), the data's and the indices' host bytes. */
+typedef struct gather_bad_call {
+  clg_params p;
+  clg_dtype dtype[3];
+  int32_t rank[3];
+  int64_t shape[3][CLG_MAX_RANK];
+  float data[15];
+  unsigned char indices[128];
+} gather_bad_call;
+
+/* Fills *call with entry e's broken call. */
+void gather_bad_make(const gather_bad *e, gather_bad_call *call);
+/* True for a fault in index values, which a call with cl_mem indices may
+ * find on the device (the asynchronous call reports it through its
+ * outcome); false for one found before any command is enqueued. */
+bool gather_bad_in_values(const gather_bad *e);
+
 #endif /* CLGATHER_CASES_GATHER_H */
