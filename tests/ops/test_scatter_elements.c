@@ -16,47 +16,20 @@
 #endif
 #include "support/scatter_case.h"
 
-/* A random case of rank 1-4 (dims 1-5) from `seed`. */
-static sc_case se_random(uint64_t seed, clg_dtype dt, clg_reduction red,
-                         clg_duplicates dup, bool unique) {
-  tu_rng rng = tu_rng_make(seed);
-  sc_case c;
-  memset(&c, 0, sizeof c);
-  c.op = CLG_OP_SCATTER_ELEMENTS;
-  c.sp.reduction = red;
-  c.sp.duplicates = dup;
-  c.dtype = dt;
-  c.idt = tu_rng_range(&rng, 0, 1) ? CLG_DTYPE_INT64 : CLG_DTYPE_INT32;
-  c.r = c.q = (int32_t)tu_rng_range(&rng, 1, 4);
-  int32_t a = (int32_t)tu_rng_range(&rng, 0, c.r - 1);
-  c.axis = tu_rng_range(&rng, 0, 1) ? a - c.r : a;
-  for (int32_t d = 0; d < c.r; ++d) {
-    c.ds[d] = tu_rng_range(&rng, 1, 5);
-    /* off the axis indices may be shorter; along it, longer (repeats)
-     * unless the targets must be unique */
-    c.is[d] = d == a ? tu_rng_range(&rng, 1, unique ? c.ds[d] : 7)
-                     : tu_rng_range(&rng, 1, c.ds[d]);
-  }
-  c.storage = tu_rng_range(&rng, 0, 1) ? CLG_STORAGE_BUFFER : CLG_STORAGE_HOST;
-  c.offset = c.storage == CLG_STORAGE_BUFFER ? 16 * (size_t)tu_rng_range(&rng, 0, 2) : 0;
-  c.in_place = tu_rng_range(&rng, 0, 1) != 0;
-  c.unique = unique;
-  c.special = tu_rng_range(&rng, 0, 3) == 0;
-  c.seed = seed * 7919u + 1u;
-  return c;
-}
-
+/* per_type random cases of op (tools/cases/scatter.h) of every element
+ * type with arithmetic for the reduction. */
 static void se_sweep(clg_op op, clg_reduction red, clg_duplicates dup,
                      bool unique, unsigned per_type) {
-  for (size_t t = 0; t < sc_ndtypes; ++t) {
-    bool complex = sc_dtypes[t] == CLG_DTYPE_COMPLEX64 ||
-                   sc_dtypes[t] == CLG_DTYPE_COMPLEX128;
+  for (size_t t = 0; t < scatter_ndtypes; ++t) {
+    bool complex = scatter_dtypes[t] == CLG_DTYPE_COMPLEX64 ||
+                   scatter_dtypes[t] == CLG_DTYPE_COMPLEX128;
     if (complex && (red == CLG_REDUCTION_MIN || red == CLG_REDUCTION_MAX))
       continue;
     for (unsigned k = 0; k < per_type; ++k) {
-      sc_case c = se_random(1000u * (unsigned)red + 100u * (unsigned)t + k,
-                            sc_dtypes[t], red, dup, unique);
-      c.op = op;
+      scatter_case c = scatter_elements_case_random(
+          1000u * (unsigned)red + 100u * (unsigned)t + k, op, scatter_dtypes[t],
+          CLG_DTYPE_UNDEFINED, (clg_scatter_params){red, dup},
+          unique ? SCATTER_TARGETS_DISTINCT : SCATTER_TARGETS_ANY);
       sc_run(&c);
     }
   }
@@ -95,7 +68,7 @@ Test(scatter_elements, long_segments_in_order) {
   clg_reduction reds[] = {CLG_REDUCTION_ADD, CLG_REDUCTION_MUL,
                           CLG_REDUCTION_MIN, CLG_REDUCTION_MAX};
   for (size_t i = 0; i < 4; ++i) {
-    sc_case c;
+    scatter_case c;
     memset(&c, 0, sizeof c);
     c.op = CLG_OP_SCATTER_ELEMENTS;
     c.sp.reduction = reds[i];

@@ -12,51 +12,20 @@
 
 #include "support/scatter_case.h"
 
-static sc_case snd_random(uint64_t seed, clg_dtype dt, clg_reduction red,
-                          clg_duplicates dup, bool unique) {
-  tu_rng rng = tu_rng_make(seed);
-  sc_case c;
-  memset(&c, 0, sizeof c);
-  c.op = CLG_OP_SCATTER_ND;
-  c.sp.reduction = red;
-  c.sp.duplicates = dup;
-  c.dtype = dt;
-  c.idt = tu_rng_range(&rng, 0, 1) ? CLG_DTYPE_INT64 : CLG_DTYPE_INT32;
-  c.r = (int32_t)tu_rng_range(&rng, 1, 5);
-  for (int32_t d = 0; d < c.r; ++d)
-    c.ds[d] = tu_rng_range(&rng, 1, 4);
-  int32_t k = (int32_t)tu_rng_range(&rng, 1, c.r);
-  c.q = (int32_t)tu_rng_range(&rng, 1, 3);
-  int64_t slices = tu_numel(k, c.ds), tuples = 1;
-  for (int32_t d = 0; d < c.q - 1; ++d) {
-    c.is[d] = tu_rng_range(&rng, 1, 3);
-    tuples *= c.is[d];
-  }
-  if (unique && tuples > slices) { /* one tuple per slice at most */
-    c.q = 2;
-    c.is[0] = tu_rng_range(&rng, 1, slices);
-  }
-  c.is[c.q - 1] = k;
-  c.storage = tu_rng_range(&rng, 0, 1) ? CLG_STORAGE_BUFFER : CLG_STORAGE_HOST;
-  c.offset =
-      c.storage == CLG_STORAGE_BUFFER ? 16 * (size_t)tu_rng_range(&rng, 0, 2) : 0;
-  c.in_place = tu_rng_range(&rng, 0, 1) != 0;
-  c.unique = unique;
-  c.special = tu_rng_range(&rng, 0, 3) == 0;
-  c.seed = seed * 104729u + 3u;
-  return c;
-}
-
+/* per_type random cases (tools/cases/scatter.h) of every element type with
+ * arithmetic for the reduction. */
 static void snd_sweep(clg_reduction red, clg_duplicates dup, bool unique,
                       unsigned per_type) {
-  for (size_t t = 0; t < sc_ndtypes; ++t) {
-    bool complex = sc_dtypes[t] == CLG_DTYPE_COMPLEX64 ||
-                   sc_dtypes[t] == CLG_DTYPE_COMPLEX128;
+  for (size_t t = 0; t < scatter_ndtypes; ++t) {
+    bool complex = scatter_dtypes[t] == CLG_DTYPE_COMPLEX64 ||
+                   scatter_dtypes[t] == CLG_DTYPE_COMPLEX128;
     if (complex && (red == CLG_REDUCTION_MIN || red == CLG_REDUCTION_MAX))
       continue;
     for (unsigned k = 0; k < per_type; ++k) {
-      sc_case c = snd_random(1000u * (unsigned)red + 100u * (unsigned)t + k,
-                             sc_dtypes[t], red, dup, unique);
+      scatter_case c = scatter_nd_case_random(
+          1000u * (unsigned)red + 100u * (unsigned)t + k, scatter_dtypes[t],
+          CLG_DTYPE_UNDEFINED, (clg_scatter_params){red, dup},
+          unique ? SCATTER_TARGETS_DISTINCT : SCATTER_TARGETS_ANY);
       sc_run(&c);
     }
   }
@@ -84,7 +53,7 @@ Test(scatter_nd, max_every_type) {
 /* The embedding backward pass in small: rows added into a table, many rows
  * per target, in place, on cl_mem. */
 Test(scatter_nd, embedding_backward_add) {
-  sc_case c;
+  scatter_case c;
   memset(&c, 0, sizeof c);
   c.op = CLG_OP_SCATTER_ND;
   c.sp.reduction = CLG_REDUCTION_ADD;

@@ -353,27 +353,27 @@ bool tu_sampled(void) {
   return atomic_fetch_add(&next, 1ul) % (unsigned long)every == 0;
 }
 
-bool tu_reduces_exactly(clg_dtype dtype) {
-  bool dbl = dtype == CLG_DTYPE_DOUBLE || dtype == CLG_DTYPE_COMPLEX128;
-  bool flt = dtype == CLG_DTYPE_FLOAT || dtype == CLG_DTYPE_BFLOAT16 ||
-             dtype == CLG_DTYPE_COMPLEX64;
-  if (!dbl && !flt)
-    return true;
-  cl_device_fp_config fp = 0;
-  if (dbl) {
-    char ext[8192] = {0};
-    if (clGetDeviceInfo(tu_device(), CL_DEVICE_EXTENSIONS, sizeof ext - 1,
-                        ext, NULL) != CL_SUCCESS ||
-        strstr(ext, "cl_khr_fp64") == NULL)
-      return false;
+const case_device *tu_case_device(void) {
+  static case_device dev;
+  static bool known;
+  if (!known) {
+    tu_cl_check(case_device_query(tu_device(), &dev) == 0 ? CL_SUCCESS
+                                                          : CL_INVALID_DEVICE,
+                "case_device_query");
+    /* The test build's claim (core/faults.h, clg_fault_claims_denorm). */
+    if (getenv("CLGATHER_TEST_CLAIM_DENORM") != NULL)
+      dev.single_denorm = true;
+    known = true;
   }
-  tu_cl_check(clGetDeviceInfo(tu_device(),
-                              dbl ? CL_DEVICE_DOUBLE_FP_CONFIG
-                                  : CL_DEVICE_SINGLE_FP_CONFIG,
-                              sizeof fp, &fp, NULL),
-              "clGetDeviceInfo(FP_CONFIG)");
-  /* The test build's claim (core/faults.h, clg_fault_claims_denorm). */
-  if (!dbl && getenv("CLGATHER_TEST_CLAIM_DENORM") != NULL)
-    return true;
-  return (fp & CL_FP_DENORM) != 0;
+  return &dev;
+}
+
+bool tu_reduces_exactly(clg_dtype dtype) {
+  const case_device *dev = tu_case_device();
+  if (dtype == CLG_DTYPE_DOUBLE || dtype == CLG_DTYPE_COMPLEX128)
+    return dev->fp64 && dev->double_denorm;
+  if (dtype == CLG_DTYPE_FLOAT || dtype == CLG_DTYPE_BFLOAT16 ||
+      dtype == CLG_DTYPE_COMPLEX64)
+    return dev->single_denorm;
+  return true;
 }

@@ -76,6 +76,10 @@ bool tu_sampled(void);
  * written): Mesa's Rusticl on llvmpipe flushes subnormals and has no
  * doubles. Asked of the device, never of the library. */
 bool tu_reduces_exactly(clg_dtype dtype);
+/* The test device's properties the library's refusals follow
+ * (tools/cases/case.h), queried once; CLGATHER_TEST_CLAIM_DENORM (the
+ * test build's claim, core/faults.h) sets single_denorm. */
+const case_device *tu_case_device(void);
 uint64_t tu_rng_u64(tu_rng *rng);
 /* Uniform in [lo, hi] (lo <= hi). */
 int64_t tu_rng_range(tu_rng *rng, int64_t lo, int64_t hi);

@@ -1,9 +1,10 @@
 /*
- * What every operator's case description shares (tools/cases/, one
- * OPERATOR.h and OPERATOR.c per operator of host/ops/operators.def, as
- * tools/reference/ has one reference each): the random source cases are
- * drawn from, where an operand of a call lives, and what a device lets the
- * library compute.
+ * What every operator's case description shares (tools/cases/: a FILE.c
+ * per operator of host/ops/operators.def and FILE_bad.c, its bad inputs,
+ * declared by its family's header: embedding_bag.h, gather.h, scatter.h;
+ * as tools/reference/ has one reference each): the random source cases
+ * are drawn from, where an operand of a call lives, and what a device lets
+ * the library compute.
  *
  * A case description is the one statement of an operator's argument space
  * (shapes, element types, modes, forms, where each operand lives), of the

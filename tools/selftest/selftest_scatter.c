@@ -5,7 +5,8 @@
  * (distinct targets; repeats refused by default; the last one wins on
  * request), int32 and int64 indices, host, cl_mem, asynchronously checked
  * and in-place operands, each against the plain-C sequential references
- * (tools/reference/ref_scatter.h) byte for byte.
+ * (tools/reference/ref_scatter.h) byte for byte. The cases are drawn by
+ * tools/cases/scatter.h, which the test suites draw from.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -13,15 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reference/ref_scatter.h"
+#include "cases/scatter.h"
 #include "selftest.h"
-
-#define CAP (1u << 16)
-
-typedef struct sbuf {
-  unsigned char data[CAP], idx[CAP], upd[CAP], want[CAP], got[CAP],
-      init[CAP];
-} sbuf;
 
 /* What the indices hold under reduction none. */
 typedef enum dup_kind { D_DISTINCT = 0, D_REPEAT_ERROR, D_REPEAT_LAST } dup_kind;
@@ -29,32 +23,47 @@ static const char *const dup_names[3] = {"distinct targets",
                                          "repeated targets",
                                          "repeated targets"};
 
-static bool needs_fp64(clg_dtype t) {
-  return t == CLG_DTYPE_DOUBLE || t == CLG_DTYPE_COMPLEX128;
-}
-
-/* The reductions the library refuses on this device (clg_reduction): in
- * double without cl_khr_fp64, and wherever the device flushes the type's
- * subnormals (float16 runs everywhere). */
-static bool refused_here(const st_run *r, clg_dtype t, clg_reduction red) {
-  if (red == CLG_REDUCTION_NONE)
-    return false;
-  if (needs_fp64(t))
-    return !r->fp64 || !r->double_denorm;
-  if (t == CLG_DTYPE_FLOAT || t == CLG_DTYPE_BFLOAT16 ||
-      t == CLG_DTYPE_COMPLEX64)
-    return !r->single_denorm;
-  return false;
-}
-
-/* Runs c against the reference's verdict (ref_rc) and result (want). */
-static void run_case(st_run *r, st_call *c, sbuf *b, int ref_rc,
-                     const char *what) {
+/* Runs the generated case g (tools/cases/scatter.h) with its inputs drawn
+ * from its seed, in storage sto, against the reference's verdict and
+ * result, and records it. */
+static void family_case(st_run *r, const case_device *dev,
+                        const scatter_case *g, st_storage sto,
+                        const char *what) {
   char desc[480], why[512], diff[160];
-  st_describe(c, desc, sizeof desc);
-  size_t ob = st_nbytes(c->dtype, c->dr, c->dshape);
-  c->orank = c->dr;
-  memcpy(c->oshape, c->dshape, sizeof c->dshape);
+  scatter_inputs in;
+  if (scatter_inputs_draw(g, &in) != 0) {
+    r->device_error = true;
+    snprintf(r->device_msg, sizeof r->device_msg, "out of host memory");
+    return;
+  }
+  st_call c;
+  memset(&c, 0, sizeof c);
+  c.scatter = true;
+  c.params = (clg_params){g->op, g->axis, 0, CLG_MODE_RAISE};
+  c.sp = g->sp;
+  c.dtype = g->dtype;
+  c.itype = g->idt;
+  c.dr = c.orank = g->r;
+  c.ir = g->q;
+  c.ur = in.ur;
+  memcpy(c.dshape, g->ds, sizeof c.dshape);
+  memcpy(c.oshape, g->ds, sizeof c.oshape);
+  memcpy(c.ishape, g->is, sizeof c.ishape);
+  memcpy(c.ushape, in.us, sizeof c.ushape);
+  c.data = in.data;
+  c.indices = in.indices;
+  c.updates = in.updates;
+  c.storage = sto;
+  st_describe(&c, desc, sizeof desc);
+  size_t ob = in.data_bytes;
+  unsigned char *want = malloc(ob + 1), *got = malloc(ob + 1),
+                *init = malloc(ob + 1);
+  if (!want || !got || !init) {
+    r->device_error = true;
+    snprintf(r->device_msg, sizeof r->device_msg, "out of host memory");
+    goto done;
+  }
+  int ref_rc = scatter_expect(g, &in, want);
   clg_status want_st = CLG_SUCCESS;
   if (ref_rc == REF_DUPLICATE)
     want_st = CLG_ERROR_DUPLICATE_INDEX;
@@ -63,18 +72,18 @@ static void run_case(st_run *r, st_call *c, sbuf *b, int ref_rc,
   else if (ref_rc != REF_OK) {
     st_record(r, false, "%s (%s): the case generator made an invalid case "
               "(reference: %d)", desc, what, ref_rc);
-    return;
+    goto done;
   }
-  if (refused_here(r, c->dtype, c->sp.reduction))
+  if (scatter_case_status(g, dev) != CLG_SUCCESS)
     want_st = CLG_ERROR_UNSUPPORTED_DTYPE;
-  if (c->storage == ST_IN_PLACE)
-    memcpy(b->init, b->data, ob);
+  if (sto == ST_IN_PLACE)
+    memcpy(init, in.data, ob);
   else
-    memset(b->init, 0xA5, ob);
+    memset(init, 0xA5, ob);
   if (want_st != CLG_SUCCESS)
-    memcpy(b->want, b->init, ob); /* refused: the output as it was */
+    memcpy(want, init, ob); /* refused: the output as it was */
   clg_status st;
-  int rc = st_exec(r, c, b->init, ob, b->got, &st, why, sizeof why);
+  int rc = st_exec(r, &c, init, ob, got, &st, why, sizeof why);
   if (rc < 0) {
     r->device_error = true;
     snprintf(r->device_msg, sizeof r->device_msg, "%s", why);
@@ -90,7 +99,7 @@ static void run_case(st_run *r, st_call *c, sbuf *b, int ref_rc,
     st_record(r, false, "%s (%s): returned %s, expected %s%s%s", desc, what,
               clg_status_string(st), clg_status_string(want_st),
               why[0] ? ": " : "", why);
-  } else if (st_first_diff(b->got, b->want, ob, clg_dtype_size(c->dtype), diff,
+  } else if (st_first_diff(got, want, ob, clg_dtype_size(c.dtype), diff,
                            sizeof diff))
     st_record(r, false, "%s (%s): %s%s", desc, what, diff,
               want_st != CLG_SUCCESS ? " (a refused call must leave the "
@@ -98,127 +107,11 @@ static void run_case(st_run *r, st_call *c, sbuf *b, int ref_rc,
                                      : "");
   else
     st_record(r, true, "%s", desc);
-}
-
-/* A value in [-s, s-1] for target coordinate v in [0, s): v or v - s. */
-static int64_t signed_index(uint64_t *s, int64_t v, int64_t size) {
-  return (st_rand(s) & 1) ? v - size : v;
-}
-
-/* ScatterElements (or Scatter 9): indices and updates of one shape, at
- * most data's off the axis. */
-static void elements_case(st_run *r, sbuf *b, uint64_t seed, clg_op op,
-                          clg_dtype dt, clg_dtype it, clg_reduction red,
-                          dup_kind dup, st_storage sto) {
-  uint64_t s = seed;
-  st_call c;
-  memset(&c, 0, sizeof c);
-  c.scatter = true;
-  c.dtype = dt;
-  c.itype = it;
-  c.storage = sto;
-  c.sp = (clg_scatter_params){red, dup == D_REPEAT_LAST ? CLG_DUPLICATES_LAST
-                                                        : CLG_DUPLICATES_ERROR};
-  c.dr = c.ir = c.ur = (int32_t)st_range(&s, 1, 3);
-  int32_t a = (int32_t)st_range(&s, 0, c.dr - 1);
-  bool distinct = red == CLG_REDUCTION_NONE && dup == D_DISTINCT;
-  for (int32_t i = 0; i < c.dr; ++i) {
-    c.dshape[i] = st_range(&s, 1, i == c.dr - 1 ? 7 : 5);
-    if (i != a)
-      c.ishape[i] = st_range(&s, 1, c.dshape[i]);
-    else
-      c.ishape[i] = distinct ? st_range(&s, 1, c.dshape[i]) : st_range(&s, 3, 6);
-    c.ushape[i] = c.ishape[i];
-  }
-  c.params = (clg_params){op, (st_rand(&s) & 1) ? a - c.dr : a, 0,
-                          CLG_MODE_RAISE};
-  size_t es = clg_dtype_size(dt);
-  size_t nd = st_nbytes(dt, c.dr, c.dshape) / es;
-  size_t ni = st_nbytes(dt, c.ir, c.ishape) / es;
-  st_fill(&s, dt, b->data, nd);
-  st_fill(&s, dt, b->upd, ni);
-  int64_t sz = c.dshape[a], shift = st_range(&s, 0, sz - 1);
-  for (size_t e = 0; e < ni; ++e) {
-    int64_t rest = (int64_t)e, ca = 0;
-    for (int32_t d = c.ir - 1; d >= 0; --d) {
-      if (d == a)
-        ca = rest % c.ishape[d];
-      rest /= c.ishape[d];
-    }
-    /* distinct: one target per position along the axis in each fiber;
-     * else two values at most, three entries or more: repeats. */
-    int64_t v = distinct ? (ca + shift) % sz : st_range(&s, 0, sz < 2 ? 0 : 1);
-    st_set_index(b->idx, it, e, signed_index(&s, v, sz));
-  }
-  c.data = b->data;
-  c.indices = b->idx;
-  c.updates = b->upd;
-  memcpy(b->want, b->data, nd * es);
-  int64_t bad = 0, first = 0;
-  int rc = ref_scatter_elements(
-      b->want, dt, c.dr, c.dshape, b->idx,
-      it == CLG_DTYPE_INT32 ? REF_INDEX_I32 : REF_INDEX_I64, c.ishape, b->upd,
-      c.params.axis, (ref_reduction)red, dup == D_REPEAT_LAST, &bad, &first);
-  run_case(r, &c, b, rc, red == CLG_REDUCTION_NONE ? dup_names[dup]
-                                                   : "repeated targets");
-}
-
-/* ScatterND: tuples of k components, updates indices.shape[:-1] +
- * data.shape[k:]. */
-static void nd_case(st_run *r, sbuf *b, uint64_t seed, clg_dtype dt,
-                    clg_dtype it, clg_reduction red, dup_kind dup,
-                    st_storage sto) {
-  uint64_t s = seed;
-  st_call c;
-  memset(&c, 0, sizeof c);
-  c.scatter = true;
-  c.dtype = dt;
-  c.itype = it;
-  c.storage = sto;
-  c.sp = (clg_scatter_params){red, dup == D_REPEAT_LAST ? CLG_DUPLICATES_LAST
-                                                        : CLG_DUPLICATES_ERROR};
-  c.params = (clg_params){CLG_OP_SCATTER_ND, 0, 0, CLG_MODE_RAISE};
-  c.dr = (int32_t)st_range(&s, 1, 3);
-  for (int32_t i = 0; i < c.dr; ++i)
-    c.dshape[i] = st_range(&s, 1, i == c.dr - 1 ? 7 : 5);
-  int32_t k = (int32_t)st_range(&s, 1, c.dr);
-  int64_t p = 1;
-  for (int32_t i = 0; i < k; ++i)
-    p *= c.dshape[i];
-  bool distinct = red == CLG_REDUCTION_NONE && dup == D_DISTINCT;
-  int64_t n = distinct ? st_range(&s, 1, p < 6 ? p : 6) : st_range(&s, 3, 6);
-  c.ir = 2;
-  c.ishape[0] = n;
-  c.ishape[1] = k;
-  c.ur = 1 + c.dr - k;
-  c.ushape[0] = n;
-  for (int32_t i = k; i < c.dr; ++i)
-    c.ushape[1 + i - k] = c.dshape[i];
-  size_t es = clg_dtype_size(dt);
-  size_t nd = st_nbytes(dt, c.dr, c.dshape) / es;
-  size_t nu = st_nbytes(dt, c.ur, c.ushape) / es;
-  st_fill(&s, dt, b->data, nd);
-  st_fill(&s, dt, b->upd, nu);
-  int64_t shift = st_range(&s, 0, p - 1);
-  for (int64_t e = 0; e < n; ++e) {
-    int64_t t = distinct ? (e + shift) % p : st_range(&s, 0, p < 2 ? 0 : 1);
-    for (int32_t j = k - 1; j >= 0; --j) {
-      st_set_index(b->idx, it, (size_t)(e * k + j),
-                   signed_index(&s, t % c.dshape[j], c.dshape[j]));
-      t /= c.dshape[j];
-    }
-  }
-  c.data = b->data;
-  c.indices = b->idx;
-  c.updates = b->upd;
-  memcpy(b->want, b->data, nd * es);
-  int64_t bad = 0, first = 0;
-  int rc = ref_scatter_nd(b->want, dt, c.dr, c.dshape, b->idx,
-                          it == CLG_DTYPE_INT32 ? REF_INDEX_I32 : REF_INDEX_I64,
-                          c.ir, c.ishape, b->upd, (ref_reduction)red,
-                          dup == D_REPEAT_LAST, &bad, &first);
-  run_case(r, &c, b, rc, red == CLG_REDUCTION_NONE ? dup_names[dup]
-                                                   : "repeated targets");
+done:
+  scatter_inputs_free(&in);
+  free(want);
+  free(got);
+  free(init);
 }
 
 /* Element types per reduction: none by element size (1, 2, 4, 8, 16
@@ -243,7 +136,7 @@ static const clg_dtype minmax_types[] = {
 
 /* One operator's table: (reduction, type, duplicates) x storage. Quick:
  * the first types of each list and one storage per case, in turn. */
-static void op_table(st_run *r, sbuf *b, clg_op op, int row) {
+static void op_table(st_run *r, const case_device *dev, clg_op op, int row) {
   r->row = row;
   unsigned n = 0;
   for (int red = 0; red < 5; ++red) {
@@ -264,25 +157,29 @@ static void op_table(st_run *r, sbuf *b, clg_op op, int row) {
             continue;
           clg_dtype it = (n / 3) % 2 ? CLG_DTYPE_INT32 : CLG_DTYPE_INT64;
           uint64_t seed = 0x5ca7000u + (uint64_t)op * 100000u + n;
-          if (op == CLG_OP_SCATTER_ND)
-            nd_case(r, b, seed, types[t], it, (clg_reduction)red,
-                    (dup_kind)dup, (st_storage)sto);
-          else
-            elements_case(r, b, seed, op, types[t], it, (clg_reduction)red,
-                          (dup_kind)dup, (st_storage)sto);
+          clg_scatter_params sp = {(clg_reduction)red,
+                                   dup == D_REPEAT_LAST ? CLG_DUPLICATES_LAST
+                                                        : CLG_DUPLICATES_ERROR};
+          /* distinct targets, or repeats (every reduction but none's
+           * distinct cases) */
+          scatter_targets tg = red == 0 && dup == D_DISTINCT
+                                   ? SCATTER_TARGETS_DISTINCT
+                                   : SCATTER_TARGETS_REPEATED;
+          scatter_case g =
+              op == CLG_OP_SCATTER_ND
+                  ? scatter_nd_case_random(seed, types[t], it, sp, tg)
+                  : scatter_elements_case_random(seed, op, types[t], it, sp,
+                                                 tg);
+          family_case(r, dev, &g, (st_storage)sto,
+                      red == 0 ? dup_names[dup] : "repeated targets");
         }
   }
 }
 
 void st_scatter_cases(st_run *r) {
-  sbuf *b = malloc(sizeof *b);
-  if (b == NULL) {
-    r->device_error = true;
-    snprintf(r->device_msg, sizeof r->device_msg, "out of host memory");
-    return;
-  }
-  op_table(r, b, CLG_OP_SCATTER_ELEMENTS, ST_ROW_SCATTER_ELEMENTS);
-  op_table(r, b, CLG_OP_SCATTER_ND, ST_ROW_SCATTER_ND);
-  op_table(r, b, CLG_OP_SCATTER, ST_ROW_SCATTER);
-  free(b);
+  case_device dev;
+  st_case_device(r, &dev);
+  op_table(r, &dev, CLG_OP_SCATTER_ELEMENTS, ST_ROW_SCATTER_ELEMENTS);
+  op_table(r, &dev, CLG_OP_SCATTER_ND, ST_ROW_SCATTER_ND);
+  op_table(r, &dev, CLG_OP_SCATTER, ST_ROW_SCATTER);
 }
