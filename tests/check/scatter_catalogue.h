@@ -57,7 +57,9 @@ enum {
   SCT_OUT_HOST = 4u,      /* only with a host output */
   SCT_OUT_BUF = 8u,       /* only with a cl_mem output */
   SCT_NOT_IN_PLACE = 16u, /* never in place */
-  SCT_DEV_INPUTS = 32u    /* data and updates in cl_mem with a cl_mem output */
+  SCT_DEV_INPUTS = 32u,   /* data and updates in cl_mem with a cl_mem output */
+  SCT_NEEDLES = 64u       /* msg[0] is ';'-separated items, all required
+                             (case_message_has(): the shared entries') */
 };
 
 typedef struct sct_case {
@@ -80,5 +82,11 @@ cl_mem sct_own(sct_call *c, cl_mem m);
 
 extern const sct_case sct_cases[];
 extern const size_t sct_ncases;
+/* The family's shared catalogue (tools/cases/scatter_elements_bad.c, which
+ * `clgather selftest` runs too: parameters, element types, shapes, index
+ * values), made into entries of this table by sct_shared_init(). */
+extern sct_case sct_shared_cases[];
+extern size_t sct_nshared_cases;
+void sct_shared_init(void);
 
 #endif /* CLGATHER_TESTS_SCATTER_CATALOGUE_H */

@@ -96,4 +96,87 @@ void scatter_inputs_free(scatter_inputs *in);
  * case. */
 int scatter_expect(const scatter_case *c, const scatter_inputs *in, void *want);
 
+/* -------------------------------- bad inputs (scatter_elements_bad.c) */
+
+enum {
+  SCATTER_DATA = 0,
+  SCATTER_INDICES = 1,
+  SCATTER_UPDATES = 2,
+  SCATTER_OUTPUT = 3
+};
+
+/* A tensor descriptor's shape replaced: its rank and its first
+ * min(rank, 4) dims. */
+typedef struct scatter_bad_shape {
+  bool set;
+  int32_t rank;
+  int64_t dims[4];
+} scatter_bad_shape;
+
+/* One bad input of the family: a valid base call broken in one place,
+ * with the status every call of it must return before writing anything
+ * and what its message must hold. The bases: data float [4, 3] = 100 ..
+ * 111, reduction none, duplicates an error, output float [4, 3];
+ * ScatterElements and Scatter on axis 0: int64 indices [2, 3] = {0, 3,
+ * -2, 2, -4, 1} (no repeated target), updates float [2, 3]; ScatterND:
+ * int64 indices [3, 2] = {0, 1, 3, -1, -2, 0} (tuples (0, 1), (3, 2),
+ * (2, 0)), updates float [3]. */
+typedef struct scatter_bad {
+  const char *name;
+  clg_op op; /* the base */
+  /* the call's clg_params, replaced when `params` */
+  bool params;
+  clg_params p;
+  /* the scatter parameters, replaced when `set_sp`; NULL when `sp_null` */
+  bool set_sp, sp_null;
+  clg_scatter_params sp;
+  /* the indices' values replaced (nvalues of them, and the axis by `axis`
+   * when `set_axis`), then set[] written */
+  int64_t values[6];
+  int nvalues;
+  bool set_axis;
+  int64_t axis;
+  struct {
+    int64_t pos, value;
+  } set[2];
+  int nsets;
+  bool indices_int32; /* the values (after the above) as int32 */
+  /* over 32 KiB of indices, all targets distinct (before set[]): 1:
+   * ScatterND, data [4100, 2], indices [4100, 1], tuple e = 7e mod 4100
+   * (odd e counted from the back), updates [4100, 2]; 2: ScatterElements
+   * on axis 1, data [2, 2050], indices and updates [2, 2050], entry
+   * (r, j) = 3j mod 2050 (odd j from the back) */
+  int large;
+  scatter_bad_shape shape[4]; /* data, indices, updates, output */
+  clg_dtype dtype[4];         /* 0: as the base */
+  clg_status want;
+  /* every ';'-separated item must be in the message (case_message_has()) */
+  const char *needles;
+} scatter_bad;
+
+extern const scatter_bad scatter_bad_inputs[];
+extern const size_t scatter_bad_count;
+
+/* The room of each value array of a broken call (the large entries'). */
+#define SCATTER_BAD_CAP (40u << 10)
+
+/* The broken call: parameters, the four descriptors (dtype, rank, shape)
+ * and the host bytes of data, indices and updates (SCATTER_BAD_CAP each). */
+typedef struct scatter_bad_call {
+  clg_params p;
+  clg_scatter_params sp;
+  bool sp_null;
+  clg_dtype dtype[4];
+  int32_t rank[4];
+  int64_t shape[4][CLG_MAX_RANK];
+  unsigned char data[SCATTER_BAD_CAP], indices[SCATTER_BAD_CAP],
+      updates[SCATTER_BAD_CAP];
+} scatter_bad_call;
+
+/* Fills *call (about 120 KiB: allocate it) with entry e's broken call. */
+void scatter_bad_make(const scatter_bad *e, scatter_bad_call *call);
+/* True for a fault in index values (out of bounds, repeated targets),
+ * which a call with cl_mem indices may find on the device. */
+bool scatter_bad_in_values(const scatter_bad *e);
+
 #endif /* CLGATHER_CASES_SCATTER_H */
