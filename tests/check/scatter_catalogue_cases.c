@@ -183,15 +183,6 @@ void sct_shared_init(void) {
 #define ST(x) CLG_ERROR_##x
 #define R(x) CLG_REDUCTION_##x
 #define DT(x) CLG_DTYPE_##x
-#define NONE64 -1, 0, 64
-#define NONE32 -1, 0, 32
-#define OOB SCT_VALUES
-#define RANGE4 "valid range is [-4, 3]"
-#define RANGE3 "valid range is [-3, 2]"
-#define IN23 "in indices of shape [2, 3]) = "
-#define IN32 "in indices of shape [3, 2]) = "
-#define COMP0 "component 0 of the index tuple indexes axis 0 of data, of size 4"
-#define COMP1 "component 1 of the index tuple indexes axis 1 of data, of size 3"
 #define MISALIGNED "not a multiple of 4 bytes (the float element)"
 
 /* clang-format off */

@@ -27,6 +27,34 @@ typedef struct bad_bufs {
   unsigned char data[256], idx[256], init[512], got[512];
 } bad_bufs;
 
+/* Records one run of a bad input: passed when the harness ran it (rc 0),
+ * the status is `want`, the message (why) says what it must (`named`) and
+ * the output's ob bytes are as they were (init). */
+static void record(st_run *r, const char *name, const char *desc, int rc,
+                   clg_status st, clg_status want, bool named,
+                   const char *needles, const char *why, const void *got,
+                   const void *init, size_t ob) {
+  char diff[160];
+  if (rc < 0) {
+    r->device_error = true;
+    snprintf(r->device_msg, sizeof r->device_msg, "%s", why);
+    st_record(r, false, "bad input '%s': %s: %s", name, desc, why);
+  } else if (rc > 0)
+    st_record(r, false, "bad input '%s': %s: %s", name, desc, why);
+  else if (st != want)
+    st_record(r, false, "bad input '%s': %s: returned %s, expected %s%s%s",
+              name, desc, clg_status_string(st), clg_status_string(want),
+              why[0] ? ": " : "", why);
+  else if (!named)
+    st_record(r, false, "bad input '%s': %s: the message does not say "
+              "what it must (%s): %s", name, desc, needles, why);
+  else if (st_first_diff(got, init, ob, 1, diff, sizeof diff))
+    st_record(r, false, "bad input '%s': %s: refused, but the output "
+              "changed: %s", name, desc, diff);
+  else
+    st_record(r, true, "%s", name);
+}
+
 /* ------------------------------------------------------------ the gathers */
 
 /* The catalogue of tools/cases/gather_bad.c (the test suite's too): each
@@ -61,32 +89,13 @@ static void gather_bad_cases(st_run *r, bad_bufs *b) {
       if (ob > sizeof b->init)
         ob = 0; /* an output the call refuses before its size matters */
       memset(b->init, 0xA5, ob);
-      char desc[480], why[512], diff[160];
+      char desc[480], why[512];
       st_describe(&c, desc, sizeof desc);
       clg_status st = CLG_SUCCESS;
       int rc = st_exec(r, &c, b->init, ob, b->got, &st, why, sizeof why);
-      if (rc < 0) {
-        r->device_error = true;
-        snprintf(r->device_msg, sizeof r->device_msg, "%s", why);
-        st_record(r, false, "bad input '%s': %s: %s", e->name, desc, why);
-      } else if (rc > 0)
-        st_record(r, false, "bad input '%s': %s: %s", e->name, desc, why);
-      else if (st != e->want)
-        st_record(r, false, "bad input '%s': %s: returned %s, expected %s%s%s",
-                  e->name, desc, clg_status_string(st),
-                  clg_status_string(e->want), why[0] ? ": " : "", why);
-      else if (!case_message_has(why, e->needles))
-        st_record(r, false,
-                  "bad input '%s': %s: the message does not say "
-                  "what it must (%s): %s",
-                  e->name, desc, e->needles, why);
-      else if (st_first_diff(b->got, b->init, ob, 1, diff, sizeof diff))
-        st_record(r, false,
-                  "bad input '%s': %s: refused, but the output "
-                  "changed: %s",
-                  e->name, desc, diff);
-      else
-        st_record(r, true, "%s", e->name);
+      record(r, e->name, desc, rc, st, e->want,
+             case_message_has(why, e->needles), e->needles, why, b->got,
+             b->init, ob);
     }
   }
 }
@@ -136,32 +145,13 @@ static void scatter_bad_cases(st_run *r) {
       if (ob > SCATTER_BAD_CAP)
         ob = 0; /* an output the call refuses before its size matters */
       memset(init, 0xA5, ob);
-      char desc[480], why[512], diff[160];
+      char desc[480], why[512];
       st_describe(&c, desc, sizeof desc);
       clg_status st = CLG_SUCCESS;
       int rc = st_exec(r, &c, init, ob, got, &st, why, sizeof why);
-      if (rc < 0) {
-        r->device_error = true;
-        snprintf(r->device_msg, sizeof r->device_msg, "%s", why);
-        st_record(r, false, "bad input '%s': %s: %s", e->name, desc, why);
-      } else if (rc > 0)
-        st_record(r, false, "bad input '%s': %s: %s", e->name, desc, why);
-      else if (st != e->want)
-        st_record(r, false, "bad input '%s': %s: returned %s, expected %s%s%s",
-                  e->name, desc, clg_status_string(st),
-                  clg_status_string(e->want), why[0] ? ": " : "", why);
-      else if (!case_message_has(why, e->needles))
-        st_record(r, false,
-                  "bad input '%s': %s: the message does not say "
-                  "what it must (%s): %s",
-                  e->name, desc, e->needles, why);
-      else if (st_first_diff(got, init, ob, 1, diff, sizeof diff))
-        st_record(r, false,
-                  "bad input '%s': %s: refused, but the output "
-                  "changed: %s",
-                  e->name, desc, diff);
-      else
-        st_record(r, true, "%s", e->name);
+      record(r, e->name, desc, rc, st, e->want,
+             case_message_has(why, e->needles), e->needles, why, got, init,
+             ob);
     }
   }
 done:
@@ -197,7 +187,7 @@ static void bag_bad_cases(st_run *r, bad_bufs *b) {
       st_bag_storage(&c, (st_storage)sto);
       size_t ob = bag_output_bytes(&c);
       memset(b->init, 0xA5, ob);
-      char desc[ST_DESC], why[512], diff[160];
+      char desc[ST_DESC], why[512];
       bag_case_str(&c, desc, sizeof desc);
       clg_status st = CLG_SUCCESS;
       int rc = st_bag_exec(r, &c, &in, b->init, ob, b->got, &st, why,
@@ -206,25 +196,8 @@ static void bag_bad_cases(st_run *r, bad_bufs *b) {
       bool named = case_message_has(why, e->needles);
       for (int j = 0; j < e->nints; ++j)
         named = named && case_message_has_int(why, e->ints[j]);
-      if (rc < 0) {
-        r->device_error = true;
-        snprintf(r->device_msg, sizeof r->device_msg, "%s", why);
-        st_record(r, false, "bad input '%s': %s: %s", e->name, desc, why);
-      } else if (rc > 0)
-        st_record(r, false, "bad input '%s': %s: %s", e->name, desc, why);
-      else if (st != e->want)
-        st_record(r, false, "bad input '%s': %s: returned %s, expected %s%s%s",
-                  e->name, desc, clg_status_string(st),
-                  clg_status_string(e->want), why[0] ? ": " : "", why);
-      else if (!named)
-        st_record(r, false, "bad input '%s': %s: the message does not name "
-                  "what it must (%s): %s", e->name, desc, e->needles, why);
-      else if (st_first_diff(b->got, b->init, ob, clg_dtype_size(c.dtype),
-                             diff, sizeof diff))
-        st_record(r, false, "bad input '%s': %s: refused, but the output "
-                  "changed: %s", e->name, desc, diff);
-      else
-        st_record(r, true, "%s", e->name);
+      record(r, e->name, desc, rc, st, e->want, named, e->needles, why,
+             b->got, b->init, ob);
     }
   }
 }
