@@ -13,7 +13,9 @@
  * a device must give it, and of the catalogue of bad inputs with the status
  * and the message each must give. The runners execute descriptions and
  * hold nothing else: the Criterion suites (tests/support/FILE_case.c,
- * tests/ops/), `clgather selftest` (tools/selftest/) and the benchmarks.
+ * tests/ops/, the catalogues in tests/check/) and `clgather selftest`
+ * (tools/selftest/). (The benchmarks still draw their own large inputs;
+ * they share the references.)
  *
  * Plain C against the public API (clgather/clgather.h): no Criterion, no
  * print, no exit; an allocation that fails is a return value. Built into

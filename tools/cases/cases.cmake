@@ -4,24 +4,25 @@
 # tools/CMakeLists.txt and tests/CMakeLists.txt after
 # tools/reference/reference.cmake (the descriptions call the references);
 # sets, in the including directory's scope:
-#   CLGATHER_CASES_SOURCES      case.c (what every description shares) and
-#                               one FILE.c (plus FILE_bad.c, its bad inputs)
-#                               per registered operator that has one
+#   CLGATHER_CASES_SOURCES      case.c (what every description shares),
+#                               FILE.c for every registered operator (an
+#                               operator without one is a configure error)
+#                               and FILE_bad.c, its bad inputs, where the
+#                               family keeps its catalogue in that file
 #   CLGATHER_CASES_INCLUDE_DIR  the folder holding cases/: sources include
-#                               "cases/FILE.h"
+#                               "cases/FAMILY.h" (embedding_bag.h, gather.h,
+#                               scatter.h)
 # Like the references, the sources are compiled into each user against the
 # library it links (clgather, or clgather_testing in tests).
-#
-# Issue 42 moves the operators here one at a time: EmbeddingBag and the
-# gathers' valid cases are described here; the gathers' bad inputs and the
-# scatters are still tests/check/'s, tests/support/scatter_case.c and
-# tools/selftest/'s.
 set(CLGATHER_CASES_INCLUDE_DIR ${CMAKE_CURRENT_LIST_DIR}/..)
 set(CLGATHER_CASES_SOURCES ${CMAKE_CURRENT_LIST_DIR}/case.c)
 foreach(op IN LISTS CLGATHER_OPERATORS)
-  foreach(part ${op} ${op}_bad)
-    if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/${part}.c)
-      list(APPEND CLGATHER_CASES_SOURCES ${CMAKE_CURRENT_LIST_DIR}/${part}.c)
-    endif()
-  endforeach()
+  if(NOT EXISTS ${CMAKE_CURRENT_LIST_DIR}/${op}.c)
+    message(FATAL_ERROR "operator file ${op} (host/ops/operators.def) has "
+      "no case description tools/cases/${op}.c")
+  endif()
+  list(APPEND CLGATHER_CASES_SOURCES ${CMAKE_CURRENT_LIST_DIR}/${op}.c)
+  if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/${op}_bad.c)
+    list(APPEND CLGATHER_CASES_SOURCES ${CMAKE_CURRENT_LIST_DIR}/${op}_bad.c)
+  endif()
 endforeach()
