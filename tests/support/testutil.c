@@ -1,5 +1,7 @@
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "support/testutil.h"
+
+#include "cases/scatter.h"
 #if defined(CLGATHER_TESTING)
 /* The context's kept buffers (tu_kept, tu_drop_kept), without the fault
  * wrappers' names: the helpers' own OpenCL calls are not the library's,
@@ -369,11 +371,11 @@ const case_device *tu_case_device(void) {
 }
 
 bool tu_reduces_exactly(clg_dtype dtype) {
-  const case_device *dev = tu_case_device();
-  if (dtype == CLG_DTYPE_DOUBLE || dtype == CLG_DTYPE_COMPLEX128)
-    return dev->fp64 && dev->double_denorm;
-  if (dtype == CLG_DTYPE_FLOAT || dtype == CLG_DTYPE_BFLOAT16 ||
-      dtype == CLG_DTYPE_COMPLEX64)
-    return dev->single_denorm;
-  return true;
+  /* The scatters' rule (tools/cases/scatter.h): a reduction the device
+   * cannot give the promised bits for is refused. */
+  scatter_case c;
+  memset(&c, 0, sizeof c);
+  c.dtype = dtype;
+  c.sp.reduction = CLG_REDUCTION_ADD;
+  return scatter_case_status(&c, tu_case_device()) == CLG_SUCCESS;
 }

@@ -76,6 +76,14 @@ void case_fill_indices(case_rng *rng, void *dst, clg_dtype idt, int64_t count,
   }
 }
 
+const char *case_storage_str(case_storage s, char *buf, size_t cap) {
+  if (s.kind == CLG_STORAGE_BUFFER)
+    snprintf(buf, cap, "buffer+%zu%s", s.offset, s.tight ? "(tight)" : "");
+  else
+    snprintf(buf, cap, "host%s", s.null_empty ? "(null-if-empty)" : "");
+  return buf;
+}
+
 int case_device_query(cl_device_id device, case_device *out) {
   memset(out, 0, sizeof *out);
   if (device == NULL)

@@ -75,6 +75,9 @@ typedef struct case_storage {
   bool null_empty; /* host only: host = NULL when the tensor is empty */
 } case_storage;
 
+/* "host", "host(null-if-empty)", "buffer+16", "buffer+16(tight)" into buf. */
+const char *case_storage_str(case_storage s, char *buf, size_t cap);
+
 /* ------------------------------------------- what the device computes */
 
 /* The device properties the library's refusals follow (each operator's

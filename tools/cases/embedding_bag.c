@@ -84,14 +84,8 @@ const char *bag_case_str(const bag_case *c, char *buf, size_t cap) {
   static const char *const forms[] = {"offsets", "fixed", "segment_ids"};
   static const char *const data[] = {"random", "special", "small-int"};
   char st[5][40];
-  for (int k = 0; k < 5; ++k) {
-    if (c->st[k].kind == CLG_STORAGE_BUFFER)
-      snprintf(st[k], sizeof st[k], "buf+%zu%s", c->st[k].offset,
-               c->st[k].tight ? "(tight)" : "");
-    else
-      snprintf(st[k], sizeof st[k], "host%s",
-               c->st[k].null_empty ? "(null-if-empty)" : "");
-  }
+  for (int k = 0; k < 5; ++k)
+    case_storage_str(c->st[k], st[k], sizeof st[k]);
   const char *dn = clg_dtype_name(c->dtype), *in = clg_dtype_name(c->idt);
   const char *bn = clg_dtype_name(c->bdt);
   snprintf(buf, cap,

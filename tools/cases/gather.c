@@ -14,14 +14,6 @@ static const char *op_name(clg_op op) {
                                       : "Gather";
 }
 
-static const char *storage_str(case_storage s, char *buf, size_t cap) {
-  if (s.kind == CLG_STORAGE_BUFFER)
-    snprintf(buf, cap, "buffer+%zu%s", s.offset, s.tight ? "(tight)" : "");
-  else
-    snprintf(buf, cap, "host%s", s.null_empty ? "(null-if-empty)" : "");
-  return buf;
-}
-
 const char *gather_case_str(const gather_case *c, char *buf, size_t cap) {
   char ds[200], is[200], s0[48], s1[48], s2[48];
   static const char *const modes[] = {"any", "nonneg", "neg", "edges", "wild"};
@@ -35,9 +27,9 @@ const char *gather_case_str(const gather_case *c, char *buf, size_t cap) {
            case_shape_str(c->r, c->dshape, ds, sizeof ds), c->p.axis,
            c->p.batch_dims, (unsigned)c->p.mode < 3 ? gmodes[c->p.mode] : "?",
            in ? in : "?", case_shape_str(c->q, c->ishape, is, sizeof is),
-           storage_str(c->st[0], s0, sizeof s0),
-           storage_str(c->st[1], s1, sizeof s1),
-           storage_str(c->st[2], s2, sizeof s2),
+           case_storage_str(c->st[0], s0, sizeof s0),
+           case_storage_str(c->st[1], s1, sizeof s1),
+           case_storage_str(c->st[2], s2, sizeof s2),
            (unsigned)c->mode < 5 ? modes[c->mode] : "?",
            c->api == GATHER_API_RUN ? "clg_run" : "convenience",
            c->want_event ? " event" : "", c->queue ? " own-queue" : "");
