@@ -78,6 +78,23 @@ typedef struct case_storage {
 /* "host", "host(null-if-empty)", "buffer+16", "buffer+16(tight)" into buf. */
 const char *case_storage_str(case_storage s, char *buf, size_t cap);
 
+/* How a conformance run (`clgather selftest`) calls the library with a
+ * case's operands. */
+typedef enum case_call {
+  CASE_CALL_HOST = 0, /* every tensor in host memory */
+  CASE_CALL_BUFFER,   /* every tensor a cl_mem (at an offset), the
+                         blocking call */
+  CASE_CALL_ASYNC,    /* every tensor a cl_mem, the asynchronous call and
+                         clg_outcome_wait() */
+  CASE_CALL_IN_PLACE, /* scatters: cl_mem, the output is data's own buffer */
+  CASE_NCALLS
+} case_call;
+
+/* An operator's conformance set (tools/cases/operators.h): each case is
+ * handed to the runner's visit function in turn. */
+struct case_item;
+typedef void (*case_visit)(void *ctx, const struct case_item *item);
+
 /* ------------------------------------------- what the device computes */
 
 /* The device properties the library's refusals follow (each operator's

@@ -1,7 +1,9 @@
 /* EmbeddingBag's valid cases (embedding_bag.h): the argument space, random
- * cases, their inputs, the reference's output, the device's status. */
+ * cases, their inputs, the reference's output, the device's status, the
+ * conformance set. */
 #define _POSIX_C_SOURCE 200809L
 #include "cases/embedding_bag.h"
+#include "cases/operators.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -301,3 +303,33 @@ int bag_expect(const bag_case *c, const bag_inputs *in, void *want) {
   bag_ref_args(c, in, &a);
   return ref_embedding_bag(&a, want) == 0 ? 0 : -1;
 }
+
+/* Every (weight type, mode, form) once (quick: every (type, mode) once,
+ * the form in turn), the call (host, buffer, async) and the mix of index
+ * types, offsets, weights and padding in turn: each case is a program of
+ * its own to build on a cold device (the 576 cases of a first version
+ * took five minutes of CI's ASan run, cold). */
+static void conformance(bool quick, case_visit visit, void *ctx) {
+  static const clg_dtype types[] = {CLG_DTYPE_FLOAT, CLG_DTYPE_FLOAT16,
+                                    CLG_DTYPE_BFLOAT16, CLG_DTYPE_DOUBLE};
+  unsigned n = 0;
+  for (size_t t = 0; t < sizeof types / sizeof types[0]; ++t)
+    for (int mode = 0; mode < 4; ++mode)
+      for (int form = 0; form < 3; ++form) {
+        unsigned k = (unsigned)(t * 4 + (size_t)mode);
+        if (quick && form != (int)(k % 3))
+          continue;
+        case_item it = {.family = CASE_FAMILY_BAG,
+                        .seed = 0xba9000u + n,
+                        .call = (case_call)((k + (unsigned)form) % 3)};
+        /* index and bag types, include_last_offset or empty rows,
+         * per-sample weights, padding_idx: a different mix each time */
+        it.c.bag = bag_case_random(it.seed, types[t], (clg_bag_mode)mode,
+                                   (clg_bag_form)form, (n * 7u) & 31u);
+        visit(ctx, &it);
+        ++n;
+      }
+}
+
+const case_operator case_embedding_bag = {CASE_FAMILY_BAG, conformance, NULL,
+                                          NULL};

@@ -1,17 +1,27 @@
 /* The gather family's cases (gather.h): what Gather, GatherElements and
- * GatherND share, and Gather's random cases. */
+ * GatherND share, and Gather's own: its random cases, its conformance set,
+ * its hooks. */
 #define _POSIX_C_SOURCE 200809L
 #include "cases/gather.h"
+#include "cases/operators.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *op_name(clg_op op) {
-  return op == CLG_OP_GATHER_ELEMENTS ? "GatherElements"
-         : op == CLG_OP_GATHER_ND     ? "GatherND"
-                                      : "Gather";
+const clg_dtype gather_dtypes_by_size[5][4] = {
+    {CLG_DTYPE_INT8, CLG_DTYPE_UINT8, CLG_DTYPE_BOOL, CLG_DTYPE_INT8},
+    {CLG_DTYPE_FLOAT16, CLG_DTYPE_BFLOAT16, CLG_DTYPE_INT16, CLG_DTYPE_UINT16},
+    {CLG_DTYPE_FLOAT, CLG_DTYPE_INT32, CLG_DTYPE_UINT32, CLG_DTYPE_FLOAT},
+    {CLG_DTYPE_DOUBLE, CLG_DTYPE_INT64, CLG_DTYPE_UINT64, CLG_DTYPE_COMPLEX64},
+    {CLG_DTYPE_COMPLEX128, CLG_DTYPE_COMPLEX128, CLG_DTYPE_COMPLEX128,
+     CLG_DTYPE_COMPLEX128}};
+
+/* The case's operator's hooks, or NULL. */
+static const gather_hooks *hooks(const gather_case *c) {
+  const case_registered *o = case_operator_of(c->p.op);
+  return o != NULL ? o->d->gather : NULL;
 }
 
 const char *gather_case_str(const gather_case *c, char *buf, size_t cap) {
@@ -23,7 +33,7 @@ const char *gather_case_str(const gather_case *c, char *buf, size_t cap) {
            "%s dtype=%s data=%s axis=%" PRId64 " batch_dims=%" PRId64
            " mode=%s indices=%s%s storage(data/indices/output)=%s/%s/%s "
            "idx=%s api=%s%s%s",
-           op_name(c->p.op), dn ? dn : "?",
+           case_operator_name(c->p.op), dn ? dn : "?",
            case_shape_str(c->r, c->dshape, ds, sizeof ds), c->p.axis,
            c->p.batch_dims, (unsigned)c->p.mode < 3 ? gmodes[c->p.mode] : "?",
            in ? in : "?", case_shape_str(c->q, c->ishape, is, sizeof is),
@@ -37,17 +47,8 @@ const char *gather_case_str(const gather_case *c, char *buf, size_t cap) {
 }
 
 int gather_case_shape(const gather_case *c, int32_t *orank, int64_t *oshape) {
-  switch (c->p.op) {
-  case CLG_OP_GATHER_ELEMENTS:
-    return ref_gather_elements_shape(c->r, c->dshape, c->q, c->ishape,
-                                     c->p.axis, orank, oshape);
-  case CLG_OP_GATHER_ND:
-    return ref_gather_nd_shape(c->r, c->dshape, c->q, c->ishape,
-                               c->p.batch_dims, CLG_MAX_RANK, orank, oshape);
-  default:
-    return ref_gather_ex_shape(c->r, c->dshape, c->q, c->ishape, c->p.axis,
-                               c->p.batch_dims, orank, oshape);
-  }
+  const gather_hooks *h = hooks(c);
+  return h != NULL ? h->shape(c, orank, oshape) : -1;
 }
 
 gather_case gather_case_random(uint64_t seed, clg_dtype dtype, clg_dtype idt,
@@ -72,15 +73,6 @@ gather_case gather_case_random(uint64_t seed, clg_dtype dtype, clg_dtype idt,
   return c;
 }
 
-/* The size of the axis the index at flat position i indexes. */
-static int64_t index_bound(const gather_case *c, int64_t i) {
-  if (c->p.op == CLG_OP_GATHER_ND) {
-    int64_t m = c->ishape[c->q - 1];
-    return c->dshape[c->p.batch_dims + i % m];
-  }
-  return c->dshape[c->p.axis < 0 ? c->p.axis + c->r : c->p.axis];
-}
-
 void gather_inputs_free(gather_inputs *in) {
   free(in->data);
   free(in->indices);
@@ -98,41 +90,71 @@ int gather_inputs_draw(const gather_case *c, uint64_t seed, gather_inputs *in) {
     gather_inputs_free(in);
     return -1;
   }
+  const gather_hooks *h = hooks(c);
+  if (h == NULL) {
+    gather_inputs_free(in);
+    return -1;
+  }
   case_rng rng = case_rng_make(seed);
   case_rng_bytes(&rng, in->data, in->data_bytes);
-  if (c->p.op != CLG_OP_GATHER_ND) {
-    case_fill_indices(&rng, in->indices, c->idt, n, n ? index_bound(c, 0) : 0,
-                      c->mode);
-    return 0;
-  }
   size_t is = clg_dtype_size(c->idt);
   for (int64_t i = 0; i < n; ++i)
     case_fill_indices(&rng, in->indices + (size_t)i * is, c->idt, 1,
-                      index_bound(c, i), c->mode);
+                      h->index_bound(c, i), c->mode);
   return 0;
 }
 
 int gather_expect(const gather_case *c, const gather_inputs *in, void *want) {
-  size_t es = clg_dtype_size(c->dtype);
-  ref_index_type it = case_ref_index_type(c->idt);
+  const gather_hooks *h = hooks(c);
+  return h != NULL ? h->expect(c, in, want) : -1;
+}
+
+/* ----------------------------------------------------- Gather's own */
+
+static int shape(const gather_case *c, int32_t *orank, int64_t *oshape) {
+  return ref_gather_ex_shape(c->r, c->dshape, c->q, c->ishape, c->p.axis,
+                             c->p.batch_dims, orank, oshape);
+}
+
+static int64_t index_bound(const gather_case *c, int64_t i) {
+  (void)i;
+  return c->dshape[c->p.axis < 0 ? c->p.axis + c->r : c->p.axis];
+}
+
+static int expect(const gather_case *c, const gather_inputs *in, void *want) {
   int32_t orank = 0;
   int64_t oshape[REF_MAX_RANK];
-  switch (c->p.op) {
-  case CLG_OP_GATHER_ELEMENTS:
-    return ref_gather_elements(in->data, es, c->r, c->dshape, in->indices, it,
-                               c->q, c->ishape, c->p.axis, want) == 0
-               ? 0
-               : -1;
-  case CLG_OP_GATHER_ND:
-    return ref_gather_nd(in->data, es, c->r, c->dshape, in->indices, it, c->q,
-                         c->ishape, c->p.batch_dims, want) == 0
-               ? 0
-               : -1;
-  default:
-    return ref_gather_ex(in->data, es, c->r, c->dshape, in->indices, it, c->q,
-                         c->ishape, c->p.axis, c->p.batch_dims,
-                         (ref_mode)c->p.mode, want, &orank, oshape) == 0
-               ? 0
-               : -1;
-  }
+  return ref_gather_ex(in->data, clg_dtype_size(c->dtype), c->r, c->dshape,
+                       in->indices, case_ref_index_type(c->idt), c->q,
+                       c->ishape, c->p.axis, c->p.batch_dims,
+                       (ref_mode)c->p.mode, want, &orank, oshape) == 0
+             ? 0
+             : -1;
 }
+
+/* Quick: every element size x index type x mode once, batch_dims 0 and 1
+ * and the call in turn; full: every call, batch_dims 0 and 1, two seeds. */
+static void conformance(bool quick, case_visit visit, void *ctx) {
+  static const clg_dtype itypes[2] = {CLG_DTYPE_INT32, CLG_DTYPE_INT64};
+  unsigned n = 0;
+  for (int sd = 0; sd < (quick ? 1 : 2); ++sd)
+    for (int z = 0; z < 5; ++z)
+      for (int k = 0; k < 2; ++k)
+        for (int mode = 0; mode < 3; ++mode)
+          for (int bd = 0; bd < 2; ++bd)
+            for (int call = 0; call < 3; ++call, ++n) {
+              if (quick && bd * 3 + call != (int)(n / 6 % 6))
+                continue;
+              case_item it = {.family = CASE_FAMILY_GATHER,
+                              .seed = 0x6a7e000u + n,
+                              .call = (case_call)call};
+              it.c.gather = gather_case_random(
+                  it.seed, gather_dtypes_by_size[z][(n / 7) % 4], itypes[k],
+                  (clg_index_mode)mode, bd);
+              visit(ctx, &it);
+            }
+}
+
+static const gather_hooks gather_own = {shape, index_bound, expect};
+const case_operator case_gather = {CASE_FAMILY_GATHER, conformance, &gather_own,
+                                   NULL};

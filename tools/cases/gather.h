@@ -3,10 +3,11 @@
  * batch_dims and numpy.take's wrap and clip modes), GatherElements
  * (GatherElements-13) and GatherND (GatherND-13, batch_dims), which share
  * clg_params and so one description (gather_case). This file and gather.c
- * hold what the three share and Gather's random cases;
- * gather_elements.c and gather_nd.c their own random cases. The Criterion
- * suites (tests/support/gather_case.c, tests/ops/test_gather*.c) and
- * `clgather selftest` (tools/selftest/selftest_gather.c) run these.
+ * hold what the three share and Gather's own cases; gather_elements.c and
+ * gather_nd.c each operator's own (its random cases, its conformance set
+ * and its gather_hooks). The Criterion suites (tests/support/gather_case.c,
+ * tests/ops/test_gather*.c) and `clgather selftest`
+ * (tools/selftest/selftest_gather.c) run these.
  */
 #ifndef CLGATHER_CASES_GATHER_H
 #define CLGATHER_CASES_GATHER_H
@@ -42,7 +43,8 @@ typedef struct gather_case {
 /* One-line description of a case for failure messages. */
 const char *gather_case_str(const gather_case *c, char *buf, size_t cap);
 
-/* The reference's output shape; 0 if the case is valid, -1 if not. */
+/* The reference's output shape (the operator's hook); 0 if the case is
+ * valid, -1 if not. */
 int gather_case_shape(const gather_case *c, int32_t *orank, int64_t *oshape);
 
 /* Random valid cases of small shapes (data rank 1-3, dims up to 5, the last
@@ -76,6 +78,24 @@ void gather_inputs_free(gather_inputs *in);
  * bytes into want (room for the output of gather_case_shape()). Returns 0,
  * or -1 when the reference refuses the case. */
 int gather_expect(const gather_case *c, const gather_inputs *in, void *want);
+
+/* What an operator of the family does its own way: its file defines these
+ * and its case_operator (tools/cases/operators.h) points to them;
+ * gather_case_shape(), gather_inputs_draw() and gather_expect() call the
+ * case's operator's. */
+typedef struct gather_hooks {
+  /* The reference's output shape: 0, or -1 when the case is not valid. */
+  int (*shape)(const gather_case *c, int32_t *orank, int64_t *oshape);
+  /* The size of the axis the index at flat position i indexes. */
+  int64_t (*index_bound)(const gather_case *c, int64_t i);
+  /* The reference's output into want: 0, or -1 when it refuses the case. */
+  int (*expect)(const gather_case *c, const gather_inputs *in, void *want);
+} gather_hooks;
+
+/* The element types the conformance sets draw: one per element size (1,
+ * 2, 4, 8, 16 bytes; a gather moves bytes), the others of each size in
+ * turn. */
+extern const clg_dtype gather_dtypes_by_size[5][4];
 
 /* ---------------------------------------------- bad inputs (gather_bad.c) */
 

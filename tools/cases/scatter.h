@@ -3,8 +3,9 @@
  * with its reductions), ScatterND (ScatterND-18) and ONNX's deprecated
  * Scatter (Scatter-9: ScatterElements without reduction), which share
  * clg_scatter() and so one description (scatter_case). scatter_elements.c
- * holds what the three share and the elements' random cases, scatter_nd.c
- * ScatterND's. The Criterion suites (tests/support/scatter_case.c,
+ * holds what the three share and the elements' own cases (ScatterElements'
+ * and Scatter's: random cases, conformance sets, scatter_hooks),
+ * scatter_nd.c ScatterND's. The Criterion suites (tests/support/scatter_case.c,
  * tests/ops/test_scatter_*.c) and `clgather selftest`
  * (tools/selftest/selftest_scatter.c) run these.
  */
@@ -95,6 +96,39 @@ void scatter_inputs_free(scatter_inputs *in);
  * complex: CLG_ERROR_UNSUPPORTED_DTYPE); anything else is a bug of the
  * case. */
 int scatter_expect(const scatter_case *c, const scatter_inputs *in, void *want);
+
+/* What an operator of the family does its own way: its file defines these
+ * and its case_operator (tools/cases/operators.h) points to them;
+ * scatter_updates_shape(), scatter_inputs_draw() and scatter_expect()
+ * call the case's operator's. */
+typedef struct scatter_hooks {
+  /* updates' shape into us; returns its rank */
+  int32_t (*updates_shape)(const scatter_case *c, int64_t *us);
+  /* the indices' values into idx, as c->targets says: 0, or -1 out of
+   * host memory */
+  int (*fill_indices)(const scatter_case *c, case_rng *rng, void *idx);
+  /* the sequential reference on want (data's bytes): its verdict */
+  int (*expect)(const scatter_case *c, const scatter_inputs *in, void *want);
+  /* a random valid case (op: the operator) */
+  scatter_case (*random)(uint64_t seed, clg_op op, clg_dtype dtype,
+                         clg_dtype idt, clg_scatter_params sp,
+                         scatter_targets targets);
+} scatter_hooks;
+
+/* n targets in [0, s) as c->targets says, into out: 0, or -1 out of host
+ * memory. */
+int scatter_targets_draw(const scatter_case *c, case_rng *rng, int64_t *out,
+                         int64_t n, int64_t s);
+/* v in [0, s), half the time counted from the back (v - s). */
+int64_t scatter_signed_index(case_rng *rng, int64_t v, int64_t s);
+
+/* The conformance set of op (scatter_hooks.random draws its cases), over
+ * its first `reductions` reductions (1: none only; 5: all): for each
+ * reduction its element types, under none distinct targets, repeats
+ * refused and repeats where the last one wins, the call in turn (quick:
+ * fewer types, one call a case). */
+void scatter_conformance(clg_op op, int reductions, bool quick,
+                         case_visit visit, void *ctx);
 
 /* -------------------------------- bad inputs (scatter_elements_bad.c) */
 

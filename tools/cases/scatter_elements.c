@@ -1,6 +1,8 @@
 /* The scatter family's cases (scatter.h): what ScatterElements, ScatterND
- * and Scatter share, and the elements' random cases. */
+ * and Scatter share, and the elements' own (ScatterElements' and
+ * Scatter's): random cases, conformance sets, hooks. */
 #define _POSIX_C_SOURCE 200809L
+#include "cases/operators.h"
 #include "cases/scatter.h"
 
 #include <inttypes.h>
@@ -17,18 +19,15 @@ const clg_dtype scatter_dtypes[] = {
     CLG_DTYPE_BOOL,     CLG_DTYPE_COMPLEX64, CLG_DTYPE_COMPLEX128};
 const size_t scatter_ndtypes = sizeof scatter_dtypes / sizeof scatter_dtypes[0];
 
+/* The case's operator's hooks, or NULL. */
+static const scatter_hooks *hooks(const scatter_case *c) {
+  const case_registered *o = case_operator_of(c->op);
+  return o != NULL ? o->d->scatter : NULL;
+}
+
 int32_t scatter_updates_shape(const scatter_case *c, int64_t *us) {
-  if (c->op != CLG_OP_SCATTER_ND) {
-    for (int32_t d = 0; d < c->q; ++d)
-      us[d] = c->is[d];
-    return c->q;
-  }
-  int32_t n = 0, k = (int32_t)c->is[c->q - 1];
-  for (int32_t d = 0; d < c->q - 1; ++d)
-    us[n++] = c->is[d];
-  for (int32_t d = k; d < c->r; ++d)
-    us[n++] = c->ds[d];
-  return n;
+  const scatter_hooks *h = hooks(c);
+  return h != NULL ? h->updates_shape(c, us) : 0;
 }
 
 const char *scatter_case_str(const scatter_case *c, char *buf, size_t cap) {
@@ -38,12 +37,10 @@ const char *scatter_case_str(const scatter_case *c, char *buf, size_t cap) {
   snprintf(buf, cap,
            "%s dtype=%s data=%s axis=%" PRId64 " indices=%s%s reduction=%d "
            "duplicates=%d targets=%s%s storage=%s+%zu%s seed=%" PRIu64,
-           c->op == CLG_OP_SCATTER_ND ? "ScatterND"
-           : c->op == CLG_OP_SCATTER  ? "Scatter"
-                                      : "ScatterElements",
-           dn ? dn : "?", case_shape_str(c->r, c->ds, ds, sizeof ds), c->axis,
-           in ? in : "?", case_shape_str(c->q, c->is, is, sizeof is),
-           (int)c->sp.reduction, (int)c->sp.duplicates,
+           case_operator_name(c->op), dn ? dn : "?",
+           case_shape_str(c->r, c->ds, ds, sizeof ds), c->axis, in ? in : "?",
+           case_shape_str(c->q, c->is, is, sizeof is), (int)c->sp.reduction,
+           (int)c->sp.duplicates,
            (unsigned)c->targets < 3 ? targets[c->targets] : "?",
            c->special ? " special-values" : "",
            c->storage == CLG_STORAGE_BUFFER ? "buffer" : "host", c->offset,
@@ -189,9 +186,8 @@ static int distinct(case_rng *rng, int64_t *out, int64_t n, int64_t s) {
   return 0;
 }
 
-/* n targets in [0, s) as the case says, into out. */
-static int targets(const scatter_case *c, case_rng *rng, int64_t *out,
-                   int64_t n, int64_t s) {
+int scatter_targets_draw(const scatter_case *c, case_rng *rng, int64_t *out,
+                         int64_t n, int64_t s) {
   if (c->targets == SCATTER_TARGETS_DISTINCT)
     return distinct(rng, out, n, s);
   for (int64_t i = 0; i < n; ++i)
@@ -201,31 +197,13 @@ static int targets(const scatter_case *c, case_rng *rng, int64_t *out,
   return 0;
 }
 
-/* An in-range index value for v in [0, s): sometimes counted from the
- * back. */
-static int64_t signed_index(case_rng *rng, int64_t v, int64_t s) {
+int64_t scatter_signed_index(case_rng *rng, int64_t v, int64_t s) {
   return case_rng_range(rng, 0, 1) ? v - s : v;
 }
 
+/* Each line along the axis: its targets drawn as c->targets says. */
 static int fill_indices(const scatter_case *c, case_rng *rng, void *idx) {
   int64_t n = ref_numel(c->q, c->is);
-  if (c->op == CLG_OP_SCATTER_ND) {
-    int32_t k = (int32_t)c->is[c->q - 1];
-    int64_t tuples = k ? n / k : 0, slices = ref_numel(k, c->ds);
-    int64_t *t = malloc((size_t)(tuples ? tuples : 1) * sizeof *t);
-    if (t == NULL || targets(c, rng, t, tuples, slices) != 0) {
-      free(t);
-      return -1;
-    }
-    for (int64_t e = 0; e < tuples; ++e)
-      for (int32_t j = k - 1; j >= 0; --j) {
-        int64_t v = t[e] % c->ds[j];
-        t[e] /= c->ds[j];
-        case_set_index(idx, c->idt, e * k + j, signed_index(rng, v, c->ds[j]));
-      }
-    free(t);
-    return 0;
-  }
   int32_t a = (int32_t)(c->axis < 0 ? c->axis + c->r : c->axis);
   int64_t s = c->ds[a], len = c->is[a];
   int64_t stride = ref_numel(c->q - a - 1, c->is + a + 1);
@@ -236,13 +214,13 @@ static int fill_indices(const scatter_case *c, case_rng *rng, void *idx) {
   for (int64_t line = 0; line < lines; ++line) {
     /* the positions of one line along the axis */
     int64_t outer = line / stride, in = line % stride;
-    if (targets(c, rng, v, len, s) != 0) {
+    if (scatter_targets_draw(c, rng, v, len, s) != 0) {
       free(v);
       return -1;
     }
     for (int64_t i = 0; i < len; ++i)
       case_set_index(idx, c->idt, (outer * len + i) * stride + in,
-                     signed_index(rng, v[i], s));
+                     scatter_signed_index(rng, v[i], s));
   }
   free(v);
   return 0;
@@ -257,6 +235,8 @@ void scatter_inputs_free(scatter_inputs *in) {
 
 int scatter_inputs_draw(const scatter_case *c, scatter_inputs *in) {
   memset(in, 0, sizeof *in);
+  if (hooks(c) == NULL)
+    return -1;
   case_rng rng = case_rng_make(c->seed);
   in->ur = scatter_updates_shape(c, in->us);
   size_t es = clg_dtype_size(c->dtype);
@@ -278,7 +258,8 @@ int scatter_inputs_draw(const scatter_case *c, scatter_inputs *in) {
     case_rng_bytes(&rng, in->data, in->data_bytes);
     case_rng_bytes(&rng, in->updates, in->updates_bytes);
   }
-  if (fill_indices(c, &rng, in->indices) != 0)
+  const scatter_hooks *h = hooks(c);
+  if (h == NULL || h->fill_indices(c, &rng, in->indices) != 0)
     goto fail;
   return 0;
 fail:
@@ -289,14 +270,107 @@ fail:
 int scatter_expect(const scatter_case *c, const scatter_inputs *in,
                    void *want) {
   memcpy(want, in->data, in->data_bytes);
-  int64_t bad = -1, first = -1;
-  ref_index_type it = case_ref_index_type(c->idt);
-  bool last = c->sp.duplicates == CLG_DUPLICATES_LAST;
-  ref_reduction red = (ref_reduction)c->sp.reduction;
-  return c->op == CLG_OP_SCATTER_ND
-             ? ref_scatter_nd(want, c->dtype, c->r, c->ds, in->indices, it,
-                              c->q, c->is, in->updates, red, last, &bad, &first)
-             : ref_scatter_elements(want, c->dtype, c->r, c->ds, in->indices,
-                                    it, c->is, in->updates, c->axis, red, last,
-                                    &bad, &first);
+  const scatter_hooks *h = hooks(c);
+  return h != NULL ? h->expect(c, in, want) : REF_UNSUPPORTED;
 }
+
+/* ------------------------------------------------- the conformance sets */
+
+/* Element types per reduction: none by element size (1, 2, 4, 8, 16
+ * bytes); the arithmetic ones over integers, floats, bool and complex. */
+static const clg_dtype none_types[] = {
+    CLG_DTYPE_INT8,     CLG_DTYPE_FLOAT16,    CLG_DTYPE_FLOAT,
+    CLG_DTYPE_DOUBLE,   CLG_DTYPE_COMPLEX128, CLG_DTYPE_BOOL,
+    CLG_DTYPE_BFLOAT16, CLG_DTYPE_UINT32,     CLG_DTYPE_INT64,
+    CLG_DTYPE_COMPLEX64};
+static const clg_dtype addmul_types[] = {
+    CLG_DTYPE_FLOAT,     CLG_DTYPE_INT32,  CLG_DTYPE_FLOAT16,
+    CLG_DTYPE_COMPLEX64, CLG_DTYPE_DOUBLE, CLG_DTYPE_BFLOAT16,
+    CLG_DTYPE_INT8,      CLG_DTYPE_UINT8,  CLG_DTYPE_INT16,
+    CLG_DTYPE_INT64,     CLG_DTYPE_UINT64, CLG_DTYPE_BOOL,
+    CLG_DTYPE_COMPLEX128};
+static const clg_dtype minmax_types[] = {
+    CLG_DTYPE_FLOAT,  CLG_DTYPE_INT64,   CLG_DTYPE_BFLOAT16, CLG_DTYPE_UINT8,
+    CLG_DTYPE_DOUBLE, CLG_DTYPE_FLOAT16, CLG_DTYPE_INT8,     CLG_DTYPE_UINT16,
+    CLG_DTYPE_INT32,  CLG_DTYPE_UINT32,  CLG_DTYPE_BOOL};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* What the indices hold under reduction none. */
+enum { DISTINCT = 0, REPEAT_ERROR, REPEAT_LAST };
+
+void scatter_conformance(clg_op op, int reductions, bool quick,
+                         case_visit visit, void *ctx) {
+  static const char *const labels[3] = {"distinct targets", "repeated targets",
+                                        "repeated targets"};
+  const case_registered *o = case_operator_of(op);
+  if (o == NULL || o->d->scatter == NULL)
+    return;
+  unsigned n = 0;
+  for (int red = 0; red < reductions && red < 5; ++red) {
+    const clg_dtype *types = red == 0   ? none_types
+                             : red <= 2 ? addmul_types
+                                        : minmax_types;
+    size_t nt = red == 0   ? COUNT(none_types)
+                : red <= 2 ? COUNT(addmul_types)
+                           : COUNT(minmax_types);
+    if (quick)
+      nt = red == 0 ? 5 : 4;
+    for (size_t t = 0; t < nt; ++t)
+      for (int dup = 0; dup < (red == 0 ? 3 : 1); ++dup)
+        for (int call = 0; call < CASE_NCALLS; ++call, ++n) {
+          if (quick && call != (int)(n / CASE_NCALLS % CASE_NCALLS))
+            continue;
+          clg_dtype it = (n / 3) % 2 ? CLG_DTYPE_INT32 : CLG_DTYPE_INT64;
+          uint64_t seed = 0x5ca7000u + (uint64_t)op * 100000u + n;
+          clg_scatter_params sp = {(clg_reduction)red,
+                                   dup == REPEAT_LAST ? CLG_DUPLICATES_LAST
+                                                      : CLG_DUPLICATES_ERROR};
+          /* distinct targets, or repeats (every reduction but none's
+           * distinct cases) */
+          scatter_targets tg = red == 0 && dup == DISTINCT
+                                   ? SCATTER_TARGETS_DISTINCT
+                                   : SCATTER_TARGETS_REPEATED;
+          case_item item = {.family = CASE_FAMILY_SCATTER,
+                            .call = (case_call)call,
+                            .label =
+                                red == 0 ? labels[dup] : "repeated targets"};
+          item.c.scatter =
+              o->d->scatter->random(seed, op, types[t], it, sp, tg);
+          item.seed = item.c.scatter.seed;
+          visit(ctx, &item);
+        }
+  }
+}
+
+/* ------------------------------ ScatterElements' and Scatter's own */
+
+static int32_t updates_shape(const scatter_case *c, int64_t *us) {
+  for (int32_t d = 0; d < c->q; ++d)
+    us[d] = c->is[d];
+  return c->q;
+}
+
+static int expect(const scatter_case *c, const scatter_inputs *in, void *want) {
+  int64_t bad = -1, first = -1;
+  return ref_scatter_elements(
+      want, c->dtype, c->r, c->ds, in->indices, case_ref_index_type(c->idt),
+      c->is, in->updates, c->axis, (ref_reduction)c->sp.reduction,
+      c->sp.duplicates == CLG_DUPLICATES_LAST, &bad, &first);
+}
+
+static void elements_conformance(bool quick, case_visit visit, void *ctx) {
+  scatter_conformance(CLG_OP_SCATTER_ELEMENTS, 5, quick, visit, ctx);
+}
+
+/* ONNX Scatter (opset 9) has no reduction. */
+static void scatter9_conformance(bool quick, case_visit visit, void *ctx) {
+  scatter_conformance(CLG_OP_SCATTER, 1, quick, visit, ctx);
+}
+
+static const scatter_hooks own = {updates_shape, fill_indices, expect,
+                                  scatter_elements_case_random};
+const case_operator case_scatter_elements = {CASE_FAMILY_SCATTER,
+                                             elements_conformance, NULL, &own};
+const case_operator case_scatter = {CASE_FAMILY_SCATTER, scatter9_conformance,
+                                    NULL, &own};

@@ -1,10 +1,12 @@
 /*
  * `clgather selftest [--device SPEC] [--quick] [--json]`: the conformance
  * of a user's own OpenCL device (selftest.h). The harness: open the
- * device, run each table of cases (selftest_gather.c, selftest_scatter.c,
- * selftest_bag.c, selftest_bad.c, the installed ONNX node folders through onnx_test.c in
- * a CLI built with ONNX), time each row, print the summary table (or JSON)
- * and the first failing cases in full.
+ * device, run each registered operator's conformance set (its case
+ * description's, tools/cases/operators.h, by its family's runner:
+ * selftest_gather.c, selftest_scatter.c, selftest_bag.c), the bad-input
+ * catalogues (selftest_bad.c) and the installed ONNX node folders (through
+ * onnx_test.c in a CLI built with ONNX), time each row, print the summary
+ * table (or JSON) and the first failing cases in full.
  *
  * Exit status: 0 every case passed, 1 a case failed, 2 usage error, 3 no
  * device or a device/OpenCL error.
@@ -68,12 +70,15 @@ static void print_text(const st_run *r, const char *dev, const char *ver,
   printf("%-18s %6s %6s %6s  %-28s %8s\n", "operator", "cases", "passed",
          "failed", "variants", "seconds");
   int cases = 0, passed = 0, failed = 0;
-  for (int i = 0; i < ST_NROWS; ++i) {
+  for (int i = 0; i < r->nrows; ++i) {
     const st_row *w = &r->rows[i];
     char v[128];
     variants_text(w->variants, v, sizeof v);
     printf("%-18s %6d %6d %6d  %-28s %8.2f\n", w->name, w->cases, w->passed,
-           w->failed, i > ST_ROW_GATHER_ND ? "n/a" : v[0] ? v : "-",
+           w->failed,
+           !w->has_variants ? "n/a"
+           : v[0]           ? v
+                            : "-",
            w->seconds);
     if (w->note[0])
       printf("%-18s   (%s)\n", "", w->note);
@@ -106,13 +111,13 @@ static void print_json(const st_run *r, const char *dev, const char *ver,
   int cases = 0, passed = 0, failed = 0;
   size_t nv = 0;
   const char *const *names = st_variant_names(&nv);
-  for (int i = 0; i < ST_NROWS; ++i) {
+  for (int i = 0; i < r->nrows; ++i) {
     const st_row *w = &r->rows[i];
     printf("%s\n  {\"operator\": ", i ? "," : "");
     cli_json_string(stdout, w->name);
     printf(", \"cases\": %d, \"passed\": %d, \"failed\": %d, \"variants\": ",
            w->cases, w->passed, w->failed);
-    if (i > ST_ROW_GATHER_ND)
+    if (!w->has_variants)
       printf("null"); /* not reported by the API */
     else {
       int k = 0;
@@ -144,41 +149,49 @@ static void print_json(const st_run *r, const char *dev, const char *ver,
 
 /* ---------------------------------------------------------------- phases */
 
-typedef void (*st_phase)(st_run *r);
+/* The rows after the operators'. */
+enum { ROW_BAD = 0, ROW_ONNX, NEXTRA };
 
-/* Run a phase; its time goes to the rows it filled (shared by them in
- * proportion to their cases, which is near enough for a table). */
-static void timed(st_run *r, st_phase phase, int first, int last) {
-  int before[ST_NROWS];
-  for (int i = 0; i < ST_NROWS; ++i)
-    before[i] = r->rows[i].cases;
-  double t0 = now_s();
-  phase(r);
-  double dt = now_s() - t0;
-  int n = 0;
-  for (int i = first; i <= last; ++i)
-    n += r->rows[i].cases - before[i];
-  for (int i = first; i <= last; ++i)
-    r->rows[i].seconds +=
-        n ? dt * (r->rows[i].cases - before[i]) / n : dt / (last - first + 1);
+/* The runner's visit of one case of a conformance set: its family's. */
+typedef struct conformance_run {
+  st_run *r;
+  case_device dev;
+} conformance_run;
+
+static void visit_case(void *ctx, const case_item *it) {
+  conformance_run *cr = ctx;
+  switch (it->family) {
+  case CASE_FAMILY_GATHER: st_gather_case(cr->r, it); break;
+  case CASE_FAMILY_SCATTER: st_scatter_case(cr->r, &cr->dev, it); break;
+  case CASE_FAMILY_BAG: st_bag_case(cr->r, &cr->dev, it); break;
+  }
 }
 
-static void phase_gather(st_run *r) { st_gather_cases(r); }
-static void phase_scatter(st_run *r) { st_scatter_cases(r); }
-static void phase_bag(st_run *r) { st_bag_cases(r); }
-static void phase_bad(st_run *r) { st_bad_input_cases(r); }
+/* Runs the rows' phases in turn, each timed into its row. */
+static void run_rows(st_run *r, void (*extra[NEXTRA])(st_run *r)) {
+  conformance_run cr = {r, {0}};
+  st_case_device(r, &cr.dev);
+  for (int i = 0; i < r->nrows; ++i) {
+    r->row = i;
+    double t0 = now_s();
+    if (i < r->noperators)
+      case_operators[i].d->conformance(r->quick, visit_case, &cr);
+    else
+      extra[i - r->noperators](r);
+    r->rows[i].seconds += now_s() - t0;
+  }
+}
 
 /* A CLI built without ONNX (CLGATHER_CLI_ONNX 0) has no onnx_test.c: the
  * row says why it did not run, as when no test data is installed. */
 static void phase_onnx(st_run *r) {
 #if !CLGATHER_CLI_ONNX
-  snprintf(r->rows[ST_ROW_ONNX].note, sizeof r->rows[ST_ROW_ONNX].note,
+  snprintf(r->rows[r->row].note, sizeof r->rows[r->row].note,
            "not run: this clgather was built without ONNX "
            "(-DCLGATHER_BUILD_ONNX=ON)");
 #else
   cli_onnx_summary sum;
-  st_row *w = &r->rows[ST_ROW_ONNX];
-  r->row = ST_ROW_ONNX;
+  st_row *w = &r->rows[r->row];
   snprintf(r->current, sizeof r->current, "the installed ONNX node "
            "folders");
   int ran = cli_onnx_selftest(r->ctx, &sum);
@@ -241,11 +254,8 @@ static int run_all(st_run *r, const char *device) {
   if (!r->json) /* the first run on a device compiles kernels: minutes */
     fprintf(stderr, PROG ": selftest on %s%s...\n", r->device,
             r->quick ? " (quick)" : "");
-  timed(r, phase_gather, ST_ROW_GATHER, ST_ROW_GATHER_ND);
-  timed(r, phase_scatter, ST_ROW_SCATTER_ELEMENTS, ST_ROW_SCATTER);
-  timed(r, phase_bag, ST_ROW_EMBEDDING_BAG, ST_ROW_EMBEDDING_BAG);
-  timed(r, phase_bad, ST_ROW_BAD_INPUT, ST_ROW_BAD_INPUT);
-  timed(r, phase_onnx, ST_ROW_ONNX, ST_ROW_ONNX);
+  void (*extra[NEXTRA])(st_run * r) = {st_bad_input_cases, phase_onnx};
+  run_rows(r, extra);
   r->current[0] = '\0';
   clg_context_destroy(r->ctx);
   r->ctx = NULL;
@@ -340,12 +350,18 @@ int cli_cmd_selftest(int argc, char **argv) {
     return CLI_EXIT_DEVICE;
   }
   memset(r, 0, sizeof *r);
-  static const char *const names[ST_NROWS] = {
-      "Gather",     "GatherElements", "GatherND",
-      "ScatterElements", "ScatterND", "Scatter",
-      "EmbeddingBag",    "bad inputs", "ONNX node tests"};
-  for (int i = 0; i < ST_NROWS; ++i)
-    r->rows[i].name = names[i];
+  /* A row per registered operator (its ONNX name), then the bad inputs and
+   * the ONNX folders. */
+  static const char *const extra[NEXTRA] = {"bad inputs", "ONNX node tests"};
+  for (size_t i = 0; i < case_operator_count && r->nrows < ST_MAX_ROWS - NEXTRA;
+       ++i) {
+    r->noperators++;
+    st_row *w = &r->rows[r->nrows++];
+    w->name = case_operators[i].name;
+    w->has_variants = case_operators[i].d->family == CASE_FAMILY_GATHER;
+  }
+  for (int i = 0; i < NEXTRA; ++i)
+    r->rows[r->nrows++].name = extra[i];
   r->quick = quick;
   r->json = json;
   double t0 = now_s();
@@ -353,7 +369,7 @@ int cli_cmd_selftest(int argc, char **argv) {
   double total = now_s() - t0;
   /* A run with no case run passes nothing. */
   int ran = 0;
-  for (int i = 0; i < ST_NROWS; ++i)
+  for (int i = 0; i < r->nrows; ++i)
     ran += r->rows[i].cases;
   if (code == 0 && ran == 0 && r->nfails == 0)
     fail_run(r, false, "no case ran");

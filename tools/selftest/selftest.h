@@ -1,17 +1,21 @@
 /*
  * `clgather selftest`: the conformance of a user's own OpenCL device, in
- * the shape of the Khronos conformance suite (OpenCL-CTS): tables of small
- * cases, each comparing what the device computes with the plain-C
- * references (tools/reference/, the specification) byte for byte, and one
- * harness (selftest.c) that runs them and prints a summary.
+ * the shape of the Khronos conformance suite (OpenCL-CTS): a row of small
+ * cases per registered operator, each comparing what the device computes
+ * with the plain-C references (tools/reference/, the specification) byte
+ * for byte, and one harness (selftest.c) that runs them and prints a
+ * summary. Which cases a row runs is the operator's case description's
+ * conformance set (tools/cases/operators.h): a new operator of a family
+ * with a runner gets its row from its description alone.
  *
  * Modules, each calling only those before it: selftest_exec.c (one call of
  * the library on the device, with host, cl_mem or asynchronously checked
  * operands, the output's guard bytes checked) <- selftest_gather.c,
- * selftest_scatter.c, selftest_bag.c (the generated cases; selftest_bag.c
- * also runs EmbeddingBag's calls, whose operands st_call cannot hold),
- * selftest_bad.c (the bad-input catalogue) <- selftest.c (the command, the table, the exit status). A
- * client of the public API only.
+ * selftest_scatter.c, selftest_bag.c (each family's runner of one case;
+ * selftest_bag.c also runs EmbeddingBag's calls, whose operands st_call
+ * cannot hold), selftest_bad.c (the bad-input catalogues) <- selftest.c
+ * (the command, the rows, the exit status). A client of the public API
+ * only.
  */
 #ifndef CLGATHER_TOOLS_SELFTEST_H
 #define CLGATHER_TOOLS_SELFTEST_H
@@ -22,21 +26,12 @@
 
 #include <clgather/clgather.h>
 
-#include "cases/embedding_bag.h"
+#include "cases/operators.h"
 
-/* The rows of the summary table. */
-enum {
-  ST_ROW_GATHER = 0,
-  ST_ROW_GATHER_ELEMENTS,
-  ST_ROW_GATHER_ND,
-  ST_ROW_SCATTER_ELEMENTS,
-  ST_ROW_SCATTER_ND,
-  ST_ROW_SCATTER,
-  ST_ROW_EMBEDDING_BAG,
-  ST_ROW_BAD_INPUT,
-  ST_ROW_ONNX,
-  ST_NROWS
-};
+/* The rows of the summary table: one per registered operator
+ * (tools/cases/operators.h, in the registry's order), then the bad
+ * inputs' and the ONNX node folders'. */
+#define ST_MAX_ROWS 32
 
 /* How many failing cases are kept, in full, for the report. */
 #define ST_MAX_FAILS 8
@@ -45,8 +40,11 @@ enum {
 typedef struct st_row {
   const char *name;
   int cases, passed, failed;
-  unsigned variants; /* bits of st_variant_names(), from
-                        clg_context_last_variant() after each case */
+  /* clg_context_last_variant() reports the operator's kernel variants
+   * (the gather family's); then `variants`, bits of st_variant_names(),
+   * after each case */
+  bool has_variants;
+  unsigned variants;
   double seconds;
   char note[300]; /* e.g. where ONNX data was looked for */
 } st_row;
@@ -58,7 +56,8 @@ typedef struct st_run {
   /* CL_FP_DENORM in CL_DEVICE_SINGLE_FP_CONFIG / DOUBLE_FP_CONFIG: without
    * it the library refuses those types' reductions (clg_reduction) */
   bool single_denorm, double_denorm;
-  st_row rows[ST_NROWS];
+  st_row rows[ST_MAX_ROWS];
+  int nrows, noperators; /* rows[0 .. noperators) are the operators' */
   int row; /* the row cases are counted in */
   char fails[ST_MAX_FAILS][ST_DESC];
   int nfails; /* failures in all (fails[] keeps the first) */
@@ -71,20 +70,11 @@ typedef struct st_run {
   char device[256], version[256];
 } st_run;
 
-/* Storage of a call's operands (selftest_exec.c). */
-typedef enum st_storage {
-  ST_HOST = 0,   /* every tensor in host memory */
-  ST_BUFFER,     /* every tensor a cl_mem (at an offset), clg_run/clg_scatter */
-  ST_ASYNC,      /* every tensor a cl_mem, clg_run_async/clg_scatter_async
-                    and clg_outcome_wait */
-  ST_IN_PLACE,   /* scatters: cl_mem, the output is data's own buffer */
-  ST_NSTORAGE
-} st_storage;
-
-const char *st_storage_name(st_storage s);
+/* "host", "buffer", "async", "in-place" (selftest_exec.c). */
+const char *st_call_name(case_call s);
 
 /* One call: the operator, its attributes and its operands' host values
- * (the storage decides where they go). */
+ * (`call` decides where they go and which entry point runs). */
 typedef struct st_call {
   clg_params params;
   clg_scatter_params sp;
@@ -95,7 +85,7 @@ typedef struct st_call {
   int64_t dshape[CLG_MAX_RANK], ishape[CLG_MAX_RANK], ushape[CLG_MAX_RANK],
       oshape[CLG_MAX_RANK];
   const void *data, *indices, *updates;
-  st_storage storage;
+  case_call call;
 } st_call;
 
 /* Guard bytes before and after every tensor of a call (a multiple of every
@@ -120,7 +110,7 @@ size_t st_nbytes(clg_dtype dtype, int32_t rank, const int64_t *shape);
 
 /* Run the call on r->ctx. The output starts as `init` (out_bytes bytes:
  * data's for an in-place scatter, else any pattern) with guard bytes around
- * it; *status is the library's (for ST_ASYNC the outcome's when the call
+ * it; *status is the library's (for CASE_CALL_ASYNC the outcome's when the call
  * succeeded), got[] receives the output's bytes after the call. Returns 0,
  * or -1 when the harness itself could not run the call (what failed in
  * `why`): an OpenCL call of its own failed, or a guard byte changed. */
@@ -180,14 +170,19 @@ int st_bag_exec(st_run *r, const bag_case *c, const bag_inputs *in,
                 clg_status *status, char *why, size_t whylen);
 /* The device properties the library's refusals follow, from the run. */
 void st_case_device(const st_run *r, case_device *dev);
-/* Puts the case's operands where a selftest storage says (ST_HOST,
- * ST_BUFFER at ST_GUARD, ST_ASYNC: the same, asynchronously checked). */
-void st_bag_storage(bag_case *c, st_storage s);
+/* Puts the case's operands where a selftest storage says (CASE_CALL_HOST,
+ * CASE_CALL_BUFFER at ST_GUARD, CASE_CALL_ASYNC: the same, asynchronously
+ * checked). */
+void st_bag_storage(bag_case *c, case_call s);
 
-/* The case tables. */
-void st_gather_cases(st_run *r);
-void st_scatter_cases(st_run *r);
-void st_bag_cases(st_run *r);
+/* One case of an operator's conformance set (tools/cases/operators.h),
+ * run against the reference and recorded in r's current row, by its
+ * family: the gathers (selftest_gather.c), the scatters
+ * (selftest_scatter.c), EmbeddingBag (selftest_bag.c). */
+void st_gather_case(st_run *r, const case_item *it);
+void st_scatter_case(st_run *r, const case_device *dev, const case_item *it);
+void st_bag_case(st_run *r, const case_device *dev, const case_item *it);
+/* The bad-input catalogues of the three families (selftest_bad.c). */
 void st_bad_input_cases(st_run *r);
 
 /* The variant names the table reports (bit i is names[i]). */

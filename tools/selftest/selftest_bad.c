@@ -84,7 +84,7 @@ static void gather_bad_cases(st_run *r, bad_bufs *b) {
       memcpy(b->idx, g.indices, sizeof g.indices);
       c.data = b->data;
       c.indices = b->idx;
-      c.storage = (st_storage)sto;
+      c.call = (case_call)sto;
       size_t ob = st_nbytes(c.otype, c.orank, c.oshape);
       if (ob > sizeof b->init)
         ob = 0; /* an output the call refuses before its size matters */
@@ -140,7 +140,7 @@ static void scatter_bad_cases(st_run *r) {
       c.data = g->data;
       c.indices = g->indices;
       c.updates = g->updates;
-      c.storage = (st_storage)sto;
+      c.call = (case_call)sto;
       size_t ob = st_nbytes(c.otype, c.orank, c.oshape);
       if (ob > SCATTER_BAD_CAP)
         ob = 0; /* an output the call refuses before its size matters */
@@ -184,7 +184,7 @@ static void bag_bad_cases(st_run *r, bad_bufs *b) {
         snprintf(r->device_msg, sizeof r->device_msg, "out of host memory");
         return;
       }
-      st_bag_storage(&c, (st_storage)sto);
+      st_bag_storage(&c, (case_call)sto);
       size_t ob = bag_output_bytes(&c);
       memset(b->init, 0xA5, ob);
       char desc[ST_DESC], why[512];
@@ -204,7 +204,6 @@ static void bag_bad_cases(st_run *r, bad_bufs *b) {
 
 void st_bad_input_cases(st_run *r) {
   static bad_bufs b;
-  r->row = ST_ROW_BAD_INPUT;
   gather_bad_cases(r, &b);
   scatter_bad_cases(r);
   bag_bad_cases(r, &b);

@@ -1,13 +1,13 @@
 /*
  * clgather selftest: EmbeddingBag (clg_embedding_bag()). Its calls
  * (st_bag_exec(): host, cl_mem at an offset with guard bytes, or
- * asynchronously checked operands) and its generated cases (drawn by
- * tools/cases/embedding_bag.h, which the test suites draw from): every weight
+ * asynchronously checked operands) and one case of its conformance set
+ * (tools/cases/embedding_bag.h, which the test suites draw from: every weight
  * type (float32, float16, bfloat16, float64), every mode (sum, mean, max,
  * sqrt_n) and every form of the bags (offsets, with and without
  * include_last_offset; fixed-size rows; segment ids, with empty and
  * trailing segments), int32 and int64 indices and bags, per-sample weights
- * (sum) and padding_idx, each compared byte for byte with the plain-C
+ * (sum) and padding_idx), compared byte for byte with the plain-C
  * reference ref_embedding_bag() (tools/reference/).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -51,12 +51,12 @@ static int guards_intact(const unsigned char *img, size_t out_bytes, char *why,
   return 0;
 }
 
-void st_bag_storage(bag_case *c, st_storage s) {
+void st_bag_storage(bag_case *c, case_call s) {
   for (int k = 0; k < 5; ++k) {
-    c->st[k].kind = s == ST_HOST ? CLG_STORAGE_HOST : CLG_STORAGE_BUFFER;
-    c->st[k].offset = s == ST_HOST ? 0 : ST_GUARD;
+    c->st[k].kind = s == CASE_CALL_HOST ? CLG_STORAGE_HOST : CLG_STORAGE_BUFFER;
+    c->st[k].offset = s == CASE_CALL_HOST ? 0 : ST_GUARD;
   }
-  c->async = s == ST_ASYNC;
+  c->async = s == CASE_CALL_ASYNC;
 }
 
 int st_bag_exec(st_run *r, const bag_case *c, const bag_inputs *in,
@@ -164,14 +164,10 @@ int st_bag_exec(st_run *r, const bag_case *c, const bag_inputs *in,
 
 /* ------------------------------------------------------------- the cases */
 
-/* One random case of (dtype, mode, form) (bag_case_random(): `variant`
- * picks the index types, include_last_offset, per-sample weights,
- * padding_idx) in storage sto. */
-static void bag_case_run(st_run *r, const case_device *dev, uint64_t seed,
-                         clg_dtype dt, clg_bag_mode mode, clg_bag_form form,
-                         unsigned variant, st_storage sto) {
-  bag_case c = bag_case_random(seed, dt, mode, form, variant);
-  st_bag_storage(&c, sto);
+void st_bag_case(st_run *r, const case_device *dev, const case_item *it) {
+  uint64_t seed = it->seed;
+  bag_case c = it->c.bag;
+  st_bag_storage(&c, it->call);
   bag_inputs in;
   size_t ob = bag_output_bytes(&c);
   unsigned char *init = malloc(ob + 1), *want = malloc(ob + 1),
@@ -214,7 +210,7 @@ static void bag_case_run(st_run *r, const case_device *dev, uint64_t seed,
     st_record(r, false, "%s: returned %s, expected %s%s%s", desc,
               clg_status_string(st), clg_status_string(want_st),
               why[0] ? ": " : "", why);
-  } else if (st_first_diff(got, want, ob, clg_dtype_size(dt), diff,
+  } else if (st_first_diff(got, want, ob, clg_dtype_size(c.dtype), diff,
                            sizeof diff))
     st_record(r, false, "%s: %s%s", desc, diff,
               want_st != CLG_SUCCESS ? " (a refused call must leave the "
@@ -240,33 +236,4 @@ void st_case_device(const st_run *r, case_device *dev) {
                       sizeof fs, &fs, NULL) != CL_SUCCESS)
     fs = 0;
   dev->single_cr_divide = (fs & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
-}
-
-void st_bag_cases(st_run *r) {
-  static const clg_dtype types[] = {CLG_DTYPE_FLOAT, CLG_DTYPE_FLOAT16,
-                                    CLG_DTYPE_BFLOAT16, CLG_DTYPE_DOUBLE};
-  r->row = ST_ROW_EMBEDDING_BAG;
-  case_device dev;
-  st_case_device(r, &dev);
-  /* Every (type, mode, form) once (quick: every (type, mode) once, the
-   * form in turn), the storage (host, buffer, async) and the mix of index
-   * types, offsets, weights and padding in turn: each case is a program of
-   * its own to build on a cold device (the 576 cases of a first version
-   * took five minutes of CI's ASan run, cold). */
-  unsigned n = 0;
-  for (size_t t = 0; t < sizeof types / sizeof types[0]; ++t)
-    for (int mode = 0; mode < 4; ++mode)
-      for (int form = 0; form < 3; ++form) {
-        unsigned k = (unsigned)(t * 4 + (size_t)mode);
-        if (r->quick && form != (int)(k % 3))
-          continue;
-        int sto = (int)((k + (unsigned)form) % 3);
-        /* index and bag types, include_last_offset or empty rows,
-         * per-sample weights, padding_idx: a different mix each time */
-        unsigned variant = (n * 7u) & 31u;
-        uint64_t seed = 0xba9000u + n;
-        bag_case_run(r, &dev, seed, types[t], (clg_bag_mode)mode,
-                     (clg_bag_form)form, variant, (st_storage)sto);
-        ++n;
-      }
 }

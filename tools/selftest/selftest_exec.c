@@ -17,11 +17,11 @@
 #define GUARD ST_GUARD
 #define GUARD_BYTE ST_GUARD_BYTE
 
-static const char *const storage_names[ST_NSTORAGE] = {"host", "buffer",
-                                                       "async", "in-place"};
+static const char *const call_names[CASE_NCALLS] = {"host", "buffer", "async",
+                                                    "in-place"};
 
-const char *st_storage_name(st_storage s) {
-  return (unsigned)s < ST_NSTORAGE ? storage_names[s] : "?";
+const char *st_call_name(case_call s) {
+  return (unsigned)s < CASE_NCALLS ? call_names[s] : "?";
 }
 
 static const char *const variant_names[] = {
@@ -154,7 +154,7 @@ int st_exec(st_run *r, const st_call *c, const void *init, size_t out_bytes,
   clg_tensor ti =
       clg_tensor_host(c->itype, c->ir, c->ishape, (void *)c->indices);
   clg_tensor tu = clg_tensor_host(udt, c->ur, c->ushape, (void *)c->updates);
-  if (c->storage == ST_HOST) {
+  if (c->call == CASE_CALL_HOST) {
     unsigned char *out = malloc(out_bytes + 2 * GUARD);
     if (out == NULL) {
       snprintf(why, whylen, "out of host memory");
@@ -190,7 +190,7 @@ int st_exec(st_run *r, const st_call *c, const void *init, size_t out_bytes,
   const void *src[4] = {c->data, c->indices, c->updates, init};
   static const char *const what[4] = {"data", "indices", "updates",
                                       "the output's guard bytes"};
-  bool in_place = c->storage == ST_IN_PLACE;
+  bool in_place = c->call == CASE_CALL_IN_PLACE;
   int rc = 0;
   cl_int e = CL_SUCCESS;
   for (int k = 0; k < 4 && rc == 0; ++k) {
@@ -209,7 +209,7 @@ int st_exec(st_run *r, const st_call *c, const void *init, size_t out_bytes,
     tu = clg_tensor_buffer(udt, c->ur, c->ushape, m[2], GUARD);
     cl_mem om = in_place ? m[0] : m[3];
     clg_tensor to = clg_tensor_buffer(odt, c->orank, c->oshape, om, GUARD);
-    *status = call(r, c, &td, &ti, &tu, &to, q, c->storage == ST_ASYNC, why,
+    *status = call(r, c, &td, &ti, &tu, &to, q, c->call == CASE_CALL_ASYNC, why,
                    whylen);
     e = clFinish(q);
     size_t total = out_bytes + 2 * GUARD;
@@ -252,9 +252,8 @@ void st_record(st_run *r, bool ok, const char *fmt, ...) {
   row->cases++;
   /* The public API reports the variant of the gathers' kernels only
    * (clg_context_last_variant(): the scatters do not set it). */
-  const char *v = r->row <= ST_ROW_GATHER_ND && ok
-                      ? clg_context_last_variant(r->ctx, NULL)
-                      : NULL;
+  const char *v =
+      row->has_variants && ok ? clg_context_last_variant(r->ctx, NULL) : NULL;
   if (v != NULL) {
     size_t n, i;
     const char *const *names = st_variant_names(&n);
@@ -326,7 +325,7 @@ void st_describe(const st_call *c, char *buf, size_t len) {
         (long long)c->params.axis, (long long)c->params.batch_dims,
         (unsigned)c->params.mode < 3 ? modes[c->params.mode] : "?");
   if (at < len)
-    snprintf(buf + at, len - at, ", storage=%s", st_storage_name(c->storage));
+    snprintf(buf + at, len - at, ", storage=%s", st_call_name(c->call));
 }
 
 int st_first_diff(const void *got, const void *want, size_t n, size_t esize,

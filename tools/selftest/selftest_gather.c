@@ -1,10 +1,9 @@
 /*
- * clgather selftest: generated cases of the gathers (Gather with
+ * clgather selftest: one case of a gather's conformance set (Gather with
  * batch_dims and the index modes, GatherElements, GatherND with
- * batch_dims), every element size, int32 and int64 indices, host, cl_mem
- * and asynchronously checked operands, each against the plain-C reference
- * (tools/reference/reference.h) byte for byte. The cases are drawn by
- * tools/cases/gather.h, which the test suites draw from.
+ * batch_dims: tools/cases/gather.h, which the test suites draw from) with
+ * host, cl_mem or asynchronously checked operands, against the plain-C
+ * reference (tools/reference/reference.h) byte for byte.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -12,23 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cases/gather.h"
 #include "selftest.h"
 
-/* One element type per element size (1, 2, 4, 8, 16 bytes), and the other
- * types of each size in turn: a gather moves bytes. */
-static const clg_dtype by_size[5][4] = {
-    {CLG_DTYPE_INT8, CLG_DTYPE_UINT8, CLG_DTYPE_BOOL, CLG_DTYPE_INT8},
-    {CLG_DTYPE_FLOAT16, CLG_DTYPE_BFLOAT16, CLG_DTYPE_INT16, CLG_DTYPE_UINT16},
-    {CLG_DTYPE_FLOAT, CLG_DTYPE_INT32, CLG_DTYPE_UINT32, CLG_DTYPE_FLOAT},
-    {CLG_DTYPE_DOUBLE, CLG_DTYPE_INT64, CLG_DTYPE_UINT64, CLG_DTYPE_COMPLEX64},
-    {CLG_DTYPE_COMPLEX128, CLG_DTYPE_COMPLEX128, CLG_DTYPE_COMPLEX128,
-     CLG_DTYPE_COMPLEX128}};
-
-/* Runs the generated case c (tools/cases/gather.h) with its inputs drawn
- * from seed, in storage sto, against the reference, and records it. */
-static void family_case(st_run *r, const gather_case *g, uint64_t seed,
-                        st_storage sto) {
+void st_gather_case(st_run *r, const case_item *it) {
+  const gather_case *g = &it->c.gather;
+  uint64_t seed = it->seed;
   char desc[400], why[512], diff[160];
   st_call c;
   memset(&c, 0, sizeof c);
@@ -39,7 +26,7 @@ static void family_case(st_run *r, const gather_case *g, uint64_t seed,
   c.ir = g->q;
   memcpy(c.dshape, g->dshape, sizeof c.dshape);
   memcpy(c.ishape, g->ishape, sizeof c.ishape);
-  c.storage = sto;
+  c.call = it->call;
   st_describe(&c, desc, sizeof desc);
   int32_t orank = 0;
   int64_t oshape[REF_MAX_RANK];
@@ -111,55 +98,4 @@ done:
   free(want);
   free(got);
   free(init);
-}
-
-void st_gather_cases(st_run *r) {
-  static const clg_dtype itypes[2] = {CLG_DTYPE_INT32, CLG_DTYPE_INT64};
-  /* Quick: every element size x index type x mode (x batch_dims for
-   * GatherND) once, the storage in turn; full: every storage, batch_dims
-   * 0 and 1 for Gather, and two seeds. */
-  int seeds = r->quick ? 1 : 2;
-  unsigned n = 0;
-  r->row = ST_ROW_GATHER;
-  for (int sd = 0; sd < seeds; ++sd)
-    for (int z = 0; z < 5; ++z)
-      for (int k = 0; k < 2; ++k)
-        for (int mode = 0; mode < 3; ++mode)
-          for (int bd = 0; bd < 2; ++bd)
-            for (int sto = 0; sto < 3; ++sto, ++n) {
-              if (r->quick && bd * 3 + sto != (int)(n / 6 % 6))
-                continue;
-              uint64_t seed = 0x6a7e000u + n;
-              gather_case g =
-                  gather_case_random(seed, by_size[z][(n / 7) % 4], itypes[k],
-                                     (clg_index_mode)mode, bd);
-              family_case(r, &g, seed, (st_storage)sto);
-            }
-  r->row = ST_ROW_GATHER_ELEMENTS;
-  n = 0;
-  for (int sd = 0; sd < seeds * 2; ++sd)
-    for (int z = 0; z < 5; ++z)
-      for (int k = 0; k < 2; ++k)
-        for (int sto = 0; sto < 3; ++sto, ++n) {
-          if (r->quick && sto != (int)(n / 3 % 3))
-            continue;
-          uint64_t seed = 0xe1e000u + n;
-          gather_case g = gather_elements_case_random(
-              seed, by_size[z][(n / 5) % 4], itypes[k]);
-          family_case(r, &g, seed, (st_storage)sto);
-        }
-  r->row = ST_ROW_GATHER_ND;
-  n = 0;
-  for (int sd = 0; sd < seeds; ++sd)
-    for (int z = 0; z < 5; ++z)
-      for (int k = 0; k < 2; ++k)
-        for (int bd = 0; bd < 2; ++bd)
-          for (int sto = 0; sto < 3; ++sto, ++n) {
-            if (r->quick && sto != (int)(n / 3 % 3))
-              continue;
-            uint64_t seed = 0x9d000u + n;
-            gather_case g = gather_nd_case_random(seed, by_size[z][(n / 5) % 4],
-                                                  itypes[k], bd);
-            family_case(r, &g, seed, (st_storage)sto);
-          }
 }
