@@ -13,9 +13,11 @@
 
 /* Runs the case (tools/cases/scatter.h: its inputs drawn from c->seed)
  * and asserts the output equals the reference's, byte for byte, and that
- * nothing outside the tensors was written; on a device the library
- * refuses the reduction on (scatter_case_status()), that the call refused
- * it and wrote nothing. */
+ * nothing outside the tensors was written; where the reference refuses
+ * the case (repeated targets under reduction none and duplicates an
+ * error; min / max on complex) or the device cannot give a reduction's
+ * bits (scatter_case_status()), that the call returned that refusal and
+ * wrote nothing. */
 void sc_run(const scatter_case *c);
 
 #endif /* CLGATHER_TESTS_SCATTER_CASE_H */
