@@ -38,7 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bench_util.h" /* clock, random numbers, medians */
+#include "bench_util.h"   /* clock, medians */
+#include "cases/gather.h" /* random source, shapes, expected outputs */
 
 /* ------------------------------------------------------------ bench_ref.c */
 
@@ -56,18 +57,24 @@ typedef struct bench_op {
 /* Element count of a shape (1 for rank 0). */
 uint64_t bench_numel(int32_t rank, const int64_t *shape);
 
-/* Output shape from the operator's definition (params normalised as the
- * ONNX/TF rules say). Returns 0, or -1 for shapes the bench cannot handle. */
+/* The operator call as a case of its description (tools/cases/gather.h):
+ * every operand in host memory. */
+gather_case bench_case(const bench_op *op);
+
+/* Output shape from the operator's definition (its case description's,
+ * params normalised as the ONNX/TF rules say). Returns 0, or -1 for shapes
+ * the bench cannot handle. */
 int bench_ref_shape(const bench_op *op, int32_t *out_rank, int64_t *out_shape);
 
 /* Fill `indices` with uniform random values: in range for mode RAISE (for
  * Gather and GatherElements [0, s), for GatherND component j [0, d_j)); in
  * [-2s, 2s) for WRAP and [-s/16, s + s/16) for CLIP, so that the mode's
  * mapping is exercised while the rows read stay spread as in RAISE. */
-void bench_make_indices(const bench_op *op, void *indices, bench_rng *r);
+void bench_make_indices(const bench_op *op, void *indices, case_rng *r);
 
-/* out = the operator applied to data and indices, from its definition.
- * Returns 0, or -1 on an out-of-range index in mode RAISE. */
+/* out = the operator applied to data and indices, from its definition
+ * (the plain-C reference, through its case description). Returns 0, or -1
+ * on an out-of-range index in mode RAISE. */
 int bench_reference(const bench_op *op, const void *data, const void *indices,
                     void *out);
 

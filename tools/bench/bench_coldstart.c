@@ -42,8 +42,8 @@ int cold_start_child(const settings *cfg, double t_main) {
     fprintf(stderr, "clgather-bench (cold-start child): out of memory\n");
     return 3;
   }
-  bench_rng rng = {0x5eed0000u + (uint64_t)wi};
-  bench_fill_random(data, db, &rng);
+  case_rng rng = case_rng_make(0x5eed0000u + (uint64_t)wi);
+  case_rng_bytes(&rng, data, db);
   bench_make_indices(op, indices, &rng);
   memset(got, 0x5A, ob);
   double t_inputs = bench_now();

@@ -74,8 +74,8 @@ void run_workload(env *E, const workload *w, result *r) {
     goto done;
   }
   /* Fixed seed per workload: the same inputs in every run. */
-  bench_rng rng = {0x5eed0000u + (uint64_t)(w - g_work)};
-  bench_fill_random(data, r->data_bytes, &rng);
+  case_rng rng = case_rng_make(0x5eed0000u + (uint64_t)(w - g_work));
+  case_rng_bytes(&rng, data, r->data_bytes);
   bench_make_indices(op, indices, &rng);
   double t_ref = bench_now();
   int ref_status = bench_reference(op, data, indices, want);

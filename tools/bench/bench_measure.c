@@ -213,8 +213,8 @@ int wl_prepare(wl_inputs *in, int wi, cl_context clctx, int copy_src, char *msg,
     snprintf(msg, msglen, "out of host memory");
     return -1;
   }
-  bench_rng rng = {0x5eed0000u + (uint64_t)wi};
-  bench_fill_random(in->data, in->data_bytes, &rng);
+  case_rng rng = case_rng_make(0x5eed0000u + (uint64_t)wi);
+  case_rng_bytes(&rng, in->data, in->data_bytes);
   bench_make_indices(op, in->indices, &rng);
   if (bench_reference(op, in->data, in->indices, in->want) != 0) {
     snprintf(msg, msglen, "the reference rejected the generated indices");

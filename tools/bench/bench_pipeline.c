@@ -201,8 +201,8 @@ void run_pipeline(env *E, int wi, pipe_result *r) {
     goto done;
   }
   /* The same inputs as the workload's row in the main table. */
-  bench_rng rng = {0x5eed0000u + (uint64_t)wi};
-  bench_fill_random(data, r->data_bytes, &rng);
+  case_rng rng = case_rng_make(0x5eed0000u + (uint64_t)wi);
+  case_rng_bytes(&rng, data, r->data_bytes);
   bench_make_indices(op, indices, &rng);
   if (bench_reference(op, data, indices, want) != 0) {
     snprintf(msg, msglen, "the reference rejected the generated indices");

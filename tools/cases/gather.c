@@ -104,6 +104,11 @@ int gather_inputs_draw(const gather_case *c, uint64_t seed, gather_inputs *in) {
   return 0;
 }
 
+int64_t gather_index_bound(const gather_case *c, int64_t i) {
+  const gather_hooks *h = hooks(c);
+  return h != NULL ? h->index_bound(c, i) : 0;
+}
+
 int gather_expect(const gather_case *c, const gather_inputs *in, void *want) {
   const gather_hooks *h = hooks(c);
   return h != NULL ? h->expect(c, in, want) : -1;

@@ -79,6 +79,10 @@ void gather_inputs_free(gather_inputs *in);
  * or -1 when the reference refuses the case. */
 int gather_expect(const gather_case *c, const gather_inputs *in, void *want);
 
+/* The size of the axis the index at flat position i of c's indices
+ * indexes (the operator's hook); 0 for an operator without a description. */
+int64_t gather_index_bound(const gather_case *c, int64_t i);
+
 /* What an operator of the family does its own way: its file defines these
  * and its case_operator (tools/cases/operators.h) points to them;
  * gather_case_shape(), gather_inputs_draw() and gather_expect() call the

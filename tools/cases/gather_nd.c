@@ -35,7 +35,8 @@ static int shape(const gather_case *c, int32_t *orank, int64_t *oshape) {
 /* A tuple's components index the dims after the batch dims in turn. */
 static int64_t index_bound(const gather_case *c, int64_t i) {
   int64_t m = c->ishape[c->q - 1];
-  return c->dshape[c->p.batch_dims + i % m];
+  int64_t b = c->p.batch_dims < 0 ? c->p.batch_dims + c->q : c->p.batch_dims;
+  return c->dshape[b + i % m];
 }
 
 static int expect(const gather_case *c, const gather_inputs *in, void *want) {
