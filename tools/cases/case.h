@@ -11,11 +11,13 @@
  * random valid cases drawn from it, of the host inputs a case holds, of its
  * expected output (the plain-C reference, tools/reference/), of the status
  * a device must give it, and of the catalogue of bad inputs with the status
- * and the message each must give. The runners execute descriptions and
- * hold nothing else: the Criterion suites (tests/support/FILE_case.c,
- * tests/ops/, the catalogues in tests/check/) and `clgather selftest`
- * (tools/selftest/). (The benchmarks still draw their own large inputs;
- * they share the references.)
+ * and the message each must give; and of its conformance set, the cases
+ * every runner goes over for it (operators.h: the registry's operators,
+ * each with its description). The runners execute descriptions and hold
+ * nothing else: the Criterion suites (tests/support/FAMILY_case.c,
+ * tests/ops/, the catalogues in tests/check/), `clgather selftest`
+ * (tools/selftest/) and the benchmarks (tools/bench/: their large inputs
+ * and expected outputs).
  *
  * Plain C against the public API (clgather/clgather.h): no Criterion, no
  * print, no exit; an allocation that fails is a return value. Built into
