@@ -141,8 +141,8 @@ cl_int clg__fi_clEnqueueMarkerWithWaitList(cl_command_queue, cl_uint,
                                            const cl_event *, cl_event *);
 cl_int clg__fi_clWaitForEvents(cl_uint, const cl_event *);
 void *clg__fi_malloc(size_t);
-/* CLGATHER_TEST_KERNEL_DEVICE=gpu|cpu: the device type to plan for instead of
- * `real` (see clg__kernel_device). */
+/* CLGATHER_TEST_KERNEL_DEVICE=gpu|cpu: the device type to make kernels for
+ * instead of `real` (see clg__kernel_device). */
 cl_device_type clg__fi_kernel_device(cl_device_type real);
 void *clg__fi_calloc(size_t, size_t);
 /* CLGATHER_TEST_DEVICE_VALIDATION=always|never: validate cl_mem indices on

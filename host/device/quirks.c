@@ -62,14 +62,14 @@ static const clg_quirk_rule clg_quirk_table[] = {
       * failed build per program and "1 error generated." on the process's
       * stderr from the driver. */
      "__builtin_prefetch refuses global pointers"},
-    {"rusticl", CLG_QUIRK_NO_HINTS | CLG_QUIRK_GPU_PLANS | CLG_QUIRK_FMA_ZERO,
+    {"rusticl", CLG_QUIRK_NO_HINTS | CLG_QUIRK_GPU_KERNELS | CLG_QUIRK_FMA_ZERO,
      /* Mesa 22.3.6's Rusticl (Debian 12, llvmpipe). NO_HINTS: OpenCL C
       * goes to SPIR-V through the LLVM-SPIRV translator, which prints
       * "InvalidFunctionCall: Unexpected llvm intrinsic: llvm.prefetch.p1i8"
       * and ends the process (exit status 8) inside clBuildProgram.
-      * GPU_PLANS: llvmpipe's shaders run a loop at most 65535 times per
+      * GPU_KERNELS: llvmpipe's shaders run a loop at most 65535 times per
       * work-item (gallivm's loop limit, LP_MAX_TGSI_LOOP_ITERATIONS) and
-      * drop the rest without an error; a Gather planned for a CPU copies
+      * drop the rest without an error; a Gather made for a CPU copies
       * a whole plane or a block of slices per work-item (a [50000] gather
       * of 70000 indices stopped at output element 65535).
       * tests/rusticl/loop_limit.c reproduces it.
@@ -170,7 +170,7 @@ const char *clg__quirk_fixes(const clg_context *ctx, const char *source) {
 /* Every combination of the quirks' names, made once. */
 #define CLG_QUIRK_BITS 4
 static const char *const clg_quirk_bit_names[CLG_QUIRK_BITS] = {
-    "no-hints", "copy-host", "gpu-plans", "fma-zero"};
+    "no-hints", "copy-host", "gpu-kernels", "fma-zero"};
 static char clg_quirk_name_table[1u << CLG_QUIRK_BITS][64];
 static pthread_once_t clg_quirk_names_once = PTHREAD_ONCE_INIT;
 
@@ -203,7 +203,7 @@ cl_device_type clg__quirk_device_type(cl_device_type reported) {
 }
 
 cl_device_type clg__kernel_device(const clg_context *ctx) {
-  cl_device_type type = (ctx->quirks & CLG_QUIRK_GPU_PLANS)
+  cl_device_type type = (ctx->quirks & CLG_QUIRK_GPU_KERNELS)
                             ? CL_DEVICE_TYPE_GPU
                             : ctx->device_type;
 #if defined(CLGATHER_TESTING)

@@ -18,12 +18,12 @@ typedef enum clg_quirk {
    * memory: for a checking simulator that takes wrapped host memory for
    * uninitialized (device/enqueue.c). */
   CLG_QUIRK_COPY_HOST = 1u << 1,
-  /* Kernels are planned as for a GPU whatever the device's type: the
+  /* Kernels are made as for a GPU whatever the device's type: the
    * device runs at most 65535 iterations of each loop of a work-item and
-   * silently drops the rest, which the CPU plans' long loops per
+   * silently drops the rest, which the CPU kernels' long loops per
    * work-item (a plane, a block of slices, a chunk of indices) exceed;
-   * the GPU plans give each work-item a few iterations. */
-  CLG_QUIRK_GPU_PLANS = 1u << 2,
+   * the GPU kernels give each work-item a few iterations. */
+  CLG_QUIRK_GPU_KERNELS = 1u << 2,
   /* The device's fma(a, b, +0) is -0 where a * b is -0 (IEEE 754: +0):
    * kernels that use fma take -DCLG_FMA_ZERO=1 and add a zero c after
    * the product instead (kernels/embedding_bag.cl, CLG_FMA). */
@@ -58,18 +58,18 @@ extern const char clg__hint_probe_source[];
  * ctx->lock held. */
 bool clg__quirk_drop_hints(clg_context *ctx);
 /* The names of ctx's quirks, comma-separated ("" for none), e.g.
- * "no-hints,gpu-plans"; a static string. */
+ * "no-hints,gpu-kernels"; a static string. */
 const char *clg__quirk_names(unsigned quirks);
 
-/* The one device type the plans take a device for. OpenCL lets
+/* The one device type a device's kernels are made for. OpenCL lets
  * CL_DEVICE_TYPE have several bits; Oclgrind 21.10 sets all four (15:
- * default, CPU, GPU, accelerator), and the CPU plans, tested first, were
+ * default, CPU, GPU, accelerator), and the CPU kernels, tested first, were
  * taken for a simulator of a GPU. A GPU bit wins, then a CPU bit; anything
- * else is kept as it is (planned as a GPU). */
+ * else is kept as it is (given a GPU's kernels). */
 cl_device_type clg__quirk_device_type(cl_device_type reported);
 /* The device type kernels are chosen for (their variants, geometry and
  * NDRanges): the context's device's (the one type above; a GPU where its
- * quirks say CLG_QUIRK_GPU_PLANS), except in test builds, where
+ * quirks say CLG_QUIRK_GPU_KERNELS), except in test builds, where
  * CLGATHER_TEST_KERNEL_DEVICE=gpu|cpu overrides it so the GPU kernel
  * variants also run on POCL's CPU device. */
 cl_device_type clg__kernel_device(const clg_context *ctx);

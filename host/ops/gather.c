@@ -89,41 +89,41 @@ static unsigned gather_kernel_bit(int variant) {
                                         : 4u; /* ITEM, ITEM_PF, ITEM_NT */
 }
 
-/* The kernel call of Gather variant `variant` of `plan0` (a copy is
- * re-planned for it), from the program holding the kernels in `kernels`
+/* The kernel call of Gather variant `variant` of `geom0` (a copy is
+ * fitted to it), from the program holding the kernels in `kernels`
  * (gather_kernel_bit()s: the shape class's candidates, so that timing them
  * builds one program). */
 static clg_status gather_call(clg_context *ctx, const clg_params *norm,
                               const clg_launch *l, bool gated,
-                              const clg_gather_geom *plan0, int variant,
+                              const clg_gather_geom *geom0, int variant,
                               unsigned kernels, clg_kernel_call *call) {
-  clg_gather_geom plan = *plan0;
-  clg__gather_geom_variant(&plan, variant, ctx->compute_units);
-  clg__gather_geom_stage(&plan, ctx->local_bytes);
+  clg_gather_geom geom = *geom0;
+  clg__gather_geom_variant(&geom, variant, ctx->compute_units);
+  clg__gather_geom_stage(&geom, ctx->local_bytes);
   /* On CPUs, ITEM's work-items as SIMD lanes where n allows whole
-   * work-groups: decided on ITEM's plan, so that every candidate of the
+   * work-groups: decided on ITEM's geometry, so that every candidate of the
    * shape class shares the program (CLG_WHOLE only changes
    * clg_gather_item). */
   size_t whole[2] = {0, 0};
   if (clg__kernel_device(ctx) & CL_DEVICE_TYPE_CPU) {
-    clg_gather_geom ip = *plan0;
+    clg_gather_geom ip = *geom0;
     clg__gather_geom_variant(&ip, CLG_VARIANT_ITEM, ctx->compute_units);
     clg__gather_geom_whole(&ip, ctx->max_work_group_size, whole);
   }
   if (whole[0] &&
       (variant == CLG_VARIANT_ITEM || variant == CLG_VARIANT_ITEM_PF ||
        variant == CLG_VARIANT_ITEM_NT)) {
-    plan.local[0] = whole[0];
-    plan.local[1] = whole[1];
-    plan.global[0] = (size_t)plan.n;
+    geom.local[0] = whole[0];
+    geom.local[1] = whole[1];
+    geom.global[0] = (size_t)geom.n;
   }
 
   char options[256];
   snprintf(options, sizeof options,
            "-DCLG_UNIT=%s -DCLG_INDEX=%s -DCLG_ROWS_PER_ITEM=%d "
            "-DCLG_MODE=CLG_MODE_%s -DCLG_KERNELS=%u%s",
-           clg__unit_type(plan.unit_bytes),
-           plan.index_bytes == 4 ? "int" : "long", CLG_SMALL_ROWS_PER_ITEM,
+           clg__unit_type(geom.unit_bytes),
+           geom.index_bytes == 4 ? "int" : "long", CLG_SMALL_ROWS_PER_ITEM,
            gather_mode_name(norm->mode), kernels | gather_kernel_bit(variant),
            gated ? " -DCLG_GATED" : "");
   bool item = variant == CLG_VARIANT_ITEM || variant == CLG_VARIANT_ITEM_PF ||
@@ -133,7 +133,7 @@ static clg_status gather_call(clg_context *ctx, const clg_params *norm,
     size_t used = strlen(options);
     snprintf(options + used, sizeof options - used,
              " -DCLG_INNER=%llu -DCLG_WHOLE=%d",
-             (unsigned long long)clg__inner_constant(&plan), whole[0] ? 1 : 0);
+             (unsigned long long)clg__inner_constant(&geom), whole[0] ? 1 : 0);
   }
   const char *kname = variant == CLG_VARIANT_ROWS    ? "clg_gather_rows"
                       : variant == CLG_VARIANT_SMALL ? "clg_gather_small"
@@ -146,14 +146,14 @@ static clg_status gather_call(clg_context *ctx, const clg_params *norm,
   if (st != CLG_SUCCESS)
     return st;
 
-  cl_ulong data_off = l->d->offset / plan.unit_bytes;
-  cl_ulong idx_off = l->x->offset / plan.index_bytes;
-  cl_ulong out_off = l->o->offset / plan.unit_bytes;
-  cl_ulong nn = plan.n, s = plan.s, inner = plan.inner,
-           outer_pb = plan.outer_pb, rows = plan.rows, per = plan.per_item,
-           parts = plan.parts, part_units = plan.part_units,
-           prefetch = plan.prefetch;
-  cl_uint stream = plan.stream ? 1 : 0, staged = plan.stage_units > 0;
+  cl_ulong data_off = l->d->offset / geom.unit_bytes;
+  cl_ulong idx_off = l->x->offset / geom.index_bytes;
+  cl_ulong out_off = l->o->offset / geom.unit_bytes;
+  cl_ulong nn = geom.n, s = geom.s, inner = geom.inner,
+           outer_pb = geom.outer_pb, rows = geom.rows, per = geom.per_item,
+           parts = geom.parts, part_units = geom.part_units,
+           prefetch = geom.prefetch;
+  cl_uint stream = geom.stream ? 1 : 0, staged = geom.stage_units > 0;
   if (item) {
     /* item: ..., inner, parts, part_units, prefetch, stream; plane: ...,
      * inner, prefetch, stage (local memory), staged; block: ..., inner,
@@ -172,7 +172,7 @@ static clg_status gather_call(clg_context *ctx, const clg_params *norm,
       values[10] = &prefetch;
       sizes[10] = sizeof prefetch;
       values[11] = NULL;
-      sizes[11] = (size_t)(staged ? plan.stage_units : 1) * plan.unit_bytes;
+      sizes[11] = (size_t)(staged ? geom.stage_units : 1) * geom.unit_bytes;
       values[12] = &staged;
       sizes[12] = sizeof staged;
       nargs = 13;
@@ -183,8 +183,8 @@ static clg_status gather_call(clg_context *ctx, const clg_params *norm,
       sizes[11] = sizeof prefetch;
       nargs = 12;
     }
-    clg__call_set(call, kernel, nargs, sizes, values, plan.work_dim,
-                  plan.global, plan.local);
+    clg__call_set(call, kernel, nargs, sizes, values, geom.work_dim,
+                  geom.global, geom.local);
     return CLG_SUCCESS;
   }
   const void *values[] = {&l->d->mem, &data_off, &l->x->mem, &idx_off,
@@ -194,8 +194,8 @@ static clg_status gather_call(clg_context *ctx, const clg_params *norm,
                           sizeof idx_off,  sizeof(cl_mem),  sizeof out_off,
                           sizeof nn,       sizeof s,        sizeof inner,
                           sizeof outer_pb, sizeof rows};
-  clg__call_set(call, kernel, 11, sizes, values, plan.work_dim, plan.global,
-                plan.local);
+  clg__call_set(call, kernel, 11, sizes, values, geom.work_dim, geom.global,
+                geom.local);
   return CLG_SUCCESS;
 }
 
@@ -204,16 +204,15 @@ typedef struct gather_trial_arg {
   clg_context *ctx;
   const clg_params *norm;
   const clg_launch *l;
-  const clg_gather_geom *plan;
+  const clg_gather_geom *geom;
   unsigned kernels;
 } gather_trial_arg;
 
 static clg_status gather_trial(void *arg, int variant, double *seconds) {
   const gather_trial_arg *t = arg;
   clg_kernel_call call;
-  clg_status st =
-      gather_call(t->ctx, t->norm, t->l, false, t->plan, variant, t->kernels,
-                  &call);
+  clg_status st = gather_call(t->ctx, t->norm, t->l, false, t->geom, variant,
+                              t->kernels, &call);
   return st == CLG_SUCCESS ? clg__time_call(t->ctx, &call, t->l->queue, t->l->num_events,
                                             t->l->wait_list, seconds) : st;
 }
@@ -246,12 +245,12 @@ static clg_status gather_prepare(clg_context *ctx, const clg_params *norm,
   gather_geometry(norm, l, &batch, &outer, &slice);
   uint64_t n = batch ? l->xf.count / batch : 0; /* indices per batch */
 
-  clg_gather_geom plan;
-  clg__gather_geom_fill(&plan, batch * outer, outer, (uint64_t)data->shape[a],
+  clg_gather_geom geom;
+  clg__gather_geom_fill(&geom, batch * outer, outer, (uint64_t)data->shape[a],
                         n, slice, l->xf.elem_size, l->d->align, l->o->align,
                         ctx->max_work_group_size);
   int cands[CLG_VARIANT_COUNT];
-  int count = clg__gather_candidates(&plan, clg__kernel_device(ctx),
+  int count = clg__gather_candidates(&geom, clg__kernel_device(ctx),
                                      ctx->cache_bytes, cands);
 
   /* The shape class: what the best variant depends on, in powers of two
@@ -265,25 +264,25 @@ static clg_status gather_prepare(clg_context *ctx, const clg_params *norm,
            "index=%zu mode=%d dev=%d",
            clg__log2(slice),
            clg__copy_unit_max(slice, l->d->align, l->o->align, 64),
-           clg__log2(plan.s), clg__log2(plan.rows), clg__log2(plan.outer),
-           plan.index_bytes, (int)norm->mode,
+           clg__log2(geom.s), clg__log2(geom.rows), clg__log2(geom.outer),
+           geom.index_bytes, (int)norm->mode,
            (clg__kernel_device(ctx) & CL_DEVICE_TYPE_CPU) ? 1 : 0);
   unsigned kernels = 0;
   for (int i = 0; i < count; ++i)
     kernels |= gather_kernel_bit(cands[i]);
-  gather_trial_arg arg = {ctx, norm, l, &plan, kernels};
+  gather_trial_arg arg = {ctx, norm, l, &geom, kernels};
   bool can_time = l->d->mem && l->x->mem && l->o->mem && l->queue &&
                   l->of.bytes >= CLG_TUNE_MIN_BYTES;
   clg_choice how;
   bool later = false;
   int variant = clg__tune_pick_gated(
       ctx, key, cands, count,
-      clg__gather_allowed(&plan, clg__kernel_device(ctx)),
+      clg__gather_allowed(&geom, clg__kernel_device(ctx)),
       can_time ? gather_trial : NULL, &arg, gated, &later, &how);
   if (l->retime)
     *l->retime = later;
   clg_status st =
-      gather_call(ctx, norm, l, gated, &plan, variant, kernels, call);
+      gather_call(ctx, norm, l, gated, &geom, variant, kernels, call);
   if (st == CLG_SUCCESS && l->queue) /* a launch, not a plan's bake */
     clg__tune_note(ctx, variant, how);
   return st;

@@ -17,7 +17,7 @@
 
 static size_t clg_round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
 
-void clg__gather_geom_fill(clg_gather_geom *plan, uint64_t outer,
+void clg__gather_geom_fill(clg_gather_geom *geom, uint64_t outer,
                            uint64_t outer_pb, uint64_t s, uint64_t n,
                            uint64_t slice_bytes, size_t index_bytes,
                            size_t data_align, size_t out_align,
@@ -27,49 +27,49 @@ void clg__gather_geom_fill(clg_gather_geom *plan, uint64_t outer,
   if (max_local && local > max_local)
     local = max_local;
 
-  plan->outer = outer;
-  plan->outer_pb = outer_pb;
-  plan->s = s;
-  plan->n = n;
-  plan->inner = slice_bytes / unit;
-  plan->rows = outer * n;
-  plan->unit_bytes = unit;
-  plan->index_bytes = index_bytes;
-  plan->parts = 1;
-  plan->part_units = plan->inner;
-  plan->prefetch = 0;
-  plan->stream = false;
-  plan->per_item = 0;
-  plan->stage_units = 0;
-  plan->slice_bytes = slice_bytes;
-  plan->data_align = data_align;
-  plan->out_align = out_align;
-  plan->max_local = local;
-  plan->local[2] = plan->global[2] = 1;
+  geom->outer = outer;
+  geom->outer_pb = outer_pb;
+  geom->s = s;
+  geom->n = n;
+  geom->inner = slice_bytes / unit;
+  geom->rows = outer * n;
+  geom->unit_bytes = unit;
+  geom->index_bytes = index_bytes;
+  geom->parts = 1;
+  geom->part_units = geom->inner;
+  geom->prefetch = 0;
+  geom->stream = false;
+  geom->per_item = 0;
+  geom->stage_units = 0;
+  geom->slice_bytes = slice_bytes;
+  geom->data_align = data_align;
+  geom->out_align = out_align;
+  geom->max_local = local;
+  geom->local[2] = geom->global[2] = 1;
 
-  if (plan->inner >= CLG_ROWS_MIN_UNITS) {
+  if (geom->inner >= CLG_ROWS_MIN_UNITS) {
     uint64_t items =
-        plan->inner < CLG_ROWS_MAX_ITEMS ? plan->inner : CLG_ROWS_MAX_ITEMS;
-    plan->variant = CLG_VARIANT_ROWS;
-    plan->work_dim = 2;
-    plan->local[0] = local;
-    plan->local[1] = 1;
-    plan->global[0] = clg_round_up((size_t)items, local);
+        geom->inner < CLG_ROWS_MAX_ITEMS ? geom->inner : CLG_ROWS_MAX_ITEMS;
+    geom->variant = CLG_VARIANT_ROWS;
+    geom->work_dim = 2;
+    geom->local[0] = local;
+    geom->local[1] = 1;
+    geom->global[0] = clg_round_up((size_t)items, local);
     /* Some drivers limit NDRange dim 1 to 65535 work-groups (CUDA's grid
      * y limit shows through NVIDIA's OpenCL); the kernel strides over the
      * rest. */
-    plan->global[1] =
-        (size_t)(plan->rows < CLG_ROWS_MAX_DIM1 ? plan->rows
+    geom->global[1] =
+        (size_t)(geom->rows < CLG_ROWS_MAX_DIM1 ? geom->rows
                                                 : CLG_ROWS_MAX_DIM1);
   } else {
     uint64_t items =
-        (plan->rows + CLG_SMALL_ROWS_PER_ITEM - 1) / CLG_SMALL_ROWS_PER_ITEM;
-    plan->variant = CLG_VARIANT_SMALL;
-    plan->work_dim = 1;
-    plan->local[0] = local;
-    plan->local[1] = 1;
-    plan->global[0] = clg_round_up((size_t)items, local);
-    plan->global[1] = 1;
+        (geom->rows + CLG_SMALL_ROWS_PER_ITEM - 1) / CLG_SMALL_ROWS_PER_ITEM;
+    geom->variant = CLG_VARIANT_SMALL;
+    geom->work_dim = 1;
+    geom->local[0] = local;
+    geom->local[1] = 1;
+    geom->global[0] = clg_round_up((size_t)items, local);
+    geom->global[1] = 1;
   }
 }
 
@@ -108,46 +108,46 @@ void clg__gather_geom_fill(clg_gather_geom *plan, uint64_t outer,
 /* Drivers that map NDRange dims 1 and 2 onto a grid limited to 65535. */
 #define CLG_GRID_DIM_MAX 65535
 
-int clg__gather_candidates(const clg_gather_geom *plan,
+int clg__gather_candidates(const clg_gather_geom *geom,
                            cl_device_type device_type, uint64_t cache_bytes,
                            int *cands) {
   int k = 0;
-  uint64_t batch = plan->outer_pb ? plan->outer / plan->outer_pb : 0;
+  uint64_t batch = geom->outer_pb ? geom->outer / geom->outer_pb : 0;
   if (device_type & CL_DEVICE_TYPE_CPU) {
     /* Short slices of several outer rows, a good share of each plane
      * gathered: streaming the plane in first wins, so try it first. */
-    bool plane = plan->outer >= 2 && plan->slice_bytes <= CLG_WIDE_UNIT;
-    bool dense = plane && plan->n * 4 >= plan->s;
+    bool plane = geom->outer >= 2 && geom->slice_bytes <= CLG_WIDE_UNIT;
+    bool dense = plane && geom->n * 4 >= geom->s;
     if (dense)
       cands[k++] = CLG_VARIANT_PLANE;
     cands[k++] = CLG_VARIANT_ITEM;
     cands[k++] = CLG_VARIANT_ITEM_PF;
     /* Slices shorter than a cache line: a block of them per work-item in a
      * plain loop overlaps the random reads differently. */
-    if (plan->slice_bytes < CLG_WIDE_UNIT)
+    if (geom->slice_bytes < CLG_WIDE_UNIT)
       cands[k++] = CLG_VARIANT_BLOCK;
     /* An output that takes a good share of the cache (over a quarter):
      * stores that bypass it save reading each output line before writing
      * it, and leave the cache to the data (12 and 16 MiB outputs, 32 MiB
      * L3: 17% and 30% faster in interleaved rounds). The trial decides. */
-    if (plan->rows * plan->slice_bytes * 4 > cache_bytes)
+    if (geom->rows * geom->slice_bytes * 4 > cache_bytes)
       cands[k++] = CLG_VARIANT_ITEM_NT;
     if (plane && !dense)
       cands[k++] = CLG_VARIANT_PLANE;
     return k;
   }
-  cands[k++] = plan->variant; /* ROWS or SMALL */
-  if (plan->outer_pb <= CLG_GRID_DIM_MAX && batch <= CLG_GRID_DIM_MAX)
+  cands[k++] = geom->variant; /* ROWS or SMALL */
+  if (geom->outer_pb <= CLG_GRID_DIM_MAX && batch <= CLG_GRID_DIM_MAX)
     cands[k++] = CLG_VARIANT_ITEM;
   return k;
 }
 
-unsigned clg__gather_allowed(const clg_gather_geom *plan,
+unsigned clg__gather_allowed(const clg_gather_geom *geom,
                              cl_device_type device_type) {
   unsigned all = 1u << CLG_VARIANT_ROWS | 1u << CLG_VARIANT_SMALL;
-  uint64_t batch = plan->outer_pb ? plan->outer / plan->outer_pb : 0;
+  uint64_t batch = geom->outer_pb ? geom->outer / geom->outer_pb : 0;
   if ((device_type & CL_DEVICE_TYPE_CPU) ||
-      (plan->outer_pb <= CLG_GRID_DIM_MAX && batch <= CLG_GRID_DIM_MAX))
+      (geom->outer_pb <= CLG_GRID_DIM_MAX && batch <= CLG_GRID_DIM_MAX))
     all |= 1u << CLG_VARIANT_ITEM | 1u << CLG_VARIANT_ITEM_PF |
            1u << CLG_VARIANT_PLANE | 1u << CLG_VARIANT_ITEM_NT |
            1u << CLG_VARIANT_BLOCK;
@@ -161,15 +161,15 @@ static size_t clg_pow2_at_least(uint64_t v, size_t cap) {
   return p;
 }
 
-void clg__gather_geom_variant(clg_gather_geom *plan, int variant,
+void clg__gather_geom_variant(clg_gather_geom *geom, int variant,
                               cl_uint compute_units) {
   if (variant == CLG_VARIANT_ROWS || variant == CLG_VARIANT_SMALL) {
-    if ((int)plan->variant != variant) {
-      /* Re-plan with the ROWS / SMALL rule forced. */
-      clg_gather_geom p = *plan;
-      clg__gather_geom_fill(&p, plan->outer, plan->outer_pb, plan->s, plan->n,
-                            plan->slice_bytes, plan->index_bytes,
-                            plan->data_align, plan->out_align, plan->max_local);
+    if ((int)geom->variant != variant) {
+      /* Re-fit with the ROWS / SMALL rule forced. */
+      clg_gather_geom p = *geom;
+      clg__gather_geom_fill(&p, geom->outer, geom->outer_pb, geom->s, geom->n,
+                            geom->slice_bytes, geom->index_bytes,
+                            geom->data_align, geom->out_align, geom->max_local);
       if ((int)p.variant != variant) {
         size_t local = p.local[0];
         if (variant == CLG_VARIANT_ROWS) {
@@ -188,88 +188,88 @@ void clg__gather_geom_variant(clg_gather_geom *plan, int variant,
         p.local[1] = 1;
         p.variant = (clg_gather_variant)variant;
       }
-      *plan = p;
+      *geom = p;
     }
     return;
   }
-  uint64_t batch = plan->outer_pb ? plan->outer / plan->outer_pb : 0;
-  size_t unit = clg__copy_unit_max(plan->slice_bytes, plan->data_align,
-                                   plan->out_align, CLG_WIDE_UNIT);
-  plan->unit_bytes = unit;
-  plan->inner = plan->slice_bytes / unit;
-  plan->variant = (clg_gather_variant)variant;
-  plan->parts = 1;
-  plan->part_units = plan->inner;
-  plan->work_dim = 3;
+  uint64_t batch = geom->outer_pb ? geom->outer / geom->outer_pb : 0;
+  size_t unit = clg__copy_unit_max(geom->slice_bytes, geom->data_align,
+                                   geom->out_align, CLG_WIDE_UNIT);
+  geom->unit_bytes = unit;
+  geom->inner = geom->slice_bytes / unit;
+  geom->variant = (clg_gather_variant)variant;
+  geom->parts = 1;
+  geom->part_units = geom->inner;
+  geom->work_dim = 3;
   if (variant == CLG_VARIANT_PLANE) {
-    plan->prefetch = 1;
-    plan->local[0] = plan->local[1] = plan->local[2] = 1;
-    plan->global[0] = (size_t)plan->outer_pb;
-    plan->global[1] = (size_t)batch;
-    plan->global[2] = 1;
+    geom->prefetch = 1;
+    geom->local[0] = geom->local[1] = geom->local[2] = 1;
+    geom->global[0] = (size_t)geom->outer_pb;
+    geom->global[1] = (size_t)batch;
+    geom->global[2] = 1;
     return;
   }
-  plan->prefetch = 0;
+  geom->prefetch = 0;
   if (variant == CLG_VARIANT_ITEM_PF || variant == CLG_VARIANT_BLOCK) {
-    uint64_t ahead = CLG_PREFETCH_AHEAD / (plan->slice_bytes + 1);
-    plan->prefetch = (unsigned)(ahead < CLG_PREFETCH_MIN   ? CLG_PREFETCH_MIN
+    uint64_t ahead = CLG_PREFETCH_AHEAD / (geom->slice_bytes + 1);
+    geom->prefetch = (unsigned)(ahead < CLG_PREFETCH_MIN   ? CLG_PREFETCH_MIN
                                 : ahead > CLG_PREFETCH_MAX ? CLG_PREFETCH_MAX
                                                            : ahead);
   }
-  plan->stream = variant == CLG_VARIANT_ITEM_NT;
+  geom->stream = variant == CLG_VARIANT_ITEM_NT;
   if (variant == CLG_VARIANT_BLOCK) {
     /* A few blocks per compute unit (load balance on a shared machine). */
     uint64_t blocks =
         (uint64_t)(compute_units ? compute_units : 1) * CLG_BLOCKS_PER_CU;
     uint64_t per_outer =
-        (blocks + plan->outer - 1) / (plan->outer ? plan->outer : 1);
-    plan->per_item = (plan->n + per_outer - 1) / (per_outer ? per_outer : 1);
-    if (plan->per_item < 1)
-      plan->per_item = 1;
-    plan->local[0] = plan->local[1] = plan->local[2] = 1;
-    plan->global[0] = (size_t)((plan->n + plan->per_item - 1) / plan->per_item);
-    plan->global[1] = (size_t)plan->outer_pb;
-    plan->global[2] = (size_t)batch;
+        (blocks + geom->outer - 1) / (geom->outer ? geom->outer : 1);
+    geom->per_item = (geom->n + per_outer - 1) / (per_outer ? per_outer : 1);
+    if (geom->per_item < 1)
+      geom->per_item = 1;
+    geom->local[0] = geom->local[1] = geom->local[2] = 1;
+    geom->global[0] = (size_t)((geom->n + geom->per_item - 1) / geom->per_item);
+    geom->global[1] = (size_t)geom->outer_pb;
+    geom->global[2] = (size_t)batch;
     return;
   }
   uint64_t target =
       (uint64_t)(compute_units ? compute_units : 1) * CLG_ITEMS_PER_CU;
-  if (plan->rows < target && plan->slice_bytes >= 2 * CLG_PART_MIN_BYTES) {
-    uint64_t parts = (target + plan->rows - 1) / plan->rows;
-    uint64_t most = plan->slice_bytes / CLG_PART_MIN_BYTES;
+  if (geom->rows < target && geom->slice_bytes >= 2 * CLG_PART_MIN_BYTES) {
+    uint64_t parts = (target + geom->rows - 1) / geom->rows;
+    uint64_t most = geom->slice_bytes / CLG_PART_MIN_BYTES;
     if (parts > most)
       parts = most;
-    plan->part_units = (plan->inner + parts - 1) / parts;
-    plan->parts = (plan->inner + plan->part_units - 1) / plan->part_units;
+    geom->part_units = (geom->inner + parts - 1) / parts;
+    geom->parts = (geom->inner + geom->part_units - 1) / geom->part_units;
   }
-  uint64_t items = plan->n * plan->parts;
+  uint64_t items = geom->n * geom->parts;
   size_t local = clg_pow2_at_least(items, CLG_LOCAL_SIZE);
-  if (local > plan->max_local)
-    local = plan->max_local;
-  plan->local[0] = local;
-  plan->local[1] = plan->local[2] = 1;
-  plan->global[0] = clg_round_up((size_t)items, local);
-  plan->global[1] = (size_t)plan->outer_pb;
-  plan->global[2] = (size_t)batch;
+  if (local > geom->max_local)
+    local = geom->max_local;
+  geom->local[0] = local;
+  geom->local[1] = geom->local[2] = 1;
+  geom->global[0] = clg_round_up((size_t)items, local);
+  geom->global[1] = (size_t)geom->outer_pb;
+  geom->global[2] = (size_t)batch;
 }
 
-void clg__gather_geom_stage(clg_gather_geom *plan, uint64_t local_bytes) {
-  plan->stage_units = 0;
-  if (plan->variant != CLG_VARIANT_PLANE || plan->inner == 0 ||
-      plan->s > local_bytes / plan->slice_bytes)
+void clg__gather_geom_stage(clg_gather_geom *geom, uint64_t local_bytes) {
+  geom->stage_units = 0;
+  if (geom->variant != CLG_VARIANT_PLANE || geom->inner == 0 ||
+      geom->s > local_bytes / geom->slice_bytes)
     return;
-  plan->stage_units = plan->s * plan->inner;
+  geom->stage_units = geom->s * geom->inner;
 }
 
-void clg__gather_geom_whole(const clg_gather_geom *plan, size_t max_group,
+void clg__gather_geom_whole(const clg_gather_geom *geom, size_t max_group,
                             size_t local[2]) {
   local[0] = local[1] = 0;
-  if (plan->parts != 1 || plan->n == 0 || clg__inner_constant(plan) == 0 ||
-      plan->slice_bytes > CLG_WHOLE_MAX_SLICE)
+  if (geom->parts != 1 || geom->n == 0 || clg__inner_constant(geom) == 0 ||
+      geom->slice_bytes > CLG_WHOLE_MAX_SLICE)
     return;
   size_t l0 = 1, l1 = 1;
   while (l0 * 2 <= CLG_LOCAL_SIZE && l0 * 2 <= max_group &&
-         plan->n % (l0 * 2) == 0)
+         geom->n % (l0 * 2) == 0)
     l0 *= 2;
   if (l0 < CLG_WHOLE_MIN_LANES)
     return;
@@ -277,14 +277,14 @@ void clg__gather_geom_whole(const clg_gather_geom *plan, size_t max_group,
    * CLG_WHOLE_GROUP_BYTES of output (a work-group's fixed cost is paid
    * per group, not per row). */
   while (l0 * l1 * 2 <= max_group &&
-         l0 * l1 * 2 * plan->slice_bytes <= CLG_WHOLE_GROUP_BYTES &&
-         plan->outer_pb % (l1 * 2) == 0)
+         l0 * l1 * 2 * geom->slice_bytes <= CLG_WHOLE_GROUP_BYTES &&
+         geom->outer_pb % (l1 * 2) == 0)
     l1 *= 2;
   local[0] = l0;
   local[1] = l1;
 }
 
-uint64_t clg__inner_constant(const clg_gather_geom *plan) {
-  return plan->parts == 1 && plan->inner <= CLG_INNER_CONSTANT_MAX ? plan->inner
+uint64_t clg__inner_constant(const clg_gather_geom *geom) {
+  return geom->parts == 1 && geom->inner <= CLG_INNER_CONSTANT_MAX ? geom->inner
                                                                    : 0;
 }

@@ -42,45 +42,45 @@ typedef struct clg_gather_geom {
 /* Slices copied per work-item by the SMALL variant (kernel -D value). */
 #define CLG_SMALL_ROWS_PER_ITEM 8
 
-/* Fill `plan` for a validated gather. outer = batch * outer_pb (outer_pb ==
+/* Fill `geom` for a validated gather. outer = batch * outer_pb (outer_pb ==
  * outer without batch_dims); slice_bytes = inner dims * elem size;
  * data_align/out_align: the byte offsets (alignment) of data and output in
  * their buffers. max_local: the device's work-group size limit. */
-void clg__gather_geom_fill(clg_gather_geom *plan, uint64_t outer,
+void clg__gather_geom_fill(clg_gather_geom *geom, uint64_t outer,
                            uint64_t outer_pb, uint64_t s, uint64_t n,
                            uint64_t slice_bytes, size_t index_bytes,
                            size_t data_align, size_t out_align,
                            size_t max_local);
 
-/* Gather's candidate variants for `plan` (filled by clg__gather_geom_fill) on a
+/* Gather's candidate variants for `geom` (filled by clg__gather_geom_fill) on a
  * device of `device_type`, best guess first, into cands (room for
  * CLG_VARIANT_COUNT); returns how many. CPUs: ITEM, ITEM_PF, ITEM_NT for
  * outputs larger than the device's cache (`cache_bytes`), and PLANE for
- * short slices of several outer rows; other devices: the ROWS / SMALL plan,
+ * short slices of several outer rows; other devices: the ROWS / SMALL geometry,
  * and ITEM where its NDRange fits the 65535 limit some drivers have on dims
  * 1 and 2. */
-int clg__gather_candidates(const clg_gather_geom *plan,
+int clg__gather_candidates(const clg_gather_geom *geom,
                            cl_device_type device_type, uint64_t cache_bytes,
                            int *cands);
-/* The variants that run `plan` correctly on a device of `device_type` (a
+/* The variants that run `geom` correctly on a device of `device_type` (a
  * bit per clg_gather_variant): all of Gather's, less those whose NDRange
  * would exceed the 65535 limit of dims 1 and 2 on a non-CPU device. */
-unsigned clg__gather_allowed(const clg_gather_geom *plan,
+unsigned clg__gather_allowed(const clg_gather_geom *geom,
                              cl_device_type device_type);
 
-/* Re-plan `plan` (filled by clg__gather_geom_fill, batch = outer / outer_pb) as
+/* Re-fit `geom` (filled by clg__gather_geom_fill, batch = outer / outer_pb) as
  * Gather `variant` (any of ROWS, SMALL, ITEM, ITEM_PF, PLANE) on a device of
  * `compute_units`: unit (up to 64 bytes for ITEM and PLANE), parts and
  * NDRange. */
-void clg__gather_geom_variant(clg_gather_geom *plan, int variant,
+void clg__gather_geom_variant(clg_gather_geom *geom, int variant,
                               cl_uint compute_units);
 
 /* PLANE on a device with `local_bytes` of local memory: stage each plane
- * (s slices) in local memory when it fits there (plan->stage_units), else
+ * (s slices) in local memory when it fits there (geom->stage_units), else
  * not (0: the kernel prefetches the plane instead). */
-void clg__gather_geom_stage(clg_gather_geom *plan, uint64_t local_bytes);
+void clg__gather_geom_stage(clg_gather_geom *geom, uint64_t local_bytes);
 
-/* ITEM (ITEM_PF, ITEM_NT) planned by clg__gather_geom_variant, as
+/* ITEM (ITEM_PF, ITEM_NT) fitted by clg__gather_geom_variant, as
  * work-groups that tile the NDRange exactly, for kernels built with
  * CLG_WHOLE (no padding, no conditional store: SIMD lanes on a CPU):
  * local[0], the largest power of two dividing n (at most CLG_LOCAL_SIZE),
@@ -88,12 +88,12 @@ void clg__gather_geom_stage(clg_gather_geom *plan, uint64_t local_bytes);
  * outer_pb, up to 4 KiB of output a work-group), together at most
  * max_group work-items; both 0 where local[0] would give under 8 lanes,
  * the slice is over 8 bytes, or its length is not a build constant. */
-void clg__gather_geom_whole(const clg_gather_geom *plan, size_t max_group,
+void clg__gather_geom_whole(const clg_gather_geom *geom, size_t max_group,
                             size_t local[2]);
 
 /* The -DCLG_INNER value of the ITEM / PLANE / BLOCK programs: the slice's
  * units when the slice is short and in one part (built into the program),
  * else 0 (the kernels take it as an argument). */
-uint64_t clg__inner_constant(const clg_gather_geom *plan);
+uint64_t clg__inner_constant(const clg_gather_geom *geom);
 
 #endif /* CLGATHER_HOST_OPS_GATHER_PLAN_H */

@@ -102,10 +102,10 @@ static clg_status gather_nd_report(const clg_params *norm,
                    pos, at, shape, value, j, (int)axis, d, -d, d - 1);
 }
 
-/* A GatherND as a gather of rows: the plan (batch, s rows per batch, n
+/* A GatherND as a gather of rows: the geometry (batch, s rows per batch, n
  * tuples per batch, the slice) and the tuple decoding (dims, strides). */
 typedef struct nd_geometry {
-  clg_gather_geom plan;
+  clg_gather_geom geom;
   int32_t m;
   cl_ulong16 dv, sv;
 } nd_geometry;
@@ -131,7 +131,7 @@ static void nd_geometry_of(const clg_context *ctx, const clg_params *norm,
     slice *= (uint64_t)data->shape[i];
   uint64_t n = l->xf.count / (size_t)m / batch; /* tuples per batch */
   g->m = m;
-  clg__gather_geom_fill(&g->plan, batch, 1, s, n, slice, l->xf.elem_size,
+  clg__gather_geom_fill(&g->geom, batch, 1, s, n, slice, l->xf.elem_size,
                         l->d->align, l->o->align, ctx->max_work_group_size);
 }
 
@@ -139,19 +139,19 @@ static void nd_geometry_of(const clg_context *ctx, const clg_params *norm,
 static clg_status nd_call(clg_context *ctx, const clg_launch *l, bool gated,
                           const nd_geometry *g, int variant,
                           clg_kernel_call *call) {
-  clg_gather_geom plan = g->plan;
-  clg__gather_geom_variant(&plan, variant, ctx->compute_units);
+  clg_gather_geom geom = g->geom;
+  clg__gather_geom_variant(&geom, variant, ctx->compute_units);
   char options[256];
   int used = snprintf(options, sizeof options,
                       "-DCLG_UNIT=%s -DCLG_INDEX=%s -DCLG_ROWS_PER_ITEM=%d%s",
-                      clg__unit_type(plan.unit_bytes),
-                      plan.index_bytes == 4 ? "int" : "long",
+                      clg__unit_type(geom.unit_bytes),
+                      geom.index_bytes == 4 ? "int" : "long",
                       CLG_SMALL_ROWS_PER_ITEM, gated ? " -DCLG_GATED" : "");
   bool item = variant == CLG_VARIANT_ITEM || variant == CLG_VARIANT_ITEM_PF;
   if (item)
     snprintf(options + used, sizeof options - (size_t)used,
              " -DCLG_INNER=%llu -DCLG_PREFETCH=%u -DCLG_M=%d",
-             (unsigned long long)clg__inner_constant(&plan), plan.prefetch,
+             (unsigned long long)clg__inner_constant(&geom), geom.prefetch,
              (int)g->m);
   const char *kname = item                          ? "clg_gather_nd_item"
                       : variant == CLG_VARIANT_ROWS ? "clg_gather_nd_rows"
@@ -162,12 +162,12 @@ static clg_status nd_call(clg_context *ctx, const clg_launch *l, bool gated,
   if (st != CLG_SUCCESS)
     return st;
 
-  cl_ulong data_off = l->d->offset / plan.unit_bytes;
-  cl_ulong idx_off = l->x->offset / plan.index_bytes;
-  cl_ulong out_off = l->o->offset / plan.unit_bytes;
-  cl_ulong nn = plan.n, ss = plan.s, inner = plan.inner, rows = plan.rows;
+  cl_ulong data_off = l->d->offset / geom.unit_bytes;
+  cl_ulong idx_off = l->x->offset / geom.index_bytes;
+  cl_ulong out_off = l->o->offset / geom.unit_bytes;
+  cl_ulong nn = geom.n, ss = geom.s, inner = geom.inner, rows = geom.rows;
   cl_uint mm = (cl_uint)g->m;
-  cl_ulong parts = plan.parts, part_units = plan.part_units;
+  cl_ulong parts = geom.parts, part_units = geom.part_units;
   if (item) {
     const void *values[] = {&l->d->mem, &data_off, &l->x->mem, &idx_off,
                             &l->o->mem, &out_off,  &nn,        &ss,
@@ -178,8 +178,8 @@ static clg_status nd_call(clg_context *ctx, const clg_launch *l, bool gated,
                             sizeof nn,        sizeof ss,       sizeof g->dv,
                             sizeof g->sv,     sizeof inner,    sizeof parts,
                             sizeof part_units};
-    clg__call_set(call, kernel, 13, sizes, values, plan.work_dim, plan.global,
-                  plan.local);
+    clg__call_set(call, kernel, 13, sizes, values, geom.work_dim, geom.global,
+                  geom.local);
   } else {
     const void *values[] = {
         &l->d->mem, &data_off, &l->x->mem, &idx_off, &l->o->mem, &out_off, &nn,
@@ -189,8 +189,8 @@ static clg_status nd_call(clg_context *ctx, const clg_launch *l, bool gated,
                             sizeof nn,      sizeof ss,       sizeof inner,
                             sizeof rows,    sizeof mm,       sizeof g->dv,
                             sizeof g->sv};
-    clg__call_set(call, kernel, 13, sizes, values, plan.work_dim, plan.global,
-                  plan.local);
+    clg__call_set(call, kernel, 13, sizes, values, geom.work_dim, geom.global,
+                  geom.local);
   }
   return CLG_SUCCESS;
 }
@@ -218,13 +218,13 @@ static clg_status gather_nd_prepare(clg_context *ctx, const clg_params *norm,
   nd_geometry_of(ctx, norm, l, &g);
   /* CPUs: the ITEM kernels (one work-item per slice, shape and m as build
    * constants), with and without prefetching, timed as Gather's are; other
-   * devices: the coalesced ROWS / SMALL plan. CLGATHER_VARIANT may force
+   * devices: the coalesced ROWS / SMALL geometry. CLGATHER_VARIANT may force
    * any of them. */
   cl_device_type dev = clg__kernel_device(ctx);
-  uint64_t batch = g.plan.outer;
+  uint64_t batch = g.geom.outer;
   int cands[2] = {CLG_VARIANT_ITEM, CLG_VARIANT_ITEM_PF}, count = 2;
   if (!(dev & CL_DEVICE_TYPE_CPU)) {
-    cands[0] = (int)g.plan.variant;
+    cands[0] = (int)g.geom.variant;
     count = 1;
   }
   unsigned allowed = 1u << CLG_VARIANT_ROWS | 1u << CLG_VARIANT_SMALL;
@@ -234,10 +234,10 @@ static clg_status gather_nd_prepare(clg_context *ctx, const clg_params *norm,
   snprintf(key, sizeof key,
            "GatherND m=%d slice=2^%u align=%zu s=2^%u rows=2^%u batch=2^%u "
            "index=%zu dev=%d",
-           (int)g.m, clg__log2(g.plan.slice_bytes),
-           clg__copy_unit_max(g.plan.slice_bytes, l->d->align, l->o->align, 64),
-           clg__log2(g.plan.s), clg__log2(g.plan.rows), clg__log2(batch),
-           g.plan.index_bytes, (dev & CL_DEVICE_TYPE_CPU) ? 1 : 0);
+           (int)g.m, clg__log2(g.geom.slice_bytes),
+           clg__copy_unit_max(g.geom.slice_bytes, l->d->align, l->o->align, 64),
+           clg__log2(g.geom.s), clg__log2(g.geom.rows), clg__log2(batch),
+           g.geom.index_bytes, (dev & CL_DEVICE_TYPE_CPU) ? 1 : 0);
   nd_trial_arg arg = {ctx, l, &g};
   bool can_time = l->d->mem && l->x->mem && l->o->mem && l->queue &&
                   l->of.bytes >= CLG_TUNE_MIN_BYTES;

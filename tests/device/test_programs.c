@@ -290,7 +290,7 @@ Test(programs, hint_fallback_only_for_refusals) {
   clg_context_destroy(c);
 }
 
-/* A device type with several bits is planned as one: GPU first (Oclgrind
+/* A device type with several bits is taken for one: GPU first (Oclgrind
  * reports all four bits), then CPU. */
 Test(programs, one_device_type_for_plans) {
   cr_expect_eq(clg__quirk_device_type(CL_DEVICE_TYPE_DEFAULT |
@@ -307,9 +307,9 @@ Test(programs, one_device_type_for_plans) {
   cr_expect_str_eq(clg__quirk_names(CLG_QUIRK_NO_HINTS | CLG_QUIRK_COPY_HOST),
                    "no-hints,copy-host");
   cr_expect_str_eq(clg__quirk_names(0), "");
-  cr_expect_str_eq(clg__quirk_names(CLG_QUIRK_NO_HINTS | CLG_QUIRK_GPU_PLANS |
+  cr_expect_str_eq(clg__quirk_names(CLG_QUIRK_NO_HINTS | CLG_QUIRK_GPU_KERNELS |
                                     CLG_QUIRK_FMA_ZERO),
-                   "no-hints,gpu-plans,fma-zero");
+                   "no-hints,gpu-kernels,fma-zero");
 }
 
 /* Compiler hints go only to the compilers on quirks.c's allowlist (POCL's
@@ -319,7 +319,7 @@ Test(programs, one_device_type_for_plans) {
 Test(programs, hints_only_for_allowed_compilers) {
   cr_expect_eq(clg__quirks_of_platform("Portable Computing Language"), 0u);
   cr_expect_eq(clg__quirks_of_platform("rusticl"),
-               CLG_QUIRK_NO_HINTS | CLG_QUIRK_GPU_PLANS | CLG_QUIRK_FMA_ZERO);
+               CLG_QUIRK_NO_HINTS | CLG_QUIRK_GPU_KERNELS | CLG_QUIRK_FMA_ZERO);
   cr_expect_eq(clg__quirks_of_platform("Oclgrind Simulator"),
                CLG_QUIRK_NO_HINTS | CLG_QUIRK_COPY_HOST);
   cr_expect_eq(clg__quirks_of_platform("NVIDIA CUDA"), CLG_QUIRK_NO_HINTS);

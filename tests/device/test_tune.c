@@ -1,6 +1,6 @@
 /* host/device/tune.c and Gather's variants in host/ops/gather_geometry.c:
  * candidates, forced variants, choices measured on the device (with CPU and
- * with GPU plans) and kept in the context and the disk cache, the size
+ * with GPU kernels) and kept in the context and the disk cache, the size
  * threshold, a failing trial, and the NDRange of each variant covering
  * every slice. Results are compared byte for byte with the plain-C
  * reference whichever variant ran. Each test runs in its own process
@@ -145,7 +145,7 @@ Test(tune, small_outputs_take_the_first_candidate_untimed) {
  * 256-byte slices, one outer row; host/ops/gather_geometry.c,
  * clg__gather_candidates). A CPU has ITEM and ITEM_PF, and ITEM_NT where
  * the 2 MiB output is over a quarter of its cache; not BLOCK (slices under
- * a cache line) nor PLANE (several outer rows), nor the GPU plans. A GPU
+ * a cache line) nor PLANE (several outer rows), nor the GPU kernels. A GPU
  * has its coalesced plan (ROWS or SMALL, by the slice's length in copy
  * units) and ITEM, whose NDRange fits the 65535 limit of dims 1 and 2
  * here: two candidates, so it times them as a CPU does. */
@@ -219,7 +219,7 @@ Test(tune, measured_at_the_second_call_cpu_plans) {
   measured_at_the_second_call("cpu");
 }
 
-Test(tune, measured_at_the_second_call_gpu_plans) {
+Test(tune, measured_at_the_second_call_gpu_kernels) {
   measured_at_the_second_call("gpu");
 }
 

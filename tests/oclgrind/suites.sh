@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # suites.sh BUILD: clgather on Oclgrind (a simulated GPU: CL_DEVICE_TYPE
-# says GPU, so the GPU plans run, with their work-groups, local memory and
+# says GPU, so the GPU kernels run, with their work-groups, local memory and
 # barriers), every run under check.sh: Oclgrind's API, data-race and
 # uninitialized-value checks, any report a failure.
 #
@@ -70,15 +70,15 @@ for s in test_gather test_gather_elements test_gather_nd \
   test_bag_split test_bag_strided; do
   check "$s" "$t/$s" -j1 --filter "$skip"
 done
-# Gather's CPU plans too (Oclgrind is planned as a GPU; test builds read
+# Gather's CPU kernels too (Oclgrind is given a GPU's kernels; test builds read
 # CLGATHER_TEST_KERNEL_DEVICE): its CPU kernels checked for races as well.
-CLGATHER_TEST_KERNEL_DEVICE=cpu check "test_gather (CPU plans)" \
+CLGATHER_TEST_KERNEL_DEVICE=cpu check "test_gather (CPU kernels)" \
   "$t/test_gather" -j1 --filter "$skip"
 # The scatters' CPU kernels after the device's index pass (entries in
 # runs: the claim without atomics, the scatter of distinct targets, float
-# vectors): the Tests that reach them, CPU plans (30 s; the whole suite
+# vectors): the Tests that reach them, CPU kernels (30 s; the whole suite
 # so planned took 162 s).
-CLGATHER_TEST_KERNEL_DEVICE=cpu check "test_scatter_device (CPU plans)" \
+CLGATHER_TEST_KERNEL_DEVICE=cpu check "test_scatter_device (CPU kernels)" \
   "$t/test_scatter_device" -j1 \
   --filter '@(*/distinct_slices_in_runs|*/innermost_axis_*|*/vector_lanes)'
 # Gather's fused kernel (one work-group checks and gathers: way FUSED) on

@@ -35,7 +35,7 @@ typedef struct sd_run {
 int32_t sd_updates_shape(const sd_case *c, int64_t *us);
 /* The bound of the index at flat position `pos`. */
 int64_t sd_bound(const sd_case *c, int64_t pos);
-/* Is the test context's device planned as a CPU? */
+/* Is the test context's device given a CPU's kernels? */
 bool sd_cpu_plan(void);
 /* Does the device schedule of this call check the index values itself
  * (ops/op.h: checks_values)? */

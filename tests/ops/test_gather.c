@@ -140,7 +140,7 @@ GC_CASES(gather, batch_dims) {
 }
 
 /* More output slices than NDRange dim 1 may hold on some drivers (65535):
- * the ROWS kernel (run by the *_gpu_plans ctest) strides over the rest. */
+ * the ROWS kernel (run by the *_gpu_kernels ctest) strides over the rest. */
 GC_CASES(gather, more_slices_than_ndrange_dim1) {
   gather_case c = {0};
   c.dtype = CLG_DTYPE_FLOAT;
@@ -505,7 +505,7 @@ GC_CASES(gather, caller_queues) {
  * (each one's first case and about one in GATHER_FORCED_EVERY of the
  * others): each gathers every kind of case right, whatever the measurement
  * chooses on the machine running the tests. The GPU's plans (ROWS, SMALL)
- * run every case in the *_gpu_plans ctest runs. Left out on POCL's basic
+ * run every case in the *_gpu_kernels ctest runs. Left out on POCL's basic
  * driver and on Oclgrind (scripts/test-devices.sh), whose runs are about
  * the driver, and under the sanitizers (scripts/sanitize.sh). */
 #define GATHER_FORCED_EVERY 4

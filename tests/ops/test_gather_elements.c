@@ -253,8 +253,8 @@ GC_CASES(gather_elements, larger_tensors) {
  * the others), as tests/ops/test_gather.c does for Gather: PLANE (rows
  * gathered along data's innermost axis), ITEM (the [np, n, nq] view) and
  * BLOCK (any view); a case whose view admits no forced variant runs the
- * tuner's choice. BLOCK, ITEM on GPUs, runs every case with GPU plans in
- * the *_gpu_plans ctest run. Left out on POCL's basic driver and on
+ * tuner's choice. BLOCK, ITEM on GPUs, runs every case with GPU kernels in
+ * the *_gpu_kernels ctest run. Left out on POCL's basic driver and on
  * Oclgrind (scripts/test-devices.sh) and under the sanitizers
  * (scripts/sanitize.sh). */
 #define GATHER_ELEMENTS_FORCED_EVERY 2

@@ -82,8 +82,9 @@ Test(gather_geometry, unit_type_names) {
   cr_expect_str_eq(clg__unit_type(64), "uint16");
 }
 
-/* Test builds plan for the device type CLGATHER_TEST_KERNEL_DEVICE names, so
- * the *_gpu_plans ctests really run the GPU variants on a CPU device. */
+/* Test builds make kernels for the device type CLGATHER_TEST_KERNEL_DEVICE
+ * names, so the *_gpu_kernels ctests really run the GPU variants on a CPU
+ * device. */
 Test(gather_geometry, test_builds_can_plan_for_another_device_type) {
   clg_context fake;
   memset(&fake, 0, sizeof fake);

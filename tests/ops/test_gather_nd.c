@@ -223,7 +223,7 @@ GC_CASES(gather_nd, storage_and_misaligned_offsets) {
  * length, m and (ITEM_PF) the prefetch distance as build constants, so
  * most cases build a program of their own, each a good fraction of a
  * second on POCL with a cold cache. The GPU's plans (ROWS, SMALL) run every
- * case in the *_gpu_plans ctest run. Left out on POCL's basic driver and on
+ * case in the *_gpu_kernels ctest run. Left out on POCL's basic driver and on
  * Oclgrind (scripts/test-devices.sh) and under the sanitizers
  * (scripts/sanitize.sh). */
 #define GATHER_ND_FORCED_EVERY 4

@@ -3,7 +3,7 @@
  * and runs (host/ops/scatter_device.c; ScatterElements on the innermost
  * axis: the row claim that also checks the bounds, the scatter that
  * computes targets from the indices; ScatterND's distinct slices in runs),
- * and their GPU plans where the device is not a CPU: results byte for byte
+ * and their GPU kernels where the device is not a CPU: results byte for byte
  * against the plain-C reference, repeats and out-of-range indices with the
  * host path's message and the output unchanged. Part of test_scatter_device
  * (ops/test_scatter_device.c says what the suite covers).

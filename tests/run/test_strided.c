@@ -249,8 +249,8 @@ Test(strided, gather_reads_strided_data_in_place) {
         cr_expect(copies <= 1, "case %d %d %d: %u copies", a, o, axis, copies);
       }
   /* Dense data into a strided cl_mem output: the direct kernel on GPUs
-   * (plans for a GPU: CLGATHER_TEST_KERNEL_DEVICE=gpu, test_strided_gpu_plans),
-   * the operator's own kernel and a copy on CPUs. */
+   * (kernels for a GPU: CLGATHER_TEST_KERNEL_DEVICE=gpu,
+   * test_strided_gpu_kernels), the operator's own kernel and a copy on CPUs. */
   bool gpu = !(clg__kernel_device(tu_ctx()) & CL_DEVICE_TYPE_CPU);
   for (int o = 1; o < 4; ++o) {
     gcase c = {.p = {CLG_OP_GATHER, o - 1, 0, CLG_MODE_RAISE},

@@ -1,7 +1,7 @@
 /* Mesa 22.3.6's Rusticl on llvmpipe (Debian 12, RUSTICL_ENABLE=llvmpipe):
  * a loop runs at most 65535 times per work-item (gallivm's loop limit,
  * LP_MAX_TGSI_LOOP_ITERATIONS) and the rest of it is dropped without an
- * error. Minimal reproduction of the quirk CLG_QUIRK_GPU_PLANS
+ * error. Minimal reproduction of the quirk CLG_QUIRK_GPU_KERNELS
  * (host/device/quirks.c: clgather plans its kernels for a GPU there, where
  * no work-item loops that long).
  *

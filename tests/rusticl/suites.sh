@@ -49,8 +49,8 @@ done
 # with its reason:
 #  - forced_variant_*: the gathers' CPU variants forced; they loop over a
 #    plane or a block of slices per work-item, which llvmpipe cuts at 65535
-#    iterations (tests/rusticl/loop_limit.c): the library plans for a GPU
-#    there (quirk gpu-plans), the forced CPU variants do not;
+#    iterations (tests/rusticl/loop_limit.c): the library makes kernels for a GPU
+#    there (quirk gpu-kernels), the forced CPU variants do not;
 #  - index_pass/verdict_buffer_is_kept: it counts the cl_context's
 #    references around a failed check; Rusticl's count moves with its own
 #    bookkeeping (the same calls in a standalone program leave none behind:
@@ -89,8 +89,8 @@ skip+='|bag_strided/each_operand_in_turn|bag_strided/all_at_once'
 skip+='|bag_plans/reuse_*|bag_plans/bake_builds_what_enqueues_need'
 skip+='|scatter_device/three_pass_sort'
 suites='test_gather|test_gather_elements|test_gather_nd'
-suites+='|test_gather_gpu_plans|test_gather_elements_gpu_plans'
-suites+='|test_gather_nd_gpu_plans|test_index_pass|test_outcome|test_plans'
+suites+='|test_gather_gpu_kernels|test_gather_elements_gpu_kernels'
+suites+='|test_gather_nd_gpu_kernels|test_index_pass|test_outcome|test_plans'
 suites+='|test_catalogue|test_fused|test_gather_fused|test_ways'
 suites+='|test_scatter_elements|test_scatter_nd|test_scatter_device'
 suites+='|test_scatter_plans|test_embedding_bag|test_bag_split'

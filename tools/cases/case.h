@@ -14,10 +14,10 @@
  * and the message each must give; and of its conformance set, the cases
  * every runner goes over for it (operators.h: the registry's operators,
  * each with its description). The runners execute descriptions and hold
- * nothing else: the Criterion suites (tests/support/FAMILY_case.c,
- * tests/ops/, the catalogues in tests/check/), `clgather selftest`
- * (tools/selftest/) and the benchmarks (tools/bench/: their large inputs
- * and expected outputs).
+ * nothing else: the Criterion suites (tests/support/gather_case.c and
+ * its siblings, tests/ops/, the catalogues in tests/check/), `clgather
+ * selftest` (tools/selftest/) and the benchmarks (tools/bench/: their
+ * large inputs and expected outputs).
  *
  * Plain C against the public API (clgather/clgather.h): no Criterion, no
  * print, no exit; an allocation that fails is a return value. Built into
