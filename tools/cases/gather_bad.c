@@ -121,8 +121,8 @@ const gather_bad gather_bad_inputs[] = {
      SHAPE(O, 3, 5, 2, 3), .want = S(INCOMPATIBLE_SHAPES),
      .needles = "Gather with batch_dims 1: batch dimension 0 differs, data "
                 "has 5 and indices has 2"},
-    {"params: unknown op 7", PARAMS(7, 0, 0, RAISE),
-     .want = S(INVALID_ARGUMENT), .needles = "unknown operator 7 in params->op"},
+    {"params: unknown op 42", PARAMS(42, 0, 0, RAISE),
+     .want = S(INVALID_ARGUMENT), .needles = "unknown operator 42 in params->op"},
     {"params: unknown mode 9", PARAMS(CLG_OP_GATHER, 0, 0, 9),
      .want = S(INVALID_ARGUMENT), .needles = "unknown index mode 9"},
 

@@ -108,10 +108,17 @@ void cli_print_usage(int to_stderr);
  * it parses with, so the help lists exactly what the command accepts; an
  * option whose `value` is NULL is a flag without a value), -h and the exit
  * statuses. Returns 0, or -1 for a command it has no text for (nothing is
- * printed).
+ * printed): a registered operator's command without a text of its own gets
+ * one from the registry (its name, entry point, operands, files, exit
+ * statuses).
  */
 int cli_print_command_help(const char *command, const cli_option *opts,
                            size_t n_opts);
+/** The usage lines of the registered operators (clg_operators()) whose
+ * commands have no text of their own in `clgather --help`, to f; none
+ * today. `clgather COMMAND --help` then prints what the registry says of
+ * such a command. */
+void cli_print_operator_commands(FILE *f);
 
 /** Write s to f as a JSON string (quoted; `"`, `\\` and control characters
  * escaped; valid UTF-8 copied; every byte that is not part of valid UTF-8

@@ -51,7 +51,8 @@ void cli_print_usage(int to_stderr) {
       "      ONNX Scatter (opsets 9, 10): scatter-elements without "
       "reduction.\n"
       "  embedding-bag [--mode M] [--offsets OFFSETS | --segment-ids IDS\n"
-      "         [--num-segments K]] [--per-sample-weights W] [--padding-idx P]\n"
+      "         [--num-segments K]] [--per-sample-weights W] [--padding-idx "
+      "P]\n"
       "         [--include-last-offset] [--device SPEC] WEIGHT INDICES -o OUT\n"
       "      PyTorch embedding_bag, TensorFlow sparse_segment_sum/_mean/"
       "_sqrt_n:\n"
@@ -63,7 +64,11 @@ void cli_print_usage(int to_stderr) {
       "      Run ONNX backend node test folders (default: every "
       "test_gather*\n"
       "      and test_scatter* folder under $CLGATHER_ONNX_TESTDATA, else\n"
-      "      /usr/share/libonnx-testdata/data/node).\n"
+      "      /usr/share/libonnx-testdata/data/node).\n",
+      f);
+  /* a registered operator this text does not name (cli_help.c) */
+  cli_print_operator_commands(f);
+  fputs(
       "  selftest [--device SPEC] [--quick] [--json]\n"
       "      Check the device: every operator's generated cases against the\n"
       "      plain-C references, the bad-input catalogue and the installed\n"

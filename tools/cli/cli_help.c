@@ -4,6 +4,7 @@
  * cli.h). Split from cli_args.c, which calls it from cli_parse_args(); like
  * it, calls nothing in the commands.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -269,12 +270,58 @@ static void print_option_line(const char *shortname, const char *longname,
   }
 }
 
-int cli_print_command_help(const char *command, const cli_option *opts,
-                           size_t n_opts) {
-  const command_doc *doc = NULL;
+static const command_doc *find_command_doc(const char *command) {
   for (size_t i = 0; i < sizeof command_docs / sizeof command_docs[0]; ++i)
     if (command != NULL && strcmp(command_docs[i].name, command) == 0)
-      doc = &command_docs[i];
+      return &command_docs[i];
+  return NULL;
+}
+
+/* A registered operator's command (clg_operators()) without a text of its
+ * own here: what the registry says of it. */
+static command_doc operator_doc(const clg_op_info *op, char *about,
+                                size_t cap) {
+  bool scatter = (op->params & CLG_PARAM_SCATTER) != 0;
+  snprintf(about, cap,
+           "%s (clg_operators(): operator %d, run by %s): OUT from DATA at\n"
+           "INDICES%s. Every index is checked before anything runs.\n\n%s",
+           op->name, (int)op->op, scatter ? "clg_scatter()" : "clg_run()",
+           scatter ? " and UPDATES" : "",
+           scatter ? FILES_SCATTER : FILES_GATHER);
+  command_doc d = {op->command,
+                   scatter ? "DATA INDICES UPDATES -o OUT"
+                           : "DATA INDICES -o OUT",
+                   about, scatter ? EXITS_SCATTER : EXITS_GATHER};
+  return d;
+}
+
+void cli_print_operator_commands(FILE *f) {
+  size_t n = 0;
+  const clg_op_info *ops = clg_operators(&n);
+  for (size_t i = 0; i < n; ++i)
+    if (find_command_doc(ops[i].command) == NULL)
+      fprintf(f,
+              "  %s [options] DATA INDICES%s -o OUT\n      %s (see "
+              "`clgather %s --help`).\n",
+              ops[i].command,
+              (ops[i].params & CLG_PARAM_SCATTER) ? " UPDATES" : "",
+              ops[i].name, ops[i].command);
+}
+
+int cli_print_command_help(const char *command, const cli_option *opts,
+                           size_t n_opts) {
+  const command_doc *doc = find_command_doc(command);
+  command_doc generic;
+  char about[1024];
+  if (doc == NULL && command != NULL) {
+    size_t n = 0;
+    const clg_op_info *ops = clg_operators(&n);
+    for (size_t i = 0; i < n && doc == NULL; ++i)
+      if (strcmp(ops[i].command, command) == 0) {
+        generic = operator_doc(&ops[i], about, sizeof about);
+        doc = &generic;
+      }
+  }
   if (doc == NULL)
     return -1;
   printf("usage: " PROG " %s [options]%s%s\n\n%s\noptions:\n", doc->name,
