@@ -75,7 +75,7 @@ Test(plans, create_errors) {
 
   /* Params. */
   clg_params p = g0;
-  p.op = (clg_op)7;
+  p.op = (clg_op)42;
   create_fails("unknown op", CLG_ERROR_INVALID_ARGUMENT, "operator", ctx, &p,
                &d, &x, &o, 0);
   p = g0;
