@@ -152,6 +152,19 @@ static void print_json(const st_run *r, const char *dev, const char *ver,
 /* The rows after the operators'. */
 enum { ROW_BAD = 0, ROW_ONNX, NEXTRA };
 
+/* What the library's refusals follow: the run's device properties. */
+static void case_device_of(const st_run *r, case_device *dev) {
+  memset(dev, 0, sizeof *dev);
+  dev->fp64 = r->fp64;
+  dev->single_denorm = r->single_denorm;
+  dev->double_denorm = r->double_denorm;
+  cl_device_fp_config fs = 0;
+  if (clGetDeviceInfo(clg_context_device(r->ctx), CL_DEVICE_SINGLE_FP_CONFIG,
+                      sizeof fs, &fs, NULL) != CL_SUCCESS)
+    fs = 0;
+  dev->single_cr_divide = (fs & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+}
+
 /* The runner's visit of one case of a conformance set: its family's. */
 typedef struct conformance_run {
   st_run *r;
@@ -170,7 +183,7 @@ static void visit_case(void *ctx, const case_item *it) {
 /* Runs the rows' phases in turn, each timed into its row. */
 static void run_rows(st_run *r, void (*extra[NEXTRA])(st_run *r)) {
   conformance_run cr = {r, {0}};
-  st_case_device(r, &cr.dev);
+  case_device_of(r, &cr.dev);
   for (int i = 0; i < r->nrows; ++i) {
     r->row = i;
     double t0 = now_s();

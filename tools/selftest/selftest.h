@@ -168,8 +168,6 @@ int cli_cmd_selftest(int argc, char **argv);
 int st_bag_exec(st_run *r, const bag_case *c, const bag_inputs *in,
                 const void *init, size_t out_bytes, void *got,
                 clg_status *status, char *why, size_t whylen);
-/* The device properties the library's refusals follow, from the run. */
-void st_case_device(const st_run *r, case_device *dev);
 /* Puts the case's operands where a selftest storage says (CASE_CALL_HOST,
  * CASE_CALL_BUFFER at ST_GUARD, CASE_CALL_ASYNC: the same, asynchronously
  * checked). */

@@ -224,16 +224,3 @@ done:
   free(want);
   free(got);
 }
-
-/* What the library's refusals follow: the run's device properties. */
-void st_case_device(const st_run *r, case_device *dev) {
-  memset(dev, 0, sizeof *dev);
-  dev->fp64 = r->fp64;
-  dev->single_denorm = r->single_denorm;
-  dev->double_denorm = r->double_denorm;
-  cl_device_fp_config fs = 0;
-  if (clGetDeviceInfo(clg_context_device(r->ctx), CL_DEVICE_SINGLE_FP_CONFIG,
-                      sizeof fs, &fs, NULL) != CL_SUCCESS)
-    fs = 0;
-  dev->single_cr_divide = (fs & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
-}
