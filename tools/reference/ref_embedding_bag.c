@@ -71,6 +71,39 @@ static float round_to(int32_t dtype, float f) {
   return f;
 }
 
+int64_t ref_qrow_bytes(int32_t weight_format, int64_t dim) {
+  if (dim < 0)
+    return -1;
+  switch (weight_format) {
+  case REF_QROW_8BIT: return dim + 8;
+  case REF_QROW_4BIT: return dim % 2 ? -1 : dim / 2 + 4;
+  case REF_QROW_2BIT: return dim % 4 ? -1 : dim / 4 + 4;
+  default: return -1;
+  }
+}
+
+/* Row k's code j, scale and bias (float32, exact) of a quantized table. */
+static void qrow_load(const ref_bag_args *a, int64_t k, int64_t j, float *q,
+                      float *scale, float *bias) {
+  int64_t rb = ref_qrow_bytes(a->weight_format, a->dim);
+  const unsigned char *row =
+      (const unsigned char *)a->weight + (size_t)(k * rb);
+  if (a->weight_format == REF_QROW_8BIT) {
+    *q = (float)row[j];
+    memcpy(scale, row + a->dim, 4);
+    memcpy(bias, row + a->dim + 4, 4);
+    return;
+  }
+  int bits = a->weight_format == REF_QROW_4BIT ? 4 : 2, per = 8 / bits;
+  int64_t codes = a->dim / per;
+  *q = (float)((row[j / per] >> ((j % per) * bits)) & ((1 << bits) - 1));
+  uint16_t h;
+  memcpy(&h, row + codes, 2);
+  *scale = ref_half_to_float(h);
+  memcpy(&h, row + codes + 2, 2);
+  *bias = ref_half_to_float(h);
+}
+
 /* IEEE 754-2019 maximum as the definition states it: acc is kept when it
  * is a NaN; else a NaN x is taken; else the larger, +0 above -0. Returns
  * whether x replaces acc (the caller copies x's bits). */
@@ -156,6 +189,10 @@ int ref_embedding_bag(const ref_bag_args *a, void *out) {
   int64_t E = a->num_embeddings, dim = a->dim;
   if (E < 0 || dim < 0)
     return -1;
+  bool quantized = a->weight_format != REF_QROW_NONE;
+  if (quantized &&
+      (a->dtype != BAG_F32 || ref_qrow_bytes(a->weight_format, dim) < 0))
+    return -1;
   if (a->indices_rank != (a->form == BAG_FIXED ? 2 : 1))
     return -1;
   if (a->indices_shape[0] < 0 ||
@@ -193,6 +230,23 @@ int ref_embedding_bag(const ref_bag_args *a, void *out) {
           continue;
         int64_t w = k * dim + j;
         ++count;
+        if (quantized) {
+          float q, s, c;
+          qrow_load(a, k, j, &q, &s, &c);
+          if (a->mode == BAG_MAX) {
+            float v = fmaf(s, q, c);
+            if (count == 1 || max_takes(accf, v))
+              accf = v;
+            continue;
+          }
+          if (a->per_sample_weights) {
+            float wt = load_f(BAG_F32, a->per_sample_weights, i);
+            s = s * wt;
+            c = c * wt;
+          }
+          accf = fmaf(s, q, accf + c);
+          continue;
+        }
         if (a->mode == BAG_MAX) {
           if (maxk < 0)
             maxk = w;
@@ -219,6 +273,10 @@ int ref_embedding_bag(const ref_bag_args *a, void *out) {
       unsigned char *dst = (unsigned char *)out + (size_t)o * es;
       if (count == 0) { /* an empty bag: +0 in every mode */
         memset(dst, 0, es);
+        continue;
+      }
+      if (a->mode == BAG_MAX && quantized) { /* a value computed, not read */
+        store_f(BAG_F32, out, o, ref_canon_f(accf));
         continue;
       }
       if (a->mode == BAG_MAX) {

@@ -150,7 +150,34 @@ typedef struct ref_bag_args {
   int64_t bags_len;
   const void *per_sample_weights;
   int64_t num_bags;
+  /* 0: the weight is dense, of dtype. Else the weight is a table of rows
+   * quantized per row (PyTorch's embedding_bag_*_prepack), dtype float32
+   * (the output's, per_sample_weights'), each row ref_qrow_bytes() bytes:
+   * REF_QROW_8BIT: dim uint8 codes, a float32 scale, a float32 bias;
+   * REF_QROW_4BIT / REF_QROW_2BIT: the codes packed two / four to a byte
+   * (code j in bits (j % 2) * 4 / (j % 4) * 2 of byte j / 2 / j / 4, low
+   * bits first), then a float16 scale and a float16 bias. Row values:
+   *  - sum: each entry in index order, acc = fmaf(scale, q, acc + bias),
+   *    in float32 (scale and bias widened from float16 exactly); with
+   *    per_sample_weights w: scale * w and bias * w, each rounded to
+   *    float32, in their place (PyTorch's arithmetic, bit for bit);
+   *  - mean, sqrt_n: that sum divided as for a float32 weight;
+   *  - max: of fmaf(scale, q, bias), the row's dequantized value, as for a
+   *    float32 weight. */
+  int32_t weight_format;
 } ref_bag_args;
 int ref_embedding_bag(const ref_bag_args *a, void *out);
+
+/* ref_bag_args.weight_format. */
+enum {
+  REF_QROW_NONE = 0,
+  REF_QROW_8BIT = 1,
+  REF_QROW_4BIT = 2,
+  REF_QROW_2BIT = 3
+};
+/* Bytes of one quantized row of dim values (dim a multiple of 2 for
+ * REF_QROW_4BIT, of 4 for REF_QROW_2BIT), or -1 for a format it does not
+ * know or a dim that does not fit it. */
+int64_t ref_qrow_bytes(int32_t weight_format, int64_t dim);
 
 #endif /* CLGATHER_REFERENCE_H */
