@@ -168,6 +168,47 @@ typedef struct ref_bag_args {
 } ref_bag_args;
 int ref_embedding_bag(const ref_bag_args *a, void *out);
 
+/* GatherBlockQuantized (ONNX Runtime's com.microsoft GatherBlockQuantized-1;
+ * ONNX Gather, then DequantizeLinear-21 with block_size): data gathered on
+ * gather_axis as Gather does (indices in [-s, s-1], negative from the
+ * back), each element dequantized with the scale and zero point of its
+ * block of block_size elements along quantize_axis:
+ *   out = (float)(q - zero_point) * scale   (one float32 product; for
+ *   float16 scales that product rounded to float16).
+ *  - kind: REF_GBQ_UINT8 (uint8 storage, bits 8: a value a byte; bits 4:
+ *    two a byte, even elements in the low nibble; ONNX Runtime's rule:
+ *    gather_axis 0, quantize_axis the last), REF_GBQ_UINT4 and
+ *    REF_GBQ_INT4 (ONNX's 4-bit types, bits 4, packed the same way over
+ *    the whole tensor; int4 sign-extended);
+ *  - shape: the values' (not the bytes') shape, rank r;
+ *  - scales: float32 (scale_dtype 1) or float16 (10), data's shape with
+ *    ceil(shape[quantize_axis] / block_size) on quantize_axis;
+ *    block_size a power of two, at least 16;
+ *  - zero_points: NULL (uint8 storage: 2^(bits-1); the 4-bit types: 0), or
+ *    scales' shape in data's kind: bytes (bits 8), nibbles packed per row
+ *    of the last axis (uint8 storage, bits 4), or packed over the whole
+ *    tensor (the 4-bit types);
+ *  - output: data.shape[:ga] + indices.shape + data.shape[ga+1:], in the
+ *    scales' type.
+ * Returns 0, or -1 for an index out of range (ONNX Runtime writes zeros)
+ * or any other rule broken; out may then be partly written. */
+enum { REF_GBQ_UINT8 = 0, REF_GBQ_UINT4 = 1, REF_GBQ_INT4 = 2 };
+typedef struct ref_gbq_args {
+  int32_t kind, bits;
+  const void *data;
+  int32_t rank;
+  int64_t shape[REF_MAX_RANK];
+  const void *indices;
+  ref_index_type index_type;
+  int32_t indices_rank;
+  int64_t indices_shape[REF_MAX_RANK];
+  int64_t gather_axis, quantize_axis, block_size;
+  const void *scales;
+  int32_t scale_dtype;
+  const void *zero_points;
+} ref_gbq_args;
+int ref_gather_block_quantized(const ref_gbq_args *a, void *out);
+
 /* ref_bag_args.weight_format. */
 enum {
   REF_QROW_NONE = 0,
