@@ -14,7 +14,10 @@
  *
  * Build constants:
  *   CLG_INDEX     int or long (prelude.cl): indices' type
- *   CLG_BAG_KIND  1 float, 2 float16, 3 bfloat16, 4 double: the weight's
+ *   CLG_BAG_KIND  1 float, 2 float16, 3 bfloat16, 4 double: the weight's;
+ *                 5 rows quantized per row (clg_embedding_bag_q*)
+ *   CLG_BAG_QFMT  with kind 5: 1 8-bit, 2 4-bit, 3 2-bit rowwise
+ *                 (clg_bag_weight_format)
  *   CLG_BAG_MODE  0 sum, 1 mean, 2 max, 3 sqrt_n (clg_bag_mode)
  *   CLG_BAG_PSW   1: per-sample weights (mode sum)
  *   CLG_BAG_PAD   1: a padding index (entries equal to `padding` skipped)
@@ -59,7 +62,9 @@ typedef double elem_t;
 typedef double acc_t;
 #define TOF(e) (e)
 #define STOREF(v) (v)
-#elif CLG_BAG_KIND == 1
+#elif CLG_BAG_KIND == 1 || CLG_BAG_KIND == 5
+/* 5: rows quantized per row, dequantized into float (below); elem_t is
+ * the output's and the per-sample weights' type. */
 typedef float elem_t;
 typedef float acc_t;
 #define TOF(e) (e)
@@ -172,6 +177,11 @@ static ulong clg_bag_ahead(ulong dim) {
   return ahead < 8 ? 8 : ahead > 256 ? 256 : ahead;
 }
 
+/* Columns per work-item of variant BLOCK (host/ops/bag_kernels.c's
+ * BAG_BLOCK). */
+#define CLG_BAG_BLOCK 64
+
+#if CLG_BAG_KIND != 5 /* dense rows */
 kernel void clg_embedding_bag(global const elem_t *restrict weight,
                                 ulong w_off, ulong dim, ulong w_ld,
                                 global const index_t *restrict indices,
@@ -249,7 +259,6 @@ kernel void clg_embedding_bag(global const elem_t *restrict weight,
  * columns, each entry's row block added into a private accumulator by a
  * loop over contiguous columns (which the compiler vectorizes); the same
  * operations in the same order per element as clg_embedding_bag. */
-#define CLG_BAG_BLOCK 64
 kernel void clg_embedding_bag_block(
     global const elem_t *restrict weight, ulong w_off, ulong dim, ulong w_ld,
     global const index_t *restrict indices, ulong x_off, ulong n, ulong fixed,
@@ -451,6 +460,168 @@ kernel void clg_embedding_bag_vec(
 #endif
 }
 #endif /* CLG_BAG_VEC */
+#endif /* dense rows */
+
+#if CLG_BAG_KIND == 5
+/* Rows quantized per row (include/clgather/clgather_bag.h's diagrams):
+ * row k starts w_ld bytes after row k - 1 and holds dim codes, CLG_Q_PER
+ * of them a byte, low bits first, then its scale and bias (float32 for
+ * 8-bit, float16 otherwise), read byte by byte (no alignment) and put
+ * together little-endian whatever the device's order. Each entry adds
+ * fma(scale, q, acc + bias) in float32 (PyTorch's FBGEMM kernels' steps),
+ * per-sample weights first multiplied into scale and bias (each product
+ * rounded); max takes the larger fma(scale, q, bias). The variants are
+ * the dense rows': ITEM (clg_embedding_bag_q, one work-item per output
+ * element: neighbouring work-items read neighbouring codes) and BLOCK
+ * (clg_embedding_bag_q_block, one per bag and CLG_BAG_BLOCK columns). */
+#define CLG_Q_PER (CLG_BAG_QFMT == 1 ? 1 : CLG_BAG_QFMT == 2 ? 2 : 4)
+#define CLG_Q_BITS (8 / CLG_Q_PER)
+
+static float clg_q_f32(global const uchar *p) {
+  return as_float((uint)p[0] | (uint)p[1] << 8 | (uint)p[2] << 16 |
+                  (uint)p[3] << 24);
+}
+static float clg_q_f16(global const uchar *p) {
+  ushort h = (ushort)((uint)p[0] | (uint)p[1] << 8);
+  return vload_half(0, (const half *)&h);
+}
+/* A row's scale and bias, after its `codes` bytes of codes. */
+static void clg_q_params(global const uchar *row, ulong codes, float *scale,
+                         float *bias) {
+#if CLG_BAG_QFMT == 1
+  *scale = clg_q_f32(row + codes);
+  *bias = clg_q_f32(row + codes + 4);
+#else
+  *scale = clg_q_f16(row + codes);
+  *bias = clg_q_f16(row + codes + 2);
+#endif
+}
+/* A row's code j, as a float (exact). */
+static float clg_q_code(global const uchar *row, ulong j) {
+#if CLG_BAG_QFMT == 1
+  return (float)row[j];
+#else
+  uint byte = row[j / CLG_Q_PER];
+  return (float)((byte >> ((uint)(j % CLG_Q_PER) * CLG_Q_BITS)) &
+                 ((1u << CLG_Q_BITS) - 1u));
+#endif
+}
+
+kernel void clg_embedding_bag_q(
+    global const uchar *restrict weight, ulong w_off, ulong dim, ulong w_ld,
+    global const index_t *restrict indices, ulong x_off, ulong n, ulong fixed,
+    global const bag_t *restrict bags, ulong b_off, ulong bags_len,
+    global const float *restrict psw, ulong p_off, global float *restrict out,
+    ulong o_off, ulong o_ld, long padding, ulong num_bags CLG_GATE_ARG) {
+  CLG_GATE
+  ulong col = get_global_id(0), b = get_global_id(1);
+  if (col >= dim || b >= num_bags)
+    return;
+  ulong begin, end;
+  clg_bag_bounds(b, fixed, bags, b_off, bags_len, n, &begin, &end);
+  weight += w_off;
+  indices += x_off;
+  ulong codes = dim / CLG_Q_PER;
+  float acc = 0;
+#if CLG_BAG_PAD
+  ulong count = 0;
+#else
+  ulong count = end - begin;
+#endif
+#if CLG_BAG_MODE == 2
+  bool first = true;
+#endif
+  for (ulong i = begin; i < end; ++i) {
+    long k = (long)indices[i];
+#if CLG_BAG_PAD
+    if (k == padding)
+      continue;
+    ++count;
+#endif
+    global const uchar *row = weight + (ulong)k * w_ld;
+    float scale, bias;
+    clg_q_params(row, codes, &scale, &bias);
+    float q = clg_q_code(row, col);
+#if CLG_BAG_MODE == 2
+    float v = CLG_FMA(scale, q, bias);
+    acc = first || !CLG_KEEP(acc, v) ? v : acc;
+    first = false;
+#else
+#if CLG_BAG_PSW
+    float w = psw[p_off + i];
+    scale = scale * w;
+    bias = bias * w;
+#endif
+    acc = CLG_FMA(scale, q, acc + bias);
+#endif
+  }
+  out[o_off + b * o_ld + col] = clg_bag_finish(acc, count);
+}
+
+kernel void clg_embedding_bag_q_block(
+    global const uchar *restrict weight, ulong w_off, ulong dim, ulong w_ld,
+    global const index_t *restrict indices, ulong x_off, ulong n, ulong fixed,
+    global const bag_t *restrict bags, ulong b_off, ulong bags_len,
+    global const float *restrict psw, ulong p_off, global float *restrict out,
+    ulong o_off, ulong o_ld, long padding, ulong num_bags CLG_GATE_ARG) {
+  CLG_GATE
+  ulong col = get_global_id(0) * CLG_BAG_BLOCK, b = get_global_id(1);
+  if (col >= dim || b >= num_bags)
+    return;
+  uint w = dim - col < CLG_BAG_BLOCK ? (uint)(dim - col) : CLG_BAG_BLOCK;
+  ulong begin, end;
+  clg_bag_bounds(b, fixed, bags, b_off, bags_len, n, &begin, &end);
+  weight += w_off;
+  indices += x_off;
+  ulong codes = dim / CLG_Q_PER;
+  float acc[CLG_BAG_BLOCK];
+  for (uint j = 0; j < CLG_BAG_BLOCK; ++j)
+    acc[j] = 0;
+#if CLG_BAG_PAD
+  ulong count = 0;
+#else
+  ulong count = end - begin;
+#endif
+#if CLG_BAG_MODE == 2
+  bool first = true;
+#endif
+  /* The block's codes of the row CLG_BAG_AHEAD_BYTES ahead brought
+   * closer, as the dense rows' BLOCK does. */
+  ulong ahead = CLG_BAG_AHEAD_BYTES / (w_ld ? w_ld : 1);
+  ahead = ahead < 8 ? 8 : ahead > 256 ? 256 : ahead;
+  for (ulong i = begin; i < end; ++i) {
+    long k = (long)indices[i];
+    if (i + ahead < n)
+      CLG_PREFETCH_LINE(weight + (ulong)(long)indices[i + ahead] * w_ld +
+                        col / CLG_Q_PER);
+#if CLG_BAG_PAD
+    if (k == padding)
+      continue;
+    ++count;
+#endif
+    global const uchar *row = weight + (ulong)k * w_ld;
+    float scale, bias;
+    clg_q_params(row, codes, &scale, &bias);
+#if CLG_BAG_MODE == 2
+    for (uint j = 0; j < w; ++j) {
+      float v = CLG_FMA(scale, clg_q_code(row, col + j), bias);
+      acc[j] = first || !CLG_KEEP(acc[j], v) ? v : acc[j];
+    }
+    first = false;
+#else
+#if CLG_BAG_PSW
+    float s = psw[p_off + i];
+    scale = scale * s;
+    bias = bias * s;
+#endif
+    for (uint j = 0; j < w; ++j)
+      acc[j] = CLG_FMA(scale, clg_q_code(row, col + j), acc[j] + bias);
+#endif
+  }
+  for (uint j = 0; j < w; ++j)
+    out[o_off + b * o_ld + col + j] = clg_bag_finish(acc[j], count);
+}
+#endif /* CLG_BAG_KIND == 5 */
 #endif /* CLG_BAG_KIND */
 
 /* ---------------------------------------------- checks on the device */

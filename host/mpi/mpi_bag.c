@@ -131,6 +131,12 @@ static clg_status bag_check(clg_mpi_plan *p, const clg_bag_params *bp,
     st = clg__mpi_fail(CLG_ERROR_NULL_ARGUMENT, "output is NULL");
   if (st == CLG_SUCCESS)
     st = bag_host(output, "output");
+  if (st == CLG_SUCCESS && bp->weight_format != CLG_BAG_WEIGHT_DENSE)
+    st = clg__mpi_fail(CLG_ERROR_INVALID_ARGUMENT,
+                       "clg_bag_params.weight_format is %u; the distributed "
+                       "EmbeddingBag takes dense tables only (its quantized "
+                       "rows are not yet sharded)",
+                       (unsigned)bp->weight_format);
   if (st == CLG_SUCCESS && t->shard.rank != 2)
     st = clg__mpi_fail(CLG_ERROR_INVALID_RANK,
                        "the shard has rank %d; EmbeddingBag needs a table of "

@@ -79,6 +79,8 @@ static size_t bag_pow2_at_least(uint64_t v, size_t cap) {
  * elements that divides dim and spans at most a cache line (64 bytes);
  * 0 where none does (no VEC candidate). */
 static unsigned bag_vec_width(const clg_bag_geom *g) {
+  if (g->p.weight_format != CLG_BAG_WEIGHT_DENSE)
+    return 0; /* quantized rows: ITEM and BLOCK */
   size_t es = clg_dtype_size(g->dtype);
   for (unsigned w = 16; w >= 4; w /= 2)
     if ((uint64_t)g->dim % w == 0 && w * es <= 64)
@@ -90,23 +92,36 @@ static unsigned bag_vec_width(const clg_bag_geom *g) {
 static void bag_options(const clg_bag_geom *g, const clg_bag_mems *m,
                         bool gated, bool div_double, char *options,
                         size_t cap) {
-  int kind = g->dtype == CLG_DTYPE_FLOAT     ? 1
-             : g->dtype == CLG_DTYPE_FLOAT16 ? 2
-             : g->dtype == CLG_DTYPE_BFLOAT16 ? 3
-                                              : 4;
+  int kind = g->p.weight_format != CLG_BAG_WEIGHT_DENSE ? 5
+             : g->dtype == CLG_DTYPE_FLOAT              ? 1
+             : g->dtype == CLG_DTYPE_FLOAT16            ? 2
+             : g->dtype == CLG_DTYPE_BFLOAT16           ? 3
+                                                        : 4;
   bool divides = g->p.mode == CLG_BAG_MEAN || g->p.mode == CLG_BAG_SQRT_N;
   snprintf(options, cap,
            "-DCLG_INDEX=%s -DCLG_BAG_INDEX=%s -DCLG_BAG_KIND=%d "
-           "-DCLG_BAG_MODE=%d -DCLG_BAG_PSW=%d -DCLG_BAG_FIXED=%d "
-           "-DCLG_BAG_PAD=%d -DCLG_BAG_DIV_DOUBLE=%d -DCLG_BAG_VEC=%u%s%s",
+           "-DCLG_BAG_QFMT=%u -DCLG_BAG_MODE=%d -DCLG_BAG_PSW=%d "
+           "-DCLG_BAG_FIXED=%d -DCLG_BAG_PAD=%d -DCLG_BAG_DIV_DOUBLE=%d "
+           "-DCLG_BAG_VEC=%u%s%s",
            m->index_size == 4 ? "int" : "long",
-           m->bags_size == 4 ? "int" : "long", kind, (int)g->p.mode,
-           g->psw ? 1 : 0, g->p.form == CLG_BAGS_FIXED ? 1 : 0,
-           g->p.padding_idx >= 0 ? 1 : 0,
+           m->bags_size == 4 ? "int" : "long", kind,
+           (unsigned)g->p.weight_format, (int)g->p.mode, g->psw ? 1 : 0,
+           g->p.form == CLG_BAGS_FIXED ? 1 : 0, g->p.padding_idx >= 0 ? 1 : 0,
            div_double ? 1 : 0, bag_vec_width(g), gated ? " -DCLG_GATED" : "",
            divides && kind != 4 && !div_double
                ? " -cl-fp32-correctly-rounded-divide-sqrt"
                : "");
+}
+
+/* The kernel of a variant: ITEM, BLOCK or VEC, of dense or quantized
+ * rows. */
+static const char *bag_kernel_name(const clg_bag_geom *g, int variant) {
+  bool q = g->p.weight_format != CLG_BAG_WEIGHT_DENSE;
+  return variant == CLG_VARIANT_BLOCK
+             ? (q ? "clg_embedding_bag_q_block" : "clg_embedding_bag_block")
+         : variant == CLG_VARIANT_ITEM_PF ? "clg_embedding_bag_vec"
+         : q                              ? "clg_embedding_bag_q"
+                                          : "clg_embedding_bag";
 }
 
 /* The kernel call of variant ITEM (one work-item per output element),
@@ -115,24 +130,21 @@ static void bag_options(const clg_bag_geom *g, const clg_bag_mems *m,
 static clg_status bag_call(clg_context *ctx, const clg_bag_geom *g,
                            const clg_bag_mems *m, bool gated, bool div_double,
                            int variant, clg_kernel_call *call) {
-  char options[256];
+  char options[320];
   bag_options(g, m, gated, div_double, options, sizeof options);
   bool block = variant == CLG_VARIANT_BLOCK;
   unsigned vec = variant == CLG_VARIANT_ITEM_PF ? bag_vec_width(g) : 0;
   clg_kernel_entry *kernel = NULL;
   clg_status st = clg__get_kernel(ctx, clg_kernel_embedding_bag, options,
-                                  block ? "clg_embedding_bag_block"
-                                  : vec ? "clg_embedding_bag_vec"
-                                        : "clg_embedding_bag",
-                                  &kernel);
+                                  bag_kernel_name(g, variant), &kernel);
   if (st != CLG_SUCCESS)
     return st;
-  size_t es = clg_dtype_size(g->dtype);
-  cl_ulong wo = m->w_off / es, xo = m->x_off / m->index_size,
-           bo = m->b_off / m->bags_size, po = m->p_off / es,
-           oo = m->o_off / es;
+  /* Offsets in elements: the weight's own (bytes for quantized rows). */
+  size_t es = clg_dtype_size(g->dtype), wes = clg_dtype_size(g->wdtype);
+  cl_ulong wo = m->w_off / wes, xo = m->x_off / m->index_size,
+           bo = m->b_off / m->bags_size, po = m->p_off / es, oo = m->o_off / es;
   /* Row pitches: dense rows unless a column block says otherwise. */
-  cl_ulong w_ld = (cl_ulong)(m->w_ld ? m->w_ld : g->dim),
+  cl_ulong w_ld = (cl_ulong)(m->w_ld ? m->w_ld : g->wcols),
            o_ld = (cl_ulong)(m->o_ld ? m->o_ld : g->dim);
   cl_ulong dim = (cl_ulong)g->dim, fixed = (cl_ulong)g->fixed,
            n = (cl_ulong)g->n, bags_len = (cl_ulong)m->bags_len,
@@ -234,18 +246,19 @@ clg_status clg__bag_prepare(clg_context *ctx, const clg_bag_geom *g,
   uint64_t per_bag = g->num_bags ? (uint64_t)g->n / (uint64_t)g->num_bags : 0;
   char key[160];
   snprintf(key, sizeof key,
-           "EmbeddingBag dim=2^%u bags=2^%u per_bag=2^%u elem=%zu mode=%d "
-           "psw=%d pad=%d vec=%u dev=%d",
+           "EmbeddingBag dim=2^%u bags=2^%u per_bag=2^%u elem=%zu fmt=%u "
+           "mode=%d psw=%d pad=%d vec=%u dev=%d",
            clg__log2((uint64_t)g->dim), clg__log2((uint64_t)g->num_bags),
-           clg__log2(per_bag), clg_dtype_size(g->dtype), (int)g->p.mode,
-           g->psw ? 1 : 0, g->p.padding_idx >= 0 ? 1 : 0, bag_vec_width(g),
-           cpu ? 1 : 0);
+           clg__log2(per_bag), clg_dtype_size(g->dtype),
+           (unsigned)g->p.weight_format, (int)g->p.mode, g->psw ? 1 : 0,
+           g->p.padding_idx >= 0 ? 1 : 0, bag_vec_width(g), cpu ? 1 : 0);
   bag_trial_arg arg = {ctx, g, m, div_double, false};
   /* The call's work is the rows it reads and writes (a bag of many
    * entries writes one row): timed where those reach the tuner's minimum,
    * as a gather's output does. */
-  size_t work_bytes = ((size_t)g->n + (size_t)g->num_bags) *
-                      (size_t)g->dim * clg_dtype_size(g->dtype);
+  size_t work_bytes =
+      (size_t)g->n * (size_t)g->wcols * clg_dtype_size(g->wdtype) +
+      (size_t)g->num_bags * (size_t)g->dim * clg_dtype_size(g->dtype);
   bool can_time =
       m->can_time && m->queue && work_bytes >= CLG_TUNE_MIN_BYTES;
   clg_choice how;
@@ -364,15 +377,15 @@ clg_status clg__bag_bake(clg_context *ctx, const clg_bag_geom *g,
   bool div_double = false;
   if ((st = bag_device_can(ctx, g, &div_double)) != CLG_SUCCESS)
     return st;
-  char options[256];
+  char options[320];
   bag_options(g, &m, gated, div_double, options, sizeof options);
   st = clg__get_kernel(ctx, clg_kernel_embedding_bag, options,
-                       "clg_embedding_bag", &k);
+                       bag_kernel_name(g, CLG_VARIANT_ITEM), &k);
   if (st == CLG_SUCCESS)
     st = clg__get_kernel(ctx, clg_kernel_embedding_bag, options,
-                         "clg_embedding_bag_block", &k);
+                         bag_kernel_name(g, CLG_VARIANT_BLOCK), &k);
   if (st == CLG_SUCCESS && bag_vec_width(g) != 0)
     st = clg__get_kernel(ctx, clg_kernel_embedding_bag, options,
-                         "clg_embedding_bag_vec", &k);
+                         bag_kernel_name(g, CLG_VARIANT_ITEM_PF), &k);
   return st;
 }

@@ -45,16 +45,41 @@ static clg_status bag_check_params(const clg_bag_params *p) {
                      "unknown EmbeddingBag flags 0x%x",
                      p->flags & ~(CLG_BAG_INCLUDE_LAST_OFFSET |
                                   CLG_BAG_PADDING_IDX));
-  if (p->reserved != 0)
+  if (p->weight_format > CLG_BAG_WEIGHT_2BIT_ROWWISE)
     return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
-                     "clg_bag_params.reserved must be 0 (got %u)",
-                     (unsigned)p->reserved);
+                     "unknown clg_bag_params.weight_format %u (expected "
+                     "CLG_BAG_WEIGHT_DENSE, CLG_BAG_WEIGHT_8BIT_ROWWISE, "
+                     "CLG_BAG_WEIGHT_4BIT_ROWWISE or "
+                     "CLG_BAG_WEIGHT_2BIT_ROWWISE; the field was `reserved`)",
+                     (unsigned)p->weight_format);
   if ((p->flags & CLG_BAG_INCLUDE_LAST_OFFSET) &&
       p->form != CLG_BAGS_OFFSETS)
     return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
                      "CLG_BAG_INCLUDE_LAST_OFFSET needs bags given by offsets "
                      "(CLG_BAGS_OFFSETS)");
   return CLG_SUCCESS;
+}
+
+/* The quantized formats' names, their scale's and bias' bytes, codes a
+ * byte (clgather_bag.h's diagrams). */
+static const struct {
+  const char *name, *scale;
+  int64_t tail, per_byte;
+} bag_qformats[] = {
+    {"dense", "", 0, 0},
+    {"8-bit rowwise", "float32", 8, 1},
+    {"4-bit rowwise", "float16", 4, 2},
+    {"2-bit rowwise", "float16", 4, 4},
+};
+
+int64_t clg__bag_qrow_bytes(uint32_t weight_format, int64_t dim) {
+  if (weight_format == CLG_BAG_WEIGHT_DENSE ||
+      weight_format > CLG_BAG_WEIGHT_2BIT_ROWWISE || dim < 0)
+    return -1;
+  int64_t per = bag_qformats[weight_format].per_byte;
+  if (dim % per)
+    return -1;
+  return dim / per + bag_qformats[weight_format].tail;
 }
 
 static clg_status bag_rank(const char *name, const clg_tensor *t,
@@ -83,8 +108,31 @@ clg_status clg__bag_check_types(const clg_bag_params *params,
   clg_status st = bag_check_params(p);
   if (st != CLG_SUCCESS)
     return st;
-  if (weight->dtype != CLG_DTYPE_FLOAT && weight->dtype != CLG_DTYPE_FLOAT16 &&
-      weight->dtype != CLG_DTYPE_BFLOAT16 && weight->dtype != CLG_DTYPE_DOUBLE)
+  if (p->weight_format != CLG_BAG_WEIGHT_DENSE) {
+    /* Rows quantized per row: uint8 bytes in, float32 out. */
+    const char *fmt = bag_qformats[p->weight_format].name;
+    if (weight->dtype != CLG_DTYPE_UINT8)
+      return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
+                       "weight has element type %s; a table quantized per "
+                       "row (weight_format %s) is uint8 bytes "
+                       "[num_embeddings, row_bytes]",
+                       clg_dtype_name(weight->dtype), fmt);
+    if (output->dtype != CLG_DTYPE_FLOAT)
+      return clg__fail(CLG_ERROR_DTYPE_MISMATCH,
+                       "output has element type %s; EmbeddingBag over a "
+                       "table quantized per row (weight_format %s) gives "
+                       "float32",
+                       clg_dtype_name(output->dtype), fmt);
+    if (psw && psw->dtype != CLG_DTYPE_FLOAT)
+      return clg__fail(CLG_ERROR_DTYPE_MISMATCH,
+                       "per_sample_weights has element type %s; with a table "
+                       "quantized per row (weight_format %s) they are "
+                       "float32",
+                       clg_dtype_name(psw->dtype), fmt);
+  } else if (weight->dtype != CLG_DTYPE_FLOAT &&
+             weight->dtype != CLG_DTYPE_FLOAT16 &&
+             weight->dtype != CLG_DTYPE_BFLOAT16 &&
+             weight->dtype != CLG_DTYPE_DOUBLE)
     return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
                      "weight has element type %s; EmbeddingBag takes float32, "
                      "float16, bfloat16 or float64",
@@ -110,12 +158,13 @@ clg_status clg__bag_check_types(const clg_bag_params *params,
                      "%s has element type %s; EmbeddingBag takes int32 or "
                      "int64 %s",
                      bname, clg_dtype_name(bags->dtype), bname);
-  if (psw && psw->dtype != weight->dtype)
+  bool dense = p->weight_format == CLG_BAG_WEIGHT_DENSE;
+  if (dense && psw && psw->dtype != weight->dtype)
     return clg__fail(CLG_ERROR_DTYPE_MISMATCH,
                      "per_sample_weights has element type %s but weight has "
                      "%s; they must agree",
                      clg_dtype_name(psw->dtype), clg_dtype_name(weight->dtype));
-  if (output->dtype != weight->dtype)
+  if (dense && output->dtype != weight->dtype)
     return clg__fail(CLG_ERROR_DTYPE_MISMATCH,
                      "output has element type %s but weight has %s; "
                      "EmbeddingBag's output has weight's type",
@@ -147,6 +196,21 @@ clg_status clg__bag_check_shapes(const clg_bag_params *params,
     return st;
   g->rows = weight->shape[0];
   g->dim = weight->shape[1];
+  g->wdtype = weight->dtype;
+  g->wcols = weight->shape[1];
+  if (p->weight_format != CLG_BAG_WEIGHT_DENSE) {
+    /* dim from the row's bytes, as PyTorch's ops take it. */
+    int64_t tail = bag_qformats[p->weight_format].tail;
+    if (g->wcols < tail)
+      return clg__fail(CLG_ERROR_INVALID_SHAPE,
+                       "weight has rows of %" PRId64 " bytes; a row of "
+                       "weight_format %s ends with a %s scale and bias "
+                       "(%" PRId64 " bytes) after its codes",
+                       g->wcols, bag_qformats[p->weight_format].name,
+                       bag_qformats[p->weight_format].scale, tail);
+    g->dim = (g->wcols - tail) * bag_qformats[p->weight_format].per_byte;
+    g->dtype = CLG_DTYPE_FLOAT;
+  }
   if (p->form == CLG_BAGS_FIXED)
     st = bag_rank("indices", indices, 2, "fixed-size bags: [B, L]");
   else

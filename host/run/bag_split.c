@@ -73,7 +73,8 @@ typedef struct split_work {
   const clg_tensor *const *in;
   const clg_tensor *output;
   cl_ulong limit;
-  size_t row; /* bytes of a weight row */
+  size_t row;  /* bytes of a weight row */
+  size_t orow; /* bytes of an output row */
   size_t isize, bsize, esize;
   int64_t pad;           /* 1 with padding_idx: each table's row 0 */
   int64_t cap_rows;      /* the rows a table may hold */
@@ -172,7 +173,7 @@ static const char *split_misfit(const split_work *p, int64_t nb, int64_t ne,
   if ((*bytes = (uint64_t)split_bags_len(p, nb, ne) * 8u) > p->limit)
     return p->g->p.form == CLG_BAGS_OFFSETS ? "offsets" : "segment ids";
   if (p->output->storage == CLG_STORAGE_HOST &&
-      (*bytes = (uint64_t)nb * p->row) > p->limit)
+      (*bytes = (uint64_t)nb * p->orow) > p->limit)
     return "output rows";
   return NULL;
 }
@@ -338,23 +339,22 @@ static clg_status split_run_group(const split_work *p, const split_group *gr,
       split_put(bags, 8, i,
                 clg__index_at(p->b, p->bsize, (size_t)(gr->e0 + i)) - gr->b0);
   }
-  clg_bag_params sp = g->p;
-  sp.reserved = 0;
+  clg_bag_params sp = g->p; /* the weight's format kept */
   if (g->p.form == CLG_BAGS_OFFSETS)
     sp.flags |= CLG_BAG_INCLUDE_LAST_OFFSET;
   sp.padding_idx = 0; /* the table's row 0 (ignored without the flag) */
   bool fixed = g->p.form == CLG_BAGS_FIXED;
-  int64_t ws[2] = {p->pad + gr->d, g->dim};
+  int64_t ws[2] = {p->pad + gr->d, g->wcols};
   int64_t is[2] = {fixed ? nb : ne, g->fixed};
   int64_t bs[1] = {(int64_t)split_bags_len(p, nb, ne)};
-  clg_tensor wt = clg_tensor_host(g->dtype, 2, ws, table);
+  clg_tensor wt = clg_tensor_host(g->wdtype, 2, ws, table);
   clg_tensor xt =
       clg_tensor_host(p->in[SPLIT_X]->dtype, fixed ? 2 : 1, is,
                       (unsigned char *)p->renum + (size_t)gr->e0 * p->isize);
   clg_tensor bt =
       fixed ? (clg_tensor){0} : clg_tensor_host(CLG_DTYPE_INT64, 1, bs, bags);
-  clg_tensor pt = {0},
-             ot = split_view(p->output, (size_t)gr->b0 * p->row, 2, nb, g->dim);
+  clg_tensor pt = {0}, ot = split_view(p->output, (size_t)gr->b0 * p->orow, 2,
+                                       nb, g->dim);
   if (p->in[SPLIT_S])
     pt = split_view(p->in[SPLIT_S], (size_t)gr->e0 * p->esize, fixed ? 2 : 1,
                     is[0], is[1]);
@@ -456,7 +456,8 @@ clg_status clg__bag_run_split(clg_context *ctx, const clg_bag_geom *g,
       .in = in,
       .output = output,
       .limit = ctx->max_alloc,
-      .row = (size_t)g->dim * clg_dtype_size(g->dtype),
+      .row = (size_t)g->wcols * clg_dtype_size(g->wdtype),
+      .orow = (size_t)g->dim * clg_dtype_size(g->dtype),
       .isize = inf[SPLIT_X].elem_size,
       .bsize = in[SPLIT_B] ? inf[SPLIT_B].elem_size : 0,
       .esize = clg_dtype_size(g->dtype),

@@ -60,6 +60,40 @@ typedef enum clg_bag_form {
 #define CLG_BAG_PADDING_IDX 2u
 
 /**
+ * clg_bag_params.weight_format: how the weight table's rows are stored.
+ * The quantized formats are PyTorch's prepacked rows
+ * (torch.ops.quantized.embedding_bag_byte_prepack and
+ * embedding_bag_4bit_prepack / _2bit_prepack, the tables FBGEMM's
+ * embedding_bag_byte_rowwise_offsets and embedding_bag_4bit_rowwise_offsets
+ * read): the weight is a uint8 tensor [num_embeddings, row_bytes], one row
+ * per embedding, and dim (the output's columns) follows from row_bytes:
+ *
+ *   8-bit:  | q[0] q[1] ... q[dim-1] | scale (float32) | bias (float32) |
+ *             dim bytes, one code each   4 bytes           4 bytes
+ *           row_bytes = dim + 8
+ *   4-bit:  | q[1]q[0] q[3]q[2] ... | scale (float16) | bias (float16) |
+ *             dim / 2 bytes: code 2j in the low nibble of byte j,
+ *             code 2j + 1 in the high one
+ *           row_bytes = dim / 2 + 4
+ *   2-bit:  | four codes a byte, code 4j + t in bits 2t, 2t + 1 of byte j |
+ *           scale (float16) | bias (float16);  row_bytes = dim / 4 + 4
+ *
+ * Scales and biases little-endian, at any byte offset (no alignment). The
+ * value of row k's element j is scale * q + bias; codes are unsigned
+ * (0..255, 0..15, 0..3). Output and per_sample_weights are float32.
+ */
+typedef enum clg_bag_weight_format {
+  /** Dense rows of weight's element type: weight [num_embeddings, dim]. */
+  CLG_BAG_WEIGHT_DENSE = 0,
+  /** 8-bit codes, float32 scale and bias per row (embedding_bag_byte). */
+  CLG_BAG_WEIGHT_8BIT_ROWWISE = 1,
+  /** 4-bit codes, float16 scale and bias per row (embedding_bag_4bit). */
+  CLG_BAG_WEIGHT_4BIT_ROWWISE = 2,
+  /** 2-bit codes, float16 scale and bias per row (embedding_bag_2bit). */
+  CLG_BAG_WEIGHT_2BIT_ROWWISE = 3,
+} clg_bag_weight_format;
+
+/**
  * EmbeddingBag's attributes. Zero-initialised (or a NULL pointer): mode
  * sum, bags by offsets, no padding index. (PyTorch's default mode is mean:
  * the CLI and the Python package default to it; the C zero value is sum.)
@@ -69,8 +103,14 @@ typedef struct clg_bag_params {
   clg_bag_form form;
   /** CLG_BAG_* bits; others must be 0. */
   uint32_t flags;
-  /** Must be 0 (room for a later attribute). */
-  uint32_t reserved;
+  /** How the weight's rows are stored (clg_bag_weight_format): 0, dense
+   * rows of weight's element type; else rows quantized per row. The field
+   * was first released as `reserved` (which had to be 0): the same bytes,
+   * and both names stay. */
+  union {
+    uint32_t weight_format;
+    uint32_t reserved;
+  };
   /** With CLG_BAG_PADDING_IDX: in [-num_embeddings, num_embeddings - 1];
    * negative counts from the back (PyTorch). Ignored otherwise. */
   int64_t padding_idx;
@@ -91,6 +131,15 @@ typedef struct clg_bag_params {
  *  - per_sample_weights: NULL, or indices' shape in weight's element type,
  *    mode sum only (PyTorch): each row is scaled by its entry's weight;
  *  - output [B, dim], weight's element type.
+ * With params->weight_format one of the quantized formats
+ * (clg_bag_weight_format, its byte diagrams): weight uint8
+ * [num_embeddings, row_bytes], dim from row_bytes (8-bit: row_bytes - 8;
+ * 4-bit: 2 * (row_bytes - 4); 2-bit: 4 * (row_bytes - 4)), output and
+ * per_sample_weights float32 (PyTorch's
+ * torch.ops.quantized.embedding_bag_byte_rowwise_offsets,
+ * embedding_bag_4bit_rowwise_offsets and _2bit_, which this reproduces bit
+ * for bit for sum, with and without per_sample_weights: tests/ops/
+ * test_embedding_bag_quantized.c).
  *
  * Arithmetic, fixed so that the result is the same bits on every device,
  * for any work-group size: each bag is reduced one entry at a time in the
@@ -109,6 +158,16 @@ typedef struct clg_bag_params {
  *  - max: the first row, then per element the larger (IEEE 754-2019
  *    maximum: +0 above -0, a NaN on either side gives NaN), in the
  *    weight's type;
+ *  - quantized rows (float32 throughout, scale and bias widened exactly
+ *    from float16 for 4- and 2-bit): sum is acc = +0, then per entry
+ *    acc = fma(scale, q, acc + bias) (FBGEMM's steps); with
+ *    per_sample_weights w, scale * w and bias * w (each rounded) take
+ *    scale's and bias's places; mean and sqrt_n divide that sum as for a
+ *    float32 weight; max is of fma(scale, q, bias), the row's values, and
+ *    a NaN there is stored as the one quiet NaN. A NaN or infinite scale
+ *    or bias is data: it gives what this arithmetic gives (NaN, or an
+ *    infinity), never an error. PyTorch 1.13's quantized ops return the
+ *    sum for modes mean and max; clgather returns the mean and the max;
  *  - count: the bag's entries, less those equal to padding_idx;
  *  - an empty bag (or one of padding entries only) gives +0 in every
  *    element, in every mode (PyTorch and TensorFlow);
@@ -199,13 +258,16 @@ typedef struct clg_bag_params {
  *
  * Errors: CLG_ERROR_NULL_ARGUMENT (ctx, weight, indices, output; bags for
  * the offsets and segment-id forms), CLG_ERROR_INVALID_ARGUMENT (an unknown
- * mode, form or flag, reserved not 0, bags with CLG_BAGS_FIXED,
+ * mode, form, flag or weight_format, bags with CLG_BAGS_FIXED,
  * CLG_BAG_INCLUDE_LAST_OFFSET with another form, per_sample_weights with a
  * mode other than sum, padding_idx out of range, and the storage, queue and
  * buffer errors of clg_run()), CLG_ERROR_INVALID_RANK, CLG_ERROR_INVALID_SHAPE,
- * CLG_ERROR_UNSUPPORTED_DTYPE, CLG_ERROR_INVALID_INDICES_DTYPE (indices or
- * bags), CLG_ERROR_DTYPE_MISMATCH (output or per_sample_weights against
- * weight), CLG_ERROR_INCOMPATIBLE_SHAPES (segment ids' or
+ * CLG_ERROR_UNSUPPORTED_DTYPE (also a quantized format's weight not
+ * uint8), CLG_ERROR_INVALID_INDICES_DTYPE (indices or bags),
+ * CLG_ERROR_DTYPE_MISMATCH (output or per_sample_weights against weight;
+ * with a quantized weight, not float32), CLG_ERROR_INVALID_SHAPE (also a
+ * quantized weight's rows shorter than their scale and bias),
+ * CLG_ERROR_INCOMPATIBLE_SHAPES (segment ids' or
  * per_sample_weights' shape against indices', include_last_offset with no
  * offset), CLG_ERROR_SHAPE_MISMATCH (output), CLG_ERROR_SIZE_OVERFLOW,
  * CLG_ERROR_BUFFER_TOO_SMALL, CLG_ERROR_INVALID_BAGS (offsets or segment
@@ -261,7 +323,7 @@ CLG_API clg_status clg_embedding_bag_async(
  * as the enqueues will pass them; their host pointers and buffers are not
  * used and may be NULL, and their cl_mem offsets are only checked for
  * alignment. Every check of clg_embedding_bag() that needs no buffer and no
- * value is made here: params (mode, form, flags, reserved, padding_idx
+ * value is made here: params (mode, form, flags, weight_format, padding_idx
  * against num_embeddings), the element types, ranks and shapes of every
  * operand against the form, the output's shape [B, dim], sizes, cl_mem
  * offsets multiples of the element's size, and, for an output with

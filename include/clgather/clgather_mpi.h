@@ -290,7 +290,8 @@ CLG_MPI_API clg_status clg_mpi_plan_scatter(
  * CLG_ERROR_NULL_ARGUMENT (indices, output, their host memory; bags for the
  * offsets and segment-id forms), CLG_ERROR_INVALID_ARGUMENT (a cl_mem
  * operand, output aliasing an input, and clg_embedding_bag()'s: unknown
- * mode, form or flag, reserved not 0, bags with CLG_BAGS_FIXED,
+ * mode, form or flag, a weight_format other than CLG_BAG_WEIGHT_DENSE
+ * (the distributed table is dense), bags with CLG_BAGS_FIXED,
  * include_last_offset with another form, per_sample_weights with a mode
  * other than sum, padding_idx outside [-rows, rows - 1]),
  * CLG_ERROR_INVALID_RANK, CLG_ERROR_INVALID_SHAPE,

@@ -116,7 +116,7 @@ class BagParams(ctypes.Structure):
         ("mode", ctypes.c_int),
         ("form", ctypes.c_int),
         ("flags", ctypes.c_uint32),
-        ("reserved", ctypes.c_uint32),
+        ("weight_format", ctypes.c_uint32),  # was `reserved` (the same bytes)
         ("padding_idx", ctypes.c_int64),
     ]
 

@@ -328,6 +328,16 @@ static void check_errors(void) {
                     "psw with max");
   expect_untouched(out, sizeof out, 0x77, "psw with max");
 
+  /* A quantized table's format on the last rank: the distributed table
+   * is dense (clgather_mpi.h). */
+  clg_bag_params q8 = {.weight_format = CLG_BAG_WEIGHT_8BIT_ROWWISE};
+  memset(out, 0x77, sizeof out);
+  expect_everywhere(
+      clg_mpi_embedding_bag(&s.t, g_rank == g_size - 1 ? &q8 : &sum, &x, &b,
+                            NULL, &o),
+      CLG_ERROR_INVALID_ARGUMENT, "weight_format is 1", "quantized format");
+  expect_untouched(out, sizeof out, 0x77, "quantized format");
+
   /* padding_idx beyond the global rows (valid for a local table of 6). */
   clg_bag_params padp = {.flags = CLG_BAG_PADDING_IDX, .padding_idx = 10};
   expect_everywhere(clg_mpi_embedding_bag(&s.t, &padp, &x, &b, NULL, &o),

@@ -88,9 +88,9 @@ Test(bag_plans, create_errors) {
   create_fails(ctx, &q, &w, &x, &b, NULL, &o, 0, CLG_ERROR_INVALID_ARGUMENT,
                "mode", "mode 7");
   q = p;
-  q.reserved = 1;
+  q.weight_format = 9;
   create_fails(ctx, &q, &w, &x, &b, NULL, &o, 0, CLG_ERROR_INVALID_ARGUMENT,
-               "reserved", "reserved 1");
+               "weight_format", "weight_format 9");
   q = p;
   q.flags = CLG_BAG_PADDING_IDX;
   q.padding_idx = SM_E;

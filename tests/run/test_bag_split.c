@@ -5,6 +5,7 @@
  * context is created, and by ctest), so weights of a few KiB take the
  * path: every mode, the three forms (offsets with and without
  * include_last_offset, fixed rows, segment ids), float32 and float16,
+ * tables quantized per row (8-, 4- and 2-bit),
  * int32 and int64 indices and bags, per_sample_weights, padding_idx (first,
  * last, negative, bags of padding only, a flag with no padding entry),
  * empty bags, B = 0, N = 0, repeated indices, cl_mem indices, bags,
@@ -78,8 +79,9 @@ static void run_split(split_tally *t, const bag_case *c, uint64_t seed) {
   clg_context *ctx = bs_ctx();
   char desc[1024];
   bag_case_str(c, desc, sizeof desc);
+  int64_t ws[2];
   size_t wbytes =
-      (size_t)(c->num_embeddings * c->dim) * clg_dtype_size(c->dtype);
+      (size_t)(ws[0] * ws[1]) * clg_dtype_size(bag_weight_shape(c, ws));
   bool big = wbytes > LIMIT || (size_t)c->n * clg_dtype_size(c->idt) > LIMIT ||
              (size_t)(c->B * c->dim) * clg_dtype_size(c->dtype) > LIMIT;
   cr_assert(big, "test bug: nothing past the limit in %s", desc);
@@ -126,6 +128,31 @@ Test(bag_split, every_mode_form_dtype) {
         run_split(&t, &c, 100u + (uint64_t)n);
       }
   finish(&t, "every_mode_form_dtype", true);
+}
+
+/* Tables quantized per row: their packed rows move into each group's
+ * table (8-bit [300, 24 + 8], 4-bit [400, 48 / 2 + 4], 2-bit
+ * [600, 64 / 4 + 4]: 32, 28 and 20-byte rows). */
+Test(bag_split, quantized_rows) {
+  static const uint32_t formats[3] = {CLG_BAG_WEIGHT_8BIT_ROWWISE,
+                                      CLG_BAG_WEIGHT_4BIT_ROWWISE,
+                                      CLG_BAG_WEIGHT_2BIT_ROWWISE};
+  static const int64_t rows[3] = {300, 400, 600}, dims[3] = {24, 48, 64};
+  split_tally t = {0};
+  int n = 0;
+  for (int f = 0; f < 3; ++f)
+    for (int m = 0; m < 4; ++m, ++n) {
+      bag_case c = make4((clg_bag_mode)m, n % 4, CLG_DTYPE_FLOAT, rows[f],
+                         dims[f], 400, 40);
+      c.p.weight_format = formats[f];
+      c.psw = m == CLG_BAG_SUM && n % 2 == 0;
+      if (n % 3 == 2)
+        bag_set_padding(&c, -5, 30);
+      storage(&c, n * 5 + 2);
+      c.async = n % 4 == 1;
+      run_split(&t, &c, 800u + (uint64_t)n);
+    }
+  finish(&t, "quantized_rows", true);
 }
 
 Test(bag_split, per_sample_weights) {

@@ -31,9 +31,10 @@ clg_status bag_expected(const bag_case *c) {
 
 void bag_templates(const bag_case *c, clg_tensor t[5]) {
   bool fixed = c->p.form == CLG_BAGS_FIXED;
-  int64_t ws[2] = {c->num_embeddings, c->dim}, os[2] = {c->B, c->dim};
+  int64_t ws[2], os[2] = {c->B, c->dim};
   int64_t is[2] = {fixed ? c->B : c->n, c->L}, bs[1] = {bag_bags_len(c)};
-  const clg_dtype dt[5] = {c->dtype, c->idt, c->bdt, c->dtype, c->dtype};
+  const clg_dtype dt[5] = {bag_weight_shape(c, ws), c->idt, c->bdt, c->dtype,
+                           c->dtype};
   const int32_t rank[5] = {2, fixed ? 2 : 1, 1, fixed ? 2 : 1, 2};
   const int64_t *shape[5] = {ws, is, bs, is, os};
   for (int k = 0; k < 5; ++k)
@@ -61,11 +62,12 @@ static bool run_case(const bag_case *c, clg_context *ctx, clg_plan *plan,
   /* The operands, each in its own storage. */
   tu_tensor t[5];
   bool fixed = c->p.form == CLG_BAGS_FIXED;
-  int64_t ws[2] = {c->num_embeddings, c->dim}, os[2] = {c->B, c->dim};
+  int64_t ws[2], os[2] = {c->B, c->dim};
+  clg_dtype wdt = bag_weight_shape(c, ws);
   int64_t is[2] = {fixed ? c->B : c->n, c->L}, bs[1] = {d.bags_len};
   bool wait_write = c->wait_list && c->st[BAG_W].kind == CLG_STORAGE_BUFFER &&
                     d.bytes[BAG_W] > 0;
-  tu_tensor_init(&t[BAG_W], c->dtype, 2, ws, c->st[BAG_W],
+  tu_tensor_init(&t[BAG_W], wdt, 2, ws, c->st[BAG_W],
                  wait_write ? NULL : d.op[BAG_W]);
   tu_tensor_init(&t[BAG_I], c->idt, fixed ? 2 : 1, is, c->st[BAG_I],
                  d.op[BAG_I]);

@@ -40,8 +40,21 @@ void bag_set_padding(bag_case *c, int64_t padding_idx, int pct) {
   c->pad_pct = pct;
 }
 
+clg_dtype bag_weight_shape(const bag_case *c, int64_t shape[2]) {
+  shape[0] = c->num_embeddings;
+  shape[1] = c->dim;
+  if (c->p.weight_format == CLG_BAG_WEIGHT_DENSE)
+    return c->dtype;
+  shape[1] = ref_qrow_bytes((int32_t)c->p.weight_format, c->dim);
+  return CLG_DTYPE_UINT8;
+}
+
 static size_t operand_esize(const bag_case *c, int k) {
-  return clg_dtype_size(k == BAG_I ? c->idt : k == BAG_B ? c->bdt : c->dtype);
+  int64_t ws[2];
+  return clg_dtype_size(k == BAG_I   ? c->idt
+                        : k == BAG_B ? c->bdt
+                        : k == BAG_W ? bag_weight_shape(c, ws)
+                                     : c->dtype);
 }
 
 void bag_storage_for(bag_case *c, int k) {
@@ -81,6 +94,17 @@ bag_case bag_case_random(uint64_t seed, clg_dtype dtype, clg_bag_mode mode,
   return c;
 }
 
+bag_case bag_case_quantized(uint64_t seed, uint32_t weight_format,
+                            clg_bag_mode mode, clg_bag_form form,
+                            unsigned variant) {
+  bag_case c = bag_case_random(seed, CLG_DTYPE_FLOAT, mode, form, variant);
+  c.p.weight_format = weight_format;
+  c.dim *= weight_format == CLG_BAG_WEIGHT_4BIT_ROWWISE   ? 2
+           : weight_format == CLG_BAG_WEIGHT_2BIT_ROWWISE ? 4
+                                                          : 1;
+  return c;
+}
+
 const char *bag_case_str(const bag_case *c, char *buf, size_t cap) {
   static const char *const modes[] = {"sum", "mean", "max", "sqrt_n"};
   static const char *const forms[] = {"offsets", "fixed", "segment_ids"};
@@ -90,17 +114,21 @@ const char *bag_case_str(const bag_case *c, char *buf, size_t cap) {
     case_storage_str(c->st[k], st[k], sizeof st[k]);
   const char *dn = clg_dtype_name(c->dtype), *in = clg_dtype_name(c->idt);
   const char *bn = clg_dtype_name(c->bdt);
+  static const char *const formats[] = {"", " weight_format=8bit-rowwise",
+                                        " weight_format=4bit-rowwise",
+                                        " weight_format=2bit-rowwise"};
   snprintf(buf, cap,
-           "mode=%s form=%s%s dtype=%s weight=[%" PRId64 ", %" PRId64
+           "mode=%s form=%s%s dtype=%s%s weight=[%" PRId64 ", %" PRId64
            "] indices=%s n=%" PRId64 " L=%" PRId64 " bags=%s B=%" PRId64
            " seg_gap=%" PRId64 "%s padding_idx=%s%" PRId64 "(%d%%) data=%s "
            "storage(w/i/b/psw/out)=%s/%s/%s/%s/%s%s%s%s%s",
            (unsigned)c->p.mode < 4 ? modes[c->p.mode] : "?",
            (unsigned)c->p.form < 3 ? forms[c->p.form] : "?",
            (c->p.flags & CLG_BAG_INCLUDE_LAST_OFFSET) ? "+last" : "",
-           dn ? dn : "?", c->num_embeddings, c->dim, in ? in : "?", c->n,
-           c->L, bn ? bn : "?", c->B, c->seg_gap,
-           c->psw ? " per_sample_weights" : "",
+           dn ? dn : "?",
+           c->p.weight_format < 4 ? formats[c->p.weight_format] : " ?",
+           c->num_embeddings, c->dim, in ? in : "?", c->n, c->L, bn ? bn : "?",
+           c->B, c->seg_gap, c->psw ? " per_sample_weights" : "",
            (c->p.flags & CLG_BAG_PADDING_IDX) ? "" : "(off)", c->p.padding_idx,
            c->pad_pct, (unsigned)c->data < 3 ? data[c->data] : "?", st[0],
            st[1], st[2], st[3], st[4], c->want_event ? " event" : "",
@@ -168,6 +196,21 @@ static double draw_value(case_rng *rng, clg_dtype dt, bag_data kind) {
   return sign * ldexp(1.0 + frac, (int)case_rng_range(rng, -6, 3));
 }
 
+/* draw_value() without its subnormals: a quantized table's scales,
+ * biases and per-sample weights. Their products and sums are then never
+ * subnormal (magnitudes of at least 2^-12, or zero), so the cases hold on
+ * a device that flushes subnormals and is told it keeps them
+ * (CLGATHER_TEST_CLAIM_DENORM, tests/rusticl/suites.sh) as on one that
+ * keeps them. */
+static double draw_normal(case_rng *rng, clg_dtype dt, bag_data kind) {
+  double min_normal = dt == CLG_DTYPE_FLOAT16 ? 0x1p-14 : 0x1p-126;
+  for (;;) {
+    double v = draw_value(rng, dt, kind);
+    if (!(v != 0 && fabs(v) < min_normal))
+      return v;
+  }
+}
+
 /* Stores v (rounded to nearest) as element k of dt; a NaN becomes a quiet
  * NaN whose sign and payload come from `tag`. */
 static void put_value(void *dst, clg_dtype dt, int64_t k, double v,
@@ -222,7 +265,9 @@ int bag_inputs_draw(const bag_case *c, uint64_t seed, bag_inputs *in) {
   case_rng rng = case_rng_make(seed);
   int64_t E = c->num_embeddings, n = c->n, B = c->B;
   in->bags_len = bag_bags_len(c);
-  in->bytes[BAG_W] = (size_t)(E * c->dim) * clg_dtype_size(c->dtype);
+  int64_t ws[2];
+  clg_dtype wdt = bag_weight_shape(c, ws);
+  in->bytes[BAG_W] = (size_t)(ws[0] * ws[1]) * clg_dtype_size(wdt);
   in->bytes[BAG_I] = (size_t)n * clg_dtype_size(c->idt);
   in->bytes[BAG_B] = (size_t)in->bags_len * clg_dtype_size(c->bdt);
   in->bytes[BAG_S] = (size_t)n * clg_dtype_size(c->dtype);
@@ -235,15 +280,32 @@ int bag_inputs_draw(const bag_case *c, uint64_t seed, bag_inputs *in) {
     bag_inputs_free(in);
     return -1;
   }
-  for (int64_t k = 0; k < E * c->dim; ++k)
-    put_value(in->op[BAG_W], c->dtype, k, draw_value(&rng, c->dtype, c->data),
-              case_rng_u64(&rng));
-  for (int64_t k = 0; k < n; ++k)
+  if (wdt != c->dtype) {
+    /* Quantized rows: random codes, then a scale and a bias drawn as
+     * values of their type (float32 for 8-bit, else float16). */
+    clg_dtype st = c->p.weight_format == CLG_BAG_WEIGHT_8BIT_ROWWISE
+                       ? CLG_DTYPE_FLOAT
+                       : CLG_DTYPE_FLOAT16;
+    int64_t tail = 2 * (int64_t)clg_dtype_size(st), codes = ws[1] - tail;
+    for (int64_t r = 0; r < E; ++r) {
+      unsigned char *row = in->op[BAG_W] + (size_t)(r * ws[1]);
+      for (int64_t j = 0; j < codes; ++j)
+        row[j] = (unsigned char)case_rng_u64(&rng);
+      for (int k = 0; k < 2; ++k)
+        put_value(row + codes, st, k, draw_normal(&rng, st, c->data),
+                  case_rng_u64(&rng));
+    }
+  } else
+    for (int64_t k = 0; k < E * c->dim; ++k)
+      put_value(in->op[BAG_W], c->dtype, k, draw_value(&rng, c->dtype, c->data),
+                case_rng_u64(&rng));
+  for (int64_t k = 0; k < n; ++k) {
+    bag_data kind = c->data == BAG_DATA_SMALL_INT ? c->data : BAG_DATA_RANDOM;
     put_value(in->op[BAG_S], c->dtype, k,
-              draw_value(&rng, c->dtype,
-                         c->data == BAG_DATA_SMALL_INT ? c->data
-                                                       : BAG_DATA_RANDOM),
+              wdt != c->dtype ? draw_normal(&rng, c->dtype, kind)
+                              : draw_value(&rng, c->dtype, kind),
               0);
+  }
   int64_t pad = -1;
   if (c->p.flags & CLG_BAG_PADDING_IDX)
     pad = c->p.padding_idx < 0 ? c->p.padding_idx + E : c->p.padding_idx;
@@ -292,6 +354,7 @@ void bag_ref_args(const bag_case *c, const bag_inputs *in, ref_bag_args *a) {
   a->bags_len = in->bags_len;
   a->per_sample_weights = c->psw ? in->op[BAG_S] : NULL;
   a->num_bags = c->B;
+  a->weight_format = (int32_t)c->p.weight_format; /* REF_QROW_*: the same */
 }
 
 size_t bag_output_bytes(const bag_case *c) {
@@ -304,11 +367,11 @@ int bag_expect(const bag_case *c, const bag_inputs *in, void *want) {
   return ref_embedding_bag(&a, want) == 0 ? 0 : -1;
 }
 
-/* Every (weight type, mode, form) once (quick: every (type, mode) once,
- * the form in turn), the call (host, buffer, async) and the mix of index
- * types, offsets, weights and padding in turn: each case is a program of
- * its own to build on a cold device (the 576 cases of a first version
- * took five minutes of CI's ASan run, cold). */
+/* Every (weight type or quantized format, mode, form) once (quick: every
+ * (type, mode) once, the form in turn), the call (host, buffer, async) and the
+ * mix of index types, offsets, weights and padding in turn: each case is a
+ * program of its own to build on a cold device (the 576 cases of a first
+ * version took five minutes of CI's ASan run, cold). */
 static void conformance(bool quick, case_visit visit, void *ctx) {
   static const clg_dtype types[] = {CLG_DTYPE_FLOAT, CLG_DTYPE_FLOAT16,
                                     CLG_DTYPE_BFLOAT16, CLG_DTYPE_DOUBLE};
@@ -326,6 +389,23 @@ static void conformance(bool quick, case_visit visit, void *ctx) {
          * per-sample weights, padding_idx: a different mix each time */
         it.c.bag = bag_case_random(it.seed, types[t], (clg_bag_mode)mode,
                                    (clg_bag_form)form, (n * 7u) & 31u);
+        visit(ctx, &it);
+        ++n;
+      }
+  /* Tables quantized per row: every (format, mode) with a form in turn
+   * (every form in the full set). */
+  for (uint32_t fmt = CLG_BAG_WEIGHT_8BIT_ROWWISE;
+       fmt <= CLG_BAG_WEIGHT_2BIT_ROWWISE; ++fmt)
+    for (int mode = 0; mode < 4; ++mode)
+      for (int form = 0; form < 3; ++form) {
+        unsigned k = fmt * 4u + (unsigned)mode;
+        if (quick && form != (int)(k % 3))
+          continue;
+        case_item it = {.family = CASE_FAMILY_BAG,
+                        .seed = 0xba9000u + n,
+                        .call = (case_call)((k + (unsigned)form) % 3)};
+        it.c.bag = bag_case_quantized(it.seed, fmt, (clg_bag_mode)mode,
+                                      (clg_bag_form)form, (n * 7u) & 31u);
         visit(ctx, &it);
         ++n;
       }

@@ -32,8 +32,10 @@ enum { BAG_W = 0, BAG_I = 1, BAG_B = 2, BAG_S = 3, BAG_O = 4 };
  * what their values are drawn as, and where each lives. */
 typedef struct bag_case {
   clg_bag_params p; /* mode, form, flags (include_last_offset, padding_idx),
-                       padding_idx as passed (may be negative) */
-  clg_dtype dtype;  /* weight, per_sample_weights, output */
+                       padding_idx as passed (may be negative),
+                       weight_format */
+  clg_dtype dtype;  /* per_sample_weights, output, a dense weight (float32
+                       with a quantized one: uint8, bag_weight_shape()) */
   int64_t num_embeddings, dim;
   clg_dtype idt, bdt; /* indices, bags */
   int64_t n;          /* offsets and segment ids: the number of indices */
@@ -70,6 +72,17 @@ void bag_storage_for(bag_case *c, int k);
 bag_case bag_case_random(uint64_t seed, clg_dtype dtype, clg_bag_mode mode,
                          clg_bag_form form, unsigned variant);
 
+/* A random valid case over a table quantized per row (weight_format
+ * CLG_BAG_WEIGHT_8BIT_ROWWISE, _4BIT_ or _2BIT_): bag_case_random()'s
+ * draw for float32, dim made a multiple of the codes a byte. */
+bag_case bag_case_quantized(uint64_t seed, uint32_t weight_format,
+                            clg_bag_mode mode, clg_bag_form form,
+                            unsigned variant);
+/* The weight tensor's element type (returned) and shape: c->dtype
+ * [num_embeddings, dim], or uint8 [num_embeddings, row bytes] for a table
+ * quantized per row. */
+clg_dtype bag_weight_shape(const bag_case *c, int64_t shape[2]);
+
 /* "mode=sum form=offsets dtype=float weight=[5, 3] ..." into buf. */
 const char *bag_case_str(const bag_case *c, char *buf, size_t cap);
 
@@ -98,7 +111,9 @@ typedef struct bag_inputs {
   int64_t bags_len;
 } bag_inputs;
 
-/* Draws the inputs of c from seed: values of c->data, valid indices
+/* Draws the inputs of c from seed: values of c->data (a quantized table:
+ * random codes, scales and biases of c->data without subnormals, as its
+ * per-sample weights), valid indices
  * (c->pad_pct percent equal to padding_idx), valid bags of the form
  * (sorted draws: equal ones make empty bags). Returns 0, or -1 out of host
  * memory (nothing then to free). */
@@ -137,7 +152,7 @@ typedef struct bag_bad {
   /* parameters: replace the base's when `params` */
   bool params;
   int mode, form_value;
-  uint32_t flags, reserved;
+  uint32_t flags, weight_format;
   int64_t padding_idx;
   bool psw; /* pass per_sample_weights */
   clg_status want;

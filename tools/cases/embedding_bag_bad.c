@@ -20,7 +20,7 @@
 #define AT1(a) .ints = {a}, .nints = 1
 #define AT2(a, b) .ints = {a, b}, .nints = 2
 #define PARAMS(m, f, fl, r, pad)                                               \
-  .params = true, .mode = m, .form_value = f, .flags = fl, .reserved = r,      \
+  .params = true, .mode = m, .form_value = f, .flags = fl, .weight_format = r, \
   .padding_idx = pad
 
 /* The base calls (bag_bad_make()): offsets {0 3 7 9}, segment ids
@@ -86,8 +86,8 @@ const bag_bad bag_bad_inputs[] = {
      .want = S(INVALID_ARGUMENT), .needles = "flag"},
     {"flag 1 << 31", OFFSETS, PARAMS(CLG_BAG_SUM, OFFSETS, 0x80000000u, 0, 0),
      .want = S(INVALID_ARGUMENT), .needles = "flag"},
-    {"reserved 1", OFFSETS, PARAMS(CLG_BAG_SUM, OFFSETS, 0, 1, 0),
-     .want = S(INVALID_ARGUMENT), .needles = "reserved"},
+    {"weight_format 9", OFFSETS, PARAMS(CLG_BAG_SUM, OFFSETS, 0, 9, 0),
+     .want = S(INVALID_ARGUMENT), .needles = "weight_format;9"},
     {"include_last_offset with fixed rows", FIXED,
      PARAMS(CLG_BAG_SUM, FIXED, CLG_BAG_INCLUDE_LAST_OFFSET, 0, 0),
      .want = S(INVALID_ARGUMENT), .needles = "include_last_offset"},
@@ -146,7 +146,7 @@ int bag_bad_make(const bag_bad *e, clg_dtype dtype, bag_case *c,
     c->p.mode = (clg_bag_mode)e->mode;
     c->p.form = (clg_bag_form)e->form_value;
     c->p.flags = e->flags;
-    c->p.reserved = e->reserved;
+    c->p.weight_format = e->weight_format;
     c->p.padding_idx = e->padding_idx;
   }
   size_t es = clg_dtype_size(dtype);

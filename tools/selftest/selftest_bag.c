@@ -65,13 +65,14 @@ int st_bag_exec(st_run *r, const bag_case *c, const bag_inputs *in,
   why[0] = '\0';
   bag_case_str(c, r->current, sizeof r->current);
   bool fixed = c->p.form == CLG_BAGS_FIXED;
-  const int64_t wshape[2] = {c->num_embeddings, c->dim},
-                oshape[2] = {c->B, c->dim};
+  int64_t wshape[2];
+  const clg_dtype wdt = bag_weight_shape(c, wshape);
+  const int64_t oshape[2] = {c->B, c->dim};
   const int64_t bshape[1] = {in->bags_len};
   int64_t ishape[2];
   int32_t ir = bag_indices_shape(c, ishape);
   /* weight, indices, bags, per-sample weights, output */
-  const clg_dtype types[5] = {c->dtype, c->idt, c->bdt, c->dtype, c->dtype};
+  const clg_dtype types[5] = {wdt, c->idt, c->bdt, c->dtype, c->dtype};
   const int32_t ranks[5] = {2, ir, 1, ir, 2};
   const int64_t *shapes[5] = {wshape, ishape, bshape, ishape, oshape};
   const void *src[5] = {in->op[BAG_W], in->op[BAG_I],
