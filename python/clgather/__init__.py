@@ -14,7 +14,12 @@ PyTorch's and TensorFlow's for the bag reductions):
   duplicates="error", out=None)``: ONNX ScatterND
 - ``embedding_bag(input, weight, offsets=None, mode="mean",
   per_sample_weights=None, include_last_offset=False, padding_idx=None,
-  out=None)``: PyTorch's ``torch.nn.functional.embedding_bag``
+  out=None, weight_format="dense")``: PyTorch's
+  ``torch.nn.functional.embedding_bag``; with ``weight_format``
+  "int8-rowwise", "int4-rowwise" or "int2-rowwise" over the uint8 rows of
+  PyTorch's quantized prepack, and under torch's own names
+  ``embedding_bag_byte_rowwise_offsets``, ``embedding_bag_4bit_rowwise_offsets``
+  and ``embedding_bag_2bit_rowwise_offsets`` (``torch.ops.quantized``'s)
 - ``sparse_segment_reduce(data, indices, segment_ids, mode="sum",
   num_segments=None, out=None)``: TensorFlow's
   ``tf.math.sparse_segment_sum`` / ``_mean`` / ``_sqrt_n``
@@ -35,10 +40,16 @@ from ._context import (Context, Outcome, default_context,
                        set_default_context)
 from ._gather import gather_nd, take, take_along_axis
 from ._scatter import scatter_elements, scatter_nd
-from ._bag import embedding_bag, sparse_segment_reduce
+from ._bag import (embedding_bag, embedding_bag_2bit_rowwise_offsets,
+                   embedding_bag_4bit_rowwise_offsets,
+                   embedding_bag_byte_rowwise_offsets, sparse_segment_reduce)
 
 __all__ = [
     "take", "take_along_axis", "gather_nd", "scatter_elements",
-    "scatter_nd", "embedding_bag", "sparse_segment_reduce", "Context", "Outcome", "default_context",
+    "scatter_nd", "embedding_bag", "sparse_segment_reduce",
+    "embedding_bag_byte_rowwise_offsets",
+    "embedding_bag_4bit_rowwise_offsets",
+    "embedding_bag_2bit_rowwise_offsets", "Context", "Outcome",
+    "default_context",
     "set_default_context", "AxisError", "library_path", "__version__",
 ]

@@ -58,22 +58,45 @@ def _run(call, params, weight, indices, bags, psw, output, outcome):
                     async_fn=_lib.clg_embedding_bag_async)
 
 
+def _quantized_dim(w, fmt):
+    """The dim of a table quantized per row (uint8 [E, row_bytes])."""
+    if w.dtype != np.uint8:
+        raise TypeError("clgather: a weight of weight_format %r is the "
+                        "uint8 bytes of its prepacked rows, not %s"
+                        % (_format_name(fmt), w.dtype.name))
+    tail = _lib.BAG_QROW_TAIL[fmt]
+    if w.shape[1] < tail:
+        raise ValueError("clgather: weight's rows of %d bytes cannot hold "
+                         "weight_format %r's scale and bias (%d bytes)"
+                         % (w.shape[1], _format_name(fmt), tail))
+    return (w.shape[1] - tail) * _lib.BAG_QROW_PER_BYTE[fmt]
+
+
+def _format_name(fmt):
+    return {v: k for k, v in _lib.BAG_WEIGHT_FORMATS.items()}[fmt]
+
+
 def embedding_bag(input, weight, offsets=None, mode="mean",
                   per_sample_weights=None, include_last_offset=False,
-                  padding_idx=None, out=None, *, context=None, queue=None,
-                  wait_for=None, outcome=None):
+                  padding_idx=None, out=None, *, weight_format="dense",
+                  context=None, queue=None, wait_for=None, outcome=None):
     params = _lib.BagParams()
     params.mode = choose(mode, _lib.BAG_MODES, "mode")
+    fmt = choose(weight_format, _lib.BAG_WEIGHT_FORMATS, "weight_format")
+    params.weight_format = fmt
     call = Call((input, weight, offsets, per_sample_weights), out, context,
                 queue, wait_for)
     w = call.add(operand(weight, "weight"))
     if w.ndim != 2:
         raise ValueError("clgather: weight must be 2-d (num_embeddings, "
                          "dim), not of shape %s" % (w.shape,))
+    # A quantized table gives float32 rows of dim values.
+    dim = _quantized_dim(w, fmt) if fmt else w.shape[1]
+    out_dtype = np.dtype(np.float32) if fmt else w.dtype
     idx = call.add(operand(input, "input", index=True))
     psw = None
     if per_sample_weights is not None:
-        psw = call.add(_weights(per_sample_weights, w.dtype))
+        psw = call.add(_weights(per_sample_weights, out_dtype))
         if psw.shape != idx.shape:
             raise ValueError("clgather: per_sample_weights has shape %s; "
                              "input has shape %s" % (psw.shape, idx.shape))
@@ -115,8 +138,72 @@ def embedding_bag(input, weight, offsets=None, mode="mean",
     if padding_idx is not None:
         params.flags |= _lib.BAG_PADDING_IDX
         params.padding_idx = _lib.int64(padding_idx, "padding_idx")
-    output = call.output((nbags, w.shape[1]), w.dtype)
+    output = call.output((nbags, dim), out_dtype)
     return _run(call, params, w, idx, bags, psw, output, outcome)
+
+
+_TORCH_MODES = {0: "sum", 1: "mean", 2: "max"}
+
+
+def _torch_quantized(fmt, weight, indices, offsets, scale_grad_by_freq,
+                     mode, pruned_weights, per_sample_weights,
+                     compressed_indices_mapping, include_last_offset):
+    if pruned_weights or compressed_indices_mapping is not None:
+        raise NotImplementedError("clgather: pruned tables "
+                                  "(compressed_indices_mapping) are not "
+                                  "supported")
+    if mode not in _TORCH_MODES:
+        raise ValueError("clgather: mode must be 0 (sum), 1 (mean) or 2 "
+                         "(max), not %r" % (mode,))
+    del scale_grad_by_freq  # a gradient's option: no effect on the forward
+    return embedding_bag(indices, weight, offsets, _TORCH_MODES[mode],
+                         per_sample_weights, include_last_offset,
+                         weight_format=fmt)
+
+
+def embedding_bag_byte_rowwise_offsets(
+        weight, indices, offsets=None, scale_grad_by_freq=False, mode=0,
+        pruned_weights=False, per_sample_weights=None,
+        compressed_indices_mapping=None, include_last_offset=False):
+    """torch.ops.quantized.embedding_bag_byte_rowwise_offsets, under its
+    own name and argument order: weight the uint8 rows of
+    torch.ops.quantized.embedding_bag_byte_prepack ([E, dim + 8]: dim codes,
+    a float32 scale, a float32 bias), float32 output [B, dim], bit for bit
+    torch's for mode 0 (sum) with or without per_sample_weights. Modes 1
+    (mean) and 2 (max) give the mean and the max (PyTorch 1.13 returns the
+    sum for both). Pruned tables are not supported."""
+    return _torch_quantized("int8-rowwise", weight, indices, offsets,
+                            scale_grad_by_freq, mode, pruned_weights,
+                            per_sample_weights, compressed_indices_mapping,
+                            include_last_offset)
+
+
+def embedding_bag_4bit_rowwise_offsets(
+        weight, indices, offsets=None, scale_grad_by_freq=False, mode=0,
+        pruned_weights=False, per_sample_weights=None,
+        compressed_indices_mapping=None, include_last_offset=False):
+    """torch.ops.quantized.embedding_bag_4bit_rowwise_offsets, as
+    embedding_bag_byte_rowwise_offsets for the rows of
+    embedding_bag_4bit_prepack ([E, dim / 2 + 4]: two codes a byte, low
+    nibble first, a float16 scale and bias)."""
+    return _torch_quantized("int4-rowwise", weight, indices, offsets,
+                            scale_grad_by_freq, mode, pruned_weights,
+                            per_sample_weights, compressed_indices_mapping,
+                            include_last_offset)
+
+
+def embedding_bag_2bit_rowwise_offsets(
+        weight, indices, offsets=None, scale_grad_by_freq=False, mode=0,
+        pruned_weights=False, per_sample_weights=None,
+        compressed_indices_mapping=None, include_last_offset=False):
+    """torch.ops.quantized.embedding_bag_2bit_rowwise_offsets, as
+    embedding_bag_byte_rowwise_offsets for the rows of
+    embedding_bag_2bit_prepack ([E, dim / 4 + 4]: four codes a byte, low
+    bits first, a float16 scale and bias)."""
+    return _torch_quantized("int2-rowwise", weight, indices, offsets,
+                            scale_grad_by_freq, mode, pruned_weights,
+                            per_sample_weights, compressed_indices_mapping,
+                            include_last_offset)
 
 
 def sparse_segment_reduce(data, indices, segment_ids, mode="sum",
@@ -233,7 +320,12 @@ input : array_like or pyopencl.array.Array of int32 or int64, shape (N,) or (B, 
     Rows of `weight`, each in ``[0, num_embeddings - 1]``; negative
     indices are errors, as in PyTorch.
 weight : array_like or pyopencl.array.Array, shape (num_embeddings, dim)
-    float16, float32 or float64.
+    float16, float32 or float64; with a quantized `weight_format`, uint8
+    of shape (num_embeddings, row_bytes): PyTorch's prepacked rows
+    (``torch.ops.quantized.embedding_bag_byte_prepack``: dim codes, a
+    float32 scale and bias, row_bytes = dim + 8; ``_4bit_prepack``: two
+    codes a byte, low nibble first, a float16 scale and bias, row_bytes =
+    dim / 2 + 4; ``_2bit_prepack``: four a byte, row_bytes = dim / 4 + 4).
 offsets : array_like or pyopencl.array.Array of int32 or int64, shape (B,), optional
     With a 1-d `input` (needed): where each bag starts; ``offsets[0] ==
     0``, non-decreasing, none above N. With a 2-d `input`: must be None.
@@ -253,13 +345,22 @@ padding_idx : int, optional
     Entries equal to it are skipped and not counted; in ``[-num_embeddings,
     num_embeddings - 1]``, negative counting from the back.
 out : ndarray or pyopencl.array.Array, optional, shape (B, dim)
-    Where to write the result; `weight`'s dtype. Returned.
+    Where to write the result; `weight`'s dtype (float32 for a quantized
+    `weight_format`). Returned.
+weight_format : {{'dense', 'int8-rowwise', 'int4-rowwise', 'int2-rowwise'}}, optional
+    How `weight`'s rows are stored (``clg_bag_params.weight_format``):
+    'dense' by default; the others are tables quantized per row, each row
+    ``scale * q + bias``, summed as ``acc = fma(scale, q, acc + bias)`` in
+    float32 (per-sample weights multiplied into scale and bias first):
+    ``torch.ops.quantized.embedding_bag_*_rowwise_offsets``'s bits for
+    'sum'. 'mean' and 'max' are the mean and the max (PyTorch 1.13's
+    quantized ops return the sum for both).
 {keywords}
 
 Returns
 -------
 out : ndarray or pyopencl.array.Array, shape (B, dim)
-    `weight`'s dtype.
+    `weight`'s dtype (float32 for a quantized `weight_format`).
 
 Raises
 ------
@@ -272,7 +373,8 @@ ValueError
     (2-d), `weight` not 2-d, `per_sample_weights` of another shape or with
     a mode other than 'sum', `padding_idx` out of range,
     `include_last_offset` with no offset or a 2-d `input`, `out` of the
-    wrong shape.
+    wrong shape, an unknown `weight_format`, a quantized `weight`'s rows
+    too short for their scale and bias.
 OverflowError
     `padding_idx` outside int64's range.
 {errors}

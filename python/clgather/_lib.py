@@ -131,6 +131,13 @@ DUPLICATES = {"error": 0, "last": 1}
 BAG_MODES = {"sum": 0, "mean": 1, "max": 2, "sqrt_n": 3}
 BAGS_OFFSETS, BAGS_FIXED, BAGS_SEGMENT_IDS = 0, 1, 2
 BAG_INCLUDE_LAST_OFFSET, BAG_PADDING_IDX = 1, 2
+# clg_bag_weight_format: tables quantized per row (PyTorch's prepacked
+# rows), by the names the CLI takes; the bytes a row spends beside its codes
+# and the codes a byte.
+BAG_WEIGHT_FORMATS = {"dense": 0, "int8-rowwise": 1, "int4-rowwise": 2,
+                      "int2-rowwise": 3}
+BAG_QROW_TAIL = {1: 8, 2: 4, 3: 4}
+BAG_QROW_PER_BYTE = {1: 1, 2: 2, 3: 4}
 
 _p = ctypes.c_void_p
 _TP = ctypes.POINTER(Tensor)

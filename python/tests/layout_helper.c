@@ -51,7 +51,7 @@ int main(void) {
   FIELD(clg_bag_params, mode);
   FIELD(clg_bag_params, form);
   FIELD(clg_bag_params, flags);
-  FIELD(clg_bag_params, reserved);
+  FIELD(clg_bag_params, weight_format); /* = reserved: one union */
   FIELD(clg_bag_params, padding_idx);
 
   CONST(CLG_MAX_RANK);

@@ -5,7 +5,8 @@
  * every form of the bags (offsets, with include_last_offset; segment ids
  * with the default and a given number of segments; fixed-size rows of 2-D
  * indices), every mode, per-sample weights, padding_idx, the default mode
- * (mean, as PyTorch), .npy and .pb files. The error paths: bad offsets and
+ * (mean, as PyTorch), 8-bit quantized rows (--weight-format), .npy and
+ * .pb files. The error paths: bad offsets and
  * segment ids, out-of-range indices and the refused combinations exit 1, a
  * missing file exits 1, usage errors exit 2, a device that does not exist
  * exits 3; on every error OUT is left as it was (absent, or unchanged).
@@ -239,6 +240,35 @@ Test(cli_bag, fixed_size_bags_of_2d_indices) {
 /* Runs the command with OUT an existing file ("old") and as an absent one:
  * the exit status is `want_rc` and stderr holds `must` (NULL: anything);
  * OUT stays as it was. args: the command's arguments before "-o OUT". */
+/* WEIGHT as PyTorch's 8-bit prepacked rows: row r holds the codes 0, 1,
+ * 2, scale 1 and bias 10 r, so its values are weight[r] exactly, and every
+ * mode's result is the float32 definition's above. */
+static void save_weight_8bit(void) {
+  unsigned char rows[ROWS][DIM + 8];
+  for (int r = 0; r < ROWS; ++r) {
+    float scale = 1.0f, bias = (float)(10 * r);
+    for (int c = 0; c < DIM; ++c)
+      rows[r][c] = (unsigned char)c;
+    memcpy(&rows[r][DIM], &scale, 4);
+    memcpy(&rows[r][DIM + 4], &bias, 4);
+  }
+  save("w8.npy", CLG_DTYPE_UINT8, 2, (const int64_t[]){ROWS, DIM + 8}, rows);
+}
+
+Test(cli_bag, quantized_rows_by_weight_format) {
+  save_common();
+  save_weight_8bit();
+  static const char *const modes[] = {"sum", "mean", "max", "sqrt_n"};
+  for (int m = 0; m < 4; ++m) {
+    float want[3 * DIM];
+    expected(m, idx6, starts3, 3, NULL, -1, want);
+    RUN_OK("q.npy", "embedding-bag", "--weight-format", "int8-rowwise",
+           "--mode", modes[m], "--offsets", P("off.npy"), P("w8.npy"),
+           P("i.npy"), "-o", P("q.npy"));
+    expect_out("q.npy", want, 3);
+  }
+}
+
 static void expect_fail(int want_rc, const char *must,
                         const char *const *args) {
   ct_write_file(P("keep.npy"), "old", 3);
@@ -315,6 +345,13 @@ Test(cli_bag, bad_bags_and_indices_exit_1) {
   FAILS(1, NULL, "--padding-idx", "5", "--offsets", P("off.npy"), w, i);
   save("wi.npy", CLG_DTYPE_INT64, 2, (const int64_t[]){2, 3}, idx6);
   FAILS(1, NULL, "--offsets", P("off.npy"), P("wi.npy"), i);
+  /* a float32 table given a quantized format, rows too short for their
+   * scale and bias */
+  FAILS(1, "uint8", "--weight-format", "int8-rowwise", "--offsets",
+        P("off.npy"), P("w.npy"), P("i.npy"));
+  save("w8short.npy", CLG_DTYPE_UINT8, 2, (const int64_t[]){5, 7}, idx6);
+  FAILS(1, "scale and bias", "--weight-format", "int8-rowwise", "--offsets",
+        P("off.npy"), P("w8short.npy"), P("i.npy"));
 }
 
 Test(cli_bag, missing_files_exit_1) {
@@ -335,6 +372,8 @@ Test(cli_bag, usage_errors_exit_2) {
   FAILS(2, "INDICES", "--offsets", off, w);
   FAILS(2, "--mode", "--mode", "avg", "--offsets", off, w, i);
   FAILS(2, "--padding-idx", "--padding-idx", "two", "--offsets", off, w, i);
+  FAILS(2, "--weight-format", "--weight-format", "int3", "--offsets", off, w,
+        i);
   FAILS(2, "--num-segments", "--segment-ids", off, "--num-segments", "-1", w,
         i);
   FAILS(2, "--num-segments", "--segment-ids", off, "--num-segments", "x", w, i);

@@ -47,7 +47,7 @@ static int run_prog(const char *prog, char **out, char **err,
  * options it must not take. */
 typedef struct command_case {
   const char *command;
-  const char *options[10];
+  const char *options[12];
   const char *rejected[4];
 } command_case;
 
@@ -75,8 +75,8 @@ static const command_case commands[] = {
     /* EmbeddingBag: the bags by offsets, segment ids or 2-D indices. */
     {"embedding-bag",
      {"--mode", "--offsets", "--include-last-offset", "--segment-ids",
-      "--num-segments", "--per-sample-weights", "--padding-idx", "--device",
-      "--output"},
+      "--num-segments", "--per-sample-weights", "--padding-idx",
+      "--weight-format", "--device", "--output"},
      {"--axis", "--reduction", "--batch-dims", "--duplicates"}},
     {"onnx-test", {"--device"}, {"--output", "--axis", "--json"}},
 };

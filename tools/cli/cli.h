@@ -91,6 +91,9 @@ int cli_parse_mode(const char *s, clg_index_mode *mode);
 /** --mode of embedding-bag: "sum", "mean", "max" or "sqrt_n" (exactly); 0
  * on success, -1 otherwise (cli_bag.c). */
 int cli_parse_bag_mode(const char *s, clg_bag_mode *mode);
+/* --weight-format's names: dense, int8-rowwise, int4-rowwise,
+ * int2-rowwise (clg_bag_weight_format). 0, or -1 for another. */
+int cli_parse_weight_format(const char *s, uint32_t *format);
 
 /** `clgather embedding-bag [options] WEIGHT INDICES -o OUT` (cli_bag.c);
  * argv[0] is "embedding-bag". set_temp(path) is told the temporary file OUT

@@ -27,6 +27,17 @@
 #define CMD "embedding-bag"
 #define FLAG_LAST "--include-last-offset"
 
+int cli_parse_weight_format(const char *s, uint32_t *format) {
+  static const char *const names[] = {"dense", "int8-rowwise", "int4-rowwise",
+                                      "int2-rowwise"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+    if (s != NULL && strcmp(s, names[i]) == 0) {
+      *format = (uint32_t)i; /* CLG_BAG_WEIGHT_* */
+      return 0;
+    }
+  return -1;
+}
+
 int cli_parse_bag_mode(const char *s, clg_bag_mode *mode) {
   static const char *const names[] = {"sum", "mean", "max", "sqrt_n"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
@@ -42,7 +53,7 @@ int cli_parse_bag_mode(const char *s, clg_bag_mode *mode) {
  * sees it. */
 typedef struct bag_args {
   const char *mode, *offsets, *segment_ids, *num_segments, *psw, *padding;
-  const char *device, *out;
+  const char *weight_format, *device, *out;
   bool include_last;
 } bag_args;
 
@@ -56,6 +67,7 @@ static size_t bag_options(bag_args *a, cli_option *opts, bool with_flag) {
   opts[n++] = (cli_option){"--num-segments", NULL, &a->num_segments};
   opts[n++] = (cli_option){"--per-sample-weights", NULL, &a->psw};
   opts[n++] = (cli_option){"--padding-idx", NULL, &a->padding};
+  opts[n++] = (cli_option){"--weight-format", NULL, &a->weight_format};
   opts[n++] = (cli_option){"--device", "-d", &a->device};
   opts[n++] = (cli_option){"--output", "-o", &a->out};
   return n;
@@ -67,7 +79,7 @@ static size_t bag_options(bag_args *a, cli_option *opts, bool with_flag) {
  * (*kept_argc set), else 1 with *code to return. */
 static int strip_flag(int argc, char **argv, bag_args *a, char **kept,
                       int *kept_argc, int *code) {
-  cli_option opts[10];
+  cli_option opts[12];
   size_t n_opts = bag_options(a, opts, false);
   int n = 0;
   kept[n++] = argv[0];
@@ -79,7 +91,7 @@ static int strip_flag(int argc, char **argv, bag_args *a, char **kept,
       break;
     }
     if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-      cli_option all[10];
+      cli_option all[12];
       bag_args scratch;
       size_t n_all = bag_options(&scratch, all, true);
       cli_print_command_help(CMD, all, n_all);
@@ -132,6 +144,16 @@ static int64_t default_num_segments(const cli_tensor *ids) {
   return last < 0 ? 0 : last == INT64_MAX ? INT64_MAX : last + 1;
 }
 
+/* The output's columns: WEIGHT's, or those of its rows quantized in
+ * bp->weight_format (clgather_bag.h: row_bytes less the scale and bias,
+ * times the codes a byte); a row too short for them is the library's to
+ * refuse (0 here). */
+static int64_t bag_dim(const clg_bag_params *bp, int64_t cols) {
+  static const int64_t tail[4] = {0, 8, 4, 4}, per_byte[4] = {1, 1, 2, 4};
+  uint32_t f = bp->weight_format;
+  return cols < tail[f] ? 0 : (cols - tail[f]) * per_byte[f];
+}
+
 static clg_tensor host_tensor(const cli_tensor *t) {
   return clg_tensor_host(t->dtype, t->rank, t->shape, t->data);
 }
@@ -147,7 +169,7 @@ int cli_cmd_embedding_bag(int argc, char **argv,
   }
   int kargc = 0, code = CLI_EXIT_OK, npos = 0;
   const char *pos[2];
-  cli_option opts[10];
+  cli_option opts[12];
   size_t n_opts = bag_options(&a, opts, false);
   if (strip_flag(argc, argv, &a, kept, &kargc, &code) != 0 ||
       cli_parse_args(kargc, kept, opts, n_opts, pos, 2, "WEIGHT and INDICES",
@@ -169,6 +191,12 @@ int cli_cmd_embedding_bag(int argc, char **argv,
     return cli_usage_error("invalid --mode value '%s' (expected sum, mean, "
                            "max or sqrt_n)",
                            a.mode);
+  if (a.weight_format != NULL &&
+      cli_parse_weight_format(a.weight_format, &bp.weight_format) != 0)
+    return cli_usage_error("invalid --weight-format value '%s' (expected "
+                           "dense, int8-rowwise, int4-rowwise or "
+                           "int2-rowwise)",
+                           a.weight_format);
   if (a.padding != NULL) {
     if (cli_parse_int64(a.padding, &bp.padding_idx) != 0)
       return cli_usage_error(
@@ -231,7 +259,7 @@ int cli_cmd_embedding_bag(int argc, char **argv,
   /* OUT [B, dim]; shapes the library refuses (a weight that is not 2-D,
    * an indices rank the form does not take) get a placeholder B or dim
    * and the library's message. */
-  int64_t oshape[2] = {0, w->rank == 2 ? w->shape[1] : 0};
+  int64_t oshape[2] = {0, w->rank == 2 ? bag_dim(&bp, w->shape[1]) : 0};
   if (bp.form == CLG_BAGS_FIXED)
     oshape[0] = idx->rank == 2 ? idx->shape[0] : 0;
   else if (bp.form == CLG_BAGS_OFFSETS) {
@@ -245,8 +273,9 @@ int cli_cmd_embedding_bag(int argc, char **argv,
     code = cli_exit_for_status(st);
     goto done;
   }
-  if (cli_output_begin(&out, a.out, w->dtype, 2, oshape, err, sizeof err) !=
-      0) {
+  /* float32 from a quantized table (clgather_bag.h), else WEIGHT's type */
+  clg_dtype odt = bp.weight_format ? CLG_DTYPE_FLOAT : w->dtype;
+  if (cli_output_begin(&out, a.out, odt, 2, oshape, err, sizeof err) != 0) {
     fprintf(stderr, PROG ": %s\n", err);
     goto done;
   }

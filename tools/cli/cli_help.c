@@ -196,6 +196,10 @@ static const option_doc option_docs[] = {
     {NULL, "--padding-idx", "P",
      "entries equal to P are skipped and not counted\n"
      "(negative counts from WEIGHT's end)"},
+    {NULL, "--weight-format", "F",
+     "dense (default), or WEIGHT uint8 rows quantized\n"
+     "per row as PyTorch prepacks them: int8-rowwise,\n"
+     "int4-rowwise or int2-rowwise (OUT float32)"},
     {NULL, "--mode", "M",
      "what an index outside [-s, s-1] means: raise\n"
      "(default: an error), wrap (modulo s) or clip\n"
