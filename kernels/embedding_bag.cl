@@ -472,8 +472,9 @@ kernel void clg_embedding_bag_vec(
  * per-sample weights first multiplied into scale and bias (each product
  * rounded); max takes the larger fma(scale, q, bias). The variants are
  * the dense rows': ITEM (clg_embedding_bag_q, one work-item per output
- * element: neighbouring work-items read neighbouring codes) and BLOCK
- * (clg_embedding_bag_q_block, one per bag and CLG_BAG_BLOCK columns). */
+ * element: neighbouring work-items read neighbouring codes), BLOCK
+ * (clg_embedding_bag_q_block, one per bag and CLG_BAG_BLOCK columns) and
+ * VEC (clg_embedding_bag_q_vec, one per bag and 16 columns). */
 #define CLG_Q_PER (CLG_BAG_QFMT == 1 ? 1 : CLG_BAG_QFMT == 2 ? 2 : 4)
 #define CLG_Q_BITS (8 / CLG_Q_PER)
 
@@ -602,10 +603,17 @@ kernel void clg_embedding_bag_q_block(
     global const uchar *row = weight + (ulong)k * w_ld;
     float scale, bias;
     clg_q_params(row, codes, &scale, &bias);
+    /* The block's codes a byte at a time (col and w are multiples of
+     * CLG_Q_PER: dim is, and CLG_BAG_BLOCK is): no division per code. */
+    global const uchar *cb = row + col / CLG_Q_PER;
 #if CLG_BAG_MODE == 2
-    for (uint j = 0; j < w; ++j) {
-      float v = CLG_FMA(scale, clg_q_code(row, col + j), bias);
-      acc[j] = first || !CLG_KEEP(acc[j], v) ? v : acc[j];
+    for (uint j = 0; j < w; j += CLG_Q_PER) {
+      uint byte = cb[j / CLG_Q_PER];
+      for (uint t = 0; t < CLG_Q_PER; ++t) {
+        float q = (float)((byte >> (t * CLG_Q_BITS)) & ((1u << CLG_Q_BITS) - 1u));
+        float v = CLG_FMA(scale, q, bias);
+        acc[j + t] = first || !CLG_KEEP(acc[j + t], v) ? v : acc[j + t];
+      }
     }
     first = false;
 #else
@@ -614,13 +622,115 @@ kernel void clg_embedding_bag_q_block(
     scale = scale * s;
     bias = bias * s;
 #endif
-    for (uint j = 0; j < w; ++j)
-      acc[j] = CLG_FMA(scale, clg_q_code(row, col + j), acc[j] + bias);
+    for (uint j = 0; j < w; j += CLG_Q_PER) {
+      uint byte = cb[j / CLG_Q_PER];
+      for (uint t = 0; t < CLG_Q_PER; ++t) {
+        float q = (float)((byte >> (t * CLG_Q_BITS)) & ((1u << CLG_Q_BITS) - 1u));
+        acc[j + t] = CLG_FMA(scale, q, acc[j + t] + bias);
+      }
+    }
 #endif
   }
   for (uint j = 0; j < w; ++j)
     out[o_off + b * o_ld + col + j] = clg_bag_finish(acc[j], count);
 }
+
+/* Variant VEC (CLG_VARIANT_ITEM_PF) of quantized rows: one work-item per
+ * bag and 16 columns (CLG_BAG_VEC 16: dim a multiple of 16), its codes
+ * loaded as one vector (16, 8 or 4 bytes), unpacked into a float16 in
+ * column order, each element the same operations in the same order as
+ * clg_embedding_bag_q; the row CLG_BAG_AHEAD_BYTES ahead prefetched, as
+ * the dense rows' VEC does. */
+#if CLG_BAG_VEC == 16
+/* CLG_KEEP element-wise: all bits set where acc is kept. */
+#define CLG_QVKEEP(a, b)                                                       \
+  (isnan(a) | (~isnan(b) & (((a) > (b)) | (((a) == (b)) & ~signbit(a)))))
+
+/* The 16 codes of a row from byte `at` on, as floats in column order. */
+static float16 clg_q_codes16(global const uchar *at) {
+#if CLG_BAG_QFMT == 1
+  return convert_float16(vload16(0, at));
+#elif CLG_BAG_QFMT == 2
+  uchar8 b = vload8(0, at);
+  float8 lo = convert_float8(b & (uchar)15), hi = convert_float8(b >> 4);
+  return shuffle2(lo, hi,
+                  (uint16)(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7,
+                           15));
+#else
+  uchar4 b = vload4(0, at);
+  float4 t0 = convert_float4(b & (uchar)3),
+         t1 = convert_float4((b >> 2) & (uchar)3),
+         t2 = convert_float4((b >> 4) & (uchar)3),
+         t3 = convert_float4(b >> 6);
+  float8 even = shuffle2(t0, t2, (uint8)(0, 4, 1, 5, 2, 6, 3, 7)),
+         odd = shuffle2(t1, t3, (uint8)(0, 4, 1, 5, 2, 6, 3, 7));
+  /* even: t0[i], t2[i] pairs; odd: t1[i], t3[i]; column 4i + t. */
+  return shuffle2(even, odd,
+                  (uint16)(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7,
+                           15));
+#endif
+}
+
+kernel void clg_embedding_bag_q_vec(
+    global const uchar *restrict weight, ulong w_off, ulong dim, ulong w_ld,
+    global const index_t *restrict indices, ulong x_off, ulong n, ulong fixed,
+    global const bag_t *restrict bags, ulong b_off, ulong bags_len,
+    global const float *restrict psw, ulong p_off, global float *restrict out,
+    ulong o_off, ulong o_ld, long padding, ulong num_bags CLG_GATE_ARG) {
+  CLG_GATE
+  ulong col = get_global_id(0) * 16, b = get_global_id(1);
+  if (col >= dim || b >= num_bags)
+    return;
+  ulong begin, end;
+  clg_bag_bounds(b, fixed, bags, b_off, bags_len, n, &begin, &end);
+  weight += w_off;
+  indices += x_off;
+  ulong codes = dim / CLG_Q_PER, at = col / CLG_Q_PER;
+  ulong ahead = CLG_BAG_AHEAD_BYTES / (w_ld ? w_ld : 1);
+  ahead = ahead < 8 ? 8 : ahead > 256 ? 256 : ahead;
+  float16 acc = 0;
+#if CLG_BAG_PAD
+  ulong count = 0;
+#else
+  ulong count = end - begin;
+#endif
+#if CLG_BAG_MODE == 2
+  bool first = true;
+#endif
+  for (ulong i = begin; i < end; ++i) {
+    long k = (long)indices[i];
+    if (i + ahead < n)
+      CLG_PREFETCH_LINE(weight + (ulong)(long)indices[i + ahead] * w_ld + at);
+#if CLG_BAG_PAD
+    if (k == padding)
+      continue;
+    ++count;
+#endif
+    global const uchar *row = weight + (ulong)k * w_ld;
+    float scale, bias;
+    clg_q_params(row, codes, &scale, &bias);
+    float16 q = clg_q_codes16(row + at);
+#if CLG_BAG_MODE == 2
+    float16 v = CLG_FMA((float16)scale, q, (float16)bias);
+    int16 take = first ? (int16)(-1) : ~CLG_QVKEEP(acc, v);
+    acc = select(acc, v, take);
+    first = false;
+#else
+#if CLG_BAG_PSW
+    float s = psw[p_off + i];
+    scale = scale * s;
+    bias = bias * s;
+#endif
+    acc = CLG_FMA((float16)scale, q, acc + (float16)bias);
+#endif
+  }
+  float a[16];
+  vstore16(acc, 0, a);
+  out += o_off + b * o_ld + col;
+  for (uint j = 0; j < 16; ++j)
+    out[j] = clg_bag_finish(a[j], count);
+}
+#endif /* CLG_BAG_VEC == 16 */
 #endif /* CLG_BAG_KIND == 5 */
 #endif /* CLG_BAG_KIND */
 

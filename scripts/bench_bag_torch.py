@@ -7,7 +7,10 @@ torch.nn.functional.embedding_bag on the same shapes in this process, with
 torch.set_num_threads(--threads, 2 by default: this machine's cores):
 EB1 sum f32, EB2 mean f32 on [B, L] input, EB3 sum f16, EB4 as mode sum
 (PyTorch has no sqrt_n; a segment sum costs what it costs plus a scaling,
-so the ratio flatters PyTorch there). Prints each workload's medians and
+so the ratio flatters PyTorch there); QB1 and QB2 (tables quantized per
+row, 8-bit [1e6, 128] and 4-bit [1e6, 256], 4096 bags of 1..80: issue 43)
+against torch.ops.quantized.embedding_bag_byte_rowwise_offsets and
+embedding_bag_4bit_rowwise_offsets on tables of torch's own prepack. Prints each workload's medians and
 torch / clgather (> 1: clgather faster). clgather's figure is its checked
 call on cl_mem tensors + clFinish, back to back (the `again` column of
 clgather-bench-bag), as PyTorch's is timed here: a call on host tensors in
@@ -71,6 +74,21 @@ def torch_times(reps):
     off = torch.arange(0, 100000, 100)
     out["EB4"] = median_time(
         lambda: F.embedding_bag(idx, w, off, mode="sum"), reps)
+    # QB1, QB2: sum over tables quantized per row, 4096 bags of 1..80
+    q = torch.ops.quantized
+    lengths = torch.randint(1, 81, (4096,), generator=g).tolist()
+    off = offsets_for(lengths)
+    for name, dim, prepack, op in (
+            ("QB1", 128, q.embedding_bag_byte_prepack,
+             q.embedding_bag_byte_rowwise_offsets),
+            ("QB2", 256, q.embedding_bag_4bit_prepack,
+             q.embedding_bag_4bit_rowwise_offsets)):
+        packed = prepack(torch.randn(1000000, dim, generator=g))
+        idx = torch.randint(0, 1000000, (sum(lengths),), generator=g)
+        out[name] = median_time(
+            lambda: op(packed, idx, off, False, 0, False, None, None, False),
+            reps)
+        del packed
     return out
 
 
@@ -89,8 +107,8 @@ def main():
                        capture_output=True, text=True, check=True)
     clg, cold = {}, {}
     for line in p.stdout.splitlines():
-        m = re.match(r"^(EB\d)\s.*?\bbag\s+([\d.]+) ms.*?\bagain\s+([\d.]+)",
-                     line)
+        m = re.match(r"^([EQ]B\d)\s.*?\bq?bag\s+([\d.]+) ms.*?\bagain\s+"
+                     r"([\d.]+)", line)
         if m:
             cold[m.group(1)] = float(m.group(2)) * 1e-3
             clg[m.group(1)] = float(m.group(3)) * 1e-3
@@ -101,7 +119,7 @@ def main():
                                      torch.get_num_threads()))
     print("%-4s %12s %10s %10s %18s" % ("", "clgather ms", "torch ms",
                                           "torch/clg", "clgather interleaved"))
-    for name in ("EB1", "EB2", "EB3", "EB4"):
+    for name in ("EB1", "EB2", "EB3", "EB4", "QB1", "QB2"):
         if name not in clg:
             print("%-4s %12s" % (name, "(missing)"))
             continue

@@ -77,10 +77,11 @@ static size_t bag_pow2_at_least(uint64_t v, size_t cap) {
 
 /* Variant VEC's columns per work-item: the widest vector of 4, 8 or 16
  * elements that divides dim and spans at most a cache line (64 bytes);
- * 0 where none does (no VEC candidate). */
+ * quantized rows: 16 where it divides dim (their codes unpacked into a
+ * float16); 0 where none does (no VEC candidate). */
 static unsigned bag_vec_width(const clg_bag_geom *g) {
   if (g->p.weight_format != CLG_BAG_WEIGHT_DENSE)
-    return 0; /* quantized rows: ITEM and BLOCK */
+    return g->dim % 16 == 0 ? 16 : 0; /* clg_embedding_bag_q_vec's */
   size_t es = clg_dtype_size(g->dtype);
   for (unsigned w = 16; w >= 4; w /= 2)
     if ((uint64_t)g->dim % w == 0 && w * es <= 64)
@@ -119,9 +120,10 @@ static const char *bag_kernel_name(const clg_bag_geom *g, int variant) {
   bool q = g->p.weight_format != CLG_BAG_WEIGHT_DENSE;
   return variant == CLG_VARIANT_BLOCK
              ? (q ? "clg_embedding_bag_q_block" : "clg_embedding_bag_block")
-         : variant == CLG_VARIANT_ITEM_PF ? "clg_embedding_bag_vec"
-         : q                              ? "clg_embedding_bag_q"
-                                          : "clg_embedding_bag";
+         : variant == CLG_VARIANT_ITEM_PF
+             ? (q ? "clg_embedding_bag_q_vec" : "clg_embedding_bag_vec")
+         : q ? "clg_embedding_bag_q"
+             : "clg_embedding_bag";
 }
 
 /* The kernel call of variant ITEM (one work-item per output element),

@@ -26,7 +26,21 @@
  * Printed: each median (ms), bag's ratios to the others (> 1: bag is
  * faster), and the reduction's variant with how it was chosen.
  *
- *   clgather-bench-bag [--rounds N] [--only EB1,EB2] [--device SPEC]
+ * And tables quantized per row (clg_bag_params.weight_format; issue 43's
+ * workloads):
+ *   QB1  sum 8-bit rows [1e6, 128] (136 bytes a row), 4096 bags x 1..80;
+ *   QB2  sum 4-bit rows [1e6, 256] (132 bytes a row), the same bags;
+ * each round, in rotating order:
+ *   qbag    clg_embedding_bag() on the quantized table, then clFinish;
+ *   fbag    the same bags over the table dequantized to float32 (4x or
+ *           8x the bytes of a row): what the quantized table saves;
+ *   copy    clEnqueueCopyBuffer of the packed rows' bytes the bags read
+ *           (N * row bytes): what the reduction must at least read;
+ * then `again` (qbag back to back). Printed: the medians, fbag/qbag and
+ * copy/qbag (> 1: qbag faster). scripts/bench_bag_torch.py times
+ * PyTorch's quantized ops on the same shapes.
+ *
+ *   clgather-bench-bag [--rounds N] [--only EB1,QB1,...] [--device SPEC]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_util.h"
@@ -34,6 +48,8 @@
 
 #include <clgather/clgather.h>
 
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,6 +326,167 @@ done:
   return rc;
 }
 
+/* ----------------------------------------------- quantized tables */
+
+typedef struct qwork {
+  const char *name, *what;
+  uint32_t format; /* CLG_BAG_WEIGHT_* */
+  int64_t rows, dim, bags, max_pool;
+} qwork;
+
+static const qwork qworks[] = {
+    {"QB1", "sum 8-bit rows [1e6,128], 4096 bags x 1..80 (offsets)",
+     CLG_BAG_WEIGHT_8BIT_ROWWISE, 1000000, 128, 4096, 80},
+    {"QB2", "sum 4-bit rows [1e6,256], 4096 bags x 1..80 (offsets)",
+     CLG_BAG_WEIGHT_4BIT_ROWWISE, 1000000, 256, 4096, 80},
+};
+#define NQWORK (sizeof qworks / sizeof qworks[0])
+
+/* float16 bits of a float in [-2, 2] (round to nearest; no subnormal or
+ * overflow for these values: a plain conversion suffices here). */
+static uint16_t to_half(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  uint32_t sign = (u >> 16) & 0x8000u, mant = u & 0x7FFFFFu;
+  int exp = (int)((u >> 23) & 0xFF) - 127 + 15;
+  if (exp <= 0)
+    return (uint16_t)sign;
+  uint32_t h = sign | (uint32_t)exp << 10 | mant >> 13;
+  uint32_t rest = mant & 0x1FFFu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u)))
+    ++h;
+  return (uint16_t)h;
+}
+
+static float from_half(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1Fu,
+           mant = h & 0x3FFu;
+  uint32_t u = exp ? sign | (exp - 15 + 127) << 23 | mant << 13 : sign;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+static int run_qwork(bench *b, const qwork *w, int rounds) {
+  bool eight = w->format == CLG_BAG_WEIGHT_8BIT_ROWWISE;
+  int64_t per = eight ? 1 : 2, tail = eight ? 8 : 4;
+  int64_t rb = w->dim / per + tail, B = w->bags;
+  int64_t *starts = malloc((size_t)(B + 1) * sizeof *starts);
+  starts[0] = 0;
+  for (int64_t i = 0; i < B; ++i)
+    starts[i + 1] = starts[i] + 1 + (int64_t)(rng() % (uint64_t)w->max_pool);
+  int64_t N = starts[B];
+  /* The packed rows and the same values as float32 rows. */
+  unsigned char *packed = malloc((size_t)(w->rows * rb));
+  float *dense = malloc((size_t)(w->rows * w->dim) * sizeof(float));
+  int32_t *idx = malloc((size_t)N * sizeof *idx);
+  int rc = 1;
+  if (!starts || !packed || !dense || !idx) {
+    fprintf(stderr, "clgather-bench-bag: out of host memory\n");
+    goto freed;
+  }
+  for (int64_t r = 0; r < w->rows; ++r) {
+    unsigned char *row = packed + r * rb;
+    float scale = (float)(1 + rng() % 100) / 4096.0f,
+          bias = (float)(rng() % 200) / 100.0f - 1.0f;
+    if (eight) {
+      memcpy(row + w->dim, &scale, 4);
+      memcpy(row + w->dim + 4, &bias, 4);
+    } else {
+      uint16_t hs = to_half(scale), hb = to_half(bias);
+      memcpy(row + w->dim / 2, &hs, 2);
+      memcpy(row + w->dim / 2 + 2, &hb, 2);
+      scale = from_half(hs);
+      bias = from_half(hb);
+    }
+    for (int64_t j = 0; j < w->dim / per; ++j)
+      row[j] = (unsigned char)rng();
+    for (int64_t j = 0; j < w->dim; ++j) {
+      unsigned q = eight ? row[j] : (row[j / 2] >> (j % 2 * 4)) & 15u;
+      dense[r * w->dim + j] = fmaf(scale, (float)q, bias);
+    }
+  }
+  for (int64_t i = 0; i < N; ++i)
+    idx[i] = (int32_t)(rng() % (uint64_t)w->rows);
+  size_t obytes = (size_t)(B * w->dim) * 4, cbytes = (size_t)(N * rb);
+  cl_mem qm = upload(b->cl, packed, (size_t)(w->rows * rb)),
+         fm = upload(b->cl, dense, (size_t)(w->rows * w->dim) * 4),
+         xm = upload(b->cl, idx, (size_t)N * 4),
+         bm = upload(b->cl, starts, (size_t)B * 8),
+         om = upload(b->cl, NULL, obytes), cm = upload(b->cl, NULL, cbytes),
+         dm = upload(b->cl, NULL, cbytes);
+  if (!qm || !fm || !xm || !bm || !om || !cm || !dm)
+    goto done;
+  int64_t qs[2] = {w->rows, rb}, fs[2] = {w->rows, w->dim}, is[1] = {N},
+          bs[1] = {B}, os[2] = {B, w->dim};
+  clg_tensor qt = clg_tensor_buffer(CLG_DTYPE_UINT8, 2, qs, qm, 0),
+             ft = clg_tensor_buffer(CLG_DTYPE_FLOAT, 2, fs, fm, 0),
+             xt = clg_tensor_buffer(CLG_DTYPE_INT32, 1, is, xm, 0),
+             bt = clg_tensor_buffer(CLG_DTYPE_INT64, 1, bs, bm, 0),
+             ot = clg_tensor_buffer(CLG_DTYPE_FLOAT, 2, os, om, 0);
+  clg_bag_params qp = {0}, fp = {0};
+  qp.weight_format = w->format;
+  double *t[3];
+  for (int k = 0; k < 3; ++k)
+    t[k] = malloc((size_t)rounds * sizeof(double));
+  for (int r = -2; r < rounds; ++r) /* two warm-up rounds */
+    for (int j = 0; j < 3; ++j) {
+      int k = (j + (r < 0 ? 0 : r)) % 3;
+      double t0 = bench_now();
+      if (k < 2) {
+        if (clg_embedding_bag(b->ctx, k ? &fp : &qp, k ? &ft : &qt, &xt, &bt,
+                              NULL, &ot, b->q, 0, NULL, NULL) != CLG_SUCCESS) {
+          rc = fail(w->name);
+          goto timed;
+        }
+      } else {
+        clEnqueueCopyBuffer(b->q, cm, dm, 0, 0, cbytes, 0, NULL, NULL);
+      }
+      clFinish(b->q);
+      if (r >= 0)
+        t[k][r] = bench_now() - t0;
+    }
+  double m[4];
+  for (int k = 0; k < 3; ++k)
+    m[k] = median_of(t[k], rounds);
+  for (int r = -1; r < rounds; ++r) {
+    double t0 = bench_now();
+    if (clg_embedding_bag(b->ctx, &qp, &qt, &xt, &bt, NULL, &ot, b->q, 0, NULL,
+                          NULL) != CLG_SUCCESS) {
+      rc = fail(w->name);
+      goto timed;
+    }
+    clFinish(b->q);
+    if (r >= 0)
+      t[0][r] = bench_now() - t0;
+  }
+  m[3] = median_of(t[0], rounds);
+  clg_choice how = CLG_CHOICE_NONE;
+  const char *variant = clg_context_last_variant(b->ctx, &how);
+  printf("%-4s %-52s qbag %8.3f ms again %8.3f | fbag %8.3f copy %8.3f | "
+         "fbag/qbag %5.2f copy/qbag %5.2f | %s (%s)\n",
+         w->name, w->what, m[0] * 1e3, m[3] * 1e3, m[1] * 1e3, m[2] * 1e3,
+         m[1] / m[0], m[2] / m[0], variant ? variant : "?",
+         how == CLG_CHOICE_MEASURED ? "measured"
+         : how == CLG_CHOICE_FORCED ? "forced"
+                                    : "default");
+  rc = 0;
+timed:
+  for (int k = 0; k < 3; ++k)
+    free(t[k]);
+done:
+  for (cl_mem *mm = (cl_mem[]){qm, fm, xm, bm, om, cm, dm}, *e = mm + 7; mm < e;
+       ++mm)
+    if (*mm)
+      clReleaseMemObject(*mm);
+freed:
+  free(starts);
+  free(packed);
+  free(dense);
+  free(idx);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   int rounds = 15;
   const char *only = NULL, *device = NULL;
@@ -322,7 +499,7 @@ int main(int argc, char **argv) {
       device = argv[++i];
     else {
       fprintf(stderr, "usage: clgather-bench-bag [--rounds N] [--only "
-                      "EB1,EB2,...] [--device SPEC]\n");
+                      "EB1,QB1,...] [--device SPEC]\n");
       return 2;
     }
   }
@@ -341,6 +518,9 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < NWORK && rc == 0; ++i)
     if (!only || strstr(only, works[i].name))
       rc = run_work(&b, &works[i], rounds);
+  for (size_t i = 0; i < NQWORK && rc == 0; ++i)
+    if (!only || strstr(only, qworks[i].name))
+      rc = run_qwork(&b, &qworks[i], rounds);
   clg_context_destroy(b.ctx);
   return rc;
 }
