@@ -15,7 +15,8 @@
  * (clg_output_shape), outcome.c, plans.c, shard.c,
  * embedding_bag.c (clg_embedding_bag, clg_embedding_bag_async) and
  * bag_plans.c (clg_plan_create_embedding_bag,
- * clg_plan_enqueue_embedding_bag). */
+ * clg_plan_enqueue_embedding_bag) and gather_block_quantized.c
+ * (clg_gather_block_quantized). */
 #include "run/run.h"
 
 clg_status clg_gather_output_shape(int32_t data_rank, const int64_t *data_shape,

@@ -1426,5 +1426,7 @@ CLG_API clg_status clg_run_sharded(
 
 /* EmbeddingBag and sparse segment reductions. */
 #include <clgather/clgather_bag.h>
+/* GatherBlockQuantized (ONNX Runtime's com.microsoft contrib operator). */
+#include <clgather/clgather_quantized.h>
 
 #endif /* CLGATHER_CLGATHER_H */

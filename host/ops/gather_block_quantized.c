@@ -1,0 +1,290 @@
+/* GatherBlockQuantized: ONNX Runtime's com.microsoft GatherBlockQuantized-1
+ * (include/clgather/clgather_quantized.h, the semantics). Its rules on
+ * params, types and shapes, on index values, their messages, and its
+ * kernel call (kernels/gather_block_quantized.cl); the call's steps are
+ * run/gather_block_quantized.c's. */
+#include "ops/gather_block_quantized.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+static const char *const gbq_kind_names[] = {"CLG_GBQ_UINT8", "CLG_GBQ_UINT4",
+                                             "CLG_GBQ_INT4"};
+
+static clg_status gbq_check_params(const clg_gbq_params *p) {
+  if (p->kind > CLG_GBQ_INT4)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "unknown GatherBlockQuantized kind %u (expected "
+                     "CLG_GBQ_UINT8, CLG_GBQ_UINT4 or CLG_GBQ_INT4)",
+                     (unsigned)p->kind);
+  if (p->kind == CLG_GBQ_UINT8 ? p->bits != 8 && p->bits != 4 : p->bits != 4)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "bits is %d; %s takes %s", (int)p->bits,
+                     gbq_kind_names[p->kind],
+                     p->kind == CLG_GBQ_UINT8 ? "8 or 4" : "4 only");
+  if (p->block_size < 16 || (p->block_size & (p->block_size - 1)) != 0)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "block_size is %" PRId64 "; it must be a power of two, "
+                     "at least 16 (ONNX Runtime)",
+                     p->block_size);
+  for (int i = 0; i < 4; ++i)
+    if (p->reserved[i] != 0)
+      return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                       "clg_gbq_params.reserved[%d] is %u; it must be 0", i,
+                       (unsigned)p->reserved[i]);
+  return CLG_SUCCESS;
+}
+
+/* Rank in [lo, CLG_MAX_RANK] and no negative dimension. */
+static clg_status gbq_check_dims(const char *name, const clg_tensor *t,
+                                 int32_t lo) {
+  if (t->rank < lo || t->rank > CLG_MAX_RANK)
+    return clg__fail(CLG_ERROR_INVALID_RANK,
+                     "%s has rank %d; GatherBlockQuantized takes %d to %d",
+                     name, (int)t->rank, (int)lo, CLG_MAX_RANK);
+  for (int32_t d = 0; d < t->rank; ++d)
+    if (t->shape[d] < 0)
+      return clg__fail(CLG_ERROR_INVALID_SHAPE,
+                       "%s.shape[%d] is %" PRId64 "; dimensions must not be "
+                       "negative",
+                       name, (int)d, t->shape[d]);
+  return CLG_SUCCESS;
+}
+
+/* The product of `rank` dims into *out (size_t and int64 both), else
+ * CLG_ERROR_SIZE_OVERFLOW naming `name`. */
+static clg_status gbq_numel(const char *name, int32_t rank,
+                            const int64_t *shape, int64_t *out) {
+  uint64_t n = 1;
+  uint64_t cap = SIZE_MAX < INT64_MAX ? SIZE_MAX : INT64_MAX;
+  for (int32_t d = 0; d < rank; ++d) {
+    uint64_t x = (uint64_t)shape[d];
+    if (x && n > cap / x)
+      return clg__fail(CLG_ERROR_SIZE_OVERFLOW,
+                       "%s's element count overflows", name);
+    n *= x;
+  }
+  *out = (int64_t)n;
+  return CLG_SUCCESS;
+}
+
+/* t's shape must be `want` (rank r), else `status` naming both. */
+static clg_status gbq_check_shape(clg_status status, const char *name,
+                                  const clg_tensor *t, int32_t r,
+                                  const int64_t *want, const char *why) {
+  bool same = t->rank == r;
+  for (int32_t d = 0; same && d < r; ++d)
+    same = t->shape[d] == want[d];
+  if (same)
+    return CLG_SUCCESS;
+  char got[512], exp[512];
+  clg__format_shape(got, sizeof got, t->rank, t->shape);
+  clg__format_shape(exp, sizeof exp, r, want);
+  return clg__fail(status, "%s has shape %s; expected %s (%s)", name, got, exp,
+                   why);
+}
+
+clg_status clg__gbq_check(const clg_gbq_params *params, const clg_tensor *data,
+                          const clg_tensor *indices, const clg_tensor *scales,
+                          const clg_tensor *zero_points,
+                          const clg_tensor *output, clg_gbq_geom *g) {
+  memset(g, 0, sizeof *g);
+  clg_status st = gbq_check_params(params);
+  if (st != CLG_SUCCESS)
+    return st;
+  g->p = *params;
+  const clg_gbq_params *p = &g->p;
+  bool four = p->bits == 4;
+  /* Element types. */
+  if (data->dtype != CLG_DTYPE_UINT8)
+    return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
+                     "data is %s; GatherBlockQuantized's data is uint8 (the "
+                     "kind says how its bytes hold the values)",
+                     clg_dtype_name(data->dtype));
+  if ((st = clg__check_index_dtype(indices->dtype)) != CLG_SUCCESS)
+    return st;
+  if (scales->dtype != CLG_DTYPE_FLOAT && scales->dtype != CLG_DTYPE_FLOAT16)
+    return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
+                     "scales is %s; GatherBlockQuantized takes float32 or "
+                     "float16 scales",
+                     clg_dtype_name(scales->dtype));
+  if (zero_points && zero_points->dtype != CLG_DTYPE_UINT8)
+    return clg__fail(CLG_ERROR_DTYPE_MISMATCH,
+                     "zero_points is %s; they are stored as data is, in "
+                     "uint8",
+                     clg_dtype_name(zero_points->dtype));
+  if (output->dtype != scales->dtype)
+    return clg__fail(CLG_ERROR_DTYPE_MISMATCH,
+                     "output is %s but scales is %s; the output takes the "
+                     "scales' type",
+                     clg_dtype_name(output->dtype),
+                     clg_dtype_name(scales->dtype));
+  g->sdtype = scales->dtype;
+  g->zp = zero_points != NULL;
+  /* Ranks and dimensions. */
+  if ((st = gbq_check_dims("data", data, 1)) != CLG_SUCCESS ||
+      (st = gbq_check_dims("indices", indices, 0)) != CLG_SUCCESS ||
+      (st = gbq_check_dims("scales", scales, 0)) != CLG_SUCCESS ||
+      (zero_points &&
+       (st = gbq_check_dims("zero_points", zero_points, 0)) != CLG_SUCCESS) ||
+      (st = gbq_check_dims("output", output, 0)) != CLG_SUCCESS)
+    return st;
+  int32_t r = g->rank = data->rank;
+  memcpy(g->values, data->shape, (size_t)r * sizeof *g->values);
+  /* uint8 bits 4: data's shape is its bytes', two values a byte. */
+  if (p->kind == CLG_GBQ_UINT8 && four) {
+    if (g->values[r - 1] > INT64_MAX / 2)
+      return clg__fail(CLG_ERROR_SIZE_OVERFLOW,
+                       "data's last dimension, %" PRId64 " bytes, holds "
+                       "more 4-bit values than an int64 counts",
+                       data->shape[r - 1]);
+    g->values[r - 1] *= 2;
+  }
+  /* Axes. */
+  if ((st = clg__normalize_axis(p->gather_axis, r, "gather_axis", &g->ga)) !=
+          CLG_SUCCESS ||
+      (st = clg__normalize_axis(p->quantize_axis, r, "quantize_axis",
+                                &g->qa)) != CLG_SUCCESS)
+    return st;
+  g->p.gather_axis = g->ga;
+  g->p.quantize_axis = g->qa;
+  if (p->kind == CLG_GBQ_UINT8 && (g->ga != 0 || g->qa != r - 1))
+    return clg__fail(CLG_ERROR_INVALID_AXIS,
+                     "CLG_GBQ_UINT8 data takes gather_axis 0 and "
+                     "quantize_axis the last (%d) (ONNX Runtime's rule); "
+                     "got gather_axis %" PRId64 ", quantize_axis %" PRId64,
+                     (int)(r - 1), params->gather_axis, params->quantize_axis);
+  /* Sizes. */
+  int64_t numel, tail = 1;
+  if ((st = gbq_numel("data", r, g->values, &numel)) != CLG_SUCCESS ||
+      (st = gbq_numel("indices", indices->rank, indices->shape, &g->n)) !=
+          CLG_SUCCESS)
+    return st;
+  g->data_bytes =
+      p->kind == CLG_GBQ_UINT8 && !four ? (size_t)numel
+      : p->kind == CLG_GBQ_UINT8        ? (size_t)numel / 2
+                                        : (size_t)(numel / 2 + numel % 2);
+  g->s = g->values[g->ga];
+  g->q_len = g->values[g->qa];
+  g->nb = g->q_len / p->block_size + (g->q_len % p->block_size != 0);
+  for (int32_t d = g->ga + 1; d < r; ++d)
+    tail *= g->values[d]; /* at most numel */
+  g->inner = tail;
+  tail = 1;
+  for (int32_t d = g->qa + 1; d < r; ++d)
+    tail *= g->values[d];
+  g->n_after = tail;
+  /* Scales: V with nb on the quantize axis. */
+  int64_t want[CLG_MAX_RANK];
+  memcpy(want, g->values, (size_t)r * sizeof *want);
+  want[g->qa] = g->nb;
+  char why[96];
+  snprintf(why, sizeof why, "data's values with ceil(%" PRId64 " / %" PRId64
+           ") on quantize_axis %d", g->q_len, p->block_size, (int)g->qa);
+  if ((st = gbq_check_shape(CLG_ERROR_INCOMPATIBLE_SHAPES, "scales", scales, r,
+                            want, why)) != CLG_SUCCESS)
+    return st;
+  int64_t nscales = 0;
+  (void)gbq_numel("scales", r, want, &nscales); /* at most numel */
+  /* Zero points: scales' shape (uint8 bits 4: ceil(nb / 2) bytes a row). */
+  if (zero_points) {
+    int64_t zs[CLG_MAX_RANK];
+    memcpy(zs, want, (size_t)r * sizeof *zs);
+    if (p->kind == CLG_GBQ_UINT8 && four) {
+      g->zp_row = g->nb / 2 + g->nb % 2;
+      zs[r - 1] = g->zp_row;
+      snprintf(why, sizeof why, "scales' with ceil(%" PRId64 " / 2) bytes "
+               "on the last axis: two zero points a byte",
+               g->nb);
+    } else
+      snprintf(why, sizeof why, "scales' shape");
+    if ((st = gbq_check_shape(CLG_ERROR_INCOMPATIBLE_SHAPES, "zero_points",
+                              zero_points, r, zs, why)) != CLG_SUCCESS)
+      return st;
+    if (g->nb == 0) /* no block: no byte */
+      g->zp_bytes = 0;
+    else if (p->kind == CLG_GBQ_UINT8 && four)
+      g->zp_bytes = (size_t)(nscales / g->nb * g->zp_row);
+    else if (p->kind == CLG_GBQ_UINT8)
+      g->zp_bytes = (size_t)nscales;
+    else
+      g->zp_bytes = (size_t)(nscales / 2 + nscales % 2);
+  }
+  /* Output: V[:ga] + indices' shape + V[ga+1:]. */
+  int32_t orank = r - 1 + indices->rank;
+  if (orank > CLG_MAX_RANK)
+    return clg__fail(CLG_ERROR_INVALID_RANK,
+                     "the output would have rank %d (data's %d - 1 + "
+                     "indices' %d), above CLG_MAX_RANK %d",
+                     (int)orank, (int)r, (int)indices->rank, CLG_MAX_RANK);
+  int64_t oshape[CLG_MAX_RANK];
+  int32_t k = 0;
+  for (int32_t d = 0; d < g->ga; ++d)
+    oshape[k++] = g->values[d];
+  for (int32_t d = 0; d < indices->rank; ++d)
+    oshape[k++] = indices->shape[d];
+  for (int32_t d = g->ga + 1; d < r; ++d)
+    oshape[k++] = g->values[d];
+  int64_t ocount;
+  if ((st = gbq_numel("output", orank, oshape, &ocount)) != CLG_SUCCESS)
+    return st;
+  g->count = (size_t)ocount;
+  return gbq_check_shape(CLG_ERROR_SHAPE_MISMATCH, "output", output, orank,
+                         oshape, "data's values' shape with indices' in "
+                                 "place of gather_axis");
+}
+
+clg_status clg__gbq_check_values(const clg_gbq_geom *g,
+                                 const clg_tensor *indices, const void *values,
+                                 size_t index_size, size_t max_threads) {
+  if (g->n == 0)
+    return CLG_SUCCESS;
+  size_t pos = clg__first_index_out_of_range(values, index_size, (size_t)g->n,
+                                             &g->s, 1, max_threads);
+  if (pos == (size_t)g->n)
+    return CLG_SUCCESS;
+  return clg__report_index_oob(pos, clg__index_at(values, index_size, pos),
+                               indices->rank, indices->shape, g->s, g->ga);
+}
+
+clg_status clg__gbq_prepare(clg_context *ctx, const clg_gbq_geom *g,
+                            const clg_gbq_mems *m, clg_kernel_call *call) {
+  char options[160];
+  snprintf(options, sizeof options,
+           "-DCLG_INDEX=%s -DGBQ_KIND=%u -DGBQ_BITS=%d -DGBQ_HALF=%d%s",
+           m->index_size == 4 ? "int" : "long", (unsigned)g->p.kind,
+           (int)g->p.bits, g->sdtype == CLG_DTYPE_FLOAT16 ? 1 : 0,
+           g->zp ? " -DGBQ_ZP" : "");
+  clg_kernel_entry *kernel = NULL;
+  clg_status st =
+      clg__get_kernel(ctx, clg_kernel_gather_block_quantized, options,
+                      "clg_gather_block_quantized", &kernel);
+  if (st != CLG_SUCCESS)
+    return st;
+  size_t ses = clg_dtype_size(g->sdtype);
+  cl_ulong data_off = m->data_off, idx_off = m->indices_off / m->index_size,
+           sc_off = m->scales_off / ses, zp_off = m->zp_off,
+           out_off = m->output_off / ses;
+  unsigned shift = 0;
+  while (((int64_t)1 << shift) < g->p.block_size)
+    ++shift;
+  /* count, inner, n, s, Q * N, N, nb, log2(block_size) */
+  cl_ulong8 geo = {{(cl_ulong)g->count, (cl_ulong)g->inner, (cl_ulong)g->n,
+                    (cl_ulong)g->s, (cl_ulong)(g->q_len * g->n_after),
+                    (cl_ulong)g->n_after, (cl_ulong)g->nb, shift}};
+  cl_ulong zp_row = (cl_ulong)g->zp_row;
+  cl_mem zp = g->zp ? m->zp : m->scales; /* never read without them */
+  const void *values[] = {&m->data,   &data_off, &m->indices, &idx_off,
+                          &m->scales, &sc_off,   &zp,         &zp_off,
+                          &m->output, &out_off,  &geo,        &zp_row};
+  const size_t sizes[] = {sizeof(cl_mem), sizeof data_off, sizeof(cl_mem),
+                          sizeof idx_off, sizeof(cl_mem),  sizeof sc_off,
+                          sizeof(cl_mem), sizeof zp_off,   sizeof(cl_mem),
+                          sizeof out_off, sizeof geo,      sizeof zp_row};
+  size_t local = ctx->max_work_group_size < 64 ? ctx->max_work_group_size : 64;
+  if (local == 0)
+    local = 1;
+  size_t global = (g->count + local - 1) / local * local;
+  clg__call_set(call, kernel, 12, sizes, values, 1, &global, &local);
+  return CLG_SUCCESS;
+}

@@ -1,0 +1,63 @@
+/* ops/: GatherBlockQuantized's own rules (ops/gather_block_quantized.c),
+ * which run/'s clg_gather_block_quantized() (run/gather_block_quantized.c)
+ * calls: the checks of its params, operands' types and shapes, of its
+ * index values, and its kernel call. It has no registry line (it takes no
+ * clg_params, and a registry line brings a case description, a selftest
+ * row and a CLI command with it): these functions are its entry into the
+ * library's common steps. Not installed. */
+#ifndef CLGATHER_HOST_OPS_GATHER_BLOCK_QUANTIZED_H
+#define CLGATHER_HOST_OPS_GATHER_BLOCK_QUANTIZED_H
+
+#include "ops/op.h"
+
+/* kernels/gather_block_quantized.cl, embedded (outside the registry). */
+extern const char clg_kernel_gather_block_quantized[];
+
+/* A call's geometry once its descriptors are checked (no value read). */
+typedef struct clg_gbq_geom {
+  clg_gbq_params p;              /* checked, axes normalised */
+  int32_t rank;                  /* r: the values' rank */
+  int64_t values[CLG_MAX_RANK];  /* V: the values' shape */
+  int32_t ga, qa;                /* the axes, in [0, r) */
+  int64_t s;                     /* V[ga] */
+  int64_t inner;                 /* prod V[ga+1:] */
+  int64_t q_len, n_after;        /* Q = V[qa], N = prod V[qa+1:] */
+  int64_t nb;                    /* ceil(Q / block_size) */
+  int64_t zp_row;                /* uint8 bits 4: zero-point bytes a row */
+  int64_t n;                     /* indices' elements */
+  size_t data_bytes, zp_bytes;   /* the packed operands' bytes */
+  size_t count;                  /* output's elements */
+  clg_dtype sdtype;              /* scales' (and output's) dtype */
+  bool zp;                       /* zero_points given */
+} clg_gbq_geom;
+
+/* Every rule on params, element types, ranks and shapes
+ * (clgather_quantized.h), in its error order; tensors not NULL (but
+ * zero_points), their storage not yet checked. Fills *g. */
+clg_status clg__gbq_check(const clg_gbq_params *params, const clg_tensor *data,
+                          const clg_tensor *indices, const clg_tensor *scales,
+                          const clg_tensor *zero_points,
+                          const clg_tensor *output, clg_gbq_geom *g);
+
+/* The first index value (int32 or int64, `index_size`) outside [-s, s-1]
+ * in C order, reported as CLG_ERROR_INDEX_OUT_OF_BOUNDS naming its
+ * position, value and the valid range; CLG_SUCCESS when there is none.
+ * `indices` gives the message its shape. */
+clg_status clg__gbq_check_values(const clg_gbq_geom *g,
+                                 const clg_tensor *indices, const void *values,
+                                 size_t index_size, size_t max_threads);
+
+/* The operands as the kernel reads them: each cl_mem and its byte offset
+ * (zero_points': any buffer when there are none; never read). */
+typedef struct clg_gbq_mems {
+  cl_mem data, indices, scales, zp, output;
+  size_t data_off, indices_off, scales_off, zp_off, output_off;
+  size_t index_size;
+} clg_gbq_mems;
+
+/* The kernel's call (its program built or found first): one work-item per
+ * output element, g->count > 0. */
+clg_status clg__gbq_prepare(clg_context *ctx, const clg_gbq_geom *g,
+                            const clg_gbq_mems *m, clg_kernel_call *call);
+
+#endif /* CLGATHER_HOST_OPS_GATHER_BLOCK_QUANTIZED_H */
