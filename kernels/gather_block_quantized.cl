@@ -49,18 +49,21 @@ kernel void clg_gather_block_quantized(
     return;
   ulong inner = geo.s1, n = geo.s2, s = geo.s3, qn = geo.s4, nn = geo.s5,
         nb = geo.s6;
-  ulong t = o % inner, rest = o / inner;
-  ulong i = rest % n, m = rest / n;
+  /* Remainders as a - (a / b) * b: LLVM otherwise pairs each division
+   * with its remainder through a `freeze`, which Oclgrind 21.10 cannot
+   * run (tests/oclgrind/suites.sh). */
+  ulong rest = o / inner, t = o - rest * inner;
+  ulong m = rest / n, i = rest - m * n;
   long v = CLG_FROM_END(indices[idx_off + i], s);
   /* e: the element of data; k: its block's scale (and zero point) */
   ulong e = (m * s + (ulong)v) * inner + t;
-  ulong x = e / qn, y = e % qn / nn, z = e % nn;
+  ulong x = e / qn, r = e - x * qn, y = r / nn, z = r - y * nn;
   ulong k = (x * nb + (y >> geo.s7)) * nn + z;
   int q = gbq_code(data + data_off, e);
 #if defined(GBQ_ZP) && GBQ_KIND == 0 && GBQ_BITS == 4
   /* ONNX Runtime's uint8 zero points: two a byte per row (N is 1) */
-  ulong b = k % nb;
-  int p = (zp[zp_off + k / nb * zp_row + b / 2] >> ((uint)(b & 1) * 4u)) & 15;
+  ulong row = k / nb, b = k - row * nb;
+  int p = (zp[zp_off + row * zp_row + b / 2] >> ((uint)(b & 1) * 4u)) & 15;
 #elif defined(GBQ_ZP)
   int p = gbq_code(zp + zp_off, k);
 #elif GBQ_KIND == 0

@@ -64,6 +64,7 @@ basic+='|test_scatter_plans|test_bag_plans|test_split|test_bag_split|test_catalo
 basic+='|test_scatter_catalogue'
 basic+='|test_embedding_bag|test_cli_selftest|onnx_conformance|readme_example'
 basic+='|test_fused|test_gather_fused|test_ways'
+basic+='|test_gather_block_quantized'
 CLGATHER_TEST_SAMPLE=4 \
   CRITERION_TEST_PATTERN="!($skip)" \
   POCL_DEVICES=basic ctest --test-dir "$build" --output-on-failure \

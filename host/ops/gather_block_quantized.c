@@ -249,6 +249,23 @@ clg_status clg__gbq_check_values(const clg_gbq_geom *g,
 
 clg_status clg__gbq_prepare(clg_context *ctx, const clg_gbq_geom *g,
                             const clg_gbq_mems *m, clg_kernel_call *call) {
+  /* The same bits on every device: a float32 product below 2^-126 is
+   * subnormal, which a device without CL_FP_DENORM flushes (float16
+   * scales round such products to a zero of the same sign anyway). */
+  if (g->sdtype == CLG_DTYPE_FLOAT) {
+    cl_device_fp_config fp = 0;
+    cl_int err = clGetDeviceInfo(ctx->device, CL_DEVICE_SINGLE_FP_CONFIG,
+                                 sizeof fp, &fp, NULL);
+    if (err != CL_SUCCESS)
+      return clg__fail_cl(err, "clGetDeviceInfo",
+                          "reading the device's CL_DEVICE_SINGLE_FP_CONFIG");
+    if (!(fp & CL_FP_DENORM))
+      return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
+                       "GatherBlockQuantized with float32 scales cannot give "
+                       "the promised bits on this device: it flushes "
+                       "subnormal floats to zero (CL_DEVICE_SINGLE_FP_CONFIG "
+                       "lacks CL_FP_DENORM); float16 scales run there");
+  }
   char options[160];
   snprintf(options, sizeof options,
            "-DCLG_INDEX=%s -DGBQ_KIND=%u -DGBQ_BITS=%d -DGBQ_HALF=%d%s",

@@ -115,9 +115,11 @@ typedef struct clg_gbq_params {
  * float16 scale is widened exactly). With float16 scales that product is
  * rounded once to float16, to nearest even (overflow to infinity). A NaN
  * or infinite scale is data, not an error: it gives what this arithmetic
- * gives (a NaN's bits may differ between devices). A device that flushes
- * float32 subnormals (no CL_FP_DENORM) may flush a product below 2^-126
- * (only float32 scales that small give one).
+ * gives (a NaN's bits may differ between devices). float32 scales need a
+ * device that keeps subnormal floats (CL_FP_DENORM in
+ * CL_DEVICE_SINGLE_FP_CONFIG): a product below 2^-126 is one; elsewhere
+ * they are CLG_ERROR_UNSUPPORTED_DTYPE, the output untouched (float16
+ * scales run everywhere).
  *
  * Checks, all before anything is enqueued; on any error the output is
  * untouched and no event is returned. Index values are checked on the
@@ -148,7 +150,8 @@ typedef struct clg_gbq_params {
  * rank above it), CLG_ERROR_INVALID_SHAPE (a negative dimension),
  * CLG_ERROR_INVALID_AXIS (an axis outside [-r, r-1]; CLG_GBQ_UINT8 with
  * gather_axis not 0 or quantize_axis not the last), CLG_ERROR_UNSUPPORTED_DTYPE
- * (data not uint8, scales not float32 or float16),
+ * (data not uint8, scales not float32 or float16, float32 scales on a
+ * device that flushes subnormals),
  * CLG_ERROR_INVALID_INDICES_DTYPE, CLG_ERROR_DTYPE_MISMATCH (zero_points
  * not uint8, output not scales' dtype), CLG_ERROR_INCOMPATIBLE_SHAPES
  * (scales' or zero_points' shape not the one above),

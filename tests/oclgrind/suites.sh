@@ -67,7 +67,7 @@ check selftest "$cli" selftest --quick
 for s in test_gather test_gather_elements test_gather_nd \
   test_scatter_elements test_scatter_nd test_scatter_device \
   test_index_pass test_plans test_bag_plans test_strided test_embedding_bag \
-  test_bag_split test_bag_strided; do
+  test_bag_split test_bag_strided test_gather_block_quantized; do
   check "$s" "$t/$s" -j1 --filter "$skip"
 done
 # Gather's CPU kernels too (Oclgrind is given a GPU's kernels; test builds read

@@ -749,3 +749,37 @@ Test(gbq, misaligned_and_overlapping_operands) {
     cr_assert_eq(((unsigned char *)out)[k], TU_SENTINEL);
   cr_assert_eq(b.scales[0], 0.25f, "scales written");
 }
+
+#if defined(CLGATHER_TESTING)
+#include "core/faults.h"
+
+/* A device that flushes subnormal floats (CL_FP_DENORM hidden): float32
+ * scales are refused before anything is written (a product below 2^-126
+ * would be flushed: not the same bits everywhere); float16 scales run. */
+Test(gbq, float32_scales_need_subnormals) {
+  float out[3 * 32];
+  memset(out, 0xA5, sizeof out);
+  base_call b;
+  base_init(&b, out);
+  clg_fault_reset();
+  clg_fault_hide_denorm(true);
+  clg_status st = base_run(&b, &b.p, &b.d, &b.i, &b.s, &b.o);
+  clg_fault_reset();
+  cr_assert_eq(st, CLG_ERROR_UNSUPPORTED_DTYPE, "%s", clg_last_error());
+  cr_expect(strstr(clg_last_error(), "CL_FP_DENORM") != NULL, "%s",
+            clg_last_error());
+  for (size_t k = 0; k < sizeof out; ++k)
+    cr_assert_eq(((unsigned char *)out)[k], 0xA5, "output byte %zu written",
+                 k);
+  /* float16 scales and output on the same device: they run. */
+  uint16_t hs[8], ho[3 * 32];
+  for (int k = 0; k < 8; ++k)
+    hs[k] = (uint16_t)(0x3400 + 0x400 * (k % 4)); /* 0.25 .. 2 */
+  clg_tensor s16 = clg_tensor_host(CLG_DTYPE_FLOAT16, 2, b.ss, hs),
+             o16 = clg_tensor_host(CLG_DTYPE_FLOAT16, 2, b.os, ho);
+  clg_fault_hide_denorm(true);
+  st = base_run(&b, &b.p, &b.d, &b.i, &s16, &o16);
+  clg_fault_reset();
+  cr_assert_eq(st, CLG_SUCCESS, "%s", clg_last_error());
+}
+#endif
