@@ -139,14 +139,16 @@ run() {
     fi
   fi
   step bench-scatter 50 "$gpu/bin/clgather-bench-scatter"
-  step bench-bag 50 "$gpu/bin/clgather-bench-bag"
+  # bench-bag: EB1-EB5 and the quantized tables QB1, QB2 (issue 43: their
+  # copy/qbag against the target 0.85)
+  step bench-bag 80 "$gpu/bin/clgather-bench-bag"
   if [ -f "$gpu/baseline/libclgather.so.0" ]; then
     LD_LIBRARY_PATH=$gpu/baseline:$LD_LIBRARY_PATH step bench-scatter-base 50 \
       "$gpu/bin/clgather-bench-scatter"
     LD_LIBRARY_PATH=$gpu/baseline:$LD_LIBRARY_PATH step bench-bag-base 50 \
       "$gpu/bin/clgather-bench-bag"
   fi
-  step bench 90 "$gpu/bin/clgather-bench" --quick
+  step bench 80 "$gpu/bin/clgather-bench" --quick
   step selftest 120 "$gpu/bin/clgather" selftest --quick
   tail -n 3 "$out/selftest.log" >>"$out/summary.txt" 2>/dev/null || true
   cat "$out/summary.txt"
