@@ -72,16 +72,6 @@ static const struct {
     {"2-bit rowwise", "float16", 4, 4},
 };
 
-int64_t clg__bag_qrow_bytes(uint32_t weight_format, int64_t dim) {
-  if (weight_format == CLG_BAG_WEIGHT_DENSE ||
-      weight_format > CLG_BAG_WEIGHT_2BIT_ROWWISE || dim < 0)
-    return -1;
-  int64_t per = bag_qformats[weight_format].per_byte;
-  if (dim % per)
-    return -1;
-  return dim / per + bag_qformats[weight_format].tail;
-}
-
 static clg_status bag_rank(const char *name, const clg_tensor *t,
                            int32_t rank, const char *why) {
   if (t->rank == rank)

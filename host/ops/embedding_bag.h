@@ -17,7 +17,7 @@ typedef struct clg_bag_geom {
   int64_t rows, dim;    /* weight [rows, dim] (output [B, dim]) */
   /* The weight's own element type and row length in its elements: dtype
    * and dim for dense rows; uint8 and the row's bytes for rows quantized
-   * per row (p.weight_format, clg__bag_qrow_bytes()). */
+   * per row (p.weight_format; dim then follows from them). */
   clg_dtype wdtype;
   int64_t wcols;
   int64_t n;            /* index entries (indices' elements) */
@@ -36,11 +36,6 @@ clg_status clg__bag_check_types(const clg_bag_params *params,
                                 const clg_tensor *indices,
                                 const clg_tensor *bags, const clg_tensor *psw,
                                 const clg_tensor *output);
-
-/* Bytes of a row of dim values quantized in weight_format
- * (CLG_BAG_WEIGHT_*BIT_ROWWISE), or -1 where dim does not fit it (odd for
- * 4-bit, not a multiple of 4 for 2-bit) or the format is unknown. */
-int64_t clg__bag_qrow_bytes(uint32_t weight_format, int64_t dim);
 
 /* The shapes (clgather_bag.h), after clg__bag_check_types() and the
  * descriptors' own checks (clg__check_tensor()): fills *g. */
