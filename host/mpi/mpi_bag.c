@@ -4,11 +4,11 @@
  * table (a dry run of clg_embedding_bag() on a table of the global rows
  * and no columns: the same rules and messages, no kernel), and every rank
  * agrees; then the distinct rows its indices name come through the plan's
- * gather into a local dense table, the indices are renumbered to that
- * table's rows (their order kept), and clg_embedding_bag() reduces the
- * bags on this rank's device. Every bag is so reduced from the same row
- * values in the same order as on the whole table: the same bits, for any
- * number of ranks. */
+ * gather into a local table (packed, for rows quantized per row), the indices
+ * are renumbered to that table's rows (their order kept), and
+ * clg_embedding_bag() reduces the bags on this rank's device. Every bag is so
+ * reduced from the same row values in the same order as on the whole table: the
+ * same bits, for any number of ranks. */
 #include "mpi_internal.h"
 
 #include <inttypes.h>
@@ -32,7 +32,10 @@ static bool bag_has_fp64(cl_device_id dev) {
 static clg_status bag_device_can(const clg_mpi_plan *p,
                                  const clg_bag_params *bp) {
   cl_device_id dev = clg_context_device(p->table.ctx);
-  clg_dtype dt = p->table.shard.dtype;
+  /* quantized rows: float32 arithmetic */
+  clg_dtype dt = bp->weight_format != CLG_BAG_WEIGHT_DENSE
+                     ? CLG_DTYPE_FLOAT
+                     : p->table.shard.dtype;
   const char *type = clg_dtype_name(dt);
   if (dt == CLG_DTYPE_DOUBLE) {
     if (!bag_has_fp64(dev))
@@ -131,12 +134,6 @@ static clg_status bag_check(clg_mpi_plan *p, const clg_bag_params *bp,
     st = clg__mpi_fail(CLG_ERROR_NULL_ARGUMENT, "output is NULL");
   if (st == CLG_SUCCESS)
     st = bag_host(output, "output");
-  if (st == CLG_SUCCESS && bp->weight_format != CLG_BAG_WEIGHT_DENSE)
-    st = clg__mpi_fail(CLG_ERROR_INVALID_ARGUMENT,
-                       "clg_bag_params.weight_format is %u; the distributed "
-                       "EmbeddingBag takes dense tables only (its quantized "
-                       "rows are not yet sharded)",
-                       (unsigned)bp->weight_format);
   if (st == CLG_SUCCESS && t->shard.rank != 2)
     st = clg__mpi_fail(CLG_ERROR_INVALID_RANK,
                        "the shard has rank %d; EmbeddingBag needs a table of "
@@ -144,9 +141,26 @@ static clg_status bag_check(clg_mpi_plan *p, const clg_bag_params *bp,
                        (int)t->shard.rank);
   if (st != CLG_SUCCESS)
     return st;
-  int64_t dim = t->shard.shape[1];
+  /* Rows quantized per row (clg_bag_params.weight_format) move packed:
+   * the shard is uint8 [rows, row_bytes], dim follows from row_bytes. The
+   * dry run's table has rows of their scale and bias alone (no codes: no
+   * columns), so the shard's row length is checked here. */
+  int64_t dim = t->shard.shape[1], tail = 0;
+  if (bp->weight_format != CLG_BAG_WEIGHT_DENSE &&
+      bp->weight_format <= CLG_BAG_WEIGHT_2BIT_ROWWISE) {
+    static const int64_t tails[4] = {0, 8, 4, 4}, per[4] = {1, 1, 2, 4};
+    tail = tails[bp->weight_format];
+    /* (a shard of another type: the dry run's message, types first) */
+    if (t->shard.dtype == CLG_DTYPE_UINT8 && dim < tail)
+      return clg__mpi_fail(CLG_ERROR_INVALID_SHAPE,
+                           "the shard's rows have %" PRId64 " bytes; rows "
+                           "of weight_format %u end with a scale and a bias "
+                           "of %" PRId64 " bytes",
+                           dim, (unsigned)bp->weight_format, tail);
+    dim = (dim - tail) * per[bp->weight_format];
+  }
   unsigned char none = 0;
-  int64_t wshape[2] = {t->rows, 0}, oshape[CLG_MAX_RANK];
+  int64_t wshape[2] = {t->rows, tail}, oshape[CLG_MAX_RANK];
   clg_tensor w = clg_tensor_host(t->shard.dtype, 2, wshape, &none);
   clg_tensor o = *output;
   if (o.rank == 2) { /* no columns: the checks without the kernel */

@@ -256,7 +256,10 @@ CLG_MPI_API clg_status clg_mpi_plan_scatter(
  *   are CLG_ERROR_INVALID_ARGUMENT); bags and per_sample_weights may be
  *   NULL as clg_embedding_bag() allows. Indices are global row ids in
  *   [0, rows - 1] (no counting from the back, unlike clg_mpi_gather());
- *   output is [B, dim] in the table's element type. Ranks may pass
+ *   output is [B, dim] in the table's element type. A table quantized per
+ *   row (params->weight_format, clgather_bag.h) is sharded as uint8 rows
+ *   [rows, row_bytes], which move packed; its output is float32 [B, dim],
+ *   dim following from row_bytes. Ranks may pass
  *   different params (each rank's bags are its own); any rank may have no
  *   indices or no bags. The caller keeps every operand; nothing is kept.
  *
@@ -290,11 +293,11 @@ CLG_MPI_API clg_status clg_mpi_plan_scatter(
  * CLG_ERROR_NULL_ARGUMENT (indices, output, their host memory; bags for the
  * offsets and segment-id forms), CLG_ERROR_INVALID_ARGUMENT (a cl_mem
  * operand, output aliasing an input, and clg_embedding_bag()'s: unknown
- * mode, form or flag, a weight_format other than CLG_BAG_WEIGHT_DENSE
- * (the distributed table is dense), bags with CLG_BAGS_FIXED,
+ * mode, form, flag or weight_format, bags with CLG_BAGS_FIXED,
  * include_last_offset with another form, per_sample_weights with a mode
  * other than sum, padding_idx outside [-rows, rows - 1]),
- * CLG_ERROR_INVALID_RANK, CLG_ERROR_INVALID_SHAPE,
+ * CLG_ERROR_INVALID_RANK, CLG_ERROR_INVALID_SHAPE (also a quantized
+ * shard's rows shorter than their scale and bias),
  * CLG_ERROR_UNSUPPORTED_DTYPE (the table's type, or the device's support),
  * CLG_ERROR_INVALID_INDICES_DTYPE (indices or bags),
  * CLG_ERROR_DTYPE_MISMATCH, CLG_ERROR_INCOMPATIBLE_SHAPES,

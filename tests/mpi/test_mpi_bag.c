@@ -5,7 +5,8 @@
  * distributed output byte for byte: offsets (int32 and int64, with and
  * without include_last_offset), fixed-size and segment-id bags, modes sum,
  * mean, max and sqrt_n, per-sample weights, padding_idx (negative too),
- * float32 and float16, even, uneven and one-rank shard layouts, host and
+ * float32 and float16, tables quantized per row (8-, 4- and 2-bit rows,
+ * moved packed), even, uneven and one-rank shard layouts, host and
  * cl_mem shards, ranks without bags, the plan reused; float32 also against
  * the definition written out here. Then the error paths: every rank the
  * same status and message, no output written anywhere. A plain C program;
@@ -254,6 +255,101 @@ static void check_bag(clg_bag_form form, clg_bag_mode mode, clg_dtype dt,
   table_close(&s);
 }
 
+/* A table quantized per row (weight_format: 8-, 4- or 2-bit rows of 8
+ * values), sharded as its packed uint8 rows, against the single-process
+ * clg_embedding_bag() of the whole packed table. */
+static void check_quantized(uint32_t format, clg_bag_form form,
+                            clg_bag_mode mode, bool psw, bool pad, int layout,
+                            bool on_device, bool plan, unsigned seed) {
+  const int64_t rows = 37, dim = 8;
+  const int64_t per = format == CLG_BAG_WEIGHT_8BIT_ROWWISE   ? 1
+                      : format == CLG_BAG_WEIGHT_4BIT_ROWWISE ? 2
+                                                              : 4;
+  const int64_t tail = format == CLG_BAG_WEIGHT_8BIT_ROWWISE ? 8 : 4;
+  const int64_t rb = dim / per + tail;
+  table_set s; /* its layout's rows [lo, hi); its float shard replaced */
+  table_open(&s, rows, 1, layout, false, seed);
+  int64_t lo = s.t.lo, hi = s.t.hi;
+  unsigned char *all = malloc((size_t)(rows * rb));
+  for (int64_t r = 0; r < rows; ++r) {
+    unsigned char *row = all + r * rb;
+    for (int64_t j = 0; j < dim / per; ++j)
+      row[j] = (unsigned char)mix((uint64_t)(r * 64 + j) + seed * 31);
+    float scale = (float)(1 + r % 7) / 16.0f, bias = (float)(r % 5) - 2.0f;
+    if (tail == 8) {
+      memcpy(row + dim, &scale, 4);
+      memcpy(row + dim + 4, &bias, 4);
+    } else {
+      uint16_t hs = half_bits(scale), hb = half_bits(bias);
+      memcpy(row + dim / per, &hs, 2);
+      memcpy(row + dim / per + 2, &hb, 2);
+    }
+  }
+  int64_t sshape[2] = {hi - lo, rb};
+  cl_mem mem = NULL;
+  if (on_device) {
+    cl_int err;
+    mem = clCreateBuffer(clg_context_cl_context(g_ctx),
+                         CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                         (size_t)((hi - lo) * rb) + 1, all + lo * rb, &err);
+    CHECK(mem != NULL, "clCreateBuffer %d", err);
+    s.t.shard = clg_tensor_buffer(CLG_DTYPE_UINT8, 2, sshape, mem, 0);
+  } else {
+    s.t.shard = clg_tensor_host(CLG_DTYPE_UINT8, 2, sshape, all + lo * rb);
+  }
+  bag_case c;
+  make_case(&c, form, mode, psw, pad, false, rows, 1 + seed % 20, seed);
+  c.bp.weight_format = format;
+  int64_t xs[2] = {c.n, 0}, bs[1] = {c.nbag_words}, os[2] = {c.nbags, dim};
+  int32_t xr = 1;
+  if (form == CLG_BAGS_FIXED) {
+    xs[0] = c.nbags;
+    xs[1] = c.fixed;
+    xr = 2;
+  }
+  clg_tensor x = clg_tensor_host(CLG_DTYPE_INT64, xr, xs, c.idx);
+  clg_tensor bt = clg_tensor_host(CLG_DTYPE_INT64, 1, bs, c.bag);
+  clg_tensor pt = clg_tensor_host(CLG_DTYPE_FLOAT, xr, xs, c.psw);
+  size_t obytes = (size_t)(c.nbags * dim) * 4;
+  unsigned char *want = malloc(obytes + 1), *got = malloc(obytes + 1);
+  memset(want, 0x5a, obytes);
+  memset(got, 0xa5, obytes);
+  int64_t ws[2] = {rows, rb};
+  clg_tensor w = clg_tensor_host(CLG_DTYPE_UINT8, 2, ws, all);
+  clg_tensor ow = clg_tensor_host(CLG_DTYPE_FLOAT, 2, os, want),
+             og = clg_tensor_host(CLG_DTYPE_FLOAT, 2, os, got);
+  const clg_tensor *bp = form == CLG_BAGS_FIXED ? NULL : &bt;
+  const clg_tensor *pp = psw ? &pt : NULL;
+  clg_status st =
+      clg_embedding_bag(g_ctx, &c.bp, &w, &x, bp, pp, &ow, NULL, 0, NULL, NULL);
+  CHECK(st == CLG_SUCCESS, "single-process quantized EmbeddingBag: %s",
+        clg_last_error());
+  if (plan) {
+    clg_mpi_plan *p = NULL;
+    st = clg_mpi_plan_create(&s.t, &p);
+    CHECK(st == CLG_SUCCESS, "plan: %s", clg_mpi_last_error());
+    for (int k = 0; st == CLG_SUCCESS && k < 2; ++k)
+      st = clg_mpi_plan_embedding_bag(p, &c.bp, &x, bp, pp, &og);
+    clg_mpi_plan_destroy(p);
+  } else {
+    st = clg_mpi_embedding_bag(&s.t, &c.bp, &x, bp, pp, &og);
+  }
+  CHECK(st == CLG_SUCCESS, "mpi quantized EmbeddingBag: %s",
+        clg_mpi_last_error());
+  CHECK(memcmp(got, want, obytes) == 0,
+        "format %u form %d mode %d psw %d pad %d layout %d device %d plan %d "
+        "seed %u: output differs from the single-process one",
+        (unsigned)format, (int)form, (int)mode, psw, pad, layout, on_device,
+        plan, seed);
+  free(want);
+  free(got);
+  case_free(&c);
+  if (mem)
+    clReleaseMemObject(mem);
+  free(all);
+  table_close(&s);
+}
+
 /* --------------------------------------------------------------- errors */
 
 /* output untouched: still all `fill` bytes. */
@@ -264,6 +360,29 @@ static void expect_untouched(const void *p, size_t n, unsigned char fill,
       CHECK(false, "%s: output byte %zu written", what, i);
       return;
     }
+}
+
+/* A uint8 shard whose rows are too short for the 8-bit format's scale and
+ * bias: every rank refuses before any row moves, no output written. */
+static void check_quantized_short_rows(void) {
+  table_set s;
+  table_open(&s, 10, 1, 0, false, 5);
+  unsigned char rows[10 * 5] = {0};
+  int64_t sshape[2] = {s.t.hi - s.t.lo, 5};
+  s.t.shard = clg_tensor_host(CLG_DTYPE_UINT8, 2, sshape, rows);
+  int64_t ids[2] = {1, 2}, offs[1] = {0}, is[1] = {2}, bs[1] = {1},
+          os[2] = {1, 0};
+  float out[1] = {0};
+  memset(out, 0x77, sizeof out);
+  clg_tensor x = clg_tensor_host(CLG_DTYPE_INT64, 1, is, ids);
+  clg_tensor b = clg_tensor_host(CLG_DTYPE_INT64, 1, bs, offs);
+  clg_tensor o = clg_tensor_host(CLG_DTYPE_FLOAT, 2, os, out);
+  clg_bag_params q8 = {.weight_format = CLG_BAG_WEIGHT_8BIT_ROWWISE};
+  expect_everywhere(clg_mpi_embedding_bag(&s.t, &q8, &x, &b, NULL, &o),
+                    CLG_ERROR_INVALID_SHAPE, "scale and a bias of 8 bytes",
+                    "quantized rows too short");
+  expect_untouched(out, sizeof out, 0x77, "quantized rows too short");
+  table_close(&s);
 }
 
 static void check_errors(void) {
@@ -328,14 +447,14 @@ static void check_errors(void) {
                     "psw with max");
   expect_untouched(out, sizeof out, 0x77, "psw with max");
 
-  /* A quantized table's format on the last rank: the distributed table
-   * is dense (clgather_mpi.h). */
+  /* A quantized format on the last rank over this float32 table: its
+   * rows are not uint8, found before any row moves. */
   clg_bag_params q8 = {.weight_format = CLG_BAG_WEIGHT_8BIT_ROWWISE};
   memset(out, 0x77, sizeof out);
-  expect_everywhere(
-      clg_mpi_embedding_bag(&s.t, g_rank == g_size - 1 ? &q8 : &sum, &x, &b,
-                            NULL, &o),
-      CLG_ERROR_INVALID_ARGUMENT, "weight_format is 1", "quantized format");
+  expect_everywhere(clg_mpi_embedding_bag(&s.t,
+                                          g_rank == g_size - 1 ? &q8 : &sum, &x,
+                                          &b, NULL, &o),
+                    CLG_ERROR_UNSUPPORTED_DTYPE, "uint8", "quantized format");
   expect_untouched(out, sizeof out, 0x77, "quantized format");
 
   /* padding_idx beyond the global rows (valid for a local table of 6). */
@@ -418,6 +537,16 @@ int main(int argc, char **argv) {
                       forms[f] == CLG_BAGS_OFFSETS && !last, it,
                       (layout + 1) % 3, !dev, !plan, seed++);
         }
+  /* Tables quantized per row: every format and mode, the forms in turn. */
+  static const uint32_t formats[] = {CLG_BAG_WEIGHT_8BIT_ROWWISE,
+                                     CLG_BAG_WEIGHT_4BIT_ROWWISE,
+                                     CLG_BAG_WEIGHT_2BIT_ROWWISE};
+  for (int q = 0; q < 3; ++q)
+    for (int mode = 0; mode < 4; ++mode, ++seed)
+      check_quantized(formats[q], forms[(q + mode) % 3], (clg_bag_mode)mode,
+                      mode == CLG_BAG_SUM, seed & 1, (int)(seed % 3),
+                      (seed / 3) & 1, seed % 4 == 0, seed);
+  check_quantized_short_rows();
   check_errors();
   return mpi_test_end("test_mpi_bag");
 }
