@@ -23,6 +23,10 @@ PyTorch's and TensorFlow's for the bag reductions):
 - ``sparse_segment_reduce(data, indices, segment_ids, mode="sum",
   num_segments=None, out=None)``: TensorFlow's
   ``tf.math.sparse_segment_sum`` / ``_mean`` / ``_sqrt_n``
+- ``gather_block_quantized(data, indices, scales, zero_points=None,
+  gather_axis=0, quantize_axis=1, block_size=128, bits=4, kind="uint8",
+  out=None)``: ONNX Runtime's ``com.microsoft.GatherBlockQuantized``, rows
+  of uint8, uint4 or int4 blocks gathered and dequantized
 
 numpy arrays in give numpy arrays out; pyopencl arrays in give pyopencl
 arrays out, on the caller's queue, chained by events. Errors are numpy's:
@@ -40,6 +44,7 @@ from ._context import (Context, Outcome, default_context,
                        set_default_context)
 from ._gather import gather_nd, take, take_along_axis
 from ._scatter import scatter_elements, scatter_nd
+from ._gbq import gather_block_quantized
 from ._bag import (embedding_bag, embedding_bag_2bit_rowwise_offsets,
                    embedding_bag_4bit_rowwise_offsets,
                    embedding_bag_byte_rowwise_offsets, sparse_segment_reduce)
@@ -49,7 +54,8 @@ __all__ = [
     "scatter_nd", "embedding_bag", "sparse_segment_reduce",
     "embedding_bag_byte_rowwise_offsets",
     "embedding_bag_4bit_rowwise_offsets",
-    "embedding_bag_2bit_rowwise_offsets", "Context", "Outcome",
+    "embedding_bag_2bit_rowwise_offsets", "gather_block_quantized",
+    "Context", "Outcome",
     "default_context",
     "set_default_context", "AxisError", "library_path", "__version__",
 ]

@@ -295,6 +295,7 @@ class Call:
         self.wait_list = (ctypes.c_void_p * max(1, len(events)))(
             *[e.int_ptr for e in events])
         self.num_events = len(events)
+        self.wait_for = list(wait_for or ())
         self.ops = []       # what the library reads, for the overlap check
         self.out = out
         self.final = None   # the user's `out` when the library writes a temp

@@ -121,6 +121,18 @@ class BagParams(ctypes.Structure):
     ]
 
 
+class GbqParams(ctypes.Structure):
+    """clg_gbq_params (clgather/clgather_quantized.h)."""
+    _fields_ = [
+        ("gather_axis", ctypes.c_int64),
+        ("quantize_axis", ctypes.c_int64),
+        ("block_size", ctypes.c_int64),
+        ("bits", ctypes.c_int32),
+        ("kind", ctypes.c_uint32),
+        ("reserved", ctypes.c_uint32 * 4),
+    ]
+
+
 STORAGE_HOST, STORAGE_BUFFER = 0, 1
 STORAGE_HOST_STRIDED, STORAGE_BUFFER_STRIDED = 2, 3
 OP_GATHER, OP_GATHER_ELEMENTS, OP_GATHER_ND = 0, 1, 2
@@ -138,6 +150,8 @@ BAG_WEIGHT_FORMATS = {"dense": 0, "int8-rowwise": 1, "int4-rowwise": 2,
                       "int2-rowwise": 3}
 BAG_QROW_TAIL = {1: 8, 2: 4, 3: 4}
 BAG_QROW_PER_BYTE = {1: 1, 2: 2, 3: 4}
+# clg_gbq_kind, by the names the CLI takes
+GBQ_KINDS = {"uint8": 0, "uint4": 1, "int4": 2}
 
 _p = ctypes.c_void_p
 _TP = ctypes.POINTER(Tensor)
@@ -198,6 +212,10 @@ clg_embedding_bag_async = _proto("clg_embedding_bag_async", ctypes.c_int, _p,
                                  ctypes.POINTER(BagParams), _TP, _TP, _TP,
                                  _TP, _TP, _p, ctypes.c_uint, _EV, _EV,
                                  ctypes.POINTER(_p))
+clg_gather_block_quantized = _proto(
+    "clg_gather_block_quantized", ctypes.c_int, _p,
+    ctypes.POINTER(GbqParams), _TP, _TP, _TP, _TP, _TP, _p, ctypes.c_uint,
+    _EV, _EV)
 clg_outcome_wait = _proto("clg_outcome_wait", ctypes.c_int, _p)
 clg_outcome_release = _proto("clg_outcome_release", None, _p)
 

@@ -54,6 +54,14 @@ int main(void) {
   FIELD(clg_bag_params, weight_format); /* = reserved: one union */
   FIELD(clg_bag_params, padding_idx);
 
+  STRUCT(clg_gbq_params);
+  FIELD(clg_gbq_params, gather_axis);
+  FIELD(clg_gbq_params, quantize_axis);
+  FIELD(clg_gbq_params, block_size);
+  FIELD(clg_gbq_params, bits);
+  FIELD(clg_gbq_params, kind);
+  FIELD(clg_gbq_params, reserved);
+
   CONST(CLG_MAX_RANK);
   CONST(CLG_STORAGE_HOST);
   CONST(CLG_STORAGE_BUFFER);
@@ -83,6 +91,9 @@ int main(void) {
   CONST(CLG_BAGS_SEGMENT_IDS);
   CONST(CLG_BAG_INCLUDE_LAST_OFFSET);
   CONST(CLG_BAG_PADDING_IDX);
+  CONST(CLG_GBQ_UINT8);
+  CONST(CLG_GBQ_UINT4);
+  CONST(CLG_GBQ_INT4);
 
   CONST(CLG_DTYPE_FLOAT);
   CONST(CLG_DTYPE_UINT8);

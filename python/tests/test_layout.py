@@ -23,6 +23,7 @@ MIRRORS = {
     "Params": "clg_params",
     "ScatterParams": "clg_scatter_params",
     "BagParams": "clg_bag_params",
+    "GbqParams": "clg_gbq_params",
 }
 
 DTYPE_NAMES = {
@@ -120,6 +121,9 @@ def test_constants(c_layout):
         assert getattr(_lib, "BAGS_" + name) == consts["CLG_BAGS_" + name]
     for name in ("INCLUDE_LAST_OFFSET", "PADDING_IDX"):
         assert getattr(_lib, "BAG_" + name) == consts["CLG_BAG_" + name]
+    want = {k[len("CLG_GBQ_"):].lower(): v for k, v in consts.items()
+            if k.startswith("CLG_GBQ_")}
+    assert _lib.GBQ_KINDS == want
 
 
 def test_dtype_codes(c_layout):

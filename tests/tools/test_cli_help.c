@@ -78,6 +78,11 @@ static const command_case commands[] = {
       "--num-segments", "--per-sample-weights", "--padding-idx",
       "--weight-format", "--device", "--output"},
      {"--axis", "--reduction", "--batch-dims", "--duplicates"}},
+    /* GatherBlockQuantized: not in the registry, its own command. */
+    {"gather-block-quantized",
+     {"--kind", "--bits", "--gather-axis", "--quantize-axis", "--block-size",
+      "--zero-points", "--device", "--output"},
+     {"--axis", "--mode", "--batch-dims", "--reduction"}},
     {"onnx-test", {"--device"}, {"--output", "--axis", "--json"}},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

@@ -9,6 +9,8 @@
  *   clgather scatter-elements | scatter-nd | scatter [options]
  *                   DATA INDICES UPDATES -o OUT
  *   clgather embedding-bag [options] WEIGHT INDICES -o OUT   (cli_bag.c)
+ *   clgather gather-block-quantized [options] DATA INDICES SCALES -o OUT
+ *                                                           (cli_gbq.c)
  *   clgather onnx-test [--device SPEC] [DIR ...]    (built with ONNX)
  *   clgather selftest [--device SPEC] [--quick] [--json]
  *   clgather COMMAND --help, clgather help [COMMAND], clgather -V|--version
@@ -408,6 +410,12 @@ int main(int argc, char **argv) {
       sigbus_install();
       return cli_cmd_embedding_bag(argc - 1, argv + 1, cli_sigbus_set_temp);
     }
+  /* GatherBlockQuantized is not in the registry (for now): by name */
+  if (strcmp(cmd, "gather-block-quantized") == 0) {
+    sigbus_install();
+    return cli_cmd_gather_block_quantized(argc - 1, argv + 1,
+                                          cli_sigbus_set_temp);
+  }
   if (strcmp(cmd, "onnx-test") == 0) {
 #if CLGATHER_CLI_ONNX
     return cli_cmd_onnx_test(argc - 1, argv + 1);

@@ -5,9 +5,9 @@
  *
  * Dependency order of the tool's command modules (each calls only those
  * before it): cli_args.c, cli_help.c (cli.h) <- onnx_test.c (onnx_test.h),
- * cli_bag.c <- clgather.c (main). cli_args.c and cli_help.c call nothing in
- * the commands; the tensor files (tensor_file.h) are a separate layer below
- * the commands.
+ * cli_bag.c, cli_gbq.c <- clgather.c (main). cli_args.c and cli_help.c call
+ * nothing in the commands; the tensor files (tensor_file.h) are a separate
+ * layer below the commands.
  */
 #ifndef CLGATHER_TOOLS_CLI_H
 #define CLGATHER_TOOLS_CLI_H
@@ -101,6 +101,17 @@ int cli_parse_weight_format(const char *s, uint32_t *format);
  * clgather.c's SIGBUS handler. Returns the exit status. */
 int cli_cmd_embedding_bag(int argc, char **argv,
                           void (*set_temp)(const char *path));
+
+/** --kind of gather-block-quantized: "uint8", "uint4" or "int4" (exactly,
+ * a clg_gbq_kind); 0 on success, -1 otherwise (cli_gbq.c). */
+int cli_parse_gbq_kind(const char *s, uint32_t *kind);
+
+/** `clgather gather-block-quantized [options] DATA INDICES SCALES -o OUT`
+ * (cli_gbq.c); argv[0] is "gather-block-quantized". set_temp as for
+ * cli_cmd_embedding_bag(). Not in the operator registry: clgather.c
+ * dispatches to it by name. Returns the exit status. */
+int cli_cmd_gather_block_quantized(int argc, char **argv,
+                                   void (*set_temp)(const char *path));
 
 /** Print the usage text to stderr (usage error) or stdout (help). */
 void cli_print_usage(int to_stderr);

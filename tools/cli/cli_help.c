@@ -120,6 +120,40 @@ static const command_doc command_docs[] = {
      "     not an integer or not one of the names listed, --offsets with\n"
      "     --segment-ids, 1-D INDICES with neither\n"
      "  3  device or OpenCL error (no device, a failed build or OpenCL call)\n"},
+    {"gather-block-quantized", "DATA INDICES SCALES -o OUT",
+     "ONNX Runtime's GatherBlockQuantized (com.microsoft, version 1): ONNX\n"
+     "Gather of DATA's values along --gather-axis at INDICES, each value q\n"
+     "then dequantized with the scale s and zero point p of its block of\n"
+     "--block-size values along --quantize-axis: OUT = (float)(q - p) * s, one\n"
+     "float32 product (rounded once to float16 for float16 SCALES), the same\n"
+     "bits on every device. OUT's shape is V[:A] + INDICES' shape + V[A+1:]\n"
+     "(V the values' shape), its type SCALES'. Every index (in [-s, s-1],\n"
+     "negative from the back) is checked before anything runs; ONNX Runtime\n"
+     "writes zeros for one out of range, this command fails.\n\n"
+     "DATA by --kind:\n"
+     "  uint8, --bits 8: uint8, a value a byte; V is DATA's shape;\n"
+     "  uint8, --bits 4: uint8, ONNX Runtime's packed rows, two values a byte\n"
+     "    (the even one in the low nibble): V is DATA's shape with the last\n"
+     "    axis doubled. uint8 takes gather axis 0 and the last quantize axis;\n"
+     "  uint4 / int4: one value a byte in V itself (uint4: uint8 0..15; int4:\n"
+     "    int8 -8..7), packed by this command; any pair of axes.\n"
+     "SCALES: float32 or float16, V with ceil(V[Q] / B) on the quantize axis.\n"
+     "ZP (--zero-points): SCALES' shape, in DATA's layout (uint8 --bits 4:\n"
+     "two a byte per row, the last axis ceil(n / 2) bytes); without them 128\n"
+     "(bits 8) or 8 (uint8, bits 4), 0 for uint4 and int4. INDICES are int32\n"
+     "or int64. All are .npy (NumPy format 1.0-3.0, little-endian, C order)\n"
+     "or .pb (ONNX TensorProto) files, by extension. Options may come before\n"
+     "or after the files.\n",
+     "  0  success: OUT written\n"
+     "  1  invalid input: an unreadable or malformed file, a bad axis, shape,\n"
+     "     type or block size (a power of two >= 16), a 4-bit value out of\n"
+     "     its range, an out-of-bounds index (position,\n"
+     "     value and valid range on stderr); OUT is not created and an\n"
+     "     existing OUT is unchanged\n"
+     "  2  usage error: unknown option, missing file or value, a value that is\n"
+     "     not an integer or not one of the names listed, --bits 8 with a\n"
+     "     4-bit kind\n"
+     "  3  device or OpenCL error (no device, a failed build or OpenCL call)\n"},
     {"onnx-test", "[DIR ...]",
      "Run ONNX backend node test folders (model.onnx and test_data_set_*/\n"
      "input_N.pb, output_N.pb) for every operator of the library (Gather,\n"
@@ -200,6 +234,24 @@ static const option_doc option_docs[] = {
      "dense (default), or WEIGHT uint8 rows quantized\n"
      "per row as PyTorch prepacks them: int8-rowwise,\n"
      "int4-rowwise or int2-rowwise (OUT float32)"},
+    {NULL, "--kind", "K",
+     "how DATA's values are stored: uint8 (default;\n"
+     "ONNX Runtime's uint8 data), uint4 or int4"},
+    {NULL, "--bits", "N",
+     "bits a value: 4 (default, as ONNX Runtime) or 8\n"
+     "(uint8 only)"},
+    {NULL, "--gather-axis", "A",
+     "the axis of the values INDICES index (default\n"
+     "0; negative counts from the back)"},
+    {NULL, "--quantize-axis", "Q",
+     "the axis the blocks run along (default: the\n"
+     "last, ONNX Runtime's 1 for 2-D data)"},
+    {NULL, "--block-size", "B",
+     "values a block, a power of two >= 16 (default\n"
+     "128, as ONNX Runtime)"},
+    {NULL, "--zero-points", "ZP",
+     "zero points, SCALES' shape in DATA's layout\n"
+     "(default: 128 / 8 for uint8, 0 for uint4/int4)"},
     {NULL, "--mode", "M",
      "what an index outside [-s, s-1] means: raise\n"
      "(default: an error), wrap (modulo s) or clip\n"
