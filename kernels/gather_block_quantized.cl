@@ -1,6 +1,7 @@
 /* GatherBlockQuantized (include/clgather/clgather_quantized.h): one
- * work-item per output element, reading its packed value, the scale and
- * zero point of its block, and writing (float)(q - p) * scale. The host
+ * work-item per run of GBQ_CHUNK output elements, reading each element's
+ * packed value, the scale and zero point of its block, and writing
+ * (float)(q - p) * scale. The host
  * has checked every index value before this runs. Build constants:
  *
  *   CLG_INDEX   int or long (prelude.cl: index_t)
@@ -8,6 +9,7 @@
  *   GBQ_BITS    8 or 4
  *   GBQ_HALF    1: float16 scales and output; 0: float32
  *   GBQ_ZP      defined when zero points are given
+ *   GBQ_CHUNK   output elements a work-item writes (a run of a slice)
  */
 
 /* One multiply, never fused with anything: the same bits everywhere. */
@@ -35,46 +37,86 @@ inline int gbq_code(global const uchar *p, ulong e) {
 #endif
 }
 
-/* geo: count (output elements), inner (data's elements after the gather
- * axis), n (indices), s (the gather axis' size), Q * N (the quantize axis
- * and after), N (after it), nb (blocks on it), log2(block_size). */
+/* geo: inner (data's elements after the gather axis), n (indices), s (the
+ * gather axis' size), Q * N (the quantize axis and after), N (after it),
+ * nb (blocks on it), log2(block_size), chunks (GBQ_CHUNK-element runs of
+ * inner, rounded up). Work-item g takes run g % chunks of output slice
+ * g / chunks (a slice: one index's `inner` elements, contiguous in data
+ * and in the output): the position's divisions once, then element by
+ * element along the run, the quantize axis' position carried. */
 kernel void clg_gather_block_quantized(
     global const uchar *restrict data, ulong data_off,
     global const index_t *restrict indices, ulong idx_off,
     global const scale_t *restrict scales, ulong sc_off,
     global const uchar *restrict zp, ulong zp_off, global scale_t *out,
-    ulong out_off, ulong8 geo, ulong zp_row) {
-  ulong o = get_global_id(0);
-  if (o >= geo.s0)
-    return;
-  ulong inner = geo.s1, n = geo.s2, s = geo.s3, qn = geo.s4, nn = geo.s5,
-        nb = geo.s6;
+    ulong out_off, ulong8 geo, ulong zp_row, ulong slices) {
+  ulong g = get_global_id(0);
+  ulong inner = geo.s0, n = geo.s1, s = geo.s2, qn = geo.s3, nn = geo.s4,
+        nb = geo.s5, chunks = geo.s7;
   /* Remainders as a - (a / b) * b: LLVM otherwise pairs each division
    * with its remainder through a `freeze`, which Oclgrind 21.10 cannot
    * run (tests/oclgrind/suites.sh). */
-  ulong rest = o / inner, t = o - rest * inner;
-  ulong m = rest / n, i = rest - m * n;
+  ulong slice = g / chunks, c0 = (g - slice * chunks) * GBQ_CHUNK;
+  if (slice >= slices)
+    return;
+  ulong m = slice / n, i = slice - m * n;
   long v = CLG_FROM_END(indices[idx_off + i], s);
-  /* e: the element of data; k: its block's scale (and zero point) */
-  ulong e = (m * s + (ulong)v) * inner + t;
+  /* e: the element of data; x, y, z: its place around the quantize axis
+   * (before it, on it, after it); k: its block's scale (and zero point) */
+  ulong e = (m * s + (ulong)v) * inner + c0;
   ulong x = e / qn, r = e - x * qn, y = r / nn, z = r - y * nn;
-  ulong k = (x * nb + (y >> geo.s7)) * nn + z;
-  int q = gbq_code(data + data_off, e);
-#if defined(GBQ_ZP) && GBQ_KIND == 0 && GBQ_BITS == 4
-  /* ONNX Runtime's uint8 zero points: two a byte per row (N is 1) */
-  ulong row = k / nb, b = k - row * nb;
-  int p = (zp[zp_off + row * zp_row + b / 2] >> ((uint)(b & 1) * 4u)) & 15;
-#elif defined(GBQ_ZP)
-  int p = gbq_code(zp + zp_off, k);
-#elif GBQ_KIND == 0
-  int p = 1 << (GBQ_BITS - 1);
-#else
+  ulong q_len = qn / nn;
+  ulong len = inner - c0 < GBQ_CHUNK ? inner - c0 : GBQ_CHUNK;
+  global scale_t *dst = out + out_off + slice * inner + c0;
+  data += data_off;
+  /* The block's scale and zero point, read again only where the block
+   * changes (along a run, blocks change every block_size elements when
+   * the quantize axis is the innermost). */
+  ulong last = ~(ulong)0;
+  float scale = 0;
   int p = 0;
+  float f[GBQ_CHUNK];
+  for (ulong j = 0; j < len; ++j) {
+    ulong k = (x * nb + (y >> geo.s6)) * nn + z;
+    if (k != last) {
+      last = k;
+      scale = SCALE_AT(scales + sc_off, k);
+#if defined(GBQ_ZP) && GBQ_KIND == 0 && GBQ_BITS == 4
+      /* ONNX Runtime's uint8 zero points: two a byte per row (N is 1) */
+      ulong row = k / nb, b = k - row * nb;
+      p = (zp[zp_off + row * zp_row + b / 2] >> ((uint)(b & 1) * 4u)) & 15;
+#elif defined(GBQ_ZP)
+      p = gbq_code(zp + zp_off, k);
+#elif GBQ_KIND == 0
+      p = 1 << (GBQ_BITS - 1);
 #endif
-  float f = (float)(q - p) * SCALE_AT(scales + sc_off, k);
+    }
+    f[j] = (float)(gbq_code(data, e + j) - p) * scale;
+    /* the next element: one further along the innermost axes */
+    if (++z == nn) {
+      z = 0;
+      if (++y == q_len) {
+        y = 0;
+        ++x;
+      }
+    }
+  }
+  /* The run's stores together: whole vectors where it is whole. */
+#if GBQ_CHUNK % 16 == 0
+  if (len == GBQ_CHUNK) {
+    for (uint j = 0; j < GBQ_CHUNK; j += 16)
 #if GBQ_HALF
-  vstore_half_rte(f, 0, out + out_off + o);
+      vstore_half16_rte(vload16(0, f + j), 0, dst + j);
 #else
-  out[out_off + o] = f;
+      vstore16(vload16(0, f + j), 0, dst + j);
+#endif
+    return;
+  }
+#endif
+  for (ulong j = 0; j < len; ++j)
+#if GBQ_HALF
+    vstore_half_rte(f[j], j, dst);
+#else
+    dst[j] = f[j];
 #endif
 }

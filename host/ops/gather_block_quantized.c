@@ -247,6 +247,9 @@ clg_status clg__gbq_check_values(const clg_gbq_geom *g,
                                indices->rank, indices->shape, g->s, g->ga);
 }
 
+/* Output elements a work-item writes on a CPU (GBQ_CHUNK). */
+#define GBQ_CHUNK_CPU 32u
+
 clg_status clg__gbq_prepare(clg_context *ctx, const clg_gbq_geom *g,
                             const clg_gbq_mems *m, clg_kernel_call *call) {
   /* The same bits on every device: a float32 product below 2^-126 is
@@ -266,11 +269,18 @@ clg_status clg__gbq_prepare(clg_context *ctx, const clg_gbq_geom *g,
                        "subnormal floats to zero (CL_DEVICE_SINGLE_FP_CONFIG "
                        "lacks CL_FP_DENORM); float16 scales run there");
   }
-  char options[160];
+  /* Elements a work-item writes: a run long enough to spread its
+   * divisions on a CPU (whose compiler vectorizes the work-items, not the
+   * run); short on a GPU, whose neighbouring work-items should write
+   * neighbouring bytes. By device type, not yet timed. */
+  unsigned chunk =
+      (clg__kernel_device(ctx) & CL_DEVICE_TYPE_CPU) ? GBQ_CHUNK_CPU : 1u;
+  char options[192];
   snprintf(options, sizeof options,
-           "-DCLG_INDEX=%s -DGBQ_KIND=%u -DGBQ_BITS=%d -DGBQ_HALF=%d%s",
+           "-DCLG_INDEX=%s -DGBQ_KIND=%u -DGBQ_BITS=%d -DGBQ_HALF=%d "
+           "-DGBQ_CHUNK=%u%s",
            m->index_size == 4 ? "int" : "long", (unsigned)g->p.kind,
-           (int)g->p.bits, g->sdtype == CLG_DTYPE_FLOAT16 ? 1 : 0,
+           (int)g->p.bits, g->sdtype == CLG_DTYPE_FLOAT16 ? 1 : 0, chunk,
            g->zp ? " -DGBQ_ZP" : "");
   clg_kernel_entry *kernel = NULL;
   clg_status st =
@@ -285,23 +295,28 @@ clg_status clg__gbq_prepare(clg_context *ctx, const clg_gbq_geom *g,
   unsigned shift = 0;
   while (((int64_t)1 << shift) < g->p.block_size)
     ++shift;
-  /* count, inner, n, s, Q * N, N, nb, log2(block_size) */
-  cl_ulong8 geo = {{(cl_ulong)g->count, (cl_ulong)g->inner, (cl_ulong)g->n,
-                    (cl_ulong)g->s, (cl_ulong)(g->q_len * g->n_after),
-                    (cl_ulong)g->n_after, (cl_ulong)g->nb, shift}};
+  /* inner, n, s, Q * N, N, nb, log2(block_size), runs of a slice */
+  uint64_t chunks = ((uint64_t)g->inner + chunk - 1) / chunk;
+  cl_ulong8 geo = {{(cl_ulong)g->inner, (cl_ulong)g->n, (cl_ulong)g->s,
+                    (cl_ulong)(g->q_len * g->n_after), (cl_ulong)g->n_after,
+                    (cl_ulong)g->nb, shift, chunks}};
   cl_ulong zp_row = (cl_ulong)g->zp_row;
+  /* slices: the output's elements over a slice's (count > 0: inner > 0) */
+  cl_ulong slices = (cl_ulong)(g->count / (size_t)g->inner);
   cl_mem zp = g->zp ? m->zp : m->scales; /* never read without them */
-  const void *values[] = {&m->data,   &data_off, &m->indices, &idx_off,
-                          &m->scales, &sc_off,   &zp,         &zp_off,
-                          &m->output, &out_off,  &geo,        &zp_row};
+  const void *values[] = {
+      &m->data, &data_off,  &m->indices, &idx_off, &m->scales, &sc_off, &zp,
+      &zp_off,  &m->output, &out_off,    &geo,     &zp_row,    &slices};
   const size_t sizes[] = {sizeof(cl_mem), sizeof data_off, sizeof(cl_mem),
                           sizeof idx_off, sizeof(cl_mem),  sizeof sc_off,
                           sizeof(cl_mem), sizeof zp_off,   sizeof(cl_mem),
-                          sizeof out_off, sizeof geo,      sizeof zp_row};
+                          sizeof out_off, sizeof geo,      sizeof zp_row,
+                          sizeof slices};
   size_t local = ctx->max_work_group_size < 64 ? ctx->max_work_group_size : 64;
   if (local == 0)
     local = 1;
-  size_t global = (g->count + local - 1) / local * local;
-  clg__call_set(call, kernel, 12, sizes, values, 1, &global, &local);
+  size_t items = (size_t)(slices * chunks);
+  size_t global = (items + local - 1) / local * local;
+  clg__call_set(call, kernel, 13, sizes, values, 1, &global, &local);
   return CLG_SUCCESS;
 }

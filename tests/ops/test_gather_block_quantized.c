@@ -134,6 +134,10 @@ static const layout nibble_layouts[] = {
     {3, {4, 3, 33}, -3, -1, 32, 2, {2, 2}},
     {3, {19, 2, 3}, 1, -3, 16, 0, {0}},
     {3, {2, 20, 3}, 1, 1, 16, 1, {9}},
+    /* slices of 60 and 66 elements, the quantize axis not the innermost:
+     * a CPU work-item's runs of 32 carry the position across it */
+    {3, {2, 20, 3}, 0, 1, 16, 1, {3}},
+    {3, {3, 22, 3}, 0, -2, 16, 2, {2, 2}},
 };
 
 /* A random finite scale: a float in [-4, 4), or a float16 one. */
