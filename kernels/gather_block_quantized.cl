@@ -37,6 +37,26 @@ inline int gbq_code(global const uchar *p, ulong e) {
 #endif
 }
 
+/* Block k's scale and zero point. (No `restrict` here: inlined, it
+ * becomes llvm.experimental.noalias.scope.decl, which Oclgrind 21.10
+ * cannot run.) */
+static void gbq_block(global const scale_t *scales, global const uchar *zp,
+                      ulong zp_off, ulong k,
+                      ulong nb, ulong zp_row, float *scale, int *p) {
+  *scale = SCALE_AT(scales, k);
+#if defined(GBQ_ZP) && GBQ_KIND == 0 && GBQ_BITS == 4
+  /* ONNX Runtime's uint8 zero points: two a byte per row (N is 1) */
+  ulong row = k / nb, b = k - row * nb;
+  *p = (zp[zp_off + row * zp_row + b / 2] >> ((uint)(b & 1) * 4u)) & 15;
+#elif defined(GBQ_ZP)
+  *p = gbq_code(zp + zp_off, k);
+#elif GBQ_KIND == 0
+  *p = 1 << (GBQ_BITS - 1);
+#else
+  *p = 0;
+#endif
+}
+
 /* geo: inner (data's elements after the gather axis), n (indices), s (the
  * gather axis' size), Q * N (the quantize axis and after), N (after it),
  * nb (blocks on it), log2(block_size), chunks (GBQ_CHUNK-element runs of
@@ -69,35 +89,44 @@ kernel void clg_gather_block_quantized(
   ulong len = inner - c0 < GBQ_CHUNK ? inner - c0 : GBQ_CHUNK;
   global scale_t *dst = out + out_off + slice * inner + c0;
   data += data_off;
-  /* The block's scale and zero point, read again only where the block
-   * changes (along a run, blocks change every block_size elements when
-   * the quantize axis is the innermost). */
-  ulong last = ~(ulong)0;
-  float scale = 0;
+  scales += sc_off;
+  float scale = 0, f[GBQ_CHUNK];
   int p = 0;
-  float f[GBQ_CHUNK];
-  for (ulong j = 0; j < len; ++j) {
-    ulong k = (x * nb + (y >> geo.s6)) * nn + z;
-    if (k != last) {
-      last = k;
-      scale = SCALE_AT(scales + sc_off, k);
-#if defined(GBQ_ZP) && GBQ_KIND == 0 && GBQ_BITS == 4
-      /* ONNX Runtime's uint8 zero points: two a byte per row (N is 1) */
-      ulong row = k / nb, b = k - row * nb;
-      p = (zp[zp_off + row * zp_row + b / 2] >> ((uint)(b & 1) * 4u)) & 15;
-#elif defined(GBQ_ZP)
-      p = gbq_code(zp + zp_off, k);
-#elif GBQ_KIND == 0
-      p = 1 << (GBQ_BITS - 1);
-#endif
-    }
-    f[j] = (float)(gbq_code(data, e + j) - p) * scale;
-    /* the next element: one further along the innermost axes */
-    if (++z == nn) {
-      z = 0;
-      if (++y == q_len) {
+  if (nn == 1) {
+    /* The quantize axis is the innermost: the run is segments of whole
+     * blocks (the last of a row maybe partial), each one scale and zero
+     * point and a loop with nothing carried (which the compiler
+     * vectorizes). */
+    for (ulong j = 0; j < len;) {
+      ulong blk = y >> geo.s6, stop = (blk + 1) << geo.s6;
+      stop = stop < q_len ? stop : q_len;
+      ulong seg = stop - y < len - j ? stop - y : len - j;
+      gbq_block(scales, zp, zp_off, x * nb + blk, nb, zp_row, &scale, &p);
+      for (ulong t = j; t < j + seg; ++t)
+        f[t] = (float)(gbq_code(data, e + t) - p) * scale;
+      j += seg;
+      if ((y += seg) == q_len) {
         y = 0;
         ++x;
+      }
+    }
+  } else {
+    /* Element by element, the position carried; the block's scale and
+     * zero point read again where the block changes. */
+    ulong last = ~(ulong)0;
+    for (ulong j = 0; j < len; ++j) {
+      ulong k = (x * nb + (y >> geo.s6)) * nn + z;
+      if (k != last) {
+        last = k;
+        gbq_block(scales, zp, zp_off, k, nb, zp_row, &scale, &p);
+      }
+      f[j] = (float)(gbq_code(data, e + j) - p) * scale;
+      if (++z == nn) {
+        z = 0;
+        if (++y == q_len) {
+          y = 0;
+          ++x;
+        }
       }
     }
   }

@@ -248,7 +248,7 @@ clg_status clg__gbq_check_values(const clg_gbq_geom *g,
 }
 
 /* Output elements a work-item writes on a CPU (GBQ_CHUNK). */
-#define GBQ_CHUNK_CPU 32u
+#define GBQ_CHUNK_CPU 128u
 
 clg_status clg__gbq_prepare(clg_context *ctx, const clg_gbq_geom *g,
                             const clg_gbq_mems *m, clg_kernel_call *call) {

@@ -74,6 +74,10 @@ done
 # CLGATHER_TEST_KERNEL_DEVICE): its CPU kernels checked for races as well.
 CLGATHER_TEST_KERNEL_DEVICE=cpu check "test_gather (CPU kernels)" \
   "$t/test_gather" -j1 --filter "$skip"
+# GatherBlockQuantized's CPU form too (runs of 128 elements a work-item,
+# whole blocks a segment, vector stores).
+CLGATHER_TEST_KERNEL_DEVICE=cpu check "test_gather_block_quantized (CPU kernels)" \
+  "$t/test_gather_block_quantized" -j1
 # The scatters' CPU kernels after the device's index pass (entries in
 # runs: the claim without atomics, the scatter of distinct targets, float
 # vectors): the Tests that reach them, CPU kernels (30 s; the whole suite

@@ -119,6 +119,9 @@ static const layout uint8_layouts[] = {
     {2, {3, 50}, -2, -1, 32, 2, {2, 3}},
     {3, {4, 3, 36}, 0, 2, 16, 1, {6}},
     {3, {2, 2, 16}, 0, -1, 16, 2, {3, 1}},
+    /* slices of 300 values: a CPU work-item's whole runs of 128 (stored
+     * as vectors) and a partial one, a partial last block */
+    {2, {3, 300}, 0, 1, 32, 1, {4}},
 };
 
 /* For the 4-bit kinds: any pair of axes, odd sizes (values sharing bytes
@@ -138,6 +141,8 @@ static const layout nibble_layouts[] = {
      * a CPU work-item's runs of 32 carry the position across it */
     {3, {2, 20, 3}, 0, 1, 16, 1, {3}},
     {3, {3, 22, 3}, 0, -2, 16, 2, {2, 2}},
+    {2, {4, 261}, 0, 1, 16, 1, {5}},
+    {3, {2, 100, 3}, 0, 1, 32, 1, {3}},
 };
 
 /* A random finite scale: a float in [-4, 4), or a float16 one. */
