@@ -4,11 +4,12 @@
 #   bash scripts/gpu-check.sh pack   # here, on the CPU machine: builds
 #       # (Release) and gathers into .gpu/ (git-ignored) what the GPU machine
 #       # runs without building: the CLI, clgather-bench, -bench-scatter,
-#       # -bench-bag, the referee's interleaved binary, libclgather, the ICD
+#       # -bench-bag, -bench-gbq, the referee's interleaved binary, libclgather, the ICD
 #       # loader, and the referee's data generator. About 10 MiB.
 #   bash scripts/gpu-check.sh run    # there (the tool library's `device`:
 #       # carry [".gpu"]): finds the OpenCL driver, then runs selftest
-#       # --quick, clgather-bench --quick, -bench-scatter, -bench-bag and the
+#       # --quick, clgather-bench --quick, -bench-scatter, -bench-bag, -bench-gbq
+#       # and the
 #       # referee's verdict (W1-W6, data generated there with numpy), each
 #       # under its own time limit, into $OUT (or .gpu/out): one log each and
 #       # summary.txt, the referee first; at most 9 minutes.
@@ -26,7 +27,7 @@ pack() {
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCLGATHER_BUILD_TESTS=OFF \
     -DCLGATHER_BUILD_BENCH=ON >/dev/null
   cmake --build "$build" -j"$(nproc)" --target clgather_cli clgather_bench \
-    clgather_bench_scatter clgather_bench_bag >/dev/null
+    clgather_bench_scatter clgather_bench_bag clgather_bench_gbq >/dev/null
   # the referee's interleaved binary, built by its own script against this
   # checkout (PEERS=h2h builds it; its data and runs are of no use here)
   if [ ! -x "$peers/_build/bin/h2h_interleaved" ] ||
@@ -38,7 +39,7 @@ pack() {
   mkdir -p "$gpu/bin" "$gpu/lib" "$gpu/peers"
   cp "$build/tools/clgather" "$build/tools/clgather-bench" \
     "$build/tools/clgather-bench-scatter" "$build/tools/clgather-bench-bag" \
-    "$gpu/bin/"
+    "$build/tools/clgather-bench-gbq" "$gpu/bin/"
   cp -L "$build/libclgather.so.0" "$gpu/lib/" # no links: plain files travel
   # the referee links the library it built (RUNPATH): LD_LIBRARY_PATH, set
   # by `run`, puts this build's first
@@ -142,6 +143,7 @@ run() {
   # bench-bag: EB1-EB5 and the quantized tables QB1, QB2 (issue 43: their
   # copy/qbag against the target 0.85)
   step bench-bag 80 "$gpu/bin/clgather-bench-bag"
+  step bench-gbq 30 "$gpu/bin/clgather-bench-gbq" # QG1 (issue 43)
   if [ -f "$gpu/baseline/libclgather.so.0" ]; then
     LD_LIBRARY_PATH=$gpu/baseline:$LD_LIBRARY_PATH step bench-scatter-base 50 \
       "$gpu/bin/clgather-bench-scatter"
