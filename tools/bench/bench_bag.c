@@ -44,6 +44,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_util.h"
+#include "reference/reference.h"
 #include "cases/case.h"
 
 #include <clgather/clgather.h>
@@ -342,31 +343,6 @@ static const qwork qworks[] = {
 };
 #define NQWORK (sizeof qworks / sizeof qworks[0])
 
-/* float16 bits of a float in [-2, 2] (round to nearest; no subnormal or
- * overflow for these values: a plain conversion suffices here). */
-static uint16_t to_half(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  uint32_t sign = (u >> 16) & 0x8000u, mant = u & 0x7FFFFFu;
-  int exp = (int)((u >> 23) & 0xFF) - 127 + 15;
-  if (exp <= 0)
-    return (uint16_t)sign;
-  uint32_t h = sign | (uint32_t)exp << 10 | mant >> 13;
-  uint32_t rest = mant & 0x1FFFu;
-  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u)))
-    ++h;
-  return (uint16_t)h;
-}
-
-static float from_half(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1Fu,
-           mant = h & 0x3FFu;
-  uint32_t u = exp ? sign | (exp - 15 + 127) << 23 | mant << 13 : sign;
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-
 static int run_qwork(bench *b, const qwork *w, int rounds) {
   bool eight = w->format == CLG_BAG_WEIGHT_8BIT_ROWWISE;
   int64_t per = eight ? 1 : 2, tail = eight ? 8 : 4;
@@ -393,11 +369,11 @@ static int run_qwork(bench *b, const qwork *w, int rounds) {
       memcpy(row + w->dim, &scale, 4);
       memcpy(row + w->dim + 4, &bias, 4);
     } else {
-      uint16_t hs = to_half(scale), hb = to_half(bias);
+      uint16_t hs = ref_float_to_half(scale), hb = ref_float_to_half(bias);
       memcpy(row + w->dim / 2, &hs, 2);
       memcpy(row + w->dim / 2 + 2, &hb, 2);
-      scale = from_half(hs);
-      bias = from_half(hb);
+      scale = ref_half_to_float(hs);
+      bias = ref_half_to_float(hb);
     }
     for (int64_t j = 0; j < w->dim / per; ++j)
       row[j] = (unsigned char)rng();

@@ -20,6 +20,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_util.h"
+#include "reference/reference.h"
 #include "cases/case.h"
 
 #include <clgather/clgather.h>
@@ -50,31 +51,6 @@ static cl_mem upload(cl_context c, const void *p, size_t n) {
   if (!m)
     fprintf(stderr, PROG ": clCreateBuffer of %zu bytes: %d\n", n, (int)err);
   return m;
-}
-
-/* float16 bits of a normal float well inside float16's range (round to
- * nearest even; the values here are neither subnormal nor too large). */
-static uint16_t to_half(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  uint32_t sign = (u >> 16) & 0x8000u, mant = u & 0x7FFFFFu;
-  int exp = (int)((u >> 23) & 0xFF) - 127 + 15;
-  if (exp <= 0)
-    return (uint16_t)sign;
-  uint32_t h = sign | (uint32_t)exp << 10 | mant >> 13;
-  uint32_t rest = mant & 0x1FFFu;
-  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u)))
-    ++h;
-  return (uint16_t)h;
-}
-
-static float from_half(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1Fu,
-           mant = h & 0x3FFu;
-  uint32_t u = exp ? sign | (exp - 15 + 127) << 23 | mant << 13 : sign;
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
 }
 
 int main(int argc, char **argv) {
@@ -125,12 +101,12 @@ int main(int argc, char **argv) {
   for (size_t e = 0; e < pbytes; ++e)
     packed[e] = (unsigned char)rng();
   for (size_t e = 0; e < (size_t)ROWS * nb; ++e)
-    scales[e] = to_half((float)(1 + rng() % 100) / 4096.0f);
+    scales[e] = ref_float_to_half((float)(1 + rng() % 100) / 4096.0f);
   for (size_t r = 0; r < ROWS; ++r)
     for (size_t c = 0; c < COLS; ++c) {
       unsigned v = (packed[r * rowb + c / 2] >> (c % 2 * 4)) & 15u;
-      dense[r * COLS + c] =
-          to_half((float)v * from_half(scales[r * nb + c / BLOCK]));
+      dense[r * COLS + c] = ref_float_to_half(
+          (float)v * ref_half_to_float(scales[r * nb + c / BLOCK]));
     }
   for (int i = 0; i < NIDX; ++i)
     idx[i] = (int32_t)(rng() % ROWS);
