@@ -10,7 +10,13 @@
  *   GBQ_HALF    1: float16 scales and output; 0: float32
  *   GBQ_ZP      defined when zero points are given
  *   GBQ_CHUNK   output elements a work-item writes (a run of a slice)
+ *   GBQ_POS     uint or ulong: the positions' type (pos_t below)
  */
+
+/* Positions (elements of data and output, work-items): 32-bit where
+ * every one fits (GBQ_POS uint, the host's choice: a GPU divides those
+ * several times faster), else 64-bit. */
+typedef GBQ_POS pos_t;
 
 /* One multiply, never fused with anything: the same bits everywhere. */
 #pragma OPENCL FP_CONTRACT OFF
@@ -41,12 +47,12 @@ inline int gbq_code(global const uchar *p, ulong e) {
  * becomes llvm.experimental.noalias.scope.decl, which Oclgrind 21.10
  * cannot run.) */
 static void gbq_block(global const scale_t *scales, global const uchar *zp,
-                      ulong zp_off, ulong k,
-                      ulong nb, ulong zp_row, float *scale, int *p) {
+                      ulong zp_off, pos_t k, pos_t nb, ulong zp_row,
+                      float *scale, int *p) {
   *scale = SCALE_AT(scales, k);
 #if defined(GBQ_ZP) && GBQ_KIND == 0 && GBQ_BITS == 4
   /* ONNX Runtime's uint8 zero points: two a byte per row (N is 1) */
-  ulong row = k / nb, b = k - row * nb;
+  pos_t row = k / nb, b = k - row * nb;
   *p = (zp[zp_off + row * zp_row + b / 2] >> ((uint)(b & 1) * 4u)) & 15;
 #elif defined(GBQ_ZP)
   *p = gbq_code(zp + zp_off, k);
@@ -70,23 +76,24 @@ kernel void clg_gather_block_quantized(
     global const scale_t *restrict scales, ulong sc_off,
     global const uchar *restrict zp, ulong zp_off, global scale_t *out,
     ulong out_off, ulong8 geo, ulong zp_row, ulong slices) {
-  ulong g = get_global_id(0);
-  ulong inner = geo.s0, n = geo.s1, s = geo.s2, qn = geo.s3, nn = geo.s4,
-        nb = geo.s5, chunks = geo.s7;
+  pos_t g = (pos_t)get_global_id(0);
+  pos_t inner = (pos_t)geo.s0, n = (pos_t)geo.s1, s = (pos_t)geo.s2,
+        qn = (pos_t)geo.s3, nn = (pos_t)geo.s4, nb = (pos_t)geo.s5,
+        chunks = (pos_t)geo.s7, shift = (pos_t)geo.s6;
   /* Remainders as a - (a / b) * b: LLVM otherwise pairs each division
    * with its remainder through a `freeze`, which Oclgrind 21.10 cannot
    * run (tests/oclgrind/suites.sh). */
-  ulong slice = g / chunks, c0 = (g - slice * chunks) * GBQ_CHUNK;
-  if (slice >= slices)
+  pos_t slice = g / chunks, c0 = (g - slice * chunks) * GBQ_CHUNK;
+  if ((ulong)slice >= slices)
     return;
-  ulong m = slice / n, i = slice - m * n;
+  pos_t m = slice / n, i = slice - m * n;
   long v = CLG_FROM_END(indices[idx_off + i], s);
   /* e: the element of data; x, y, z: its place around the quantize axis
    * (before it, on it, after it); k: its block's scale (and zero point) */
-  ulong e = (m * s + (ulong)v) * inner + c0;
-  ulong x = e / qn, r = e - x * qn, y = r / nn, z = r - y * nn;
-  ulong q_len = qn / nn;
-  ulong len = inner - c0 < GBQ_CHUNK ? inner - c0 : GBQ_CHUNK;
+  pos_t e = (m * s + (pos_t)v) * inner + c0;
+  pos_t x = e / qn, r = e - x * qn, y = r / nn, z = r - y * nn;
+  pos_t q_len = qn / nn;
+  pos_t len = inner - c0 < GBQ_CHUNK ? inner - c0 : GBQ_CHUNK;
   global scale_t *dst = out + out_off + slice * inner + c0;
   data += data_off;
   scales += sc_off;
@@ -97,12 +104,12 @@ kernel void clg_gather_block_quantized(
      * blocks (the last of a row maybe partial), each one scale and zero
      * point and a loop with nothing carried (which the compiler
      * vectorizes). */
-    for (ulong j = 0; j < len;) {
-      ulong blk = y >> geo.s6, stop = (blk + 1) << geo.s6;
+    for (pos_t j = 0; j < len;) {
+      pos_t blk = y >> shift, stop = (blk + 1) << shift;
       stop = stop < q_len ? stop : q_len;
-      ulong seg = stop - y < len - j ? stop - y : len - j;
+      pos_t seg = stop - y < len - j ? stop - y : len - j;
       gbq_block(scales, zp, zp_off, x * nb + blk, nb, zp_row, &scale, &p);
-      for (ulong t = j; t < j + seg; ++t)
+      for (pos_t t = j; t < j + seg; ++t)
         f[t] = (float)(gbq_code(data, e + t) - p) * scale;
       j += seg;
       if ((y += seg) == q_len) {
@@ -113,9 +120,9 @@ kernel void clg_gather_block_quantized(
   } else {
     /* Element by element, the position carried; the block's scale and
      * zero point read again where the block changes. */
-    ulong last = ~(ulong)0;
-    for (ulong j = 0; j < len; ++j) {
-      ulong k = (x * nb + (y >> geo.s6)) * nn + z;
+    pos_t last = ~(pos_t)0;
+    for (pos_t j = 0; j < len; ++j) {
+      pos_t k = (x * nb + (y >> shift)) * nn + z;
       if (k != last) {
         last = k;
         gbq_block(scales, zp, zp_off, k, nb, zp_row, &scale, &p);
@@ -142,7 +149,7 @@ kernel void clg_gather_block_quantized(
     return;
   }
 #endif
-  for (ulong j = 0; j < len; ++j)
+  for (pos_t j = 0; j < len; ++j)
 #if GBQ_HALF
     vstore_half_rte(f[j], j, dst);
 #else

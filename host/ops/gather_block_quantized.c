@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static const char *const gbq_kind_names[] = {"CLG_GBQ_UINT8", "CLG_GBQ_UINT4",
                                              "CLG_GBQ_INT4"};
@@ -275,13 +276,28 @@ clg_status clg__gbq_prepare(clg_context *ctx, const clg_gbq_geom *g,
    * neighbouring bytes. By device type, not yet timed. */
   unsigned chunk =
       (clg__kernel_device(ctx) & CL_DEVICE_TYPE_CPU) ? GBQ_CHUNK_CPU : 1u;
-  char options[192];
+  /* Positions in 32 bits where every one fits: data's values (and a
+   * block past the last), the output's elements, the work-items. */
+  uint64_t nvalues = 1;
+  for (int32_t d = 0; d < g->rank; ++d)
+    nvalues *= (uint64_t)g->values[d];
+  uint64_t runs = (uint64_t)(g->count / (size_t)g->inner) *
+                  (((uint64_t)g->inner + chunk - 1) / chunk);
+  bool narrow = nvalues + (uint64_t)g->p.block_size < UINT32_MAX &&
+                (uint64_t)g->count < UINT32_MAX && runs + 64 < UINT32_MAX;
+#if defined(CLGATHER_TESTING)
+  /* The 64-bit form on the suite's small tensors (ctest's
+   * test_gather_block_quantized_wide). */
+  if (getenv("CLGATHER_TEST_GBQ_WIDE"))
+    narrow = false;
+#endif
+  char options[224];
   snprintf(options, sizeof options,
            "-DCLG_INDEX=%s -DGBQ_KIND=%u -DGBQ_BITS=%d -DGBQ_HALF=%d "
-           "-DGBQ_CHUNK=%u%s",
+           "-DGBQ_CHUNK=%u -DGBQ_POS=%s%s",
            m->index_size == 4 ? "int" : "long", (unsigned)g->p.kind,
            (int)g->p.bits, g->sdtype == CLG_DTYPE_FLOAT16 ? 1 : 0, chunk,
-           g->zp ? " -DGBQ_ZP" : "");
+           narrow ? "uint" : "ulong", g->zp ? " -DGBQ_ZP" : "");
   clg_kernel_entry *kernel = NULL;
   clg_status st =
       clg__get_kernel(ctx, clg_kernel_gather_block_quantized, options,
