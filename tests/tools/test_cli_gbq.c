@@ -5,7 +5,8 @@
  * values, not taken from the tool or the library: every kind (uint8 with
  * bits 8 and ONNX Runtime's packed 4-bit rows, uint4 and int4 given one
  * value a byte), float32 and float16 scales (the float16 product rounded
- * by the compiler's _Float16), with and without zero points, negative
+ * by the plain-C reference's ref_float_to_half(): clang has no _Float16 on
+ * x86-64 here), with and without zero points, negative
  * indices, other axes, the defaults (bits 4, block 128, the last quantize
  * axis), .npy and .pb files. The error paths: an out-of-range index and a
  * 4-bit value out of its range exit 1 with OUT absent or unchanged, usage
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "cli_testutil.h"
+#include "reference/reference.h"
 #include "tensor_file.h"
 
 TestSuite(cli_gbq, .fini = ct_cleanup, .timeout = 300);
@@ -106,10 +108,12 @@ static int64_t expected(const gcase *c, void *out) {
         for (int k = 0; k < c->r; ++k)
           sflat = sflat * ss[k] + (k == c->qa ? coord[k] / c->block : coord[k]);
         int p = c->zp ? c->zp[sflat] : dzp;
-        float sc = c->half ? (float)(_Float16)c->scale[sflat] : c->scale[sflat];
+        float sc = c->half
+                       ? ref_half_to_float(ref_float_to_half(c->scale[sflat]))
+                       : c->scale[sflat];
         float prod = (float)(c->q[flat] - p) * sc;
         if (c->half) {
-          _Float16 h = (_Float16)prod;
+          uint16_t h = ref_float_to_half(prod);
           memcpy((unsigned char *)out + 2 * o, &h, 2);
         } else
           memcpy((unsigned char *)out + 4 * o, &prod, 4);
@@ -154,9 +158,9 @@ static void save_case(const gcase *c, const char *prefix) {
   save(name, CLG_DTYPE_INT64, c->irank, c->ishape, c->idx);
   snprintf(name, sizeof name, "%s_s.npy", prefix);
   if (c->half) {
-    _Float16 *h = malloc((size_t)ns * 2);
+    uint16_t *h = malloc((size_t)ns * 2);
     for (int64_t e = 0; e < ns; ++e)
-      h[e] = (_Float16)c->scale[e];
+      h[e] = ref_float_to_half(c->scale[e]);
     save(name, CLG_DTYPE_FLOAT16, c->r, ss, h);
     free(h);
   } else
