@@ -80,8 +80,8 @@ static void run_split(split_tally *t, const bag_case *c, uint64_t seed) {
   char desc[1024];
   bag_case_str(c, desc, sizeof desc);
   int64_t ws[2];
-  size_t wbytes =
-      (size_t)(ws[0] * ws[1]) * clg_dtype_size(bag_weight_shape(c, ws));
+  size_t wes = clg_dtype_size(bag_weight_shape(c, ws)); /* fills ws first */
+  size_t wbytes = (size_t)(ws[0] * ws[1]) * wes;
   bool big = wbytes > LIMIT || (size_t)c->n * clg_dtype_size(c->idt) > LIMIT ||
              (size_t)(c->B * c->dim) * clg_dtype_size(c->dtype) > LIMIT;
   cr_assert(big, "test bug: nothing past the limit in %s", desc);
