@@ -198,7 +198,13 @@ clg_status clg__bag_check_shapes(const clg_bag_params *params,
                        "(%" PRId64 " bytes) after its codes",
                        g->wcols, bag_qformats[p->weight_format].name,
                        bag_qformats[p->weight_format].scale, tail);
-    g->dim = (g->wcols - tail) * bag_qformats[p->weight_format].per_byte;
+    int64_t per = bag_qformats[p->weight_format].per_byte;
+    if (g->wcols - tail > INT64_MAX / per)
+      return clg__fail(CLG_ERROR_SIZE_OVERFLOW,
+                       "weight's rows of %" PRId64 " bytes hold more values "
+                       "than int64 counts (weight_format %s)",
+                       g->wcols, bag_qformats[p->weight_format].name);
+    g->dim = (g->wcols - tail) * per;
     g->dtype = CLG_DTYPE_FLOAT;
   }
   if (p->form == CLG_BAGS_FIXED)

@@ -334,3 +334,23 @@ Test(embedding_bag_quantized, strided_weight) {
         bag_inputs_free(&in);
       }
 }
+
+/* A 2-bit table's rows whose value count (four a byte) passes int64:
+ * refused by name, not overflowed (the bytes themselves fit size_t). */
+Test(embedding_bag_quantized, values_past_int64_refused) {
+  unsigned char w[8] = {0};
+  int64_t idx[1] = {0}, off[1] = {0};
+  float out[4] = {0};
+  int64_t ws[2] = {1, (INT64_MAX / 4) + 8}, xs[1] = {1}, bs[1] = {1},
+          os[2] = {1, 4};
+  clg_bag_params p = {0};
+  p.weight_format = CLG_BAG_WEIGHT_2BIT_ROWWISE;
+  clg_tensor wt = clg_tensor_host(CLG_DTYPE_UINT8, 2, ws, w),
+             xt = clg_tensor_host(CLG_DTYPE_INT64, 1, xs, idx),
+             bt = clg_tensor_host(CLG_DTYPE_INT64, 1, bs, off),
+             ot = clg_tensor_host(CLG_DTYPE_FLOAT, 2, os, out);
+  clg_status st = clg_embedding_bag(tu_ctx(), &p, &wt, &xt, &bt, NULL, &ot,
+                                    NULL, 0, NULL, NULL);
+  cr_assert_eq(st, CLG_ERROR_SIZE_OVERFLOW, "%s: %s", clg_status_string(st),
+               clg_last_error());
+}
