@@ -1,8 +1,9 @@
 /* GatherBlockQuantized (include/clgather/clgather_quantized.h): one
  * work-item per run of GBQ_CHUNK output elements, reading each element's
  * packed value, the scale and zero point of its block, and writing
- * (float)(q - p) * scale. The host
- * has checked every index value before this runs. Build constants:
+ * (float)(q - p) * scale. Every index value is checked before this
+ * writes: by the host before it is enqueued, or (-DCLG_GATED) by the
+ * validation kernel whose verdict it reads first. Build constants:
  *
  *   CLG_INDEX   int or long (prelude.cl: index_t)
  *   GBQ_KIND    0 uint8 storage, 1 uint4, 2 int4 (clg_gbq_kind)
@@ -11,6 +12,7 @@
  *   GBQ_ZP      defined when zero points are given
  *   GBQ_CHUNK   output elements a work-item writes (a run of a slice)
  *   GBQ_POS     uint or ulong: the positions' type (pos_t below)
+ *   CLG_GATED   the verdict's gate (prelude.cl)
  */
 
 /* Positions (elements of data and output, work-items): 32-bit where
@@ -75,7 +77,8 @@ kernel void clg_gather_block_quantized(
     global const index_t *restrict indices, ulong idx_off,
     global const scale_t *restrict scales, ulong sc_off,
     global const uchar *restrict zp, ulong zp_off, global scale_t *out,
-    ulong out_off, ulong8 geo, ulong zp_row, ulong slices) {
+    ulong out_off, ulong8 geo, ulong zp_row, ulong slices CLG_GATE_ARG) {
+  CLG_GATE
   pos_t g = (pos_t)get_global_id(0);
   pos_t inner = (pos_t)geo.s0, n = (pos_t)geo.s1, s = (pos_t)geo.s2,
         qn = (pos_t)geo.s3, nn = (pos_t)geo.s4, nb = (pos_t)geo.s5,

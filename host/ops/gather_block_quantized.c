@@ -235,54 +235,89 @@ clg_status clg__gbq_check(const clg_gbq_params *params, const clg_tensor *data,
                                  "place of gather_axis");
 }
 
-clg_status clg__gbq_check_values(const clg_gbq_geom *g,
-                                 const clg_tensor *indices, const void *values,
-                                 size_t index_size, size_t max_threads) {
-  if (g->n == 0)
+/* The index rule, Gather's on the gather axis: `data` describes the
+ * values' shape and norm->axis is the gather axis (clg__gbq_rule()). */
+static size_t gbq_bounds(const clg_params *norm, const clg_tensor *data,
+                         const clg_tensor *indices, int64_t *s) {
+  (void)indices;
+  s[0] = data->shape[norm->axis];
+  return 1;
+}
+
+static clg_status gbq_report(const clg_params *norm, const clg_tensor *data,
+                             const clg_tensor *indices, size_t pos,
+                             int64_t value) {
+  return clg__report_index_oob(pos, value, indices->rank, indices->shape,
+                               data->shape[norm->axis], (int32_t)norm->axis);
+}
+
+static const clg_op_impl gbq_index_rule = {.bounds = gbq_bounds,
+                                           .report = gbq_report};
+
+void clg__gbq_rule(const clg_gbq_geom *g, const clg_tensor *indices,
+                   const clg_tensor_facts *xf, size_t host_threads,
+                   clg_checked *c, clg_tensor *values) {
+  memset(c, 0, sizeof *c);
+  c->impl = &gbq_index_rule;
+  c->norm.mode = CLG_MODE_RAISE;
+  c->norm.axis = g->ga;
+  c->num_inputs = 2;
+  c->host_threads = host_threads;
+  c->xf = *xf;
+  c->df.elem_size = clg_dtype_size(g->sdtype);
+  memset(values, 0, sizeof *values);
+  values->dtype = CLG_DTYPE_UINT8;
+  values->rank = g->rank;
+  memcpy(values->shape, g->values, sizeof values->shape);
+  values->storage = indices->storage;
+}
+
+clg_status clg__gbq_device_check(clg_context *ctx, const clg_gbq_geom *g) {
+  /* The same bits on every device: a float32 product below 2^-126 is
+   * subnormal, which a device without CL_FP_DENORM flushes (float16
+   * scales round such products to a zero of the same sign anyway). */
+  if (g->sdtype != CLG_DTYPE_FLOAT)
     return CLG_SUCCESS;
-  size_t pos = clg__first_index_out_of_range(values, index_size, (size_t)g->n,
-                                             &g->s, 1, max_threads);
-  if (pos == (size_t)g->n)
-    return CLG_SUCCESS;
-  return clg__report_index_oob(pos, clg__index_at(values, index_size, pos),
-                               indices->rank, indices->shape, g->s, g->ga);
+  cl_device_fp_config fp = 0;
+  cl_int err = clGetDeviceInfo(ctx->device, CL_DEVICE_SINGLE_FP_CONFIG,
+                               sizeof fp, &fp, NULL);
+  if (err != CL_SUCCESS)
+    return clg__fail_cl(err, "clGetDeviceInfo",
+                        "reading the device's CL_DEVICE_SINGLE_FP_CONFIG");
+  if (!(fp & CL_FP_DENORM))
+    return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
+                     "GatherBlockQuantized with float32 scales cannot give "
+                     "the promised bits on this device: it flushes "
+                     "subnormal floats to zero (CL_DEVICE_SINGLE_FP_CONFIG "
+                     "lacks CL_FP_DENORM); float16 scales run there");
+  return CLG_SUCCESS;
 }
 
 /* Output elements a work-item writes on a CPU (GBQ_CHUNK). */
 #define GBQ_CHUNK_CPU 128u
 
-clg_status clg__gbq_prepare(clg_context *ctx, const clg_gbq_geom *g,
-                            const clg_gbq_mems *m, clg_kernel_call *call) {
-  /* The same bits on every device: a float32 product below 2^-126 is
-   * subnormal, which a device without CL_FP_DENORM flushes (float16
-   * scales round such products to a zero of the same sign anyway). */
-  if (g->sdtype == CLG_DTYPE_FLOAT) {
-    cl_device_fp_config fp = 0;
-    cl_int err = clGetDeviceInfo(ctx->device, CL_DEVICE_SINGLE_FP_CONFIG,
-                                 sizeof fp, &fp, NULL);
-    if (err != CL_SUCCESS)
-      return clg__fail_cl(err, "clGetDeviceInfo",
-                          "reading the device's CL_DEVICE_SINGLE_FP_CONFIG");
-    if (!(fp & CL_FP_DENORM))
-      return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
-                       "GatherBlockQuantized with float32 scales cannot give "
-                       "the promised bits on this device: it flushes "
-                       "subnormal floats to zero (CL_DEVICE_SINGLE_FP_CONFIG "
-                       "lacks CL_FP_DENORM); float16 scales run there");
-  }
-  /* Elements a work-item writes: a run long enough to spread its
-   * divisions on a CPU (whose compiler vectorizes the work-items, not the
-   * run); short on a GPU, whose neighbouring work-items should write
-   * neighbouring bytes. By device type, not yet timed. */
-  unsigned chunk =
-      (clg__kernel_device(ctx) & CL_DEVICE_TYPE_CPU) ? GBQ_CHUNK_CPU : 1u;
+/* The kernel's layout for a call: elements a work-item writes and the
+ * positions' width. */
+static unsigned gbq_chunk(clg_context *ctx) {
+  /* A run long enough to spread its divisions on a CPU (whose compiler
+   * vectorizes the work-items, not the run); short on a GPU, whose
+   * neighbouring work-items should write neighbouring bytes. By device
+   * type, not yet timed. */
+  return (clg__kernel_device(ctx) & CL_DEVICE_TYPE_CPU) ? GBQ_CHUNK_CPU : 1u;
+}
+
+clg_status clg__gbq_kernel(clg_context *ctx, const clg_gbq_geom *g,
+                           size_t index_size, bool gated,
+                           clg_kernel_entry **kernel) {
+  unsigned chunk = gbq_chunk(ctx);
   /* Positions in 32 bits where every one fits: data's values (and a
    * block past the last), the output's elements, the work-items. */
   uint64_t nvalues = 1;
   for (int32_t d = 0; d < g->rank; ++d)
     nvalues *= (uint64_t)g->values[d];
-  uint64_t runs = (uint64_t)(g->count / (size_t)g->inner) *
-                  (((uint64_t)g->inner + chunk - 1) / chunk);
+  uint64_t runs = g->inner ? (uint64_t)(g->count / (size_t)g->inner) *
+                                 (((uint64_t)g->inner + chunk - 1) / chunk)
+                           : 0;
   bool narrow = nvalues + (uint64_t)g->p.block_size < UINT32_MAX &&
                 (uint64_t)g->count < UINT32_MAX && runs + 64 < UINT32_MAX;
 #if defined(CLGATHER_TESTING)
@@ -291,19 +326,28 @@ clg_status clg__gbq_prepare(clg_context *ctx, const clg_gbq_geom *g,
   if (getenv("CLGATHER_TEST_GBQ_WIDE"))
     narrow = false;
 #endif
-  char options[224];
+  char options[240];
   snprintf(options, sizeof options,
            "-DCLG_INDEX=%s -DGBQ_KIND=%u -DGBQ_BITS=%d -DGBQ_HALF=%d "
-           "-DGBQ_CHUNK=%u -DGBQ_POS=%s%s",
-           m->index_size == 4 ? "int" : "long", (unsigned)g->p.kind,
+           "-DGBQ_CHUNK=%u -DGBQ_POS=%s%s%s",
+           index_size == 4 ? "int" : "long", (unsigned)g->p.kind,
            (int)g->p.bits, g->sdtype == CLG_DTYPE_FLOAT16 ? 1 : 0, chunk,
-           narrow ? "uint" : "ulong", g->zp ? " -DGBQ_ZP" : "");
+           narrow ? "uint" : "ulong", g->zp ? " -DGBQ_ZP" : "",
+           gated ? " -DCLG_GATED" : "");
+  return clg__get_kernel(ctx, clg_kernel_gather_block_quantized, options,
+                         "clg_gather_block_quantized", kernel);
+}
+
+clg_status clg__gbq_prepare(clg_context *ctx, const clg_gbq_geom *g,
+                            const clg_gbq_mems *m, bool gated,
+                            clg_kernel_call *call) {
+  clg_status st = clg__gbq_device_check(ctx, g);
   clg_kernel_entry *kernel = NULL;
-  clg_status st =
-      clg__get_kernel(ctx, clg_kernel_gather_block_quantized, options,
-                      "clg_gather_block_quantized", &kernel);
+  if (st == CLG_SUCCESS)
+    st = clg__gbq_kernel(ctx, g, m->index_size, gated, &kernel);
   if (st != CLG_SUCCESS)
     return st;
+  unsigned chunk = gbq_chunk(ctx);
   size_t ses = clg_dtype_size(g->sdtype);
   cl_ulong data_off = m->data_off, idx_off = m->indices_off / m->index_size,
            sc_off = m->scales_off / ses, zp_off = m->zp_off,

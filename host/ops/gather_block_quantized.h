@@ -1,7 +1,7 @@
 /* ops/: GatherBlockQuantized's own rules (ops/gather_block_quantized.c),
  * which run/'s clg_gather_block_quantized() (run/gather_block_quantized.c)
  * calls: the checks of its params, operands' types and shapes, of its
- * index values, and its kernel call. It has no registry line (it takes no
+ * index rule, and its kernel call. It has no registry line (it takes no
  * clg_params, and a registry line brings a case description, a selftest
  * row and a CLI command with it): these functions are its entry into the
  * library's common steps. Not installed. */
@@ -39,13 +39,20 @@ clg_status clg__gbq_check(const clg_gbq_params *params, const clg_tensor *data,
                           const clg_tensor *zero_points,
                           const clg_tensor *output, clg_gbq_geom *g);
 
-/* The first index value (int32 or int64, `index_size`) outside [-s, s-1]
- * in C order, reported as CLG_ERROR_INDEX_OUT_OF_BOUNDS naming its
- * position, value and the valid range; CLG_SUCCESS when there is none.
- * `indices` gives the message its shape. */
-clg_status clg__gbq_check_values(const clg_gbq_geom *g,
-                                 const clg_tensor *indices, const void *values,
-                                 size_t index_size, size_t max_threads);
+/* The index rule as the family's index pass, validation kernel and
+ * outcomes take it (run/run.h: clg__check_index_values,
+ * clg__verdict_enqueue, clg__outcome_pending): ONNX Gather's on the
+ * gather axis, each value in [-s, s-1], an offender reported naming its
+ * position, value and range. Fills *c (its impl: bounds and report only;
+ * params: mode RAISE, axis ga; xf: the indices' facts) and *values, the
+ * `data` descriptor the rule reads (the values' shape; no memory). */
+void clg__gbq_rule(const clg_gbq_geom *g, const clg_tensor *indices,
+                   const clg_tensor_facts *xf, size_t host_threads,
+                   clg_checked *c, clg_tensor *values);
+
+/* What the device must offer for the call's bits: float32 scales need
+ * CL_FP_DENORM (CLG_ERROR_UNSUPPORTED_DTYPE otherwise). */
+clg_status clg__gbq_device_check(clg_context *ctx, const clg_gbq_geom *g);
 
 /* The operands as the kernel reads them: each cl_mem and its byte offset
  * (zero_points': any buffer when there are none; never read). */
@@ -55,9 +62,18 @@ typedef struct clg_gbq_mems {
   size_t index_size;
 } clg_gbq_mems;
 
-/* The kernel's call (its program built or found first): one work-item per
- * output element, g->count > 0. */
+/* Get (building on first use) the kernel for this geometry, index size
+ * (4 or 8) and gate (`gated`: it takes the verdict as one more, last,
+ * argument and writes nothing when a check failed): for plans baking. */
+clg_status clg__gbq_kernel(clg_context *ctx, const clg_gbq_geom *g,
+                           size_t index_size, bool gated,
+                           clg_kernel_entry **kernel);
+
+/* The kernel's call (the device checked, its program built or found
+ * first), g->count > 0; `gated` as clg__gbq_kernel()'s, the verdict
+ * appended by clg__call_launch(). */
 clg_status clg__gbq_prepare(clg_context *ctx, const clg_gbq_geom *g,
-                            const clg_gbq_mems *m, clg_kernel_call *call);
+                            const clg_gbq_mems *m, bool gated,
+                            clg_kernel_call *call);
 
 #endif /* CLGATHER_HOST_OPS_GATHER_BLOCK_QUANTIZED_H */

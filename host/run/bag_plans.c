@@ -2,7 +2,7 @@
  * clg_plan_create_embedding_bag() checks the templates once (the call's
  * own checks on descriptors without memory, embedding_bag.c) and what the
  * device must offer; clg_plan_bake() (plans.c) builds through
- * clg__bag_plan_bake(); clg_plan_enqueue_embedding_bag() matches the
+ * bag_plan_bake(); clg_plan_enqueue_embedding_bag() matches the
  * tensors with the templates, then runs the one-shot call
  * (clg__bag_call), values checked at every enqueue. The clg_plan itself,
  * its lock and its kinds are plans.c's. */
@@ -12,14 +12,14 @@
 
 enum { BP_WEIGHT, BP_INDICES, BP_BAGS, BP_PSW, BP_INPUTS };
 
-struct clg_bag_plan {
+typedef struct clg_bag_plan {
   clg_context *ctx;
   bool async; /* CLG_PLAN_ASYNC_CHECK */
   clg_bag_params params;
   clg_tensor in[BP_INPUTS], output; /* the templates, by value */
   bool present[BP_INPUTS];          /* bags and per_sample_weights given */
   clg_bag_geom g;
-};
+} clg_bag_plan;
 
 /* The names the call's messages give the operands. */
 static const char *bag_plan_name(const clg_bag_plan *b, int k) {
@@ -31,6 +31,9 @@ static const char *bag_plan_name(const clg_bag_plan *b, int k) {
          : b->params.form == CLG_BAGS_OFFSETS   ? "offsets"
                                                 : "bags";
 }
+
+static clg_status bag_plan_bake(const void *part);
+static void bag_plan_free(void *part) { free(part); }
 
 clg_status clg_plan_create_embedding_bag(
     clg_context *ctx, const clg_bag_params *params, const clg_tensor *weight,
@@ -63,13 +66,17 @@ clg_status clg_plan_create_embedding_bag(
     if ((b->present[k] = in[k] != NULL))
       b->in[k] = *in[k];
   b->output = *output;
-  clg_bag_plan_fns fns = {clg__bag_plan_bake, clg__bag_plan_free};
-  if ((st = clg__plan_new_bag(ctx, flags, b, fns, out)) != CLG_SUCCESS)
+  clg_plan_part_fns fns = {bag_plan_bake, bag_plan_free};
+  if ((st = clg__plan_new_part(ctx, flags, CLG_PLAN_BAG, b, fns, out)) !=
+      CLG_SUCCESS)
     return st;
   return clg__ok();
 }
 
-clg_status clg__bag_plan_bake(const clg_bag_plan *b) {
+/* The programs an EmbeddingBag plan's enqueues need (plans.c's
+ * clg_plan_bake(), under the plan's lock). */
+static clg_status bag_plan_bake(const void *part) {
+  const clg_bag_plan *b = part;
   const clg_tensor *x = &b->in[BP_INDICES],
                    *bags = b->present[BP_BAGS] ? &b->in[BP_BAGS] : NULL;
   /* As the call decides (strategy.c, clg__bag_check_way): checks on the
@@ -98,15 +105,14 @@ clg_status clg__bag_plan_bake(const clg_bag_plan *b) {
   return st;
 }
 
-void clg__bag_plan_free(clg_bag_plan *bag) { free(bag); }
-
 clg_status clg_plan_enqueue_embedding_bag(
     clg_plan *plan, const clg_tensor *weight, const clg_tensor *indices,
     const clg_tensor *bags, const clg_tensor *per_sample_weights,
     const clg_tensor *output, cl_command_queue queue, cl_uint num_events,
     const cl_event *wait_list, cl_event *event, clg_outcome **outcome) {
-  clg_bag_plan *b = NULL;
-  clg_status st = clg__plan_bag(plan, outcome, &b);
+  void *part = NULL;
+  clg_status st = clg__plan_part(plan, CLG_PLAN_BAG, outcome, &part);
+  clg_bag_plan *b = part;
   if (st != CLG_SUCCESS)
     return st;
   const clg_tensor *in[BP_INPUTS] = {weight, indices, bags, per_sample_weights};

@@ -1,14 +1,23 @@
-/* The public entry point clg_gather_block_quantized()
- * (clgather/clgather_quantized.h): GatherBlockQuantized's call, step by
- * step. Its rules are ops/gather_block_quantized.c's; staging and
- * launching are the family's (device/enqueue.c).
+/* The public entry points clg_gather_block_quantized() and
+ * clg_gather_block_quantized_async() (clgather/clgather_quantized.h), as
+ * its plans' enqueues run them too (gbq_plans.c): GatherBlockQuantized's
+ * call, step by step. Its rules are ops/gather_block_quantized.c's; the
+ * index pass, the validation kernel, its verdict and outcomes, staging
+ * and launching are the family's (run/index_pass.c, run/verdict.c,
+ * run/outcome.c, device/enqueue.c), the way the values are checked
+ * strategy.c's, as for a Gather.
  *
  * The steps: every check that reads no value (params, types, shapes, then
- * each operand's descriptor and memory, alignment, overlaps, the queue);
- * then the index values on the host (a cl_mem's read back, blocking,
- * after the wait list: this first version has no check on the device);
- * then the operands staged and the one kernel enqueued after the wait
- * list, a host output read back. */
+ * each operand's descriptor and memory, alignment, overlaps, the queue,
+ * what the device offers); then the way (clg__check_way, with the
+ * operator's index rule, clg__gbq_rule): host indices scanned in place,
+ * cl_mem ones read back or checked by the validation kernel before the
+ * kernel is enqueued (HOST, READ_BACK, DEVICE), or, with cl_mem indices
+ * and output, the validation kernel and the kernel gated on its verdict
+ * enqueued together, the verdict read after them (GATED_READ, a
+ * synchronous call without a wait list) or by the outcome (GATED); then
+ * the operands staged and the one kernel enqueued, a host output read
+ * back. */
 #include "ops/gather_block_quantized.h"
 #include "run/run.h"
 
@@ -26,6 +35,8 @@ typedef struct gbq_call {
   clg_tensor_facts of;
   clg_gbq_geom g;
   cl_command_queue queue;
+  clg_checked rule;  /* the index rule (clg__gbq_rule) */
+  clg_tensor values; /* the descriptor it reads (the values' shape) */
 } gbq_call;
 
 /* The packed operands (data, zero points) as what their memory holds: a
@@ -41,9 +52,27 @@ static const clg_tensor *gbq_bytes_view(const clg_tensor *t, size_t bytes,
   return copy;
 }
 
+/* A plan's template as clg__check_tensor() checks it without memory: host
+ * storage at an address never read (as call_checks.c's templates). */
+static const clg_tensor *gbq_desc(const clg_tensor *t, bool templates,
+                                  clg_tensor *copy) {
+  static unsigned char nowhere;
+  if (!templates)
+    return t;
+  *copy = *t;
+  copy->storage = CLG_STORAGE_HOST;
+  copy->host = &nowhere;
+  copy->buffer = NULL;
+  return copy;
+}
+
+/* Every check that reads no value; `templates` (a plan's, gbq_plans.c):
+ * every one that looks at no memory (no buffer, overlap, queue or
+ * device). */
 static clg_status gbq_check_call(clg_context *ctx, const clg_gbq_params *params,
                                  cl_command_queue queue, cl_uint num_events,
-                                 const cl_event *wait_list, gbq_call *c) {
+                                 const cl_event *wait_list, gbq_call *c,
+                                 bool templates) {
   if (!ctx)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "ctx is NULL");
   if (!params)
@@ -79,14 +108,15 @@ static clg_status gbq_check_call(clg_context *ctx, const clg_gbq_params *params,
     clg_tensor_facts *f = k < GBQ_INPUTS ? &c->inf[k] : &c->of;
     if (!t)
       continue;
-    clg_tensor copy;
+    clg_tensor copy, desc;
     const clg_tensor *d = k == GBQ_DATA ? gbq_bytes_view(t, c->g.data_bytes,
                                                          &copy)
                           : k == GBQ_ZP ? gbq_bytes_view(t, c->g.zp_bytes,
                                                          &copy)
                                         : t;
     size_t elem = clg_dtype_size(t->dtype);
-    if ((st = clg__check_tensor(ctx, name, d, elem, f)) != CLG_SUCCESS)
+    if ((st = clg__check_tensor(ctx, name, gbq_desc(d, templates, &desc), elem,
+                                f)) != CLG_SUCCESS)
       return st;
     if (t->storage == CLG_STORAGE_BUFFER && t->offset % elem != 0)
       return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
@@ -94,6 +124,15 @@ static clg_status gbq_check_call(clg_context *ctx, const clg_gbq_params *params,
                        "element size %zu",
                        name, t->offset, elem);
   }
+  clg__gbq_rule(&c->g, c->in[GBQ_INDICES], &c->inf[GBQ_INDICES],
+                clg__context_host_threads(ctx), &c->rule, &c->values);
+  if (templates)
+    return CLG_SUCCESS;
+  /* What the device offers, before any value is read: a device that
+   * cannot give the promised bits refuses the call whichever way its
+   * values would be checked (as a plan's creation refuses it). */
+  if (c->g.count > 0 && (st = clg__gbq_device_check(ctx, &c->g)) != CLG_SUCCESS)
+    return st;
   for (int k = 0; k < GBQ_INPUTS; ++k)
     if (c->in[k] &&
         (st = clg__check_no_overlap(gbq_names[k], c->in[k], c->inf[k].bytes,
@@ -102,38 +141,11 @@ static clg_status gbq_check_call(clg_context *ctx, const clg_gbq_params *params,
   return clg__resolve_queue(ctx, queue, &c->queue);
 }
 
-/* The index values on the host: in place, or read back from their cl_mem
- * (blocking, after the wait list) into a copy. */
-static clg_status gbq_check_values(clg_context *ctx, const gbq_call *c,
-                                   cl_uint num_events,
-                                   const cl_event *wait_list) {
-  const clg_tensor *t = c->in[GBQ_INDICES];
-  size_t bytes = c->inf[GBQ_INDICES].bytes;
-  if (bytes == 0)
-    return CLG_SUCCESS;
-  void *copy = NULL;
-  const void *values = t->host;
-  clg_status st = CLG_SUCCESS;
-  if (t->storage == CLG_STORAGE_BUFFER) {
-    if (!(copy = CLG_MALLOC(bytes)))
-      return clg__fail(CLG_ERROR_OUT_OF_HOST_MEMORY,
-                       "allocating %zu bytes to check indices", bytes);
-    st = clg__read_buffer(c->queue, t, bytes, copy, num_events, wait_list,
-                          false, "indices");
-    values = copy;
-  }
-  if (st == CLG_SUCCESS)
-    st = clg__gbq_check_values(&c->g, t, values,
-                               c->inf[GBQ_INDICES].elem_size,
-                               clg__context_host_threads(ctx));
-  free(copy);
-  return st;
-}
-
-/* Stage every operand, enqueue the kernel after the wait list, read a
- * host output back; host memory makes the call blocking (the kernel may
- * read it in place). */
-static clg_status gbq_launch(clg_context *ctx, const gbq_call *c,
+/* Stage every operand, enqueue the kernel after the wait list (gated on
+ * `gate` when not NULL), read a host output back; host memory makes the
+ * call blocking (the kernel may read it in place). *event (may be NULL)
+ * gets the last command's event. */
+static clg_status gbq_launch(clg_context *ctx, const gbq_call *c, cl_mem gate,
                              cl_uint num_events, const cl_event *wait_list,
                              cl_event *event) {
   clg_staged in[GBQ_INPUTS] = {{0}}, o = {0};
@@ -163,14 +175,14 @@ static clg_status gbq_launch(clg_context *ctx, const gbq_call *c,
         .output_off = o.offset,
         .index_size = c->inf[GBQ_INDICES].elem_size,
     };
-    st = clg__gbq_prepare(ctx, &c->g, &m, &call);
+    st = clg__gbq_prepare(ctx, &c->g, &m, gate != NULL, &call);
   }
   if (st == CLG_SUCCESS)
     st = clg__check_wait_failed(num_events, wait_list);
   cl_event kevent = NULL;
   if (st == CLG_SUCCESS)
-    st = clg__call_launch(&call, c->queue, NULL, num_events, wait_list,
-                          &kevent);
+    st =
+        clg__call_launch(&call, c->queue, gate, num_events, wait_list, &kevent);
   bool done = false;
   if (st == CLG_SUCCESS)
     st = clg__finish_call(
@@ -191,12 +203,106 @@ static clg_status gbq_launch(clg_context *ctx, const gbq_call *c,
   return st;
 }
 
-clg_status clg_gather_block_quantized(
-    clg_context *ctx, const clg_gbq_params *params, const clg_tensor *data,
-    const clg_tensor *indices, const clg_tensor *scales,
-    const clg_tensor *zero_points, const clg_tensor *output,
-    cl_command_queue queue, cl_uint num_events, const cl_event *wait_list,
-    cl_event *event) {
+/* The values checked before the kernel is enqueued (HOST, READ_BACK,
+ * DEVICE, NONE): an asynchronous call's outcome is decided. */
+static clg_status gbq_run_checked(clg_context *ctx, const gbq_call *c,
+                                  cl_uint num_events, const cl_event *wait_list,
+                                  cl_event *event, clg_outcome **outcome) {
+  clg_status st =
+      clg__check_index_values(ctx, &c->rule, c->queue, &c->values,
+                              c->in[GBQ_INDICES], num_events, wait_list);
+  clg_outcome *o = NULL;
+  if (st == CLG_SUCCESS && outcome)
+    st = clg__outcome_decided(&o);
+  if (st == CLG_SUCCESS && c->g.count == 0)
+    st = clg__marker(c->queue, num_events, wait_list, event,
+                     "completing a GatherBlockQuantized with an empty output");
+  else if (st == CLG_SUCCESS)
+    st = gbq_launch(ctx, c, NULL, num_events, wait_list, event);
+  if (st != CLG_SUCCESS) {
+    clg_outcome_release(o);
+    return st;
+  }
+  if (outcome)
+    *outcome = o;
+  return CLG_SUCCESS;
+}
+
+/* GATED and GATED_READ: the validation kernel and the kernel gated on its
+ * verdict, enqueued together; the verdict read after the kernel (a
+ * synchronous call: its one wait) or by the outcome (which takes the
+ * verdict's buffer and gives it back to the context once read). */
+static clg_status gbq_run_gated(clg_context *ctx, const gbq_call *c,
+                                cl_uint num_events, const cl_event *wait_list,
+                                cl_event *event, clg_outcome **outcome) {
+  const clg_tensor *indices = c->in[GBQ_INDICES];
+  /* Events only where something waits by them: the outcome, the kernel
+   * on an out-of-order queue. An in-order queue runs the kernel after the
+   * validation, and the verdict's blocking read comes after both. */
+  bool in_order = false;
+  clg_status st = CLG_SUCCESS;
+  if (num_events == 0)
+    st = clg__queue_in_order(c->queue, &in_order);
+  if (st != CLG_SUCCESS)
+    return st;
+  clg_verdict v = {.mem = NULL};
+  st = clg__verdict_enqueue(ctx, &c->rule, c->queue, &c->values, indices,
+                            num_events, wait_list, outcome || !in_order, &v);
+  if (st != CLG_SUCCESS)
+    return st;
+  /* The outcome exists before the kernel is enqueued: failing to make it
+   * fails the call with nothing written. */
+  clg_outcome *o = NULL;
+  if (outcome)
+    st = clg__outcome_pending(ctx, &c->rule, &c->values, indices, c->queue, &v,
+                              &o);
+  cl_mem verdict = v.mem;
+  if (o)
+    v.mem = NULL; /* the outcome's */
+  cl_event last = NULL;
+  if (st == CLG_SUCCESS)
+    st = gbq_launch(ctx, c, verdict, v.event ? 1 : 0, v.event ? &v.event : NULL,
+                    &last);
+  if (st == CLG_SUCCESS && o)
+    clg__outcome_enqueued(o, last, false);
+  else if (st == CLG_SUCCESS) {
+    clg_verdict dv = v;
+    dv.event = last;
+    dv.poll = clg__read_polls(ctx, c->inf[GBQ_INDICES].bytes > c->of.bytes
+                                       ? c->inf[GBQ_INDICES].bytes
+                                       : c->of.bytes);
+    cl_ulong pos = CLG_VERDICT_NONE;
+    int64_t value = 0;
+    st = clg__verdict_read(&dv, c->queue, &pos, &value, NULL);
+    clg__verdict_give(ctx, &v,
+                      st == CLG_SUCCESS && clg__verdict_clean(pos, NULL), last);
+    if (st == CLG_SUCCESS && pos != CLG_VERDICT_NONE)
+      st = c->rule.impl->report(&c->rule.norm, &c->values, indices, (size_t)pos,
+                                value);
+  }
+  if (st == CLG_SUCCESS && event)
+    *event = last;
+  else if (last)
+    clReleaseEvent(last);
+  /* A verdict still held here was not read (a failure on the way): its
+   * state is not known, so it is released, not given back. */
+  clg__verdict_release(&v);
+  if (st != CLG_SUCCESS) {
+    clg_outcome_release(o);
+    return st;
+  }
+  if (outcome)
+    *outcome = o;
+  return CLG_SUCCESS;
+}
+
+clg_status clg__gbq_call(clg_context *ctx, const clg_gbq_params *params,
+                         const clg_tensor *data, const clg_tensor *indices,
+                         const clg_tensor *scales,
+                         const clg_tensor *zero_points,
+                         const clg_tensor *output, cl_command_queue queue,
+                         cl_uint num_events, const cl_event *wait_list,
+                         cl_event *event, clg_outcome **outcome) {
   gbq_call c;
   memset(&c, 0, sizeof c);
   c.in[GBQ_DATA] = data;
@@ -206,14 +312,67 @@ clg_status clg_gather_block_quantized(
   c.output = output;
   if (event)
     *event = NULL;
+  if (outcome)
+    *outcome = NULL;
   clg_status st =
-      gbq_check_call(ctx, params, queue, num_events, wait_list, &c);
-  if (st == CLG_SUCCESS)
-    st = gbq_check_values(ctx, &c, num_events, wait_list);
-  if (st == CLG_SUCCESS && c.g.count == 0)
-    st = clg__marker(c.queue, num_events, wait_list, event,
-                     "completing a GatherBlockQuantized with an empty output");
-  else if (st == CLG_SUCCESS)
-    st = gbq_launch(ctx, &c, num_events, wait_list, event);
+      gbq_check_call(ctx, params, queue, num_events, wait_list, &c, false);
+  if (st != CLG_SUCCESS)
+    return st;
+  /* The way, as a Gather's (strategy.c); an empty output has no kernel to
+   * gate. After events of the caller's, a synchronous call checks
+   * first (call.c says why). */
+  clg_check_way way = c.g.count == 0
+                          ? clg__check_values_way(ctx, &c.rule, indices)
+                          : clg__check_way(ctx, &c.rule, indices, output,
+                                           outcome != NULL, false);
+  if (way == CLG_CHECK_GATED_READ && num_events > 0)
+    way = clg__check_values_way(ctx, &c.rule, indices);
+  clg__fi_note_way(way);
+  st = clg__check_row(way)->gated
+           ? gbq_run_gated(ctx, &c, num_events, wait_list, event, outcome)
+           : gbq_run_checked(ctx, &c, num_events, wait_list, event, outcome);
   return st == CLG_SUCCESS ? clg__ok() : st;
+}
+
+clg_status clg__gbq_check_templates(
+    clg_context *ctx, const clg_gbq_params *params, const clg_tensor *data,
+    const clg_tensor *indices, const clg_tensor *scales,
+    const clg_tensor *zero_points, const clg_tensor *output, clg_gbq_geom *g) {
+  gbq_call c;
+  memset(&c, 0, sizeof c);
+  c.in[GBQ_DATA] = data;
+  c.in[GBQ_INDICES] = indices;
+  c.in[GBQ_SCALES] = scales;
+  c.in[GBQ_ZP] = zero_points;
+  c.output = output;
+  clg_status st = gbq_check_call(ctx, params, NULL, 0, NULL, &c, true);
+  if (st == CLG_SUCCESS)
+    *g = c.g;
+  return st;
+}
+
+clg_status clg_gather_block_quantized(
+    clg_context *ctx, const clg_gbq_params *params, const clg_tensor *data,
+    const clg_tensor *indices, const clg_tensor *scales,
+    const clg_tensor *zero_points, const clg_tensor *output,
+    cl_command_queue queue, cl_uint num_events, const cl_event *wait_list,
+    cl_event *event) {
+  return clg__gbq_call(ctx, params, data, indices, scales, zero_points, output,
+                       queue, num_events, wait_list, event, NULL);
+}
+
+clg_status clg_gather_block_quantized_async(
+    clg_context *ctx, const clg_gbq_params *params, const clg_tensor *data,
+    const clg_tensor *indices, const clg_tensor *scales,
+    const clg_tensor *zero_points, const clg_tensor *output,
+    cl_command_queue queue, cl_uint num_events, const cl_event *wait_list,
+    cl_event *event, clg_outcome **outcome) {
+  if (event)
+    *event = NULL;
+  if (outcome)
+    *outcome = NULL;
+  if (!outcome)
+    return clg__fail(CLG_ERROR_NULL_ARGUMENT, "outcome is NULL");
+  return clg__gbq_call(ctx, params, data, indices, scales, zero_points, output,
+                       queue, num_events, wait_list, event, outcome);
 }

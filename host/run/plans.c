@@ -2,11 +2,11 @@
  * (clg_plan_create), its kernels built up front (clg_plan_bake), enqueued
  * many times (clg_plan_enqueue, clg_plan_enqueue_scatter) through the
  * one-shot calls' own path (call.c: clg__run). Kernel planning itself is
- * ops/gather_geometry.c. An EmbeddingBag plan (bag_plans.c) is a clg_plan too,
- * holding its own part (`bag`): this file takes it through bake and
- * destroy (by the functions bag_plans.c gives it, so that this file does
- * not call into that one, which calls it), and keeps each kind to its own
- * enqueue. */
+ * ops/gather_geometry.c. An EmbeddingBag plan (bag_plans.c) and a
+ * GatherBlockQuantized plan (gbq_plans.c) are clg_plans too, each holding
+ * its own part (`part`): this file takes it through bake and destroy (by
+ * the functions its file gives it, so that this file does not call into
+ * that one, which calls it), and keeps each kind to its own enqueue. */
 #include "run/run.h"
 
 #include <stdlib.h>
@@ -23,8 +23,9 @@ struct clg_plan {
   clg_tensor_facts of;
   pthread_mutex_t lock; /* guards baked */
   bool baked;
-  clg_bag_plan *bag; /* an EmbeddingBag's (bag_plans.c), else NULL */
-  clg_bag_plan_fns bag_fns; /* how to bake and free it (bag_plans.c's) */
+  clg_plan_kind kind;
+  void *part; /* an entry point's own part (kind not CLG_PLAN_FAMILY) */
+  clg_plan_part_fns part_fns; /* how to bake and free it (its file's) */
 };
 
 clg_status clg__plan_start(clg_plan **out, unsigned flags) {
@@ -56,18 +57,19 @@ static clg_plan *clg_plan_alloc(void) {
   return p;
 }
 
-clg_status clg__plan_new_bag(clg_context *ctx, unsigned flags,
-                             clg_bag_plan *bag, clg_bag_plan_fns fns,
-                             clg_plan **out) {
+clg_status clg__plan_new_part(clg_context *ctx, unsigned flags,
+                              clg_plan_kind kind, void *part,
+                              clg_plan_part_fns fns, clg_plan **out) {
   clg_plan *p = clg_plan_alloc();
   if (!p) {
-    fns.free(bag);
+    fns.free(part);
     return CLG_ERROR_OUT_OF_HOST_MEMORY;
   }
   p->ctx = ctx;
   p->flags = flags;
-  p->bag = bag;
-  p->bag_fns = fns;
+  p->kind = kind;
+  p->part = part;
+  p->part_fns = fns;
   *out = p;
   return CLG_SUCCESS;
 }
@@ -147,8 +149,8 @@ clg_status clg_plan_bake(clg_plan *plan) {
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "plan is NULL");
   pthread_mutex_lock(&plan->lock);
   clg_status st = CLG_SUCCESS;
-  if (!plan->baked && plan->bag) {
-    st = plan->bag_fns.bake(plan->bag);
+  if (!plan->baked && plan->part) {
+    st = plan->part_fns.bake(plan->part);
     plan->baked = st == CLG_SUCCESS;
   } else if (!plan->baked) {
     const clg_tensor *in[CLG_MAX_INPUTS] = {
@@ -198,14 +200,18 @@ clg_status clg__plan_match(const char *name, const clg_tensor *t,
 
 /* The refusal of a plan of another kind than the entry point's, naming
  * the plan's own. */
-static clg_status clg_plan_kind(const clg_plan *plan) {
-  return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
-                   plan->bag       ? "the plan is an EmbeddingBag's: enqueue "
-                                     "it with clg_plan_enqueue_embedding_bag()"
-                   : plan->scatter ? "the plan is a scatter's: enqueue it "
-                                     "with clg_plan_enqueue_scatter()"
-                                   : "the plan is a gather's: enqueue it with "
-                                     "clg_plan_enqueue()");
+static clg_status clg_plan_kind_refused(const clg_plan *plan) {
+  return clg__fail(
+      CLG_ERROR_INVALID_ARGUMENT,
+      plan->kind == CLG_PLAN_BAG ? "the plan is an EmbeddingBag's: enqueue "
+                                   "it with clg_plan_enqueue_embedding_bag()"
+      : plan->kind == CLG_PLAN_GBQ
+          ? "the plan is a GatherBlockQuantized's: enqueue it with "
+            "clg_plan_enqueue_gather_block_quantized()"
+      : plan->scatter ? "the plan is a scatter's: enqueue it "
+                        "with clg_plan_enqueue_scatter()"
+                      : "the plan is a gather's: enqueue it with "
+                        "clg_plan_enqueue()");
 }
 
 /* An enqueue's outcome against the plan's flags. */
@@ -223,13 +229,13 @@ static clg_status clg_plan_outcome(const clg_plan *plan,
   return CLG_SUCCESS;
 }
 
-clg_status clg__plan_bag(clg_plan *plan, clg_outcome **outcome,
-                         clg_bag_plan **bag) {
+clg_status clg__plan_part(clg_plan *plan, clg_plan_kind kind,
+                          clg_outcome **outcome, void **part) {
   if (!plan)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "plan is NULL");
-  if (!plan->bag)
-    return clg_plan_kind(plan);
-  *bag = plan->bag;
+  if (plan->kind != kind)
+    return clg_plan_kind_refused(plan);
+  *part = plan->part;
   return clg_plan_outcome(plan, outcome);
 }
 
@@ -241,8 +247,8 @@ static clg_status clg_plan_run(clg_plan *plan, bool is_scatter,
                                cl_event *event, clg_outcome **outcome) {
   if (!plan)
     return clg__fail(CLG_ERROR_NULL_ARGUMENT, "plan is NULL");
-  if (plan->bag || plan->scatter != is_scatter)
-    return clg_plan_kind(plan);
+  if (plan->kind != CLG_PLAN_FAMILY || plan->scatter != is_scatter)
+    return clg_plan_kind_refused(plan);
   clg_status st = clg_plan_outcome(plan, outcome);
   if (st != CLG_SUCCESS)
     return st;
@@ -294,8 +300,8 @@ clg_status clg_plan_enqueue_scatter(clg_plan *plan, const clg_tensor *data,
 void clg_plan_destroy(clg_plan *plan) {
   if (!plan)
     return;
-  if (plan->bag)
-    plan->bag_fns.free(plan->bag);
+  if (plan->part)
+    plan->part_fns.free(plan->part);
   pthread_mutex_destroy(&plan->lock);
   free(plan);
 }

@@ -3,6 +3,7 @@
 #define CLGATHER_HOST_RUN_H
 
 #include "ops/embedding_bag.h"
+#include "ops/gather_block_quantized.h"
 #include "ops/op.h"
 
 /* ---------------------------------------------------------- verdict.c */
@@ -407,40 +408,64 @@ clg_status clg__bag_check_templates(clg_context *ctx,
 bool clg__bag_device_checkable(const clg_bag_geom *g, const clg_tensor *indices,
                                const clg_tensor *bags);
 
-/* ------------------------------------------------- plans.c, bag_plans.c */
+/* --------------------------------------------- gather_block_quantized.c */
 
-/* An EmbeddingBag plan's own part (bag_plans.c), held by a clg_plan. */
-typedef struct clg_bag_plan clg_bag_plan;
+/* clg_gather_block_quantized() (outcome NULL) or
+ * clg_gather_block_quantized_async() (outcome not NULL, not checked
+ * here), as its plans' enqueues run it too (gbq_plans.c): every check,
+ * the values, the kernel; clg__ok() on success. */
+clg_status clg__gbq_call(clg_context *ctx, const clg_gbq_params *params,
+                         const clg_tensor *data, const clg_tensor *indices,
+                         const clg_tensor *scales,
+                         const clg_tensor *zero_points,
+                         const clg_tensor *output, cl_command_queue queue,
+                         cl_uint num_events, const cl_event *wait_list,
+                         cl_event *event, clg_outcome **outcome);
+/* The checks of clg__gbq_call() that look at no memory, on a plan's
+ * templates (host pointers and buffers unused): params, types,
+ * descriptors, shapes, cl_mem offsets' alignment; no queue, wait list,
+ * buffer, overlap or device. Fills *g. */
+clg_status clg__gbq_check_templates(
+    clg_context *ctx, const clg_gbq_params *params, const clg_tensor *data,
+    const clg_tensor *indices, const clg_tensor *scales,
+    const clg_tensor *zero_points, const clg_tensor *output, clg_gbq_geom *g);
+
+/* ------------------------------------ plans.c, bag_plans.c, gbq_plans.c */
+
+/* The kinds of plan: the family's (clg_plan_create(),
+ * clg_plan_create_scatter(): plans.c's own) and those of the entry points
+ * with a call of their own, whose plan holds a part of theirs
+ * (bag_plans.c: EmbeddingBag's; gbq_plans.c: GatherBlockQuantized's). */
+typedef enum clg_plan_kind {
+  CLG_PLAN_FAMILY = 0,
+  CLG_PLAN_BAG,
+  CLG_PLAN_GBQ,
+} clg_plan_kind;
 
 /* plans.c: what every plan's creation checks first: out not NULL (*out set
  * to NULL), known flags. */
 clg_status clg__plan_start(clg_plan **out, unsigned flags);
-/* How plans.c bakes and frees an EmbeddingBag plan's own part
- * (clg__bag_plan_bake and clg__bag_plan_free: bag_plans.c gives them). */
-typedef struct clg_bag_plan_fns {
-  clg_status (*bake)(const clg_bag_plan *bag);
-  void (*free)(clg_bag_plan *bag);
-} clg_bag_plan_fns;
-/* plans.c: a new plan holding `bag` (taken: freed by fns.free on
- * failure). */
-clg_status clg__plan_new_bag(clg_context *ctx, unsigned flags,
-                             clg_bag_plan *bag, clg_bag_plan_fns fns,
-                             clg_plan **out);
-/* plans.c: the EmbeddingBag part of `plan` for an enqueue with `outcome`:
- * refuses a NULL plan, a gather's or a scatter's (naming its entry point),
+/* How plans.c bakes (clg_plan_bake(), under the plan's lock) and frees
+ * (NULL: nothing) a plan's own part: its file gives them, so that
+ * plans.c does not call into the files that call it. */
+typedef struct clg_plan_part_fns {
+  clg_status (*bake)(const void *part);
+  void (*free)(void *part);
+} clg_plan_part_fns;
+/* plans.c: a new plan of `kind` holding `part` (taken: freed by fns.free
+ * on failure). */
+clg_status clg__plan_new_part(clg_context *ctx, unsigned flags,
+                              clg_plan_kind kind, void *part,
+                              clg_plan_part_fns fns, clg_plan **out);
+/* plans.c: the part of `plan`, of `kind`, for an enqueue with `outcome`:
+ * refuses a NULL plan, a plan of another kind (naming its entry point),
  * and an outcome the plan's flags do not call for (or a missing one). */
-clg_status clg__plan_bag(clg_plan *plan, clg_outcome **outcome,
-                         clg_bag_plan **bag);
+clg_status clg__plan_part(clg_plan *plan, clg_plan_kind kind,
+                          clg_outcome **outcome, void **part);
 /* plans.c: an enqueue's tensor against the plan's template: NULL, dtype,
  * shape, kind of memory (CLG_ERROR_NULL_ARGUMENT,
  * CLG_ERROR_DTYPE_MISMATCH, CLG_ERROR_SHAPE_MISMATCH,
  * CLG_ERROR_INVALID_ARGUMENT), `name` in the message. */
 clg_status clg__plan_match(const char *name, const clg_tensor *t,
                            const clg_tensor *tmpl);
-/* bag_plans.c: build the programs an EmbeddingBag plan's enqueues need
- * (clg_plan_bake(), under the plan's lock). */
-clg_status clg__bag_plan_bake(const clg_bag_plan *bag);
-/* bag_plans.c: free it (NULL: nothing). */
-void clg__bag_plan_free(clg_bag_plan *bag);
-
 #endif /* CLGATHER_HOST_RUN_H */

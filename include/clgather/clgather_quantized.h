@@ -121,16 +121,20 @@ typedef struct clg_gbq_params {
  * they are CLG_ERROR_UNSUPPORTED_DTYPE, the output untouched (float16
  * scales run everywhere).
  *
- * Checks, all before anything is enqueued; on any error the output is
- * untouched and no event is returned. Index values are checked on the
- * host: host indices in place, cl_mem indices read back (blocking, after
- * the wait list); the first value out of range in C order is reported,
- * the message naming its position, its value and the valid range. Then
- * one kernel (one work-item per output element) is enqueued after the
- * wait list. With host memory in any operand the call blocks until the
- * output is written; with every operand a cl_mem and host or cl_mem
- * indices, the call returns once the kernel is enqueued (after the
- * blocking read of cl_mem indices).
+ * Checks: every one that reads no value before anything is enqueued; on
+ * any error the output is untouched and no event is returned. Index
+ * values are checked as a Gather's are (clg_run()): host indices in place
+ * on the host; cl_mem indices with a host output (or after a wait list)
+ * read back or checked by the validation kernel, its verdict read
+ * (blocking, after the wait list), before the kernel is enqueued; cl_mem
+ * indices and a cl_mem output, no wait list: the validation kernel and
+ * the kernel gated on its verdict enqueued together (it writes nothing
+ * when a value is out of range), the verdict read after them (the call's
+ * one wait). The first value out of range in C order is reported, the
+ * message naming its position, its value and the valid range. With host
+ * memory in any operand the call blocks until the output is written; with
+ * every operand a cl_mem, it returns once the kernel is enqueued, except
+ * for the verdict's blocking read.
  *
  * Storage: each operand host memory (CLG_STORAGE_HOST) or a cl_mem of
  * ctx's context (CLG_STORAGE_BUFFER), at a byte offset that is a multiple
@@ -165,6 +169,111 @@ CLG_API clg_status clg_gather_block_quantized(
     const clg_tensor *zero_points, const clg_tensor *output,
     cl_command_queue queue, cl_uint num_events, const cl_event *wait_list,
     cl_event *event);
+
+/**
+ * clg_gather_block_quantized() in the asynchronous checked mode, with
+ * clg_run_async()'s contract: on CLG_SUCCESS, *outcome is a new
+ * clg_outcome whose clg_outcome_wait() gives the call's status (with
+ * clg_gather_block_quantized()'s message). With cl_mem indices (with
+ * elements) and a cl_mem output with elements, the index values are
+ * checked on the device and nothing is read back: the validation kernel
+ * runs after the wait list, the gather kernel after it, gated on its
+ * verdict (it writes nothing when a value is out of range: the output
+ * stays as it was), and the call returns once both are enqueued (after
+ * staging host inputs, which makes it block until the output is
+ * written); CLG_ERROR_INDEX_OUT_OF_BOUNDS then comes from
+ * clg_outcome_wait(), naming the first offender's position, value and
+ * the valid range. Otherwise every check is made before the call returns,
+ * as clg_gather_block_quantized() makes it, and the outcome is
+ * CLG_SUCCESS. event (may be NULL): as clg_gather_block_quantized()'s;
+ * it completes with the gated kernel, whether or not it wrote. Errors:
+ * those of clg_gather_block_quantized(); CLG_ERROR_NULL_ARGUMENT also for
+ * outcome == NULL. On any error no outcome and no event is returned.
+ */
+CLG_API clg_status clg_gather_block_quantized_async(
+    clg_context *ctx, const clg_gbq_params *params, const clg_tensor *data,
+    const clg_tensor *indices, const clg_tensor *scales,
+    const clg_tensor *zero_points, const clg_tensor *output,
+    cl_command_queue queue, cl_uint num_events, const cl_event *wait_list,
+    cl_event *event, clg_outcome **outcome);
+
+/**
+ * Create a plan for GatherBlockQuantized (see clg_plan_create() for
+ * plans): one call of clg_gather_block_quantized() fixed in everything
+ * but its memory, checked once, then enqueued any number of times with
+ * clg_plan_enqueue_gather_block_quantized(). params as for
+ * clg_gather_block_quantized() (copied). data, indices, scales,
+ * zero_points (NULL or not as the enqueues will pass it) and output are
+ * templates: their dtype, rank, shape and storage kind (host memory or
+ * cl_mem) fix the plan; their host pointers and buffers are not used and
+ * may be NULL, and their cl_mem offsets are only checked for alignment.
+ * Every check of clg_gather_block_quantized() that needs no buffer and no
+ * value is made here: params, element types, ranks and shapes of every
+ * operand, the output's shape, sizes, cl_mem offsets, and, for an output
+ * with elements, what the device must offer (float32 scales:
+ * CLG_ERROR_UNSUPPORTED_DTYPE here rather than at the first enqueue).
+ * Nothing is built, allocated on the device or enqueued; the call does not
+ * block. The plan keeps a reference to nothing but ctx, which must
+ * outlive it.
+ *
+ * flags: 0 (each enqueue as clg_gather_block_quantized()) or
+ * CLG_PLAN_ASYNC_CHECK (as clg_gather_block_quantized_async()).
+ *
+ * clg_plan_bake() builds (or loads from the disk cache) every program the
+ * enqueues need: the kernel (gated on the verdict where an enqueue may
+ * check cl_mem indices on the device with a cl_mem output, and ungated
+ * where an enqueue may check first) and, with cl_mem indices, the
+ * validation kernel; enqueues at any offsets then build nothing.
+ * clg_plan_destroy() takes it as any plan; the other enqueue functions
+ * refuse it (CLG_ERROR_INVALID_ARGUMENT).
+ *
+ * Errors: CLG_ERROR_NULL_ARGUMENT (ctx, params, data, indices, scales,
+ * output, out), CLG_ERROR_INVALID_ARGUMENT (an unknown plan flag, a
+ * storage kind that is neither CLG_STORAGE_HOST nor CLG_STORAGE_BUFFER, a
+ * cl_mem offset not a multiple of its element's size, and params as for
+ * clg_gather_block_quantized()), CLG_ERROR_INVALID_RANK,
+ * CLG_ERROR_INVALID_SHAPE, CLG_ERROR_INVALID_AXIS,
+ * CLG_ERROR_UNSUPPORTED_DTYPE, CLG_ERROR_INVALID_INDICES_DTYPE,
+ * CLG_ERROR_DTYPE_MISMATCH, CLG_ERROR_INCOMPATIBLE_SHAPES,
+ * CLG_ERROR_SHAPE_MISMATCH, CLG_ERROR_SIZE_OVERFLOW, CLG_ERROR_OPENCL (the
+ * device's facts could not be read), CLG_ERROR_OUT_OF_HOST_MEMORY. *out is
+ * NULL on failure.
+ */
+CLG_API clg_status clg_plan_create_gather_block_quantized(
+    clg_context *ctx, const clg_gbq_params *params, const clg_tensor *data,
+    const clg_tensor *indices, const clg_tensor *scales,
+    const clg_tensor *zero_points, const clg_tensor *output, unsigned flags,
+    clg_plan **out);
+
+/**
+ * Enqueue a GatherBlockQuantized plan
+ * (clg_plan_create_gather_block_quantized()) on new tensors: data,
+ * indices, scales, zero_points and output must have the templates' dtype,
+ * rank, shape and storage kind (else CLG_ERROR_DTYPE_MISMATCH,
+ * CLG_ERROR_SHAPE_MISMATCH or CLG_ERROR_INVALID_ARGUMENT, the message
+ * naming the tensor, what it is and what the plan was made for),
+ * zero_points NULL exactly where its template was (else
+ * CLG_ERROR_NULL_ARGUMENT for a missing one, CLG_ERROR_INVALID_ARGUMENT
+ * for an extra one). Everything else then goes as in
+ * clg_gather_block_quantized() (plans without CLG_PLAN_ASYNC_CHECK;
+ * outcome must be NULL, else CLG_ERROR_INVALID_ARGUMENT) or
+ * clg_gather_block_quantized_async() (plans with it; outcome must not be
+ * NULL, else CLG_ERROR_NULL_ARGUMENT), with the same checks, errors,
+ * messages, blocking behaviour and contract: the buffers and every index
+ * value are checked at every enqueue before the kernel writes the output
+ * (or, asynchronously with cl_mem indices and output, on the device with
+ * the kernel gated on the verdict); on any error the output is untouched
+ * and no event or outcome is returned. Other cl_mem offsets than the
+ * templates' are taken as they come. A plan of another kind is refused
+ * (CLG_ERROR_INVALID_ARGUMENT, naming its enqueue function), as is a NULL
+ * plan (CLG_ERROR_NULL_ARGUMENT). Safe to call from several threads at
+ * once.
+ */
+CLG_API clg_status clg_plan_enqueue_gather_block_quantized(
+    clg_plan *plan, const clg_tensor *data, const clg_tensor *indices,
+    const clg_tensor *scales, const clg_tensor *zero_points,
+    const clg_tensor *output, cl_command_queue queue, cl_uint num_events,
+    const cl_event *wait_list, cl_event *event, clg_outcome **outcome);
 
 #ifdef __cplusplus
 }

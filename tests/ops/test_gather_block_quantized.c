@@ -7,10 +7,17 @@
  *    every combination the kind allows (the same axis too, for the 4-bit
  *    kinds), ranks 1 to 3, partial last blocks, negative indices, int32
  *    and int64 indices of rank 0 to 2, every operand in host memory or in
- *    a cl_mem at a nonzero offset (the bytes around it checked untouched);
+ *    a cl_mem at a nonzero offset (the bytes around it checked untouched),
+ *    or cl_mem indices with a host output and the other way round; called
+ *    synchronously, asynchronously (clg_gather_block_quantized_async())
+ *    and through plans of both kinds;
  *  - NaN and infinite scales as data; an empty output;
  *  - every error of the header's list that a call can produce, with its
- *    status, the words of its message and the output's bytes unchanged.
+ *    status, the words of its message and the output's bytes unchanged,
+ *    by every entry point (an index out of range asynchronously: from
+ *    clg_outcome_wait(), the gated kernel having written nothing);
+ *  - plans' own rules: templates against the enqueue's tensors, the
+ *    outcome against the flags, plans of other kinds refused both ways.
  */
 #include <criterion/criterion.h>
 
@@ -86,6 +93,95 @@ static void op_free(operand *o) {
   if (o->mem)
     clReleaseMemObject(o->mem);
   memset(o, 0, sizeof *o);
+}
+
+/* ------------------------------------------------------- entry points */
+
+/* How a test calls the library with its operands. */
+typedef enum call_how {
+  HOW_HOST,        /* every operand host memory, clg_gather_block_quantized */
+  HOW_BUFFER,      /* every operand a cl_mem, the same call */
+  HOW_ASYNC,       /* every operand a cl_mem, the asynchronous call */
+  HOW_PLAN,        /* every operand a cl_mem, a plan (flags 0), baked */
+  HOW_PLAN_ASYNC,  /* the same, CLG_PLAN_ASYNC_CHECK */
+  HOW_MIXED,       /* cl_mem indices, host output, the others host memory:
+                      the synchronous call (values checked first) */
+  HOW_MIXED_OUT,   /* host indices, the others cl_mem: the asynchronous
+                      call (values checked on the host) */
+  HOW_BUFFER_WAIT, /* HOW_BUFFER after a wait list (a marker): values
+                      checked before the kernel */
+  HOW_ASYNC_WAIT,  /* HOW_ASYNC after a wait list: the validation kernel
+                      waits for it, the gated kernel for the validation */
+  HOW_COUNT
+} call_how;
+
+static const char *const how_names[HOW_COUNT] = {
+    "host",  "buffer",    "async",       "plan",      "plan-async",
+    "mixed", "mixed-out", "buffer-wait", "async-wait"};
+
+/* Does `how` put operand `k` (0 data, 1 indices, 2 scales, 3 zero points,
+ * 4 output) in a cl_mem? */
+static bool how_buffer(call_how how, int k) {
+  if (how == HOW_HOST)
+    return false;
+  if (how == HOW_MIXED)
+    return k == 1;
+  if (how == HOW_MIXED_OUT)
+    return k != 1;
+  return true;
+}
+
+/* The call as `how` makes it; its status as the caller sees it: an
+ * asynchronous one's from clg_outcome_wait() once the call succeeded.
+ * *ev (may be NULL): the call's event. */
+static clg_status how_call(call_how how, clg_context *ctx,
+                           const clg_gbq_params *p, const clg_tensor *d,
+                           const clg_tensor *i, const clg_tensor *s,
+                           const clg_tensor *z, const clg_tensor *o,
+                           cl_event *ev) {
+  bool async = how == HOW_ASYNC || how == HOW_PLAN_ASYNC ||
+               how == HOW_MIXED_OUT || how == HOW_ASYNC_WAIT;
+  clg_outcome *outcome = NULL;
+  clg_status st;
+  cl_event marker = NULL;
+  cl_uint nw = 0;
+  if (how == HOW_BUFFER_WAIT || how == HOW_ASYNC_WAIT) {
+    tu_cl_check(clEnqueueMarkerWithWaitList(tu_queue(), 0, NULL, &marker),
+                "clEnqueueMarkerWithWaitList");
+    nw = 1;
+  }
+  if (how == HOW_PLAN || how == HOW_PLAN_ASYNC) {
+    clg_plan *plan = NULL;
+    st = clg_plan_create_gather_block_quantized(
+        ctx, p, d, i, s, z, o, async ? CLG_PLAN_ASYNC_CHECK : 0, &plan);
+    if (st != CLG_SUCCESS) {
+      cr_assert_null(plan, "a plan on failure");
+      return st;
+    }
+    cr_assert_eq(clg_plan_bake(plan), CLG_SUCCESS, "%s", clg_last_error());
+    st = clg_plan_enqueue_gather_block_quantized(
+        plan, d, i, s, z, o, NULL, 0, NULL, ev, async ? &outcome : NULL);
+    clg_plan_destroy(plan);
+  } else if (async)
+    st = clg_gather_block_quantized_async(ctx, p, d, i, s, z, o, NULL, nw,
+                                          nw ? &marker : NULL, ev, &outcome);
+  else
+    st = clg_gather_block_quantized(ctx, p, d, i, s, z, o, NULL, nw,
+                                    nw ? &marker : NULL, ev);
+  if (marker)
+    clReleaseEvent(marker);
+  if (st != CLG_SUCCESS) {
+    cr_assert_null(outcome, "an outcome on failure");
+    if (ev)
+      cr_assert_null(*ev, "an event on failure");
+    return st;
+  }
+  if (async) {
+    cr_assert_not_null(outcome);
+    st = clg_outcome_wait(outcome);
+    clg_outcome_release(outcome);
+  }
+  return st;
 }
 
 /* --------------------------------------------------------------- cases */
@@ -194,11 +290,11 @@ static case_sizes sizes_of(const kind_bits *kb, const layout *l) {
   return z;
 }
 
-/* One case through the library (every operand host memory, or every one
- * a cl_mem at an offset), byte for byte against the reference. Returns
+/* One case through the library (its operands where `how` puts them, a
+ * cl_mem one at an offset), byte for byte against the reference. Returns
  * how many were run (0 or 1). */
 static int run_case(tu_rng *rng, const kind_bits *kb, const layout *l,
-                    bool half, bool zp, clg_dtype idt, bool buffer) {
+                    bool half, bool zp, clg_dtype idt, call_how how) {
   case_sizes z = sizes_of(kb, l);
   int32_t r = l->rank;
   int32_t ga = (int32_t)(l->ga < 0 ? l->ga + r : l->ga);
@@ -252,15 +348,16 @@ static int run_case(tu_rng *rng, const kind_bits *kb, const layout *l,
   operand od, oi, os, oz, oo;
   /* Offsets: odd for the uint8 operands, a multiple of the element's size
    * (and not of 8) for the others. */
-  op_make(&od, CLG_DTYPE_UINT8, r, z.data_shape, z.data_bytes, data, buffer,
-          3);
-  op_make(&oi, idt, l->irank, l->ishape, (size_t)n * ies, idx, buffer,
-          ies * 3);
+  op_make(&od, CLG_DTYPE_UINT8, r, z.data_shape, z.data_bytes, data,
+          how_buffer(how, 0), 3);
+  op_make(&oi, idt, l->irank, l->ishape, (size_t)n * ies, idx,
+          how_buffer(how, 1), ies * 3);
   op_make(&os, sdt, r, z.scales_shape, (size_t)z.nscales * ses, scales,
-          buffer, ses * 5);
+          how_buffer(how, 2), ses * 5);
   if (zp)
-    op_make(&oz, CLG_DTYPE_UINT8, r, z.zp_shape, z.zp_bytes, zps, buffer, 5);
-  op_make(&oo, sdt, orank, oshape, obytes, NULL, buffer, ses * 3);
+    op_make(&oz, CLG_DTYPE_UINT8, r, z.zp_shape, z.zp_bytes, zps,
+            how_buffer(how, 3), 5);
+  op_make(&oo, sdt, orank, oshape, obytes, NULL, how_buffer(how, 4), ses * 3);
   clg_gbq_params p = {0};
   p.gather_axis = l->ga;
   p.quantize_axis = l->qa;
@@ -268,15 +365,15 @@ static int run_case(tu_rng *rng, const kind_bits *kb, const layout *l,
   p.bits = kb->bits;
   p.kind = kb->kind;
   cl_event ev = NULL;
-  clg_status st = clg_gather_block_quantized(
-      tu_ctx(), &p, &od.t, &oi.t, &os.t, zp ? &oz.t : NULL, &oo.t, NULL, 0,
-      NULL, &ev);
+  clg_status st = how_call(how, tu_ctx(), &p, &od.t, &oi.t, &os.t,
+                           zp ? &oz.t : NULL, &oo.t, &ev);
   char sh[64];
   cr_assert_eq(st, CLG_SUCCESS,
                "kind %u bits %d shape %s ga %ld qa %ld half %d zp %d "
-               "buffer %d: %s",
+               "%s: %s",
                kb->kind, kb->bits, tu_shape_str(r, l->shape, sh, sizeof sh),
-               (long)l->ga, (long)l->qa, half, zp, buffer, clg_last_error());
+               (long)l->ga, (long)l->qa, half, zp, how_names[how],
+               clg_last_error());
   cr_assert(ev != NULL, "no event");
   tu_cl_check(clWaitForEvents(1, &ev), "clWaitForEvents");
   clReleaseEvent(ev);
@@ -284,10 +381,10 @@ static int run_case(tu_rng *rng, const kind_bits *kb, const layout *l,
   ptrdiff_t d = tu_first_diff(want, got, obytes);
   cr_assert_eq(d, -1,
                "kind %u bits %d shape %s ga %ld qa %ld half %d zp %d idx %s "
-               "buffer %d: output byte %ld differs",
+               "%s: output byte %ld differs",
                kb->kind, kb->bits, tu_shape_str(r, l->shape, sh, sizeof sh),
                (long)l->ga, (long)l->qa, half, zp, clg_dtype_name(idt),
-               buffer, (long)d);
+               how_names[how], (long)d);
   op_free(&od);
   op_free(&oi);
   op_free(&os);
@@ -303,7 +400,8 @@ static int run_case(tu_rng *rng, const kind_bits *kb, const layout *l,
   return 1;
 }
 
-/* Every layout of one kind, every form of the other operands. */
+/* Every layout of one kind, every form of the other operands: half of
+ * them in host memory, the others by each of the other ways in turn. */
 static int run_kind(const kind_bits *kb, uint64_t seed) {
   tu_rng rng = tu_rng_make(seed);
   const layout *ls = kb->kind == CLG_GBQ_UINT8 ? uint8_layouts : nibble_layouts;
@@ -315,9 +413,12 @@ static int run_kind(const kind_bits *kb, uint64_t seed) {
     for (int form = 0; form < 16; ++form) {
       if (!tu_sampled())
         continue;
-      runs += run_case(&rng, kb, &ls[i], form & 1, (form >> 1) & 1,
-                       (form >> 2) & 1 ? CLG_DTYPE_INT64 : CLG_DTYPE_INT32,
-                       (form >> 3) & 1);
+      call_how how = (form >> 3) & 1
+                         ? (call_how)(1 + (i + form) % (HOW_COUNT - 1))
+                         : HOW_HOST;
+      runs +=
+          run_case(&rng, kb, &ls[i], form & 1, (form >> 1) & 1,
+                   (form >> 2) & 1 ? CLG_DTYPE_INT64 : CLG_DTYPE_INT32, how);
     }
   return runs;
 }
@@ -604,10 +705,12 @@ static const bad_case bad_cases[] = {
     {BAD_INDEX_LOW, CLG_ERROR_INDEX_OUT_OF_BOUNDS, {"indices[2]", "= -5", "[-4, 3]"}},
 };
 
-/* One bad call, the output in host memory (`buffer` false: every operand
- * host memory) or every operand a cl_mem; the status, the message's words
- * and the output's bytes (sentinel) checked. */
-static void bad_call(const bad_case *bc, bool buffer) {
+/* One bad call, by `how` (HOW_HOST: every operand host memory; the
+ * others every operand a cl_mem); the status (an asynchronous call's from
+ * its outcome), the message's words and the output's bytes (sentinel)
+ * checked. */
+static void bad_call(const bad_case *bc, call_how how) {
+  bool buffer = how != HOW_HOST;
   float out[96];
   memset(out, (int)TU_SENTINEL, sizeof out);
   base_call b;
@@ -693,14 +796,14 @@ static void bad_call(const bad_case *bc, bool buffer) {
   }
   default: cr_assert_fail("test bug");
   }
-  clg_status st = base_run(&b, pp, dp, ip, sp, op);
-  cr_assert_eq(st, bc->status, "case %d (buffer %d): %s, not %s: %s",
-               (int)bc->what, buffer, clg_status_string(st),
+  clg_status st = how_call(how, b.ctx, pp, dp, ip, sp, b.zp, op, NULL);
+  cr_assert_eq(st, bc->status, "case %d (%s): %s, not %s: %s", (int)bc->what,
+               how_names[how], clg_status_string(st),
                clg_status_string(bc->status), clg_last_error());
   for (int w = 0; w < 3 && bc->words[w]; ++w)
     cr_assert(tu_contains(clg_last_error(), bc->words[w]),
-              "case %d: \"%s\" not in \"%s\"", (int)bc->what, bc->words[w],
-              clg_last_error());
+              "case %d (%s): \"%s\" not in \"%s\"", (int)bc->what,
+              how_names[how], bc->words[w], clg_last_error());
   unsigned char img[8 + sizeof out];
   const unsigned char *now = (const unsigned char *)out;
   if (buffer) {
@@ -709,8 +812,8 @@ static void bad_call(const bad_case *bc, bool buffer) {
   }
   size_t nbytes = buffer ? sizeof img : sizeof out;
   for (size_t k = 0; k < nbytes; ++k)
-    cr_assert_eq(now[k], TU_SENTINEL, "case %d: output byte %zu written",
-                 (int)bc->what, k);
+    cr_assert_eq(now[k], TU_SENTINEL, "case %d (%s): output byte %zu written",
+                 (int)bc->what, how_names[how], k);
   for (int k = 0; k < 5; ++k)
     if (mems[k])
       clReleaseMemObject(mems[k]);
@@ -724,13 +827,24 @@ Test(gbq, errors_leave_host_output_untouched) {
   cr_assert_eq(base_run(&b, &b.p, &b.d, &b.i, &b.s, &b.o), CLG_SUCCESS, "%s",
                clg_last_error());
   for (size_t k = 0; k < sizeof bad_cases / sizeof *bad_cases; ++k)
-    bad_call(&bad_cases[k], false);
+    bad_call(&bad_cases[k], HOW_HOST);
 }
 
-Test(gbq, errors_leave_buffer_output_untouched) {
+/* Every operand a cl_mem, by each entry point. */
+static void bad_calls(call_how how) {
   for (size_t k = 0; k < sizeof bad_cases / sizeof *bad_cases; ++k)
     if (bad_cases[k].what != BAD_STRIDED)
-      bad_call(&bad_cases[k], true);
+      bad_call(&bad_cases[k], how);
+}
+Test(gbq, errors_leave_buffer_output_untouched) { bad_calls(HOW_BUFFER); }
+Test(gbq, errors_leave_buffer_output_untouched_async) { bad_calls(HOW_ASYNC); }
+Test(gbq, errors_leave_buffer_output_untouched_plan) { bad_calls(HOW_PLAN); }
+Test(gbq, errors_leave_buffer_output_untouched_plan_async) {
+  bad_calls(HOW_PLAN_ASYNC);
+}
+Test(gbq, errors_leave_buffer_output_untouched_after_wait_list) {
+  bad_calls(HOW_BUFFER_WAIT);
+  bad_calls(HOW_ASYNC_WAIT);
 }
 
 /* Alignment, overlap: CLG_ERROR_INVALID_ARGUMENT, nothing written. */
@@ -792,3 +906,116 @@ Test(gbq, float32_scales_need_subnormals) {
   cr_assert_eq(st, CLG_SUCCESS, "%s", clg_last_error());
 }
 #endif
+
+/* ----------------------------------------------------------------- plans */
+
+/* The plan's own rules, each refusal leaving the output as it was:
+ * templates against the enqueue's tensors (dtype, shape, kind of memory,
+ * zero points present or not), the outcome against the flags, a plan of
+ * another kind through this enqueue and this plan through the others,
+ * creation's own arguments. */
+Test(gbq, plan_rules) {
+  float out[96];
+  memset(out, (int)TU_SENTINEL, sizeof out);
+  base_call b;
+  base_init(&b, out);
+  clg_plan *plan = NULL, *async = NULL, *bare = NULL;
+  clg_plan *none = (clg_plan *)&b; /* set to NULL by the refusal */
+  cr_assert_eq(clg_plan_create_gather_block_quantized(
+                   b.ctx, &b.p, &b.d, &b.i, &b.s, &b.z, &b.o, 0, &plan),
+               CLG_SUCCESS, "%s", clg_last_error());
+  cr_assert_eq(clg_plan_create_gather_block_quantized(
+                   b.ctx, &b.p, &b.d, &b.i, &b.s, &b.z, &b.o,
+                   CLG_PLAN_ASYNC_CHECK, &async),
+               CLG_SUCCESS, "%s", clg_last_error());
+  cr_assert_eq(clg_plan_create_gather_block_quantized(
+                   b.ctx, &b.p, &b.d, &b.i, &b.s, NULL, &b.o, 0, &bare),
+               CLG_SUCCESS, "%s", clg_last_error());
+  clg_tensor d8 = b.d, i2 = b.i, obuf = b.o;
+  d8.dtype = CLG_DTYPE_INT8;
+  i2.shape[0] = 2;
+  cl_mem m = tu_buffer_create(sizeof out, NULL);
+  obuf.storage = CLG_STORAGE_BUFFER;
+  obuf.host = NULL;
+  obuf.buffer = m;
+  clg_outcome *oc = NULL;
+  struct {
+    clg_status got, want;
+    const char *words;
+  } r[] = {
+      {clg_plan_enqueue_gather_block_quantized(plan, &d8, &b.i, &b.s, &b.z,
+                                               &b.o, NULL, 0, NULL, NULL, NULL),
+       CLG_ERROR_DTYPE_MISMATCH, "data"},
+      {clg_plan_enqueue_gather_block_quantized(plan, &b.d, &i2, &b.s, &b.z,
+                                               &b.o, NULL, 0, NULL, NULL, NULL),
+       CLG_ERROR_SHAPE_MISMATCH, "indices"},
+      {clg_plan_enqueue_gather_block_quantized(
+           plan, &b.d, &b.i, &b.s, &b.z, &obuf, NULL, 0, NULL, NULL, NULL),
+       CLG_ERROR_INVALID_ARGUMENT, "output"},
+      {clg_plan_enqueue_gather_block_quantized(plan, &b.d, &b.i, &b.s, NULL,
+                                               &b.o, NULL, 0, NULL, NULL, NULL),
+       CLG_ERROR_NULL_ARGUMENT, "zero_points"},
+      {clg_plan_enqueue_gather_block_quantized(bare, &b.d, &b.i, &b.s, &b.z,
+                                               &b.o, NULL, 0, NULL, NULL, NULL),
+       CLG_ERROR_INVALID_ARGUMENT, "zero_points"},
+      {clg_plan_enqueue_gather_block_quantized(plan, &b.d, &b.i, &b.s, &b.z,
+                                               &b.o, NULL, 0, NULL, NULL, &oc),
+       CLG_ERROR_INVALID_ARGUMENT, "CLG_PLAN_ASYNC_CHECK"},
+      {clg_plan_enqueue_gather_block_quantized(async, &b.d, &b.i, &b.s, &b.z,
+                                               &b.o, NULL, 0, NULL, NULL, NULL),
+       CLG_ERROR_NULL_ARGUMENT, "outcome"},
+      {clg_plan_enqueue_gather_block_quantized(NULL, &b.d, &b.i, &b.s, &b.z,
+                                               &b.o, NULL, 0, NULL, NULL, NULL),
+       CLG_ERROR_NULL_ARGUMENT, "plan"},
+      {clg_plan_enqueue(plan, &b.d, &b.i, &b.o, NULL, 0, NULL, NULL, NULL),
+       CLG_ERROR_INVALID_ARGUMENT, "clg_plan_enqueue_gather_block_quantized"},
+      {clg_plan_enqueue_embedding_bag(plan, &b.d, &b.i, NULL, NULL, &b.o, NULL,
+                                      0, NULL, NULL, NULL),
+       CLG_ERROR_INVALID_ARGUMENT, "clg_plan_enqueue_gather_block_quantized"},
+      {clg_plan_create_gather_block_quantized(b.ctx, &b.p, &b.d, &b.i, &b.s,
+                                              &b.z, &b.o, 0x40, &none),
+       CLG_ERROR_INVALID_ARGUMENT, "flags"},
+      {clg_plan_create_gather_block_quantized(b.ctx, &b.p, &b.d, &b.i, &b.s,
+                                              &b.z, &b.o, 0, NULL),
+       CLG_ERROR_NULL_ARGUMENT, "out"},
+  };
+  for (size_t k = 0; k < sizeof r / sizeof *r; ++k)
+    cr_assert_eq(r[k].got, r[k].want, "rule %zu: %s, not %s", k,
+                 clg_status_string(r[k].got), clg_status_string(r[k].want));
+  cr_assert_null(oc);
+  cr_assert_null(none, "a plan on failure");
+  /* The messages, one by one (each call sets its own). */
+  cr_assert_eq(clg_plan_enqueue_gather_block_quantized(plan, &d8, &b.i, &b.s,
+                                                       &b.z, &b.o, NULL, 0,
+                                                       NULL, NULL, NULL),
+               CLG_ERROR_DTYPE_MISMATCH);
+  cr_assert(tu_contains(clg_last_error(), "data") &&
+                tu_contains(clg_last_error(), "int8"),
+            "%s", clg_last_error());
+  cr_assert_eq(
+      clg_plan_enqueue(plan, &b.d, &b.i, &b.o, NULL, 0, NULL, NULL, NULL),
+      CLG_ERROR_INVALID_ARGUMENT);
+  cr_assert(tu_contains(clg_last_error(), "GatherBlockQuantized"), "%s",
+            clg_last_error());
+  /* A gather's plan through this enqueue names its own. */
+  int64_t gds[2] = {4, 32}, gos[2] = {3, 32};
+  clg_tensor gd = clg_tensor_host(CLG_DTYPE_UINT8, 2, gds, b.data),
+             go = clg_tensor_host(CLG_DTYPE_UINT8, 2, gos, out);
+  clg_plan *gather = NULL;
+  cr_assert_eq(clg_plan_create(b.ctx, NULL, &gd, &b.i, &go, 0, &gather),
+               CLG_SUCCESS, "%s", clg_last_error());
+  cr_assert_eq(clg_plan_enqueue_gather_block_quantized(gather, &b.d, &b.i, &b.s,
+                                                       &b.z, &b.o, NULL, 0,
+                                                       NULL, NULL, NULL),
+               CLG_ERROR_INVALID_ARGUMENT);
+  cr_assert(tu_contains(clg_last_error(), "clg_plan_enqueue()"), "%s",
+            clg_last_error());
+  for (size_t k = 0; k < sizeof out; ++k)
+    cr_assert_eq(((unsigned char *)out)[k], TU_SENTINEL,
+                 "output byte %zu written", k);
+  clg_plan_destroy(gather);
+  clg_plan_destroy(plan);
+  clg_plan_destroy(async);
+  clg_plan_destroy(bare);
+  clReleaseMemObject(m);
+}
