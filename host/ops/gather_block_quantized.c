@@ -4,6 +4,7 @@
  * kernel call (kernels/gather_block_quantized.cl); the call's steps are
  * run/gather_block_quantized.c's. */
 #include "ops/gather_block_quantized.h"
+#include "device/tune.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -293,23 +294,21 @@ clg_status clg__gbq_device_check(clg_context *ctx, const clg_gbq_geom *g) {
   return CLG_SUCCESS;
 }
 
-/* Output elements a work-item writes on a CPU (GBQ_CHUNK). */
-#define GBQ_CHUNK_CPU 128u
+/* The kernel's variants: the output elements a work-item writes
+ * (GBQ_CHUNK), one (ITEM: neighbouring work-items write neighbouring
+ * bytes, as a GPU wants) or a run of GBQ_RUN (BLOCK: the position's
+ * divisions spread over the run, whose stores a CPU's compiler
+ * vectorizes). Timed per shape class on the device (clg__gbq_prepare). */
+#define GBQ_RUN 128u
 
-/* The kernel's layout for a call: elements a work-item writes and the
- * positions' width. */
-static unsigned gbq_chunk(clg_context *ctx) {
-  /* A run long enough to spread its divisions on a CPU (whose compiler
-   * vectorizes the work-items, not the run); short on a GPU, whose
-   * neighbouring work-items should write neighbouring bytes. By device
-   * type, not yet timed. */
-  return (clg__kernel_device(ctx) & CL_DEVICE_TYPE_CPU) ? GBQ_CHUNK_CPU : 1u;
+static unsigned gbq_chunk(int variant) {
+  return variant == CLG_VARIANT_BLOCK ? GBQ_RUN : 1u;
 }
 
 clg_status clg__gbq_kernel(clg_context *ctx, const clg_gbq_geom *g,
-                           size_t index_size, bool gated,
+                           size_t index_size, bool gated, int variant,
                            clg_kernel_entry **kernel) {
-  unsigned chunk = gbq_chunk(ctx);
+  unsigned chunk = gbq_chunk(variant);
   /* Positions in 32 bits where every one fits: data's values (and a
    * block past the last), the output's elements, the work-items. */
   uint64_t nvalues = 1;
@@ -338,16 +337,16 @@ clg_status clg__gbq_kernel(clg_context *ctx, const clg_gbq_geom *g,
                          "clg_gather_block_quantized", kernel);
 }
 
-clg_status clg__gbq_prepare(clg_context *ctx, const clg_gbq_geom *g,
-                            const clg_gbq_mems *m, bool gated,
-                            clg_kernel_call *call) {
-  clg_status st = clg__gbq_device_check(ctx, g);
+/* The kernel call of `variant` (its program built or found first). */
+static clg_status gbq_call(clg_context *ctx, const clg_gbq_geom *g,
+                           const clg_gbq_mems *m, bool gated, int variant,
+                           clg_kernel_call *call) {
   clg_kernel_entry *kernel = NULL;
-  if (st == CLG_SUCCESS)
-    st = clg__gbq_kernel(ctx, g, m->index_size, gated, &kernel);
+  clg_status st =
+      clg__gbq_kernel(ctx, g, m->index_size, gated, variant, &kernel);
   if (st != CLG_SUCCESS)
     return st;
-  unsigned chunk = gbq_chunk(ctx);
+  unsigned chunk = gbq_chunk(variant);
   size_t ses = clg_dtype_size(g->sdtype);
   cl_ulong data_off = m->data_off, idx_off = m->indices_off / m->index_size,
            sc_off = m->scales_off / ses, zp_off = m->zp_off,
@@ -379,4 +378,66 @@ clg_status clg__gbq_prepare(clg_context *ctx, const clg_gbq_geom *g,
   size_t global = (items + local - 1) / local * local;
   clg__call_set(call, kernel, 13, sizes, values, 1, &global, &local);
   return CLG_SUCCESS;
+}
+
+/* A trial of the tuner: one variant, ungated, timed. */
+typedef struct gbq_trial_arg {
+  clg_context *ctx;
+  const clg_gbq_geom *g;
+  const clg_gbq_mems *m;
+} gbq_trial_arg;
+
+static clg_status gbq_trial(void *arg, int variant, double *seconds) {
+  const gbq_trial_arg *t = arg;
+  clg_kernel_call call;
+  clg_status st = gbq_call(t->ctx, t->g, t->m, false, variant, &call);
+  return st == CLG_SUCCESS
+             ? clg__time_call(t->ctx, &call, t->m->queue, t->m->num_events,
+                              t->m->wait_list, seconds)
+             : st;
+}
+
+/* The shape class a choice is kept for. */
+static void gbq_key(clg_context *ctx, const clg_gbq_geom *g, size_t index_size,
+                    char *key, size_t cap) {
+  bool cpu = (clg__kernel_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
+  snprintf(key, cap,
+           "GatherBlockQuantized inner=2^%u slices=2^%u q_inner=%d kind=%u "
+           "bits=%d half=%d zp=%d idx=%zu dev=%d",
+           clg__log2((uint64_t)g->inner),
+           clg__log2((uint64_t)(g->count / (size_t)g->inner)),
+           g->n_after == 1 ? 1 : 0, (unsigned)g->p.kind, (int)g->p.bits,
+           g->sdtype == CLG_DTYPE_FLOAT16 ? 1 : 0, g->zp ? 1 : 0, index_size,
+           cpu ? 1 : 0);
+}
+
+clg_status clg__gbq_prepare(clg_context *ctx, const clg_gbq_geom *g,
+                            const clg_gbq_mems *m, bool gated,
+                            clg_kernel_call *call) {
+  /* Both variants on every device, the device type's likely one first;
+   * timed once per shape class where the call can run on its own: not
+   * gated (a gated synchronous call is told it may time them once its
+   * verdict has passed: m->retime). */
+  bool cpu = (clg__kernel_device(ctx) & CL_DEVICE_TYPE_CPU) != 0;
+  int cands[2] = {cpu ? CLG_VARIANT_BLOCK : CLG_VARIANT_ITEM,
+                  cpu ? CLG_VARIANT_ITEM : CLG_VARIANT_BLOCK};
+  unsigned allowed = (1u << CLG_VARIANT_ITEM) | (1u << CLG_VARIANT_BLOCK);
+  char key[200];
+  gbq_key(ctx, g, m->index_size, key, sizeof key);
+  /* The call's work: the packed values it reads and the output. */
+  size_t work_bytes =
+      g->count * clg_dtype_size(g->sdtype) + g->count * (size_t)g->p.bits / 8;
+  bool can_time = m->can_time && m->queue && work_bytes >= CLG_TUNE_MIN_BYTES;
+  gbq_trial_arg arg = {ctx, g, m};
+  clg_choice how;
+  bool later = false;
+  int variant = clg__tune_pick_gated(ctx, key, cands, 2, allowed,
+                                     can_time ? gbq_trial : NULL, &arg, gated,
+                                     &later, &how);
+  if (later && m->retime)
+    *m->retime = true;
+  clg_status st = gbq_call(ctx, g, m, gated, variant, call);
+  if (st == CLG_SUCCESS)
+    clg__tune_note(ctx, variant, how);
+  return st;
 }

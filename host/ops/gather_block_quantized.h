@@ -55,23 +55,36 @@ void clg__gbq_rule(const clg_gbq_geom *g, const clg_tensor *indices,
 clg_status clg__gbq_device_check(clg_context *ctx, const clg_gbq_geom *g);
 
 /* The operands as the kernel reads them: each cl_mem and its byte offset
- * (zero_points': any buffer when there are none; never read). */
+ * (zero_points': any buffer when there are none; never read); and where
+ * a trial of the tuner may run: `queue` after the wait list, where
+ * `can_time` (an ungated call, its values checked). */
 typedef struct clg_gbq_mems {
   cl_mem data, indices, scales, zp, output;
   size_t data_off, indices_off, scales_off, zp_off, output_off;
   size_t index_size;
+  cl_command_queue queue;
+  cl_uint num_events;
+  const cl_event *wait_list;
+  bool can_time;
+  /* Not NULL: set when, gated, the variants could not be timed and would
+   * have been (clg__tune_pick_gated): a synchronous call whose verdict
+   * passed may prepare again, ungated, to time them. */
+  bool *retime;
 } clg_gbq_mems;
 
 /* Get (building on first use) the kernel for this geometry, index size
- * (4 or 8) and gate (`gated`: it takes the verdict as one more, last,
- * argument and writes nothing when a check failed): for plans baking. */
+ * (4 or 8), gate (`gated`: it takes the verdict as one more, last,
+ * argument and writes nothing when a check failed) and variant
+ * (CLG_VARIANT_ITEM: one output element a work-item; CLG_VARIANT_BLOCK: a
+ * run of them): for plans baking. */
 clg_status clg__gbq_kernel(clg_context *ctx, const clg_gbq_geom *g,
-                           size_t index_size, bool gated,
+                           size_t index_size, bool gated, int variant,
                            clg_kernel_entry **kernel);
 
-/* The kernel's call (the device checked, its program built or found
- * first), g->count > 0; `gated` as clg__gbq_kernel()'s, the verdict
- * appended by clg__call_launch(). */
+/* The kernel's call, g->count > 0: its variant chosen (device/tune.c:
+ * timed once per shape class where m allows, else the device type's
+ * likely one), its program built or found; `gated` as clg__gbq_kernel()'s,
+ * the verdict appended by clg__call_launch(). */
 clg_status clg__gbq_prepare(clg_context *ctx, const clg_gbq_geom *g,
                             const clg_gbq_mems *m, bool gated,
                             clg_kernel_call *call);

@@ -141,42 +141,70 @@ static clg_status gbq_check_call(clg_context *ctx, const clg_gbq_params *params,
   return clg__resolve_queue(ctx, queue, &c->queue);
 }
 
-/* Stage every operand, enqueue the kernel after the wait list (gated on
- * `gate` when not NULL), read a host output back; host memory makes the
- * call blocking (the kernel may read it in place). *event (may be NULL)
- * gets the last command's event. */
-static clg_status gbq_launch(clg_context *ctx, const gbq_call *c, cl_mem gate,
-                             cl_uint num_events, const cl_event *wait_list,
-                             cl_event *event) {
-  clg_staged in[GBQ_INPUTS] = {{0}}, o = {0};
-  bool blocking = c->output->storage == CLG_STORAGE_HOST;
+/* A call's operands staged (device/enqueue.c) and the kernel's view of
+ * them; host memory makes the call blocking (the kernel may read it in
+ * place). */
+typedef struct gbq_staged {
+  clg_staged in[GBQ_INPUTS], o;
+  clg_gbq_mems m;
+  bool blocking;
+} gbq_staged;
+
+static void gbq_unstage(gbq_staged *s) {
+  for (int k = 0; k < GBQ_INPUTS; ++k)
+    clg__unstage(&s->in[k]);
+  clg__unstage(&s->o);
+}
+
+static clg_status gbq_stage(clg_context *ctx, const gbq_call *c,
+                            gbq_staged *s) {
+  memset(s, 0, sizeof *s);
+  s->blocking = c->output->storage == CLG_STORAGE_HOST;
   clg_status st = CLG_SUCCESS;
   for (int k = 0; k < GBQ_INPUTS && st == CLG_SUCCESS; ++k)
     if (c->in[k]) {
-      blocking = blocking || c->in[k]->storage == CLG_STORAGE_HOST;
-      st = clg__stage_input(ctx, c->in[k], c->inf[k].bytes,
-                            c->inf[k].elem_size, true, gbq_names[k], &in[k]);
+      s->blocking = s->blocking || c->in[k]->storage == CLG_STORAGE_HOST;
+      st = clg__stage_input(ctx, c->in[k], c->inf[k].bytes, c->inf[k].elem_size,
+                            true, gbq_names[k], &s->in[k]);
     }
   if (st == CLG_SUCCESS)
     st = clg__stage_output(ctx, c->output, c->of.bytes, c->of.elem_size, false,
-                           false, &o);
-  clg_kernel_call call;
-  if (st == CLG_SUCCESS) {
-    clg_gbq_mems m = {
-        .data = in[GBQ_DATA].mem,
-        .indices = in[GBQ_INDICES].mem,
-        .scales = in[GBQ_SCALES].mem,
-        .zp = in[GBQ_ZP].mem,
-        .output = o.mem,
-        .data_off = in[GBQ_DATA].offset,
-        .indices_off = in[GBQ_INDICES].offset,
-        .scales_off = in[GBQ_SCALES].offset,
-        .zp_off = in[GBQ_ZP].offset,
-        .output_off = o.offset,
-        .index_size = c->inf[GBQ_INDICES].elem_size,
-    };
-    st = clg__gbq_prepare(ctx, &c->g, &m, gate != NULL, &call);
+                           false, &s->o);
+  if (st != CLG_SUCCESS) {
+    gbq_unstage(s);
+    return st;
   }
+  s->m = (clg_gbq_mems){
+      .data = s->in[GBQ_DATA].mem,
+      .indices = s->in[GBQ_INDICES].mem,
+      .scales = s->in[GBQ_SCALES].mem,
+      .zp = s->in[GBQ_ZP].mem,
+      .output = s->o.mem,
+      .data_off = s->in[GBQ_DATA].offset,
+      .indices_off = s->in[GBQ_INDICES].offset,
+      .scales_off = s->in[GBQ_SCALES].offset,
+      .zp_off = s->in[GBQ_ZP].offset,
+      .output_off = s->o.offset,
+      .index_size = c->inf[GBQ_INDICES].elem_size,
+      .queue = c->queue,
+  };
+  return CLG_SUCCESS;
+}
+
+/* Enqueue the kernel after the wait list (gated on `gate` when not NULL;
+ * ungated, its variants may be timed first, after the wait list too),
+ * then read a host output back, or wait for the kernel where the call
+ * blocks. *event (may be NULL) gets the last command's event. */
+static clg_status gbq_launch(clg_context *ctx, const gbq_call *c, gbq_staged *s,
+                             cl_mem gate, cl_uint num_events,
+                             const cl_event *wait_list, bool *retime,
+                             cl_event *event) {
+  s->m.num_events = num_events;
+  s->m.wait_list = wait_list;
+  s->m.can_time = gate == NULL;
+  s->m.retime = retime;
+  clg_kernel_call call;
+  clg_status st = clg__gbq_prepare(ctx, &c->g, &s->m, gate != NULL, &call);
   if (st == CLG_SUCCESS)
     st = clg__check_wait_failed(num_events, wait_list);
   cl_event kevent = NULL;
@@ -186,9 +214,9 @@ static clg_status gbq_launch(clg_context *ctx, const gbq_call *c, cl_mem gate,
   bool done = false;
   if (st == CLG_SUCCESS)
     st = clg__finish_call(
-        c->queue, o.mem, c->of.bytes,
+        c->queue, s->o.mem, c->of.bytes,
         c->output->storage == CLG_STORAGE_HOST ? c->output->host : NULL,
-        blocking, &kevent, "GatherBlockQuantized's output",
+        s->blocking, &kevent, "GatherBlockQuantized's output",
         "GatherBlockQuantized", &done);
   /* The kernel may still use wrapped host memory: not past the call. */
   if (st != CLG_SUCCESS && kevent && !done)
@@ -197,9 +225,6 @@ static clg_status gbq_launch(clg_context *ctx, const gbq_call *c, cl_mem gate,
     *event = kevent;
   else if (kevent)
     clReleaseEvent(kevent);
-  for (int k = 0; k < GBQ_INPUTS; ++k)
-    clg__unstage(&in[k]);
-  clg__unstage(&o);
   return st;
 }
 
@@ -217,8 +242,14 @@ static clg_status gbq_run_checked(clg_context *ctx, const gbq_call *c,
   if (st == CLG_SUCCESS && c->g.count == 0)
     st = clg__marker(c->queue, num_events, wait_list, event,
                      "completing a GatherBlockQuantized with an empty output");
-  else if (st == CLG_SUCCESS)
-    st = gbq_launch(ctx, c, NULL, num_events, wait_list, event);
+  else if (st == CLG_SUCCESS) {
+    gbq_staged staged;
+    if ((st = gbq_stage(ctx, c, &staged)) == CLG_SUCCESS) {
+      st =
+          gbq_launch(ctx, c, &staged, NULL, num_events, wait_list, NULL, event);
+      gbq_unstage(&staged);
+    }
+  }
   if (st != CLG_SUCCESS) {
     clg_outcome_release(o);
     return st;
@@ -231,7 +262,9 @@ static clg_status gbq_run_checked(clg_context *ctx, const gbq_call *c,
 /* GATED and GATED_READ: the validation kernel and the kernel gated on its
  * verdict, enqueued together; the verdict read after the kernel (a
  * synchronous call: its one wait) or by the outcome (which takes the
- * verdict's buffer and gives it back to the context once read). */
+ * verdict's buffer and gives it back to the context once read). A
+ * synchronous call whose kernel could not time its variants gated times
+ * them once its verdict has passed (each trial writes the same output). */
 static clg_status gbq_run_gated(clg_context *ctx, const gbq_call *c,
                                 cl_uint num_events, const cl_event *wait_list,
                                 cl_event *event, clg_outcome **outcome) {
@@ -260,9 +293,13 @@ static clg_status gbq_run_gated(clg_context *ctx, const gbq_call *c,
   if (o)
     v.mem = NULL; /* the outcome's */
   cl_event last = NULL;
+  gbq_staged staged;
+  bool staged_ok = false, retime = false;
   if (st == CLG_SUCCESS)
-    st = gbq_launch(ctx, c, verdict, v.event ? 1 : 0, v.event ? &v.event : NULL,
-                    &last);
+    staged_ok = (st = gbq_stage(ctx, c, &staged)) == CLG_SUCCESS;
+  if (st == CLG_SUCCESS)
+    st = gbq_launch(ctx, c, &staged, verdict, v.event ? 1 : 0,
+                    v.event ? &v.event : NULL, o ? NULL : &retime, &last);
   if (st == CLG_SUCCESS && o)
     clg__outcome_enqueued(o, last, false);
   else if (st == CLG_SUCCESS) {
@@ -279,7 +316,19 @@ static clg_status gbq_run_gated(clg_context *ctx, const gbq_call *c,
     if (st == CLG_SUCCESS && pos != CLG_VERDICT_NONE)
       st = c->rule.impl->report(&c->rule.norm, &c->values, indices, (size_t)pos,
                                 value);
+    if (st == CLG_SUCCESS && retime) {
+      /* The values passed: time the variants now, ungated (the caller's
+       * events, if any, are complete: the verdict waited for them). */
+      cl_event again = NULL;
+      st = gbq_launch(ctx, c, &staged, NULL, 0, NULL, NULL, &again);
+      if (again) {
+        clReleaseEvent(last);
+        last = again;
+      }
+    }
   }
+  if (staged_ok)
+    gbq_unstage(&staged);
   if (st == CLG_SUCCESS && event)
     *event = last;
   else if (last)

@@ -8,6 +8,7 @@
  * checked at every enqueue. The clg_plan itself, its lock and its kinds
  * are plans.c's. */
 #include "run/run.h"
+#include "device/tune.h"
 
 #include <stdlib.h>
 
@@ -40,10 +41,14 @@ static clg_status gbq_plan_bake(const void *part) {
       on_device && p->output.storage == CLG_STORAGE_BUFFER && p->g.count > 0;
   clg_status st = CLG_SUCCESS;
   clg_kernel_entry *kernel = NULL;
-  if (p->g.count > 0 && !(gate && p->async))
-    st = clg__gbq_kernel(p->ctx, &p->g, isz, false, &kernel);
-  if (st == CLG_SUCCESS && gate)
-    st = clg__gbq_kernel(p->ctx, &p->g, isz, true, &kernel);
+  /* Each variant the tuner may pick. */
+  const int variants[2] = {CLG_VARIANT_ITEM, CLG_VARIANT_BLOCK};
+  for (int v = 0; v < 2 && st == CLG_SUCCESS; ++v) {
+    if (p->g.count > 0 && !(gate && p->async))
+      st = clg__gbq_kernel(p->ctx, &p->g, isz, false, variants[v], &kernel);
+    if (st == CLG_SUCCESS && gate)
+      st = clg__gbq_kernel(p->ctx, &p->g, isz, true, variants[v], &kernel);
+  }
   if (st == CLG_SUCCESS && on_device) {
     clg_tensor_facts xf = {.elem_size = isz,
                            .count = (size_t)p->g.n,

@@ -784,14 +784,17 @@ static void bad_call(const bad_case *bc, call_how how) {
   }
   case BAD_INDEX_HIGH:
   case BAD_INDEX_LOW: {
-    int64_t v = bc->what == BAD_INDEX_HIGH ? 4 : -5;
-    if (buffer)
-      tu_cl_check(clEnqueueWriteBuffer(tu_queue(), mems[1], CL_TRUE,
-                                       8 + 2 * sizeof v, sizeof v, &v, 0,
-                                       NULL, NULL),
+    b.idx[2] = bc->what == BAD_INDEX_HIGH ? 4 : -5;
+    if (buffer) {
+      /* the whole buffer written (Oclgrind takes a partly written one
+       * for uninitialized memory) */
+      unsigned char img[8 + sizeof b.idx];
+      memset(img, (int)TU_SENTINEL, 8);
+      memcpy(img + 8, b.idx, sizeof b.idx);
+      tu_cl_check(clEnqueueWriteBuffer(tu_queue(), mems[1], CL_TRUE, 0,
+                                       sizeof img, img, 0, NULL, NULL),
                   "clEnqueueWriteBuffer");
-    else
-      b.idx[2] = v;
+    }
     break;
   }
   default: cr_assert_fail("test bug");
