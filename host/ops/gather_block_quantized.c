@@ -336,3 +336,13 @@ clg_status clg__gbq_prepare(clg_context *ctx, const clg_gbq_geom *g,
   clg__call_set(call, kernel, 13, sizes, values, 1, &global, &local);
   return CLG_SUCCESS;
 }
+
+/* The registry's entry (ops/operators.def): clg_supported()'s rule on ranks;
+ * clg_params cannot hold the operator (CLG_PARAM_GBQ). */
+static bool gbq_supported(int32_t data_rank, int32_t indices_rank) {
+  return data_rank - 1 + indices_rank <= CLG_MAX_RANK;
+}
+
+const clg_op_impl clg__op_gather_block_quantized = {
+    .supported = gbq_supported,
+};
