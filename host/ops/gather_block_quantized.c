@@ -252,14 +252,27 @@ static clg_status gbq_report(const clg_params *norm, const clg_tensor *data,
                                data->shape[norm->axis], (int32_t)norm->axis);
 }
 
-static const clg_op_impl gbq_index_rule = {.bounds = gbq_bounds,
-                                           .report = gbq_report};
+/* clg_supported()'s rule on ranks. */
+static bool gbq_supported(int32_t data_rank, int32_t indices_rank) {
+  return data_rank - 1 + indices_rank <= CLG_MAX_RANK;
+}
+
+/* The registry's entry (ops/operators.def): clg_supported()'s rule, and
+ * the index rule the family's index pass, validation kernel and outcomes
+ * take (clg__gbq_rule). clg_params cannot hold the operator
+ * (CLG_PARAM_GBQ: clg_run() and the others refuse it by the registry's
+ * flag). */
+const clg_op_impl clg__op_gather_block_quantized = {
+    .supported = gbq_supported,
+    .bounds = gbq_bounds,
+    .report = gbq_report,
+};
 
 void clg__gbq_rule(const clg_gbq_geom *g, const clg_tensor *indices,
                    const clg_tensor_facts *xf, size_t host_threads,
                    clg_checked *c, clg_tensor *values) {
   memset(c, 0, sizeof *c);
-  c->impl = &gbq_index_rule;
+  c->impl = &clg__op_gather_block_quantized;
   c->norm.mode = CLG_MODE_RAISE;
   c->norm.axis = g->ga;
   c->num_inputs = 2;

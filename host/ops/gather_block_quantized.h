@@ -1,17 +1,14 @@
 /* ops/: GatherBlockQuantized's own rules (ops/gather_block_quantized.c),
  * which run/'s clg_gather_block_quantized() (run/gather_block_quantized.c)
- * calls: the checks of its params, operands' types and shapes, of its
- * index rule, and its kernel call. It has no registry line (it takes no
- * clg_params, and a registry line brings a case description, a selftest
- * row and a CLI command with it): these functions are its entry into the
+ * calls: the checks of its params, operands' types and shapes, its index
+ * rule, and its kernel call. Its registry line (ops/operators.def,
+ * CLG_PARAM_GBQ) names it and gives its index rule to the family's steps;
+ * it takes no clg_params, so these functions are its entry into the
  * library's common steps. Not installed. */
 #ifndef CLGATHER_HOST_OPS_GATHER_BLOCK_QUANTIZED_H
 #define CLGATHER_HOST_OPS_GATHER_BLOCK_QUANTIZED_H
 
 #include "ops/op.h"
-
-/* kernels/gather_block_quantized.cl, embedded (outside the registry). */
-extern const char clg_kernel_gather_block_quantized[];
 
 /* A call's geometry once its descriptors are checked (no value read). */
 typedef struct clg_gbq_geom {

@@ -57,6 +57,12 @@ clg_status clg__check_params(const clg_params *p, const clg_op_info **info,
                      "%s takes bags and per-sample weights, which clg_params "
                      "cannot hold: run it with clg_embedding_bag()",
                      (*info)->name);
+  if (takes & CLG_PARAM_GBQ)
+    return clg__fail(CLG_ERROR_INVALID_ARGUMENT,
+                     "%s takes scales, zero points and block quantization "
+                     "attributes, which clg_params cannot hold: run it with "
+                     "clg_gather_block_quantized()",
+                     (*info)->name);
   if (p->mode != CLG_MODE_RAISE && p->mode != CLG_MODE_WRAP &&
       p->mode != CLG_MODE_CLIP)
     return clg__fail(CLG_ERROR_INVALID_ARGUMENT,

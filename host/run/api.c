@@ -76,6 +76,8 @@ int clg_supported(clg_op op, clg_dtype data_dtype, clg_dtype indices_dtype,
       data_dtype != CLG_DTYPE_FLOAT16 && data_dtype != CLG_DTYPE_BFLOAT16 &&
       data_dtype != CLG_DTYPE_DOUBLE)
     return 0; /* EmbeddingBag's weight: a floating-point type */
+  if ((info->params & CLG_PARAM_GBQ) && data_dtype != CLG_DTYPE_UINT8)
+    return 0; /* GatherBlockQuantized's data: its stored bytes */
   if (indices_dtype != CLG_DTYPE_INT32 && indices_dtype != CLG_DTYPE_INT64)
     return 0;
   if (data_rank < 1 || data_rank > CLG_MAX_RANK || indices_rank < 0 ||

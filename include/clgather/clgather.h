@@ -765,6 +765,15 @@ typedef enum clg_op {
    * (clgather/clgather_bag.h); every entry point taking a clg_params
    * refuses it with CLG_ERROR_INVALID_ARGUMENT. */
   CLG_OP_EMBEDDING_BAG = 6,
+  /** GatherBlockQuantized (ONNX Runtime's contrib operator
+   * com.microsoft.GatherBlockQuantized, version 1; not an ONNX operator):
+   * rows of a block-quantized uint8 tensor gathered by int32 or int64
+   * indices and dequantized with the scales (and zero points) of their
+   * blocks. It takes scales, zero points and quantization attributes,
+   * which clg_params cannot hold: run it with clg_gather_block_quantized()
+   * (clgather/clgather_quantized.h); every entry point taking a clg_params
+   * refuses it with CLG_ERROR_INVALID_ARGUMENT. */
+  CLG_OP_GATHER_BLOCK_QUANTIZED = 7,
 } clg_op;
 
 /** How a scatter combines an update with the element it lands on (ONNX's
@@ -882,6 +891,10 @@ typedef struct clg_scatter_params {
 /** Not a clg_params field: the operator reduces bags (EmbeddingBag), run by
  * clg_embedding_bag() with a clg_bag_params. */
 #define CLG_PARAM_BAGS 16u
+/** Not a clg_params field: the operator dequantizes blocks
+ * (GatherBlockQuantized), run by clg_gather_block_quantized() with a
+ * clg_gbq_params, scales and zero points. */
+#define CLG_PARAM_GBQ 32u
 
 /** An operator of the family as the library's registry describes it. */
 typedef struct clg_op_info {
@@ -1358,18 +1371,22 @@ CLG_API void clg_plan_destroy(clg_plan *plan);
  * CLG_ERROR_UNSUPPORTED_DTYPE, min/max on complex types, a reduction on
  * float64 or complex128 on a device without cl_khr_fp64, and one computed
  * in float (float, bfloat16, complex64) or double (float64, complex128) on
- * a device that flushes those subnormals to zero. Supported: the seven operators (clg_op); every
- * fixed-size ONNX element type (not string or undefined); int32 or int64
- * indices; ranks in [1, CLG_MAX_RANK] for data and [0, CLG_MAX_RANK] for
- * indices, with, per operator: Gather any mode and data_rank - 1 +
- * indices_rank <= CLG_MAX_RANK (the output rank with batch_dims 0; a
- * Gather with batch_dims b > 0 has output rank data_rank - 1 +
+ * a device that flushes those subnormals to zero. Supported: the eight
+ * operators (clg_op); every fixed-size ONNX element type (not string or
+ * undefined); int32 or int64 indices; ranks in [1, CLG_MAX_RANK] for data and
+ * [0, CLG_MAX_RANK] for indices, with, per operator: Gather any mode and
+ * data_rank - 1 + indices_rank <= CLG_MAX_RANK (the output rank with batch_dims
+ * 0; a Gather with batch_dims b > 0 has output rank data_rank - 1 +
  * indices_rank - b, which clg_output_shape() checks); GatherElements,
  * ScatterElements and Scatter mode RAISE and indices_rank == data_rank;
  * GatherND and ScatterND mode RAISE and indices_rank >= 1; EmbeddingBag
  * mode RAISE, weight (data) float32, float16, bfloat16 or float64 of rank
- * 2 and indices_rank 1 or 2 (clg_embedding_bag()). Returns 1 if
- * supported, 0 if not; never fails.
+ * 2 and indices_rank 1 or 2 (clg_embedding_bag()); GatherBlockQuantized
+ * mode RAISE, data uint8 (its stored bytes, whatever clg_gbq_kind) and
+ * data_rank - 1 + indices_rank <= CLG_MAX_RANK
+ * (clg_gather_block_quantized(), which alone says whether its scales'
+ * dtype runs on a device). Returns 1 if supported, 0 if not; never
+ * fails.
  */
 CLG_API int clg_supported(clg_op op, clg_dtype data_dtype,
                           clg_dtype indices_dtype, int32_t data_rank,

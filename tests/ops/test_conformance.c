@@ -2,9 +2,9 @@
  * Every registered operator's conformance set (tools/cases/operators.h:
  * the cases `clgather selftest --quick` runs) through the Criterion
  * runners of its family (support/gather_case.h, scatter_case.h,
- * bag_case.h), against the plain-C reference byte for byte: an operator
- * added with its case description is tested here before it has a suite of
- * its own (tests/ops/test_FILE.c, optional).
+ * bag_case.h, gbq_case.h), against the plain-C reference byte for byte: an
+ * operator added with its case description is tested here before it has a suite
+ * of its own (tests/ops/test_FILE.c, optional).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -14,12 +14,14 @@
 #include "cases/operators.h"
 #include "support/bag_case.h"
 #include "support/gather_case.h"
+#include "support/gbq_case.h"
 #include "support/scatter_case.h"
 
 /* The runners' state for one operator's set. */
 typedef struct conformance {
   gc_runner gather;
   bag_runner bag;
+  gbq_runner gbq;
   int cases;
 } conformance;
 
@@ -55,6 +57,18 @@ static void visit(void *ctx, const case_item *it) {
     c.async = it->call == CASE_CALL_ASYNC;
     bag_run(&cf->bag, &c, it->seed);
   } break;
+  case CASE_FAMILY_GBQ: {
+    /* cl_mem data and zero points tight: their buffers hold the packed
+     * bytes and nothing after them */
+    gbq_case c = it->c.gbq;
+    for (int k = 0; k < GBQC_NOPS; ++k) {
+      c.st[k].kind = buffer ? CLG_STORAGE_BUFFER : CLG_STORAGE_HOST;
+      c.st[k].offset = buffer ? OFFSET : 0;
+      c.st[k].tight = buffer && (k == GBQC_DATA || k == GBQC_ZERO_POINTS);
+    }
+    c.async = it->call == CASE_CALL_ASYNC;
+    gbq_run(&cf->gbq, &c, it->seed);
+  } break;
   }
 }
 
@@ -68,13 +82,15 @@ ParameterizedTestParameters(conformance, each_operator) {
 
 ParameterizedTest(size_t *i, conformance, each_operator) {
   const case_registered *o = &case_operators[*i];
-  conformance cf = {{0}, {0}, 0};
+  conformance cf = {{0}, {0}, {0}, 0};
   o->d->conformance(true, visit, &cf);
   cr_assert_gt(cf.cases, 0, "%s: an empty conformance set", o->name);
   if (o->d->family == CASE_FAMILY_GATHER)
     gc_finish(&cf.gather, o->name);
   else if (o->d->family == CASE_FAMILY_BAG)
     bag_finish(&cf.bag, o->name);
+  else if (o->d->family == CASE_FAMILY_GBQ)
+    gbq_finish(&cf.gbq, o->name);
 }
 
 /* The registry and the descriptions agree: every operator the library
@@ -91,6 +107,7 @@ Test(conformance, every_operator_described) {
     cr_expect_str_eq(o->name, ops[i].name);
     case_family want = (ops[i].params & CLG_PARAM_SCATTER) ? CASE_FAMILY_SCATTER
                        : (ops[i].params & CLG_PARAM_BAGS)  ? CASE_FAMILY_BAG
+                       : (ops[i].params & CLG_PARAM_GBQ)   ? CASE_FAMILY_GBQ
                                                            : CASE_FAMILY_GATHER;
     cr_expect_eq(o->d->family, want, "%s: family %d, want %d", o->name,
                  (int)o->d->family, (int)want);

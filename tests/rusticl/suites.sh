@@ -96,7 +96,7 @@ suites+='|test_scatter_elements|test_scatter_nd|test_scatter_device'
 suites+='|test_scatter_plans|test_embedding_bag|test_bag_split'
 suites+='|test_bag_strided|test_bag_plans|test_split|test_strided'
 suites+='|test_cli_selftest|onnx_conformance|readme_example'
-suites+='|test_gather_block_quantized'
+suites+='|test_gather_block_quantized|test_gbq_catalogue'
 CLGATHER_TEST_CLAIM_DENORM=1 CLGATHER_TEST_SAMPLE=4 \
   CRITERION_TEST_PATTERN="!($skip)" \
   ctest --test-dir "$build" --output-on-failure -j"$(nproc)" --timeout 600 \

@@ -78,7 +78,7 @@ static const command_case commands[] = {
       "--num-segments", "--per-sample-weights", "--padding-idx",
       "--weight-format", "--device", "--output"},
      {"--axis", "--reduction", "--batch-dims", "--duplicates"}},
-    /* GatherBlockQuantized: not in the registry, its own command. */
+    /* GatherBlockQuantized: its own command (cli_gbq.c). */
     {"gather-block-quantized",
      {"--kind", "--bits", "--gather-axis", "--quantize-axis", "--block-size",
       "--zero-points", "--device", "--output"},

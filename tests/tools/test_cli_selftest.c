@@ -40,9 +40,11 @@ Test(cli_selftest, quick_passes_on_the_default_device) {
   cr_expect(strstr(out, "FAIL") == NULL, "%s", out);
   /* one row per operator, the catalogue and the ONNX folders */
   static const char *const rows[] = {
-      "\nGather ",    "\nGatherElements ", "\nGatherND ", "\nScatterElements ",
-      "\nScatterND ", "\nScatter ",        "\nEmbeddingBag ",
-      "\nbad inputs ", "\nONNX node tests "};
+      "\nGather ",       "\nGatherElements ",
+      "\nGatherND ",     "\nScatterElements ",
+      "\nScatterND ",    "\nScatter ",
+      "\nEmbeddingBag ", "\nGatherBlockQuantized ",
+      "\nbad inputs ",   "\nONNX node tests "};
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
     cr_expect(strstr(out, rows[i]) != NULL, "no row '%s' in\n%s", rows[i] + 1,
               out);

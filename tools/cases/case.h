@@ -1,7 +1,8 @@
 /*
  * What every operator's case description shares (tools/cases/: a FILE.c
  * per operator of host/ops/operators.def and FILE_bad.c, its bad inputs,
- * declared by its family's header: embedding_bag.h, gather.h, scatter.h;
+ * declared by its family's header: embedding_bag.h, gather.h,
+ * gather_block_quantized.h, scatter.h;
  * as tools/reference/ has one reference each): the random source cases
  * are drawn from, where an operand of a call lives, and what a device lets
  * the library compute.

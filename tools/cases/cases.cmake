@@ -13,7 +13,8 @@
 #                               family keeps its catalogue in that file
 #   CLGATHER_CASES_INCLUDE_DIR  the folder holding cases/: sources include
 #                               "cases/FAMILY.h" (embedding_bag.h, gather.h,
-#                               scatter.h) or "cases/operators.h" (every
+#                               gather_block_quantized.h, scatter.h) or
+#                               "cases/operators.h" (every
 #                               operator's, found by its clg_op)
 # Like the references, the sources are compiled into each user against the
 # library it links (clgather, or clgather_testing in tests).

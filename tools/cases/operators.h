@@ -17,12 +17,14 @@
 
 #include "cases/embedding_bag.h"
 #include "cases/gather.h"
+#include "cases/gather_block_quantized.h"
 #include "cases/scatter.h"
 
 typedef enum case_family {
   CASE_FAMILY_GATHER = 0, /* gather_case: clg_run() */
   CASE_FAMILY_SCATTER,    /* scatter_case: clg_scatter() */
   CASE_FAMILY_BAG,        /* bag_case: clg_embedding_bag() */
+  CASE_FAMILY_GBQ,        /* gbq_case: clg_gather_block_quantized() */
 } case_family;
 
 /* One case of a conformance set, as the runner receives it. */
@@ -32,9 +34,11 @@ typedef struct case_item {
     gather_case gather;
     scatter_case scatter;
     bag_case bag;
+    gbq_case gbq;
   } c;
   uint64_t seed;     /* its inputs' seed (gather_inputs_draw(),
-                        bag_inputs_draw(); a scatter_case holds its own) */
+                        bag_inputs_draw(), gbq_inputs_draw(); a
+                        scatter_case holds its own) */
   case_call call;    /* how the runner calls the library */
   const char *label; /* what the case is about ("distinct targets"), or
                         NULL */

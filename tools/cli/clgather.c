@@ -404,18 +404,16 @@ int main(int argc, char **argv) {
   const clg_op_info *ops = clg_operators(&n_ops);
   for (size_t i = 0; i < n_ops; ++i)
     if (strcmp(cmd, ops[i].command) == 0) {
-      if (!(ops[i].params & CLG_PARAM_BAGS))
+      if (!(ops[i].params & (CLG_PARAM_BAGS | CLG_PARAM_GBQ)))
         return cmd_family(&ops[i], argc - 1, argv + 1);
-      /* EmbeddingBag takes no clg_params: its own command (cli_bag.c) */
+      /* EmbeddingBag and GatherBlockQuantized take no clg_params: their
+       * own commands (cli_bag.c, cli_gbq.c) */
       sigbus_install();
+      if (ops[i].params & CLG_PARAM_GBQ)
+        return cli_cmd_gather_block_quantized(argc - 1, argv + 1,
+                                              cli_sigbus_set_temp);
       return cli_cmd_embedding_bag(argc - 1, argv + 1, cli_sigbus_set_temp);
     }
-  /* GatherBlockQuantized is not in the registry (for now): by name */
-  if (strcmp(cmd, "gather-block-quantized") == 0) {
-    sigbus_install();
-    return cli_cmd_gather_block_quantized(argc - 1, argv + 1,
-                                          cli_sigbus_set_temp);
-  }
   if (strcmp(cmd, "onnx-test") == 0) {
 #if CLGATHER_CLI_ONNX
     return cli_cmd_onnx_test(argc - 1, argv + 1);

@@ -1,9 +1,10 @@
 /*
  * `clgather gather-block-quantized [options] DATA INDICES SCALES -o OUT`:
  * ONNX Runtime's com.microsoft GatherBlockQuantized through
- * clg_gather_block_quantized() (clgather/clgather_quantized.h). The
- * operator is not in the registry (host/ops/operators.def), so clgather.c
- * dispatches here by name.
+ * clg_gather_block_quantized() (clgather/clgather_quantized.h). Its
+ * registry line (host/ops/operators.def) is CLG_PARAM_GBQ's: it takes no
+ * clg_params, so clgather.c dispatches here instead of to the family's
+ * generic command.
  *
  * Files: a .npy of uint8 cannot say that its values are 4-bit, so for
  * --kind uint4 and int4 DATA and --zero-points hold one value a byte in the

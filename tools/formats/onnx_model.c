@@ -370,8 +370,9 @@ int onnx_find_op(const Onnx__NodeProto *node, onnx_op *op) {
   size_t n = 0;
   const clg_op_info *ops = clg_operators(&n);
   for (size_t i = 0; i < n && is_default_domain(node->domain); ++i)
-    /* EmbeddingBag is no ONNX operator: a node of that name is skipped */
-    if (!(ops[i].params & CLG_PARAM_BAGS) &&
+    /* EmbeddingBag and GatherBlockQuantized (com.microsoft) are no ONNX
+     * operators: a node of either name is skipped */
+    if (!(ops[i].params & (CLG_PARAM_BAGS | CLG_PARAM_GBQ)) &&
         strcmp(ops[i].name, node->op_type) == 0) {
       *op = (onnx_op){&ops[i], (ops[i].params & CLG_PARAM_SCATTER) ? 3 : 2,
                       1};

@@ -11,8 +11,7 @@
 # The sources call the library's clg_dtype_size(): each user compiles them
 # against the library it links (clgather, or clgather_testing in tests).
 set(CLGATHER_REFERENCE_INCLUDE_DIR ${CMAKE_CURRENT_LIST_DIR}/..)
-set(CLGATHER_REFERENCE_SOURCES ${CMAKE_CURRENT_LIST_DIR}/reference.c
-  ${CMAKE_CURRENT_LIST_DIR}/ref_gather_block_quantized.c)
+set(CLGATHER_REFERENCE_SOURCES ${CMAKE_CURRENT_LIST_DIR}/reference.c)
 foreach(op IN LISTS CLGATHER_OPERATORS)
   list(APPEND CLGATHER_REFERENCE_SOURCES ${CMAKE_CURRENT_LIST_DIR}/ref_${op}.c)
 endforeach()

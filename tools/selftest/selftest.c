@@ -3,7 +3,8 @@
  * of a user's own OpenCL device (selftest.h). The harness: open the
  * device, run each registered operator's conformance set (its case
  * description's, tools/cases/operators.h, by its family's runner:
- * selftest_gather.c, selftest_scatter.c, selftest_bag.c), the bad-input
+ * selftest_gather.c, selftest_scatter.c, selftest_bag.c,
+ * selftest_gbq.c), the bad-input
  * catalogues (selftest_bad.c) and the installed ONNX node folders (through
  * onnx_test.c in a CLI built with ONNX), time each row, print the summary
  * table (or JSON) and the first failing cases in full.
@@ -67,30 +68,30 @@ static void print_text(const st_run *r, const char *dev, const char *ver,
                        double total) {
   printf("clgather selftest on %s (%s)%s\n\n", dev ? dev : "?",
          ver ? ver : "?", r->quick ? ", quick" : "");
-  printf("%-18s %6s %6s %6s  %-28s %8s\n", "operator", "cases", "passed",
+  printf("%-20s %6s %6s %6s  %-28s %8s\n", "operator", "cases", "passed",
          "failed", "variants", "seconds");
   int cases = 0, passed = 0, failed = 0;
   for (int i = 0; i < r->nrows; ++i) {
     const st_row *w = &r->rows[i];
     char v[128];
     variants_text(w->variants, v, sizeof v);
-    printf("%-18s %6d %6d %6d  %-28s %8.2f\n", w->name, w->cases, w->passed,
+    printf("%-20s %6d %6d %6d  %-28s %8.2f\n", w->name, w->cases, w->passed,
            w->failed,
            !w->has_variants ? "n/a"
            : v[0]           ? v
                             : "-",
            w->seconds);
     if (w->note[0])
-      printf("%-18s   (%s)\n", "", w->note);
+      printf("%-20s   (%s)\n", "", w->note);
     cases += w->cases;
     passed += w->passed;
     failed += w->failed;
   }
-  printf("%-18s %6d %6d %6d  %-28s %8.2f\n", "total", cases, passed, failed,
-         "", total);
+  printf("%-20s %6d %6d %6d  %-28s %8.2f\n", "total", cases, passed, failed, "",
+         total);
   printf("(variants: the kernel variants clg_context_last_variant() "
-         "reported after\nthe gathers' cases; the API reports none for the "
-         "scatters and EmbeddingBag)\n");
+         "reported after\nthe gathers' and GatherBlockQuantized's cases; "
+         "none are listed for the\nscatters and EmbeddingBag)\n");
   if (r->nfails > 0) {
     printf("\nfirst failing cases (%d failed in all):\n", r->nfails);
     for (int i = 0; i < r->nfails && i < ST_MAX_FAILS; ++i)
@@ -177,6 +178,7 @@ static void visit_case(void *ctx, const case_item *it) {
   case CASE_FAMILY_GATHER: st_gather_case(cr->r, it); break;
   case CASE_FAMILY_SCATTER: st_scatter_case(cr->r, &cr->dev, it); break;
   case CASE_FAMILY_BAG: st_bag_case(cr->r, &cr->dev, it); break;
+  case CASE_FAMILY_GBQ: st_gbq_case(cr->r, &cr->dev, it); break;
   }
 }
 
@@ -371,7 +373,8 @@ int cli_cmd_selftest(int argc, char **argv) {
     r->noperators++;
     st_row *w = &r->rows[r->nrows++];
     w->name = case_operators[i].name;
-    w->has_variants = case_operators[i].d->family == CASE_FAMILY_GATHER;
+    w->has_variants = case_operators[i].d->family == CASE_FAMILY_GATHER ||
+                      case_operators[i].d->family == CASE_FAMILY_GBQ;
   }
   for (int i = 0; i < NEXTRA; ++i)
     r->rows[r->nrows++].name = extra[i];

@@ -11,8 +11,9 @@
  * Modules, each calling only those before it: selftest_exec.c (one call of
  * the library on the device, with host, cl_mem or asynchronously checked
  * operands, the output's guard bytes checked) <- selftest_gather.c,
- * selftest_scatter.c, selftest_bag.c (each family's runner of one case;
- * selftest_bag.c also runs EmbeddingBag's calls, whose operands st_call
+ * selftest_scatter.c, selftest_bag.c, selftest_gbq.c (each family's
+ * runner of one case; selftest_bag.c and selftest_gbq.c also run
+ * EmbeddingBag's and GatherBlockQuantized's calls, whose operands st_call
  * cannot hold), selftest_bad.c (the bad-input catalogues) <- selftest.c
  * (the command, the rows, the exit status). A client of the public API
  * only.
@@ -173,14 +174,31 @@ int st_bag_exec(st_run *r, const bag_case *c, const bag_inputs *in,
  * checked). */
 void st_bag_storage(bag_case *c, case_call s);
 
+/* One GatherBlockQuantized call (tools/cases/gather_block_quantized.h):
+ * the operands o describes, of the values in `in` (zero_points passed when
+ * c->zp), every one where c->st[GBQC_DATA] says (host memory, or each a
+ * cl_mem of its own at ST_GUARD with guards around it). The output
+ * (o->bytes[GBQC_OUTPUT]) starts as `init`; the inputs must come back
+ * unchanged. Returns 0 (why then holds the library's message when *status
+ * is not CLG_SUCCESS), 1 when the call wrote outside its output or into an
+ * input, -1 when the harness could not run it (what failed in why). */
+int st_gbq_exec(st_run *r, const gbq_case *c, const gbq_operands *o,
+                const gbq_inputs *in, const void *init, void *got,
+                clg_status *status, char *why, size_t whylen);
+/* Puts the case's operands where a selftest storage says (CASE_CALL_HOST;
+ * CASE_CALL_BUFFER at ST_GUARD). */
+void st_gbq_storage(gbq_case *c, case_call s);
+
 /* One case of an operator's conformance set (tools/cases/operators.h),
  * run against the reference and recorded in r's current row, by its
  * family: the gathers (selftest_gather.c), the scatters
- * (selftest_scatter.c), EmbeddingBag (selftest_bag.c). */
+ * (selftest_scatter.c), EmbeddingBag (selftest_bag.c),
+ * GatherBlockQuantized (selftest_gbq.c). */
 void st_gather_case(st_run *r, const case_item *it);
 void st_scatter_case(st_run *r, const case_device *dev, const case_item *it);
 void st_bag_case(st_run *r, const case_device *dev, const case_item *it);
-/* The bad-input catalogues of the three families (selftest_bad.c). */
+void st_gbq_case(st_run *r, const case_device *dev, const case_item *it);
+/* The bad-input catalogues of the four families (selftest_bad.c). */
 void st_bad_input_cases(st_run *r);
 
 /* The variant names the table reports (bit i is names[i]). */

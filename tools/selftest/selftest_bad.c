@@ -8,9 +8,10 @@
  * sentinel pattern with guard bytes around it) is byte for byte unchanged.
  *
  * The catalogues are the case descriptions' (tools/cases/gather_bad.c,
- * scatter_elements_bad.c, embedding_bag_bad.c: their bases, their
- * entries), which the test suites run too; each entry's message is also
- * checked for what it must say.
+ * scatter_elements_bad.c, embedding_bag_bad.c,
+ * gather_block_quantized_bad.c: their bases, their entries), which the
+ * test suites run too; each entry's message is also checked for what it
+ * must say.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -202,9 +203,55 @@ static void bag_bad_cases(st_run *r, bad_bufs *b) {
   }
 }
 
+/* ---------------------------------------------------- GatherBlockQuantized */
+
+/* The catalogue of tools/cases/gather_block_quantized_bad.c (the test
+ * suite's too): each entry's status, its message (what it names), the
+ * output as it was; host operands, then cl_mem ones (no asynchronous call
+ * yet: its values are checked on the host either way). Float32 scales, or
+ * float16 on a device that flushes subnormal floats (the library refuses
+ * float32 scales there, which would hide every entry's own error). */
+static void gbq_bad_cases(st_run *r, bad_bufs *b) {
+  for (size_t k = 0; k < gbq_bad_count; ++k) {
+    const gbq_bad *e = &gbq_bad_inputs[k];
+    for (int sto = 0; sto < 2; ++sto) {
+      if (r->quick && sto != (int)(k % 2))
+        continue;
+      gbq_case c;
+      gbq_operands o;
+      gbq_inputs in;
+      if (gbq_bad_make(e,
+                       r->single_denorm ? CLG_DTYPE_FLOAT : CLG_DTYPE_FLOAT16,
+                       &c, &o, &in) != 0) {
+        r->device_error = true;
+        snprintf(r->device_msg, sizeof r->device_msg, "out of host memory");
+        return;
+      }
+      st_gbq_storage(&c, (case_call)sto);
+      size_t ob = o.bytes[GBQC_OUTPUT];
+      if (ob > sizeof b->init)
+        ob = 0; /* an output the call refuses before its size matters */
+      o.bytes[GBQC_OUTPUT] = ob;
+      memset(b->init, 0xA5, ob);
+      char desc[ST_DESC], why[512];
+      gbq_case_str(&c, desc, sizeof desc);
+      clg_status st = CLG_SUCCESS;
+      int rc =
+          st_gbq_exec(r, &c, &o, &in, b->init, b->got, &st, why, sizeof why);
+      gbq_inputs_free(&in);
+      bool named = case_message_has(why, e->needles);
+      for (int j = 0; j < e->nints; ++j)
+        named = named && case_message_has_int(why, e->ints[j]);
+      record(r, e->name, desc, rc, st, e->want, named, e->needles, why, b->got,
+             b->init, ob);
+    }
+  }
+}
+
 void st_bad_input_cases(st_run *r) {
   static bad_bufs b;
   gather_bad_cases(r, &b);
   scatter_bad_cases(r);
   bag_bad_cases(r, &b);
+  gbq_bad_cases(r, &b);
 }

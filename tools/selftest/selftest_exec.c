@@ -250,7 +250,7 @@ int st_exec(st_run *r, const st_call *c, const void *init, size_t out_bytes,
 void st_record(st_run *r, bool ok, const char *fmt, ...) {
   st_row *row = &r->rows[r->row];
   row->cases++;
-  /* The public API reports the variant of the gathers' kernels only
+  /* The variant of the gathers' and GatherBlockQuantized's kernels
    * (clg_context_last_variant(): the scatters do not set it). */
   const char *v =
       row->has_variants && ok ? clg_context_last_variant(r->ctx, NULL) : NULL;
