@@ -194,7 +194,9 @@ static clg_status gbq_stage(clg_context *ctx, const gbq_call *c,
 /* Enqueue the kernel after the wait list (gated on `gate` when not NULL;
  * ungated, its variants may be timed first, after the wait list too),
  * then read a host output back, or wait for the kernel where the call
- * blocks. *event (may be NULL) gets the last command's event. */
+ * blocks. *event gets the last command's event; event NULL: nothing waits
+ * by it (an in-order queue orders what follows), and a call that does not
+ * block makes none. */
 static clg_status gbq_launch(clg_context *ctx, const gbq_call *c, gbq_staged *s,
                              cl_mem gate, cl_uint num_events,
                              const cl_event *wait_list, bool *retime,
@@ -209,8 +211,8 @@ static clg_status gbq_launch(clg_context *ctx, const gbq_call *c, gbq_staged *s,
     st = clg__check_wait_failed(num_events, wait_list);
   cl_event kevent = NULL;
   if (st == CLG_SUCCESS)
-    st =
-        clg__call_launch(&call, c->queue, gate, num_events, wait_list, &kevent);
+    st = clg__call_launch(&call, c->queue, gate, num_events, wait_list,
+                          event || s->blocking ? &kevent : NULL);
   bool done = false;
   if (st == CLG_SUCCESS)
     st = clg__finish_call(
@@ -297,9 +299,13 @@ static clg_status gbq_run_gated(clg_context *ctx, const gbq_call *c,
   bool staged_ok = false, retime = false;
   if (st == CLG_SUCCESS)
     staged_ok = (st = gbq_stage(ctx, c, &staged)) == CLG_SUCCESS;
+  /* The kernel's event where something waits by it: the outcome, the
+   * verdict's read on an out-of-order queue, the caller. */
+  bool want_last = o || !in_order || event;
   if (st == CLG_SUCCESS)
     st = gbq_launch(ctx, c, &staged, verdict, v.event ? 1 : 0,
-                    v.event ? &v.event : NULL, o ? NULL : &retime, &last);
+                    v.event ? &v.event : NULL, o ? NULL : &retime,
+                    want_last ? &last : NULL);
   if (st == CLG_SUCCESS && o)
     clg__outcome_enqueued(o, last, false);
   else if (st == CLG_SUCCESS) {
@@ -320,7 +326,8 @@ static clg_status gbq_run_gated(clg_context *ctx, const gbq_call *c,
       /* The values passed: time the variants now, ungated (the caller's
        * events, if any, are complete: the verdict waited for them). */
       cl_event again = NULL;
-      st = gbq_launch(ctx, c, &staged, NULL, 0, NULL, NULL, &again);
+      st = gbq_launch(ctx, c, &staged, NULL, 0, NULL, NULL,
+                      want_last ? &again : NULL);
       if (again) {
         clReleaseEvent(last);
         last = again;

@@ -28,12 +28,24 @@ typedef enum { SYNC, ASYNC, PLAN, PLAN_ASYNC } mode;
 static const char *const mode_names[] = {"sync", "async", "plan",
                                          "plan async"};
 
-typedef enum { GATHER, GATHER_ELEMENTS, GATHER_ND, SCATTER_ND,
-               SCATTER_ELEMENTS, BAG, BAG_SEGMENTS } opk;
-static const char *const op_names[] = {
-    "Gather",          "GatherElements", "GatherND",
-    "ScatterND",       "ScatterElements", "EmbeddingBag",
-    "EmbeddingBag (segment ids)"};
+typedef enum {
+  GATHER,
+  GATHER_ELEMENTS,
+  GATHER_ND,
+  SCATTER_ND,
+  SCATTER_ELEMENTS,
+  BAG,
+  BAG_SEGMENTS,
+  GBQ
+} opk;
+static const char *const op_names[] = {"Gather",
+                                       "GatherElements",
+                                       "GatherND",
+                                       "ScatterND",
+                                       "ScatterElements",
+                                       "EmbeddingBag",
+                                       "EmbeddingBag (segment ids)",
+                                       "GatherBlockQuantized"};
 
 /* One row: the call, and what it may cost. */
 typedef struct row {
@@ -119,11 +131,20 @@ static const row rows[] = {
     {BAG_SEGMENTS, SYNC, false, false, false, NULL, "gated, read after", 3, 1,
      0, 1},
     {BAG_SEGMENTS, ASYNC, false, false, false, NULL, "gated", 4, 0, 0, 2},
+    /* GatherBlockQuantized: the gathers' ways, with their validation
+     * kernel. */
+    {GBQ, SYNC, false, false, false, NULL, "gated, read after", 2, 1, 0, 0},
+    {GBQ, SYNC, false, false, true, NULL, "gated, read after", 2, 1, 0, 0},
+    {GBQ, SYNC, false, false, false, "never", "read-back", 1, 1, 0, 0},
+    {GBQ, ASYNC, false, false, false, NULL, "gated", 2, 0, 0, 2},
+    {GBQ, PLAN, false, false, false, NULL, "gated, read after", 2, 1, 0, 0},
+    {GBQ, PLAN_ASYNC, false, false, false, NULL, "gated", 2, 0, 0, 2},
+    {GBQ, SYNC, true, false, false, NULL, "host", 1, 1, 1, 1},
 };
 
 /* The operands of one call, and its plan where it has one. */
 typedef struct operands {
-  clg_tensor d, x, u, o, b;
+  clg_tensor d, x, u, o, b; /* GatherBlockQuantized: u its scales */
   cl_mem dm, xm, um, om, bm;
   void *dh, *xh, *oh, *uh;
   clg_plan *plan;
@@ -165,6 +186,19 @@ static void make(const row *r, operands *p) {
   p->o = r->host_output ? clg_tensor_host(CLG_DTYPE_FLOAT, 2, os, p->oh)
                         : clg_tensor_buffer(CLG_DTYPE_FLOAT, 2, os, p->om, 0);
   switch (r->op) {
+  case GBQ: { /* uint8 [ROWS, 4], a block a row, float16 scales */
+    int64_t gs[2] = {ROWS, 4}, ss[2] = {ROWS, 1}, gos[2] = {n, 4};
+    uint16_t *half = malloc((size_t)ROWS * sizeof *half);
+    cr_assert(half);
+    for (size_t k = 0; k < ROWS; ++k)
+      half[k] = 0x3C00; /* 1.0 */
+    p->um = tu_buffer_create((size_t)ROWS * sizeof *half, half);
+    free(half);
+    p->d = clg_tensor_buffer(CLG_DTYPE_UINT8, 2, gs, p->dm, 0);
+    p->u = clg_tensor_buffer(CLG_DTYPE_FLOAT16, 2, ss, p->um, 0);
+    p->o = clg_tensor_buffer(CLG_DTYPE_FLOAT16, 2, gos, p->om, 0);
+    break;
+  }
   case GATHER:
   case BAG:
   case BAG_SEGMENTS: break;
@@ -258,18 +292,30 @@ static clg_status call(const row *r, operands *p, cl_event *ev,
   bool bag = r->op == BAG || r->op == BAG_SEGMENTS;
   const clg_tensor *bags = r->op == BAG_SEGMENTS ? &p->b : NULL;
   clg_status st;
+  clg_gbq_params qp;
+  memset(&qp, 0, sizeof qp);
+  qp.quantize_axis = 1;
+  qp.block_size = 16;
+  qp.bits = 8;
+  qp.kind = CLG_GBQ_UINT8;
   if (plan && !p->plan) {
     unsigned flags = async ? CLG_PLAN_ASYNC_CHECK : 0;
-    st = bag ? clg_plan_create_embedding_bag(ctx, &bp, &p->d, &p->x, bags,
-                                             NULL, &p->o, flags, &p->plan)
+    st = r->op == GBQ
+             ? clg_plan_create_gather_block_quantized(
+                   ctx, &qp, &p->d, &p->x, &p->u, NULL, &p->o, flags, &p->plan)
+         : bag ? clg_plan_create_embedding_bag(ctx, &bp, &p->d, &p->x, bags,
+                                               NULL, &p->o, flags, &p->plan)
          : r->op == SCATTER_ND || r->op == SCATTER_ELEMENTS
-             ? clg_plan_create_scatter(ctx, &g, &sp, &p->d, &p->x, &p->u,
-                                       &p->o, flags, &p->plan)
+             ? clg_plan_create_scatter(ctx, &g, &sp, &p->d, &p->x, &p->u, &p->o,
+                                       flags, &p->plan)
              : clg_plan_create(ctx, &g, &p->d, &p->x, &p->o, flags, &p->plan);
     if (st != CLG_SUCCESS)
       return st;
   }
   clg_outcome **out = async ? oc : NULL;
+  if (plan && r->op == GBQ)
+    return clg_plan_enqueue_gather_block_quantized(
+        p->plan, &p->d, &p->x, &p->u, NULL, &p->o, NULL, 0, NULL, ev, out);
   if (plan)
     return bag ? clg_plan_enqueue_embedding_bag(p->plan, &p->d, &p->x, bags,
                                                 NULL, &p->o, NULL, 0, NULL, ev,
@@ -279,6 +325,12 @@ static clg_status call(const row *r, operands *p, cl_event *ev,
                                           &p->o, NULL, 0, NULL, ev, out)
                : clg_plan_enqueue(p->plan, &p->d, &p->x, &p->o, NULL, 0, NULL,
                                   ev, out);
+  if (r->op == GBQ)
+    return async ? clg_gather_block_quantized_async(ctx, &qp, &p->d, &p->x,
+                                                    &p->u, NULL, &p->o, NULL, 0,
+                                                    NULL, ev, oc)
+                 : clg_gather_block_quantized(ctx, &qp, &p->d, &p->x, &p->u,
+                                              NULL, &p->o, NULL, 0, NULL, ev);
   if (bag)
     return async ? clg_embedding_bag_async(ctx, &bp, &p->d, &p->x, bags, NULL,
                                            &p->o, NULL, 0, NULL, ev, oc)
