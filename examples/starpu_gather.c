@@ -4,8 +4,8 @@
  * StarPU owns the OpenCL context, the command queue and the buffers; it
  * moves data between host and device and calls a codelet's OpenCL or CPU
  * implementation on whichever worker it picks. This program shows the
- * rules for embedding clgather in such a runtime (README.md, "Embedding in
- * a runtime"):
+ * rules for embedding clgather in such a runtime (docs/runtimes.md,
+ * "Embedding in a runtime"):
  *
  *   1. one clg_context per OpenCL device, created on the device's worker
  *      when StarPU starts (starpu_execute_on_each_worker), its kernels built

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """First use of a shape class, cold, against a one-line OpenCL gather (a
-manual benchmark: issue 22's first-use target, README "Performance").
+manual benchmark: issue 22's first-use target, docs/performance.md, "First use").
 
 Each round, on fresh, empty program caches (POCL_CACHE_DIR, and clgather's
 CLGATHER_CACHE_DIR): the CLI's `clgather gather` of f32 [20000, 768] on

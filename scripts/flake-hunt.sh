@@ -7,7 +7,7 @@
 #   scripts/flake-hunt.sh [RUNS] [BUILD_DIR]     (default 5, build)
 #
 # Exit status: 0 when every run passed, 1 otherwise. Not part of CI (each
-# run under load takes several times a plain one); README's "Testing" says
+# run under load takes several times a plain one); docs/testing.md says
 # how many runs passed when it was last run. Installs stress-ng if missing
 # (as root, like scripts/install-deps.sh).
 set -euo pipefail

@@ -5,7 +5,9 @@
 # runtimes (for scripts/sanitize.sh and scripts/fuzz.sh); `install-deps.sh
 # packaging` the Debian packaging tools (for scripts/test-packages.sh);
 # `install-deps.sh devices` Oclgrind and Mesa's OpenCL (for scripts/test-devices.sh);
-# `install-deps.sh abi` abigail-tools (for scripts/check-abi.sh).
+# `install-deps.sh abi` abigail-tools (for scripts/check-abi.sh);
+# `install-deps.sh docs` Doxygen, Sphinx, breathe, myst-parser and the Read
+# the Docs theme (for scripts/docs.sh), and matplotlib (scripts/plot_ratios.py).
 set -euo pipefail
 
 packages=(
@@ -35,6 +37,12 @@ fi
 # `install-deps.sh abi`: abidw and abidiff (scripts/check-abi.sh).
 if [ "${1:-}" = "abi" ]; then
   packages+=(abigail-tools)
+fi
+# `install-deps.sh docs`: the documentation site (scripts/docs.sh): the API
+# reference from the headers (doxygen), assembled with the guides by Sphinx.
+if [ "${1:-}" = "docs" ]; then
+  packages+=(doxygen python3-sphinx python3-breathe python3-myst-parser
+    python3-sphinx-rtd-theme python3-matplotlib)
 fi
 # `install-deps.sh packaging`: what scripts/test-packages.sh needs to build
 # the Debian packages (debian/) and check them.

@@ -39,7 +39,7 @@
  *    rename replaces a planted symlink, it never follows it.
  * The checksum only detects damage: anyone can compute it, and a binary
  * damaged and checksummed again by the effective user is handed to the
- * driver, which may crash on it (README, "Program cache").
+ * driver, which may crash on it (docs/program_cache.md).
  *
  * The cache never changes a call's outcome: anything that does not work
  * (no directory, unreadable or invalid file, a binary the driver refuses,

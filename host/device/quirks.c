@@ -36,7 +36,7 @@ static const clg_quirk_rule clg_hints_allowed[] = {
       * lowers both builtins for the CPU, and EmbeddingBag's BLOCK and VEC
       * variants prefetch rows ahead in the index stream, which took a
       * [100000, 64] lookup of 2048 bags of 32 from 1.9 to 0.6 ms on Zen 3
-      * (README, EmbeddingBag). */
+      * (docs/performance.md, EmbeddingBag). */
      "clang for the host's CPU: the prefetch is measured to pay"},
 };
 

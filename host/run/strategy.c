@@ -245,8 +245,8 @@ bool clg__host_run_applies(const clg_context *ctx, const clg_checked *c,
 /* The thresholds (run.h) keep the one work-group's work small: its check
  * and copy are serial in steps of its work-group size, where two kernels
  * spread both over the device. W5 (10 int64 indices into [100, 64]
- * float32, 2.5 KiB out) on POCL 3.1, Zen 3: see README's "What a call
- * costs". */
+ * float32, 2.5 KiB out) on POCL 3.1, Zen 3: see docs/pipelines.md, "What
+ * a call costs". */
 bool clg__fused_applies(const clg_context *ctx, const clg_checked *c,
                         const clg_tensor_facts *of) {
   (void)ctx;

@@ -1,11 +1,21 @@
-/*
+/**
+ * @file
  * clgather — the gather family of tensor operators on any OpenCL device.
  *
  * Semantics: ONNX `Gather` (opsets 1, 11 and 13; they agree on everything this
  * library implements), `GatherElements` (11, 13) and `GatherND` (11, 12, 13,
  * with batch_dims); see https://onnx.ai/onnx/operators/. Beyond ONNX:
  * TensorFlow's batch_dims for Gather (tf.gather / GatherV2) and numpy.take's
- * index modes (raise, wrap, clip).
+ * index modes (raise, wrap, clip). The scatters (ONNX `ScatterElements`,
+ * `ScatterND`, `Scatter`: clg_scatter()) are here too; EmbeddingBag is in
+ * clgather_bag.h and quantized tables in clgather_quantized.h, both
+ * included by this header; the distributed library in clgather_mpi.h.
+ *
+ * Contents, in order: version; status codes and the per-thread message;
+ * tensors (element types; host, cl_mem and strided tensors); contexts and
+ * their options; Gather; the gather family (clg_params, clg_run(),
+ * output shapes, validation, the scatters); asynchronous checked calls and
+ * outcomes; plans; several devices.
  *
  * The promise: an out-of-bounds index is an error returned *before* any gather
  * kernel is enqueued, naming the position in `indices`, the value and the
@@ -30,7 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* OpenCL: this header uses only types of OpenCL 1.0 (cl_context,
+/** OpenCL: this header uses only types of OpenCL 1.0 (cl_context,
  * cl_device_id, cl_command_queue, cl_mem, cl_event, cl_uint), so it works
  * with any CL_TARGET_OPENCL_VERSION, and so does the library, which asks
  * each device what it supports at run time. A value defined before this
@@ -44,6 +54,9 @@
 #endif
 #include <CL/cl.h>
 
+/** Marks the library's exported functions (visibility "default" with GCC
+ * and clang, dllexport/dllimport on Windows; nothing with
+ * CLGATHER_STATIC_DEFINE, the static library). */
 #if defined(CLGATHER_STATIC_DEFINE)
 #define CLG_API
 #elif defined(_WIN32)
@@ -64,8 +77,11 @@ extern "C" {
 
 /* ---------------------------------------------------------------- version */
 
+/** The major version of this header: the ABI's (the SONAME's number). */
 #define CLGATHER_VERSION_MAJOR 0
+/** The minor version: API added, none removed. */
 #define CLGATHER_VERSION_MINOR 1
+/** The patch version: fixes only. */
 #define CLGATHER_VERSION_PATCH 0
 /** MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define CLGATHER_VERSION_NUMBER                                                \
@@ -128,7 +144,7 @@ typedef enum clg_status {
    * A build failing with CL_BUILD_PROGRAM_FAILURE is tried twice more (10
    * and 100 ms apart, so such a call takes that much longer) before this
    * status is returned: POCL's kernel cache fails a build that another
-   * process makes at the same moment (README, "Program cache"). */
+   * process makes at the same moment (docs/program_cache.md). */
   CLG_ERROR_BUILD_FAILED = 15,
   /** A host allocation failed. */
   CLG_ERROR_OUT_OF_HOST_MEMORY = 16,
@@ -235,12 +251,19 @@ typedef enum clg_storage {
  *   offset of the first element within it.
  */
 typedef struct clg_tensor {
+  /** The element type (an ONNX TensorProto.DataType number). */
   clg_dtype dtype;
+  /** The number of dimensions, 0 (a scalar) to CLG_MAX_RANK. */
   int32_t rank;
+  /** The dimensions in elements, C order; entries past rank are ignored. */
   int64_t shape[CLG_MAX_RANK];
+  /** Where the elements are: host memory, a cl_mem, or a strided view. */
   clg_storage storage;
+  /** CLG_STORAGE_HOST: the first element (NULL only with no elements). */
   void *host;
+  /** CLG_STORAGE_BUFFER: the cl_mem holding the elements (borrowed). */
   cl_mem buffer;
+  /** CLG_STORAGE_BUFFER: the byte offset of the first element in buffer. */
   size_t offset;
 } clg_tensor;
 
@@ -319,7 +342,10 @@ CLG_API clg_tensor clg_tensor_buffer(clg_dtype dtype, int32_t rank,
  * its kernel is gated as for a dense output.)
  */
 typedef struct clg_strided_tensor {
+  /** The dense descriptor, storage CLG_STORAGE_HOST_STRIDED or
+   * CLG_STORAGE_BUFFER_STRIDED; pass &tensor as an operand. */
   clg_tensor tensor;
+  /** strides[0 .. rank-1] in elements (may be negative; 0 on inputs). */
   int64_t strides[CLG_MAX_RANK];
 } clg_strided_tensor;
 
@@ -408,7 +434,10 @@ CLG_API void clg_context_destroy(clg_context *ctx);
  * (created on first use; NULL if it cannot be created). Borrowed: valid until
  * clg_context_destroy(); do not release them. */
 CLG_API cl_context clg_context_cl_context(const clg_context *ctx);
+/** The context's device (borrowed; see clg_context_cl_context()). */
 CLG_API cl_device_id clg_context_device(const clg_context *ctx);
+/** The context's own in-order command queue, created on first use; NULL if
+ * it cannot be created (borrowed; see clg_context_cl_context()). */
 CLG_API cl_command_queue clg_context_queue(clg_context *ctx);
 
 /** A setting of one context (clg_context_set_option()). */
@@ -863,9 +892,13 @@ typedef enum clg_index_mode {
  * CLG_ERROR_INVALID_ARGUMENT.
  */
 typedef struct clg_params {
+  /** The operator (0: CLG_OP_GATHER). */
   clg_op op;
+  /** The axis, negative counting from the back (Gather, GatherElements). */
   int64_t axis;
+  /** The leading batch dimensions (Gather, GatherND). */
   int64_t batch_dims;
+  /** What an out-of-range index means (Gather only; else RAISE). */
   clg_index_mode mode;
 } clg_params;
 
@@ -883,7 +916,9 @@ typedef struct clg_scatter_params {
 
 /** The clg_params fields an operator reads (clg_op_info.params). */
 #define CLG_PARAM_AXIS 1u
+/** The operator reads clg_params.batch_dims (clg_op_info.params). */
 #define CLG_PARAM_BATCH_DIMS 2u
+/** The operator reads clg_params.mode (clg_op_info.params). */
 #define CLG_PARAM_MODE 4u
 /** Not a clg_params field: the operator is a scatter, run by clg_scatter()
  * with a clg_scatter_params (reduction, duplicates). */
@@ -898,6 +933,7 @@ typedef struct clg_scatter_params {
 
 /** An operator of the family as the library's registry describes it. */
 typedef struct clg_op_info {
+  /** The operator. */
   clg_op op;
   /** The ONNX op_type ("GatherElements"). */
   const char *name;

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * clgather — EmbeddingBag and sparse segment reductions: rows of a weight
  * table gathered by index and reduced per bag, in one call, every index
  * and every bag boundary checked before any kernel runs. Included by
@@ -99,7 +100,9 @@ typedef enum clg_bag_weight_format {
  * the CLI and the Python package default to it; the C zero value is sum.)
  */
 typedef struct clg_bag_params {
+  /** How a bag's rows reduce (0: CLG_BAG_SUM). */
   clg_bag_mode mode;
+  /** How the bags are given (0: CLG_BAGS_OFFSETS). */
   clg_bag_form form;
   /** CLG_BAG_* bits; others must be 0. */
   uint32_t flags;

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * clgather_mpi — row-sharded tables over MPI: a checked, deterministic
  * distributed gather, scatter and EmbeddingBag, on any OpenCL device of
  * each rank.
@@ -70,11 +71,17 @@ extern "C" {
  * queue: the command queue for this rank's device work (NULL: ctx's own).
  */
 typedef struct clg_mpi_table {
+  /** The communicator whose ranks hold the shards (borrowed). */
   MPI_Comm comm;
+  /** This rank's clgather context (its device; borrowed). */
   clg_context *ctx;
+  /** The table's global row count (the same on every rank). */
   int64_t rows;
-  int64_t lo, hi;
+  /** This rank's rows [lo, hi) (0 <= lo <= hi <= rows): lo, then hi. */
+  int64_t lo, hi; /**< hi: one past this rank's last row. */
+  /** This rank's rows, shape [hi - lo, row dims...]: host or cl_mem. */
   clg_tensor shard;
+  /** The command queue for this rank's device work (NULL: ctx's own). */
   cl_command_queue queue;
 } clg_mpi_table;
 
@@ -205,6 +212,8 @@ CLG_MPI_API clg_status clg_mpi_scatter(const clg_mpi_table *table, const clg_ten
  * CLG_ERROR_OPENCL.
  */
 typedef struct clg_mpi_plan clg_mpi_plan;
+/** Makes a plan for `table` on every rank (collective): see clg_mpi_plan
+ * for what it keeps and the errors it returns. */
 CLG_MPI_API clg_status clg_mpi_plan_create(const clg_mpi_table *table,
                                            clg_mpi_plan **plan);
 

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * clgather — GatherBlockQuantized: rows of a block-quantized tensor
  * gathered by index and dequantized, in one call, every index checked
  * before any output byte is written. Included by clgather/clgather.h

@@ -3,9 +3,9 @@
  * asynchronous, a plan's enqueue) and way of checking the index values
  * (host/run/strategy.c), the kernels it enqueues, the host waits inside it,
  * the OpenCL objects it creates and the events it makes when the caller
- * asks for none. The table below is README's "What a call costs"; a call
- * that waits more, or creates an object or event where the table says
- * none, fails it.
+ * asks for none. The table below is docs/pipelines.md's "What a call
+ * costs"; a call that waits more, or creates an object or event where the
+ * table says none, fails it.
  *
  * Steady state: the same call made four times before (programs built,
  * variants chosen, the context's verdict and scratch buffers made), each

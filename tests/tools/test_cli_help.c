@@ -3,7 +3,7 @@
  * options and its exit statuses; the options it names are exactly the ones
  * the command accepts (each one listed is parsed, the others are usage
  * errors); -V is --version; clgather-bench --version. The expected option
- * sets are written here from the documented interface (README.md), not taken
+ * sets are written here from the documented interface (docs/cli.md), not taken
  * from the tool. CLGATHER_CLI_PATH and CLGATHER_BENCH_PATH are the built
  * binaries; a build without the benchmarks (CLGATHER_BUILD_BENCH) has no
  * CLGATHER_BENCH_PATH and leaves clgather-bench's test out. */
