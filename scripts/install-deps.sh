@@ -21,6 +21,7 @@ packages=(
   gnuplot-nox                                         # scripts/plot_bench.sh
   libclblast-dev                   # examples/clblast_pipeline.c (not the library)
   libstarpu-dev                    # examples/starpu_gather.c (not the library)
+  libopencv-dev                    # examples/opencv_gather.cpp (not the library)
   libopenmpi-dev openmpi-bin       # clgather_mpi and clgather-mpi
 )
 if [ "${1:-}" = "hardening" ]; then
