@@ -179,9 +179,10 @@ bool run(clg_context *ctx, cl_command_queue queue) {
     cv::Mat before = out.getMat(cv::ACCESS_READ).clone();
     st = gather_umat(ctx, queue, utable, uidx, out, async);
     if (st != CLG_ERROR_INDEX_OUT_OF_BOUNDS) {
-      std::fprintf(stderr, "opencv_gather: %s: a bad index gave %s, not "
-                   "CLG_ERROR_INDEX_OUT_OF_BOUNDS\n", how,
-                   clg_status_string(st));
+      std::fprintf(stderr,
+                   "opencv_gather: %s: a bad index gave %s, not "
+                   "CLG_ERROR_INDEX_OUT_OF_BOUNDS\n",
+                   how, clg_status_string(st));
       ok = false;
       continue;
     }
@@ -190,8 +191,10 @@ bool run(clg_context *ctx, cl_command_queue queue) {
                   clg_status_string(st), clg_last_error());
     cv::Mat after = out.getMat(cv::ACCESS_READ).clone();
     if (!same_bytes(before, after)) {
-      std::fprintf(stderr, "opencv_gather: %s: the output changed after an "
-                   "error\n", how);
+      std::fprintf(stderr,
+                   "opencv_gather: %s: the output changed after an "
+                   "error\n",
+                   how);
       ok = false;
     } else {
       std::printf("opencv_gather: %s: the output UMat is as it was\n", how);
@@ -206,7 +209,8 @@ int main() {
   // OpenCV's OpenCL: a device, or a failure (not a quiet CPU fallback).
   cv::ocl::setUseOpenCL(true);
   if (!cv::ocl::haveOpenCL() || !cv::ocl::useOpenCL()) {
-    std::fprintf(stderr, "opencv_gather: OpenCV finds no OpenCL device "
+    std::fprintf(stderr,
+                 "opencv_gather: OpenCV finds no OpenCL device "
                  "(it looks for a GPU only unless OPENCV_OPENCL_DEVICE is set, "
                  "e.g. to :CPU: or ::)\n");
     return 1;
@@ -219,7 +223,7 @@ int main() {
   cl_command_queue cl_q = static_cast<cl_command_queue>(ocv_queue.ptr());
   if (!cl_ctx || !cl_dev || !cl_q) {
     std::fprintf(stderr, "opencv_gather: OpenCV has no OpenCL context, "
-                 "device or queue\n");
+                         "device or queue\n");
     return 1;
   }
   std::printf("opencv_gather: OpenCV %s on %s (%s)\n", CV_VERSION,

@@ -44,8 +44,6 @@ output is written.
 
 import numpy as np
 
-import onnx
-import onnx.checker
 from onnx import defs, helper, numpy_helper
 from onnx.backend.base import Backend, BackendRep, Device, DeviceType, \
     namedtupledict
