@@ -19,9 +19,11 @@ packages=(
   help2man                                            # clgather.1 man page
   python3-numpy python3-pyopencl python3-pytest       # Python package tests
   python3-torch                                       # embedding_bag tests: torch
+  python3-onnx                                        # clgather.onnx_backend, tests
   gnuplot-nox                                         # scripts/plot_bench.sh
   libclblast-dev                   # examples/clblast_pipeline.c (not the library)
   libstarpu-dev                    # examples/starpu_gather.c (not the library)
+  libopencv-dev                    # examples/opencv_gather.cpp (not the library)
   libopenmpi-dev openmpi-bin       # clgather_mpi and clgather-mpi
 )
 if [ "${1:-}" = "hardening" ]; then
