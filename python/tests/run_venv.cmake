@@ -15,7 +15,8 @@ file(MAKE_DIRECTORY ${WORK_DIR}/src)
 file(COPY ${SOURCE}/pyproject.toml ${SOURCE}/setup.py ${SOURCE}/clgather
   DESTINATION ${WORK_DIR}/src PATTERN __pycache__ EXCLUDE)
 set(clean env -u PYTHONPATH -u PYTHONHOME -u PIP_INDEX_URL)
-set(vars PYTHONDONTWRITEBYTECODE=1 PIP_DISABLE_PIP_VERSION_CHECK=1)
+set(vars PYTHONDONTWRITEBYTECODE=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+  PIP_NO_CACHE_DIR=1)
 set(pip_offline --no-build-isolation --no-deps --no-index)
 
 function(step what)
