@@ -24,16 +24,16 @@ BUNDLED_NAME = "libclgather.so.0"  # clgather/_lib.py's "package" candidate
 class BuildPy(build_py):
     def run(self):
         super().run()
-        dest = os.path.join(self.build_lib, "clgather", BUNDLED_NAME)
+        # A platform build's build_lib (build/lib.<platform>) is not a pure
+        # one's (build/lib): a later wheel without the variable cannot pick
+        # up this copy (python_venv checks it).
         if BUNDLE:
             if not os.path.isfile(BUNDLE):
                 raise SystemExit("clgather: CLGATHER_BUNDLE_LIBRARY=%s is not "
                                  "a file" % BUNDLE)
-            self.copy_file(BUNDLE, dest, preserve_mode=True)
-        elif os.path.exists(dest):
-            # An earlier bundled build's copy (pip builds in the source
-            # tree): a wheel without the variable must not carry it.
-            os.remove(dest)
+            self.copy_file(BUNDLE, os.path.join(self.build_lib, "clgather",
+                                                BUNDLED_NAME),
+                           preserve_mode=True)
 
 
 class Dist(Distribution):
