@@ -18,8 +18,9 @@ packages=(
   libonnx-testdata                                    # ONNX conformance data
   help2man                                            # clgather.1 man page
   python3-numpy python3-pyopencl python3-pytest       # Python package tests
-  python3-torch                                       # embedding_bag tests: torch
+  python3-torch                                       # torch, DLPack and embedding_bag tests
   python3-onnx                                        # clgather.onnx_backend, tests
+  python3-venv python3-pip python3-setuptools         # python_venv: pip install ./python
   gnuplot-nox                                         # scripts/plot_bench.sh
   libclblast-dev                   # examples/clblast_pipeline.c (not the library)
   libstarpu-dev                    # examples/starpu_gather.c (not the library)

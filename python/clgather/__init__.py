@@ -29,7 +29,12 @@ PyTorch's and TensorFlow's for the bag reductions):
   of uint8, uint4 or int4 blocks gathered and dequantized
 
 numpy arrays in give numpy arrays out; pyopencl arrays in give pyopencl
-arrays out, on the caller's queue, chained by events. Errors are numpy's:
+arrays out, on the caller's queue, chained by events. PyTorch tensors (on
+the CPU) in give PyTorch tensors out, and an ``out=`` tensor is written in
+place; any other object with ``__dlpack__`` is read through
+``numpy.from_dlpack`` (results: numpy). ``clgather.torch`` has
+``embedding_bag``, ``gather``, ``index_select`` and ``scatter_add`` under
+PyTorch's own names and argument order. Errors are numpy's:
 IndexError for an out-of-bounds index (with the position, the value and the
 valid range), numpy's AxisError, ValueError, TypeError; RuntimeError for
 OpenCL failures; MemoryError. A ``Context`` chooses the device.
@@ -42,12 +47,24 @@ system's (``libclgather.so.0``); ``clgather.library_path`` says which.
 from ._lib import AxisError, library_path, version as __version__
 from ._context import (Context, Outcome, default_context,
                        set_default_context)
-from ._gather import gather_nd, take, take_along_axis
-from ._scatter import scatter_elements, scatter_nd
-from ._gbq import gather_block_quantized
-from ._bag import (embedding_bag, embedding_bag_2bit_rowwise_offsets,
-                   embedding_bag_4bit_rowwise_offsets,
-                   embedding_bag_byte_rowwise_offsets, sparse_segment_reduce)
+from . import _bag, _gather, _gbq, _scatter
+from ._tensors import accepts_tensors as _accepts_tensors
+
+# Every operator takes torch tensors and DLPack producers (_tensors.py).
+take = _accepts_tensors(_gather.take)
+take_along_axis = _accepts_tensors(_gather.take_along_axis)
+gather_nd = _accepts_tensors(_gather.gather_nd)
+scatter_elements = _accepts_tensors(_scatter.scatter_elements)
+scatter_nd = _accepts_tensors(_scatter.scatter_nd)
+gather_block_quantized = _accepts_tensors(_gbq.gather_block_quantized)
+embedding_bag = _accepts_tensors(_bag.embedding_bag)
+embedding_bag_byte_rowwise_offsets = _accepts_tensors(
+    _bag.embedding_bag_byte_rowwise_offsets)
+embedding_bag_4bit_rowwise_offsets = _accepts_tensors(
+    _bag.embedding_bag_4bit_rowwise_offsets)
+embedding_bag_2bit_rowwise_offsets = _accepts_tensors(
+    _bag.embedding_bag_2bit_rowwise_offsets)
+sparse_segment_reduce = _accepts_tensors(_bag.sparse_segment_reduce)
 
 __all__ = [
     "take", "take_along_axis", "gather_nd", "scatter_elements",

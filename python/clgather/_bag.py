@@ -8,7 +8,7 @@ import operator
 import numpy as np
 
 from . import _lib
-from ._call import Call, Operand, choose, dense_operand, is_cl, operand
+from ._call import Call, _dtype_name, Operand, choose, dense_operand, is_cl, operand
 
 
 def _rows(op, shape):
@@ -30,8 +30,8 @@ def _weights(x, dtype):
         if not np.can_cast(arr.dtype, dtype, "same_kind"):
             raise TypeError("clgather: cannot cast per_sample_weights from "
                             "dtype %s to %s according to the rule "
-                            "'same_kind'" % (arr.dtype.name,
-                                             np.dtype(dtype).name))
+                            "'same_kind'" % (_dtype_name(arr.dtype),
+                                             _dtype_name(dtype)))
         arr = arr.astype(dtype)
     return operand(arr, "per_sample_weights")
 

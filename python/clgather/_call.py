@@ -22,7 +22,8 @@ def is_cl(x):
 
 
 def _dtype_name(dt):
-    return np.dtype(dt).name
+    dt = np.dtype(dt)
+    return "bfloat16" if dt == np.dtype("V2") else dt.name
 
 
 def elem_strides(shape, byte_strides, itemsize):

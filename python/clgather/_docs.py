@@ -50,8 +50,22 @@ indices, and `wait_for`). A numpy operand among pyopencl ones makes the
 call blocking: it returns when the result has been written. With
 ``outcome=`` and every operand a pyopencl array nothing waits.
 
-Element types: bool, int8-64, uint8-64, float16, float32, float64,
-complex64, complex128 (any other: TypeError). Indices: int32 or int64 (any
+PyTorch tensors and DLPack: a torch tensor (CPU, strided) is read in place
+through a numpy view of its memory (its strides and offset as they are, no
+copy where the rules above allow); one that requires grad is read detached
+(the forward only: nothing is recorded for autograd). With any torch
+tensor among the operands the result is a torch tensor (sharing the memory
+of the array clgather wrote, no copy); a torch `out` is written in place
+and returned (one that requires grad is a ValueError, as torch refuses
+``out=`` there). Any other object with ``__dlpack__`` is read through
+``numpy.from_dlpack`` (CPU only) and the result is numpy. A tensor on
+another device (``cuda``) is a ValueError: move it with ``.cpu()``.
+
+Element types: bool, int8-64, uint8-64, float16, bfloat16, float32,
+float64, complex64, complex128 (any other: TypeError). numpy has no
+bfloat16: torch bfloat16 tensors travel as their bytes, seen by numpy as
+the 2-byte void type ``numpy.dtype("V2")``, which clgather reads as
+bfloat16 (a numpy caller may pass such arrays too). Indices: int32 or int64 (any
 other: TypeError; Python lists become int64)."""
 
 ERRORS_COMMON = """\

@@ -222,14 +222,16 @@ clg_outcome_release = _proto("clg_outcome_release", None, _p)
 version = clg_version_string().decode()
 
 # numpy dtype (native byte order) -> clg_dtype (ONNX TensorProto.DataType).
-# bfloat16 has no numpy dtype; string is not supported by the library.
+# bfloat16 has no numpy dtype: its bytes travel as numpy's 2-byte void type
+# (_tensors.BFLOAT16, what a torch bfloat16 tensor becomes); string is not
+# supported by the library.
 DTYPES = {
     np.dtype(np.float32): 1, np.dtype(np.uint8): 2, np.dtype(np.int8): 3,
     np.dtype(np.uint16): 4, np.dtype(np.int16): 5, np.dtype(np.int32): 6,
     np.dtype(np.int64): 7, np.dtype(np.bool_): 9, np.dtype(np.float16): 10,
     np.dtype(np.float64): 11, np.dtype(np.uint32): 12,
     np.dtype(np.uint64): 13, np.dtype(np.complex64): 14,
-    np.dtype(np.complex128): 15,
+    np.dtype(np.complex128): 15, np.dtype("V2"): 16,
 }
 INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 

@@ -5,7 +5,7 @@
 import numpy as np
 
 from . import _lib
-from ._call import Call, choose, is_cl, operand
+from ._call import Call, _dtype_name, choose, is_cl, operand
 from ._docs import ERRORS_COMMON, KEYWORDS, OPERANDS
 
 
@@ -21,7 +21,7 @@ def _updates(updates, dtype):
         if not np.can_cast(arr.dtype, dtype, "same_kind"):
             raise TypeError("clgather: cannot cast updates from dtype %s to "
                             "%s according to the rule 'same_kind'"
-                            % (arr.dtype.name, np.dtype(dtype).name))
+                            % (_dtype_name(arr.dtype), _dtype_name(dtype)))
         arr = arr.astype(dtype)
     return operand(arr, "updates")
 

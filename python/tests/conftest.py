@@ -5,10 +5,20 @@ on its device, and byte-for-byte comparison against numpy.
 No OpenCL device is a failure, not a skip: the session fixture raises
 RuntimeError and every test errors."""
 
+import os
+
 import numpy as np
 import pytest
 
 import clgather
+
+# The python_venv test (run_venv.cmake) runs the suite on a pip-installed
+# copy: it must be that copy, not a source tree on the path.
+_EXPECT = os.environ.get("CLGATHER_EXPECT_PACKAGE")
+if _EXPECT:
+    _pkg = os.path.realpath(os.path.dirname(clgather.__file__))
+    assert _pkg.startswith(os.path.realpath(_EXPECT) + os.sep), (
+        "clgather imported from %s, not from %s" % (_pkg, _EXPECT))
 
 DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32,
           np.uint32, np.int64, np.uint64, np.float16, np.float32, np.float64,

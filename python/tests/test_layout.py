@@ -32,6 +32,7 @@ DTYPE_NAMES = {
     np.int64: "INT64", np.bool_: "BOOL", np.float16: "FLOAT16",
     np.float64: "DOUBLE", np.uint32: "UINT32", np.uint64: "UINT64",
     np.complex64: "COMPLEX64", np.complex128: "COMPLEX128",
+    "V2": "BFLOAT16",  # bfloat16 as its bytes (clgather/_tensors.py)
 }
 
 # The exception each status becomes (numpy's class for the same mistake),
