@@ -96,6 +96,8 @@ static int cmd_devices(int argc, char **argv) {
       json = true;
       continue;
     }
+    if (cli_global_flag(argv[i]))
+      continue;
     return cli_usage_error("devices takes no argument but --json: '%s'",
                            argv[i]);
   }
@@ -372,11 +374,14 @@ done:
 /* -------------------------------------------------------------------- main */
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    fprintf(stderr, PROG ": missing command\n");
-    cli_print_usage(1);
-    return CLI_EXIT_USAGE;
+  /* -q and -v may come before the command too: `clgather -v gather ...` */
+  while (argc > 1 && cli_global_flag(argv[1])) {
+    argv[1] = argv[0];
+    ++argv;
+    --argc;
   }
+  if (argc < 2)
+    return cli_usage_error("missing command");
   const char *cmd = argv[1];
   char *help_argv[4];
   if (strcmp(cmd, "help") == 0 && argc > 2) {
@@ -398,12 +403,19 @@ int main(int argc, char **argv) {
     printf("clgather %s\n", clg_version_string());
     return CLI_EXIT_OK;
   }
+  if (cmd[0] == '-')
+    return cli_usage_error("unknown option '%s' (the command comes first)",
+                           cmd);
+  if (strcmp(cmd, "devices") == 0 || strcmp(cmd, "selftest") == 0 ||
+      strcmp(cmd, "onnx-test") == 0)
+    cli_set_command(cmd);
   if (strcmp(cmd, "devices") == 0)
     return cmd_devices(argc - 1, argv + 1);
   size_t n_ops = 0;
   const clg_op_info *ops = clg_operators(&n_ops);
   for (size_t i = 0; i < n_ops; ++i)
     if (strcmp(cmd, ops[i].command) == 0) {
+      cli_set_command(cmd);
       if (!(ops[i].params & (CLG_PARAM_BAGS | CLG_PARAM_GBQ)))
         return cmd_family(&ops[i], argc - 1, argv + 1);
       /* EmbeddingBag and GatherBlockQuantized take no clg_params: their

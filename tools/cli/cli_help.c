@@ -388,6 +388,10 @@ int cli_print_command_help(const char *command, const cli_option *opts,
                       od ? od->metavar : (opts[k].value ? "VALUE" : NULL),
                       od ? od->text : "");
   }
+  print_option_line("-q", "--quiet", NULL,
+                    "nothing on stderr but errors (no progress)");
+  print_option_line("-v", "--verbose", NULL,
+                    "the device, kernel variant and times on stderr");
   print_option_line("-h", "--help", NULL, "show this help and exit");
   printf("\nexit status:\n%s", doc->exits);
   fflush(stdout);

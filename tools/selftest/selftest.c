@@ -344,6 +344,8 @@ int cli_cmd_selftest(int argc, char **argv) {
       cli_print_command_help("selftest", opts, 3);
       return CLI_EXIT_OK;
     }
+    if (cli_global_flag(argv[i]))
+      continue;
     if (strcmp(argv[i], "--json") == 0)
       json = true;
     else if (strcmp(argv[i], "--quick") == 0)
