@@ -279,13 +279,8 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
         "invalid --duplicates value '%s' (expected error or last)", dup_s);
 
   char err[1024];
-  if (cli_format_of_path(out_path) == CLI_FORMAT_UNKNOWN) {
-    fprintf(stderr,
-            PROG ": cannot tell the format of '%s': the file name "
-                 "must end in .npy or .pb\n",
-            out_path);
-    return CLI_EXIT_INPUT;
-  }
+  if ((code = cli_check_operands(pos, (size_t)want, out_path)) != 0)
+    return code;
   cli_tensor in[3];
   cli_output out;
   memset(in, 0, sizeof in);

@@ -92,6 +92,13 @@ int cli_verbosity(void);
 /** If arg is -q, --quiet, -v or --verbose, take it and return 1; else 0. */
 int cli_global_flag(const char *arg);
 
+/** The operands' file names (inputs[0 .. n-1], NULL entries skipped, and
+ * OUT, may be NULL), checked before anything is opened (cli_io.c): each
+ * names a format (.npy, .npz[:NAME], .pb, or "-": .npy on stdin or
+ * stdout), one input at most reads stdin, and neither stdin nor stdout is
+ * a terminal where "-" names it. 0, or cli_usage_error()'s exit status. */
+int cli_check_operands(const char *const *inputs, size_t n, const char *out);
+
 /** A base-10 int64 filling all of `s`; 0 on success, -1 otherwise. */
 int cli_parse_int64(const char *s, int64_t *v);
 
