@@ -292,6 +292,7 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
    * pages a gather touches are read. DATA is never written: a scatter's
    * output is a separate tensor that the library fills with a copy. */
   sigbus_install();
+  double t0 = cli_now(), t_read = 0, t_run = 0;
   for (int i = 0; i < want; ++i)
     if (cli_tensor_open(pos[i], &in[i], err, sizeof err) != 0) {
       fprintf(stderr, PROG ": %s\n", err);
@@ -322,12 +323,14 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
     code = cli_exit_for_status(st);
     goto done;
   }
+  t_read = cli_now() - t0;
   st = clg_context_create_default(device, &ctx);
   if (st != CLG_SUCCESS) {
     fprintf(stderr, PROG ": %s\n", cli_library_message(st));
     code = cli_exit_for_status(st);
     goto done;
   }
+  cli_verbose_device(ctx);
   /* A .npy OUT: the library writes the result straight into a mapped
    * temporary file next to OUT (unnamed where the file system allows),
    * put in place of OUT only after a success. */
@@ -339,6 +342,7 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
   cli_sigbus_set_temp(cli_output_temp_path(&out));
   clg_tensor to =
       clg_tensor_host(out.t.dtype, out.t.rank, out.t.shape, out.t.data);
+  t0 = cli_now();
   if (scatter) {
     clg_tensor tu =
         clg_tensor_host(in[2].dtype, in[2].rank, in[2].shape, in[2].data);
@@ -351,11 +355,14 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
     code = cli_exit_for_status(st);
     goto done;
   }
+  t_run = cli_now() - t0;
+  t0 = cli_now();
   cli_sigbus_set_temp(NULL); /* put in place next: no longer ours to remove */
   if (cli_output_commit(&out, out_path, err, sizeof err) != 0) {
     fprintf(stderr, PROG ": %s\n", err);
     goto done;
   }
+  cli_verbose_run(ctx, cmd->command, t_read, t_run, cli_now() - t0);
   code = CLI_EXIT_OK;
 done:
   cli_sigbus_set_temp(NULL);

@@ -99,6 +99,21 @@ int cli_global_flag(const char *arg);
  * a terminal where "-" names it. 0, or cli_usage_error()'s exit status. */
 int cli_check_operands(const char *const *inputs, size_t n, const char *out);
 
+/** Monotonic seconds (cli_io.c). */
+double cli_now(void);
+/** Under -v only: "clgather: " + the message + a newline on stderr. */
+void cli_verbose(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/** Under -v: ctx's device, its OpenCL version and the program cache. */
+void cli_verbose_device(clg_context *ctx);
+/** Under -v: the kernel variant ctx's last launch used, how it was chosen,
+ * and the times of reading the inputs, the run and writing OUT. */
+void cli_verbose_run(clg_context *ctx, const char *command, double t_read,
+                     double t_run, double t_write);
+
 /** A base-10 int64 filling all of `s`; 0 on success, -1 otherwise. */
 int cli_parse_int64(const char *s, int64_t *v);
 
