@@ -151,6 +151,12 @@ Test(cli_usage, bad_data_keeps_exit_1_and_quiet_verbose_are_taken) {
   free(err);
   rc = CLI(&out, &err, "gather", "--quiet", d, i, "-o", o, "--verbose");
   cr_expect_eq(rc, 0, "rc %d: %s", rc, err);
+  /* -v (the last of the two): the device, then the kernel and times */
+  const char *dev = strstr(err, "clgather: device: ");
+  cr_expect(dev != NULL && strstr(dev, "program cache") != NULL, "%s", err);
+  cr_expect(dev != NULL && strstr(dev, "\nclgather: gather: ") != NULL &&
+                strstr(dev, " s, run ") != NULL,
+            "%s", err);
   free(out);
   free(err);
 }
