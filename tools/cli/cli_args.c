@@ -77,7 +77,7 @@ void cli_print_usage(int to_stderr) {
   /* a registered operator this text does not name (cli_help.c) */
   cli_print_operator_commands(f);
   fputs(
-      "  selftest [--device SPEC] [--quick] [--json]\n"
+      "  selftest [--device SPEC] [--quick] [--json] [--junit FILE]\n"
       "      Check the device: every operator's generated cases against the\n"
       "      plain-C references, the bad-input catalogue and the installed\n"
       "      ONNX node tests; prints a table (exit 0 only if all passed).\n"
