@@ -187,3 +187,21 @@ int ct_run(char *const argv[], char **out, char **err) {
     free(e);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+
+int ct_is_usage_line(const char *err, const char *command) {
+  if (err == NULL || strncmp(err, "clgather: ", 10) != 0)
+    return 0;
+  const char *nl = strchr(err, '\n');
+  if (nl == NULL || nl[1] != '\0')
+    return 0; /* not exactly one line */
+  char tail[128];
+  if (command != NULL)
+    snprintf(tail, sizeof tail, "; try 'clgather %s%s--help'\n", command,
+             command[0] ? " " : "");
+  else
+    snprintf(tail, sizeof tail, "--help'\n");
+  size_t n = strlen(err), m = strlen(tail);
+  if (n < m || strcmp(err + n - m, tail) != 0)
+    return 0;
+  return command != NULL || strstr(err, "; try 'clgather ") != NULL;
+}

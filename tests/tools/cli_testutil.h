@@ -37,4 +37,8 @@ void ct_fill_pattern(void *buf, size_t n, unsigned seed);
  * -1 if it did not exit normally. */
 int ct_run(char *const argv[], char **out, char **err);
 
+/** 1 if err is one usage error line: "clgather: ...; try 'clgather
+ * [COMMAND ]--help'" and a newline, nothing more (COMMAND NULL: any). */
+int ct_is_usage_line(const char *err, const char *command);
+
 #endif

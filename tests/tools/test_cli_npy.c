@@ -293,5 +293,5 @@ Test(cli_npy, rejects_non_file) {
                -1);
   cr_assert(strstr(err, "cannot open") != NULL, "%s", err);
   cr_assert_eq(cli_tensor_read(ct_path("x.txt"), &t, err, sizeof err), -1);
-  cr_assert(strstr(err, "must end in .npy or .pb") != NULL, "%s", err);
+  cr_assert(strstr(err, "must end in .npy, .npz or .pb") != NULL, "%s", err);
 }

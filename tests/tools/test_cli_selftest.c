@@ -157,3 +157,89 @@ Test(cli_selftest, usage_errors_and_a_missing_device) {
   free(out);
   free(err);
 }
+
+static int selftest4(char **out, char **err, const char *a1, const char *a2,
+                     const char *a3, const char *a4) {
+  char *argv[] = {(char *)CLGATHER_CLI_PATH,
+                  (char *)"selftest",
+                  (char *)a1,
+                  (char *)a2,
+                  (char *)a3,
+                  (char *)a4,
+                  NULL};
+  return ct_run(argv, out, err);
+}
+
+static size_t count(const char *s, const char *needle) {
+  size_t n = 0;
+  for (const char *p = s; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+    ++n;
+  return n;
+}
+
+/* --junit FILE: a testsuite of one testcase per row, no failure on a good
+ * device; -v shows each row as it runs (on stderr), -q shows nothing at
+ * all when every case passed. */
+Test(cli_selftest, junit_report_progress_and_quiet) {
+  char junit[600];
+  snprintf(junit, sizeof junit, "%s", ct_path("report.xml"));
+  char *out = NULL, *err = NULL;
+  int rc = selftest4(&out, &err, "--quick", "-v", "--junit", junit);
+  cr_assert_eq(rc, 0, "rc %d\n%s\n%s", rc, out, err);
+  cr_expect(strstr(out, "\nPASS\n") != NULL, "%s", out);
+  cr_expect(strstr(err, "[1/10] Gather ...") != NULL &&
+                strstr(err, "[10/10] ONNX node tests ...") != NULL,
+            "no progress lines:\n%s", err);
+  free(out);
+  free(err);
+  size_t len;
+  char *x = (char *)ct_read_file(junit, &len);
+  cr_assert(x != NULL, "no %s", junit);
+  x = realloc(x, len + 1);
+  x[len] = '\0';
+  cr_expect(strncmp(x, "<?xml version=\"1.0\"", 19) == 0, "%s", x);
+  cr_expect(strstr(x, "<testsuite name=\"clgather selftest\" tests=\"10\" "
+                      "failures=\"0\" errors=\"0\"") != NULL,
+            "%s", x);
+  cr_expect_eq(count(x, "<testcase "), 10, "%s", x);
+  cr_expect(strstr(x, "name=\"GatherBlockQuantized\"") != NULL, "%s", x);
+  cr_expect_eq(count(x, "<failure"), 0, "%s", x);
+  cr_expect(strstr(x, "</testsuite>\n</testsuites>\n") != NULL, "%s", x);
+  free(x);
+
+  rc = selftest4(&out, &err, "--quick", "-q", NULL, NULL);
+  cr_assert_eq(rc, 0, "rc %d\n%s\n%s", rc, out, err);
+  cr_expect_str_empty(out);
+  cr_expect_str_empty(err);
+  free(out);
+  free(err);
+}
+
+/* On a broken device the JUnit report names the failing row with the
+ * failed cases in full; -q still prints the failure. */
+Test(cli_selftest, junit_report_names_the_failures) {
+  char junit[600];
+  snprintf(junit, sizeof junit, "%s", ct_path("broken.xml"));
+  setenv("LD_PRELOAD", CLGATHER_BROKEN_DRIVER_PATH, 1);
+  setenv("CLGATHER_BROKEN", "gather", 1);
+  setenv("ASAN_OPTIONS", "verify_asan_link_order=0:detect_leaks=0", 1);
+  char *out = NULL, *err = NULL;
+  int rc = selftest4(&out, &err, "--quick", "-q", "--junit", junit);
+  unsetenv("LD_PRELOAD");
+  cr_assert_eq(rc, 1, "rc %d\n%s\n%s", rc, out, err);
+  cr_expect(strstr(out, "\nFAIL\n") != NULL, "-q hid the failure: %s", out);
+  free(out);
+  free(err);
+  size_t len;
+  char *x = (char *)ct_read_file(junit, &len);
+  cr_assert(x != NULL, "no %s", junit);
+  x = realloc(x, len + 1);
+  x[len] = '\0';
+  const char *g = strstr(x, "<testcase classname=\"selftest\" name=\"Gather\"");
+  cr_assert(g != NULL, "%s", x);
+  cr_expect(strncmp(strstr(g, ">"), ">\n    <failure message=\"", 24) == 0,
+            "Gather passed in the report:\n%s", x);
+  cr_expect(strstr(x, "failures=\"0\"") == NULL, "%s", x);
+  cr_expect(strstr(x, "storage=") != NULL, "no failing case in full:\n%s", x);
+  free(x);
+}

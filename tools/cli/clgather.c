@@ -96,6 +96,8 @@ static int cmd_devices(int argc, char **argv) {
       json = true;
       continue;
     }
+    if (cli_global_flag(argv[i]))
+      continue;
     return cli_usage_error("devices takes no argument but --json: '%s'",
                            argv[i]);
   }
@@ -277,13 +279,8 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
         "invalid --duplicates value '%s' (expected error or last)", dup_s);
 
   char err[1024];
-  if (cli_format_of_path(out_path) == CLI_FORMAT_UNKNOWN) {
-    fprintf(stderr,
-            PROG ": cannot tell the format of '%s': the file name "
-                 "must end in .npy or .pb\n",
-            out_path);
-    return CLI_EXIT_INPUT;
-  }
+  if ((code = cli_check_operands(pos, (size_t)want, out_path)) != 0)
+    return code;
   cli_tensor in[3];
   cli_output out;
   memset(in, 0, sizeof in);
@@ -295,6 +292,7 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
    * pages a gather touches are read. DATA is never written: a scatter's
    * output is a separate tensor that the library fills with a copy. */
   sigbus_install();
+  double t0 = cli_now(), t_read = 0, t_run = 0;
   for (int i = 0; i < want; ++i)
     if (cli_tensor_open(pos[i], &in[i], err, sizeof err) != 0) {
       fprintf(stderr, PROG ": %s\n", err);
@@ -325,12 +323,14 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
     code = cli_exit_for_status(st);
     goto done;
   }
+  t_read = cli_now() - t0;
   st = clg_context_create_default(device, &ctx);
   if (st != CLG_SUCCESS) {
     fprintf(stderr, PROG ": %s\n", cli_library_message(st));
     code = cli_exit_for_status(st);
     goto done;
   }
+  cli_verbose_device(ctx);
   /* A .npy OUT: the library writes the result straight into a mapped
    * temporary file next to OUT (unnamed where the file system allows),
    * put in place of OUT only after a success. */
@@ -342,6 +342,7 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
   cli_sigbus_set_temp(cli_output_temp_path(&out));
   clg_tensor to =
       clg_tensor_host(out.t.dtype, out.t.rank, out.t.shape, out.t.data);
+  t0 = cli_now();
   if (scatter) {
     clg_tensor tu =
         clg_tensor_host(in[2].dtype, in[2].rank, in[2].shape, in[2].data);
@@ -354,11 +355,14 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
     code = cli_exit_for_status(st);
     goto done;
   }
+  t_run = cli_now() - t0;
+  t0 = cli_now();
   cli_sigbus_set_temp(NULL); /* put in place next: no longer ours to remove */
   if (cli_output_commit(&out, out_path, err, sizeof err) != 0) {
     fprintf(stderr, PROG ": %s\n", err);
     goto done;
   }
+  cli_verbose_run(ctx, cmd->command, t_read, t_run, cli_now() - t0);
   code = CLI_EXIT_OK;
 done:
   cli_sigbus_set_temp(NULL);
@@ -372,11 +376,14 @@ done:
 /* -------------------------------------------------------------------- main */
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    fprintf(stderr, PROG ": missing command\n");
-    cli_print_usage(1);
-    return CLI_EXIT_USAGE;
+  /* -q and -v may come before the command too: `clgather -v gather ...` */
+  while (argc > 1 && cli_global_flag(argv[1])) {
+    argv[1] = argv[0];
+    ++argv;
+    --argc;
   }
+  if (argc < 2)
+    return cli_usage_error("missing command");
   const char *cmd = argv[1];
   char *help_argv[4];
   if (strcmp(cmd, "help") == 0 && argc > 2) {
@@ -398,12 +405,19 @@ int main(int argc, char **argv) {
     printf("clgather %s\n", clg_version_string());
     return CLI_EXIT_OK;
   }
+  if (cmd[0] == '-')
+    return cli_usage_error("unknown option '%s' (the command comes first)",
+                           cmd);
+  if (strcmp(cmd, "devices") == 0 || strcmp(cmd, "selftest") == 0 ||
+      strcmp(cmd, "onnx-test") == 0)
+    cli_set_command(cmd);
   if (strcmp(cmd, "devices") == 0)
     return cmd_devices(argc - 1, argv + 1);
   size_t n_ops = 0;
   const clg_op_info *ops = clg_operators(&n_ops);
   for (size_t i = 0; i < n_ops; ++i)
     if (strcmp(cmd, ops[i].command) == 0) {
+      cli_set_command(cmd);
       if (!(ops[i].params & (CLG_PARAM_BAGS | CLG_PARAM_GBQ)))
         return cmd_family(&ops[i], argc - 1, argv + 1);
       /* EmbeddingBag and GatherBlockQuantized take no clg_params: their

@@ -70,13 +70,49 @@ int cli_parse_args(int argc, char **argv, const cli_option *opts, size_t n_opts,
                    const char **pos, int max_pos, const char *pos_desc,
                    int *npos, int *exit_code);
 
-/** Print "clgather: " + the formatted message + the usage on stderr and
- * return CLI_EXIT_USAGE. */
+/** Print one line on stderr, "clgather: " + the formatted message + "; try
+ * 'clgather COMMAND --help'" (the command of cli_set_command(), or
+ * "clgather --help" before there is one), and return CLI_EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+
+/** The command that usage errors point to the help of ("gather"; NULL:
+ * the tool's own help). Set by main() once it knows the command. */
+void cli_set_command(const char *command);
+
+/** -q/--quiet and -v/--verbose, taken before the command and among every
+ * command's options: nothing on stderr but errors, or what the run does
+ * (device, kernel variant, times) and its progress. */
+enum { CLI_QUIET = -1, CLI_VERBOSE = 1 };
+/** CLI_QUIET, 0 or CLI_VERBOSE: the last of -q and -v given. */
+int cli_verbosity(void);
+/** If arg is -q, --quiet, -v or --verbose, take it and return 1; else 0. */
+int cli_global_flag(const char *arg);
+
+/** The operands' file names (inputs[0 .. n-1], NULL entries skipped, and
+ * OUT, may be NULL), checked before anything is opened (cli_io.c): each
+ * names a format (.npy, .npz[:NAME], .pb, or "-": .npy on stdin or
+ * stdout), one input at most reads stdin, and neither stdin nor stdout is
+ * a terminal where "-" names it. 0, or cli_usage_error()'s exit status. */
+int cli_check_operands(const char *const *inputs, size_t n, const char *out);
+
+/** Monotonic seconds (cli_io.c). */
+double cli_now(void);
+/** Under -v only: "clgather: " + the message + a newline on stderr. */
+void cli_verbose(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/** Under -v: ctx's device, its OpenCL version and the program cache. */
+void cli_verbose_device(clg_context *ctx);
+/** Under -v: the kernel variant ctx's last launch used, how it was chosen,
+ * and the times of reading the inputs, the run and writing OUT. */
+void cli_verbose_run(clg_context *ctx, const char *command, double t_read,
+                     double t_run, double t_write);
 
 /** A base-10 int64 filling all of `s`; 0 on success, -1 otherwise. */
 int cli_parse_int64(const char *s, int64_t *v);

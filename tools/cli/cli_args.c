@@ -77,7 +77,7 @@ void cli_print_usage(int to_stderr) {
   /* a registered operator this text does not name (cli_help.c) */
   cli_print_operator_commands(f);
   fputs(
-      "  selftest [--device SPEC] [--quick] [--json]\n"
+      "  selftest [--device SPEC] [--quick] [--json] [--junit FILE]\n"
       "      Check the device: every operator's generated cases against the\n"
       "      plain-C references, the bad-input catalogue and the installed\n"
       "      ONNX node tests; prints a table (exit 0 only if all passed).\n"
@@ -86,7 +86,11 @@ void cli_print_usage(int to_stderr) {
       "\n"
       "  DATA, INDICES, UPDATES, WEIGHT, OFFSETS, IDS, W, SCALES, ZP and OUT "
       "are\n"
-      "  .npy or .pb (ONNX TensorProto) files, by extension.\n"
+      "  .npy, .npz:NAME (one array of an archive; .npz alone when it holds "
+      "one)\n"
+      "  or .pb (ONNX TensorProto) files, by extension; - is .npy on stdin "
+      "or,\n"
+      "  as OUT, stdout.\n"
       "\n"
       "options:\n"
       "  -a, --axis A        axis of DATA to gather along (default 0; "
@@ -116,10 +120,16 @@ void cli_print_usage(int to_stderr) {
       "a\n"
       "                      device name (default: $CLGATHER_DEVICE, else the\n"
       "                      first GPU, else the first device)\n"
-      "  -o, --output OUT    output file (.npy or .pb)\n"
+      "  -o, --output OUT    output file (.npy, .npz[:NAME], .pb, or - for "
+      "stdout)\n"
       "  -h, --help          show this help; after a command, that "
       "command's help\n"
       "                      (its options and exit statuses)\n"
+      "  -q, --quiet         print nothing but errors (no progress, no "
+      "report)\n"
+      "  -v, --verbose       say what the run does on stderr: the device, "
+      "the\n"
+      "                      kernel variant chosen, times, progress\n"
       "  -V, --version       show the version\n"
       "\n"
       "exit status: 0 success, 1 invalid input, 2 usage error, 3 "
@@ -203,14 +213,42 @@ const char *cli_library_message(clg_status status) {
   return msg;
 }
 
+/* ------------------------------------------------- the run's settings */
+
+static const char *usage_command; /* for the usage error's pointer */
+static int verbosity;             /* CLI_QUIET, 0 or CLI_VERBOSE */
+
+void cli_set_command(const char *command) { usage_command = command; }
+
+int cli_verbosity(void) { return verbosity; }
+
+int cli_global_flag(const char *arg) {
+  if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0)
+    verbosity = CLI_QUIET;
+  else if (strcmp(arg, "-v") == 0 || strcmp(arg, "--verbose") == 0)
+    verbosity = CLI_VERBOSE;
+  else
+    return 0;
+  return 1;
+}
+
+/* One line, however long the help is: what was wrong and where the help
+ * is. */
 int cli_usage_error(const char *fmt, ...) {
+  char what[1024];
   va_list ap;
-  fputs(PROG ": ", stderr);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  fputs("\n", stderr);
-  cli_print_usage(1);
+  /* an operand or value is echoed: keep the error on one line */
+  for (char *c = what; *c != '\0'; ++c)
+    if (*c == '\n' || *c == '\r')
+      *c = ' ';
+  if (usage_command != NULL)
+    fprintf(stderr, PROG ": %s; try '" PROG " %s --help'\n", what,
+            usage_command);
+  else
+    fprintf(stderr, PROG ": %s; try '" PROG " --help'\n", what);
   return CLI_EXIT_USAGE;
 }
 
@@ -253,6 +291,8 @@ int cli_parse_args(int argc, char **argv, const cli_option *opts, size_t n_opts,
         only_positionals = 1;
         continue;
       }
+      if (cli_global_flag(arg))
+        continue;
       if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
         if (cli_print_command_help(argv[0], opts, n_opts) != 0)
           cli_print_usage(0);

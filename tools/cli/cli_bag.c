@@ -223,17 +223,12 @@ int cli_cmd_embedding_bag(int argc, char **argv,
                             : CLG_BAGS_FIXED;
 
   char err[1024];
-  if (cli_format_of_path(a.out) == CLI_FORMAT_UNKNOWN) {
-    fprintf(stderr,
-            PROG ": cannot tell the format of '%s': the file name "
-                 "must end in .npy or .pb\n",
-            a.out);
-    return CLI_EXIT_INPUT;
-  }
   /* weight, indices, bags (offsets or ids), per-sample weights */
   cli_tensor in[4];
   const char *paths[4] = {pos[0], pos[1], a.offsets ? a.offsets : a.segment_ids,
                           a.psw};
+  if ((code = cli_check_operands(paths, 4, a.out)) != 0)
+    return code;
   cli_output out;
   memset(in, 0, sizeof in);
   memset(&out, 0, sizeof out);

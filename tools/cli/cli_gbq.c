@@ -145,16 +145,11 @@ int cli_cmd_gather_block_quantized(int argc, char **argv,
                              ints[i].name, ints[i].value);
 
   char err[1024];
-  if (cli_format_of_path(a.out) == CLI_FORMAT_UNKNOWN) {
-    fprintf(stderr,
-            PROG ": cannot tell the format of '%s': the file name "
-                 "must end in .npy or .pb\n",
-            a.out);
-    return CLI_EXIT_INPUT;
-  }
   /* data, indices, scales, zero points */
   cli_tensor in[4];
   const char *paths[4] = {pos[0], pos[1], pos[2], a.zero_points};
+  if ((code = cli_check_operands(paths, 4, a.out)) != 0)
+    return code;
   unsigned char *packed[2] = {NULL, NULL}; /* data, zero points (4-bit) */
   cli_output out;
   memset(in, 0, sizeof in);

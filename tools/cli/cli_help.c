@@ -269,7 +269,8 @@ static const option_doc option_docs[] = {
      "a device name (default: $CLGATHER_DEVICE, else\n"
      "the first GPU, else the first device)"},
     {NULL, "--output", "OUT",
-     "output file (.npy or .pb), written only on\n"
+     "output file (.npy, .npz[:NAME], .pb, or - for\n"
+     ".npy on stdout), written only on\n"
      "success (to an unnamed temporary file, linked\n"
      "into place once complete)"},
     {"selftest", "--json", NULL,
@@ -278,6 +279,10 @@ static const option_doc option_docs[] = {
     {NULL, "--json", NULL,
      "print a JSON array of the platforms and their\n"
      "devices instead of the text listing"},
+    {"selftest", "--junit", "FILE",
+     "also write a JUnit XML report to FILE (a\n"
+     "testcase per row, failures with their cases) for\n"
+     "CI systems"},
     {NULL, "--quick", NULL,
      "fewer cases (each element size, mode and\n"
      "reduction still once): well under a minute on a\n"
@@ -388,6 +393,10 @@ int cli_print_command_help(const char *command, const cli_option *opts,
                       od ? od->metavar : (opts[k].value ? "VALUE" : NULL),
                       od ? od->text : "");
   }
+  print_option_line("-q", "--quiet", NULL,
+                    "nothing on stderr but errors (no progress)");
+  print_option_line("-v", "--verbose", NULL,
+                    "the device, kernel variant and times on stderr");
   print_option_line("-h", "--help", NULL, "show this help and exit");
   printf("\nexit status:\n%s", doc->exits);
   fflush(stdout);

@@ -315,6 +315,26 @@ static ssize_t pread_full(int fd, void *buf, size_t n, uint64_t off) {
   return (ssize_t)got;
 }
 
+/* Where a .npy image is read from: a descriptor (pread) or memory. */
+typedef struct npy_src {
+  int fd;
+  const unsigned char *mem; /* non-NULL: the image, `size` bytes */
+  uint64_t size;
+} npy_src;
+
+static ssize_t src_read(const npy_src *s, void *buf, size_t n, uint64_t off) {
+  if (s->mem == NULL)
+    return pread_full(s->fd, buf, n, off);
+  if (off >= s->size)
+    return 0;
+  size_t k = s->size - off < n ? (size_t)(s->size - off) : n;
+  memcpy(buf, s->mem + off, k);
+  return (ssize_t)k;
+}
+
+static int npy_check_src(const npy_src *src, const char *path, npy_info *info,
+                         char *err, size_t errlen);
+
 /* The checks of npy_open() on an open descriptor. */
 static int npy_check_fd(int fd, const char *path, npy_info *info, char *err,
                         size_t errlen) {
@@ -324,10 +344,17 @@ static int npy_check_fd(int fd, const char *path, npy_info *info, char *err,
                     strerror(errno));
   if (!S_ISREG(st.st_mode))
     return cli_fail(err, errlen, "'%s' is not a regular file", path);
-  uint64_t file_size = (uint64_t)st.st_size;
+  npy_src src = {fd, NULL, (uint64_t)st.st_size};
+  return npy_check_src(&src, path, info, err, errlen);
+}
+
+/* The header checks on any source: its size is the file's. */
+static int npy_check_src(const npy_src *src, const char *path, npy_info *info,
+                         char *err, size_t errlen) {
+  uint64_t file_size = src->size;
   unsigned char pre[12];
   size_t want = file_size < sizeof pre ? (size_t)file_size : sizeof pre;
-  if (pread_full(fd, pre, want, 0) != (ssize_t)want)
+  if (src_read(src, pre, want, 0) != (ssize_t)want)
     return cli_fail(err, errlen, "cannot read '%s'", path);
   size_t cmp = want < sizeof npy_magic ? want : sizeof npy_magic;
   if (memcmp(pre, npy_magic, cmp) != 0)
@@ -359,7 +386,7 @@ static int npy_check_fd(int fd, const char *path, npy_info *info, char *err,
   char *header = malloc((size_t)hlen + 1);
   if (header == NULL)
     return cli_fail(err, errlen, "out of memory");
-  if (pread_full(fd, header, hlen, prefix) != (ssize_t)hlen) {
+  if (src_read(src, header, hlen, prefix) != (ssize_t)hlen) {
     free(header);
     return cli_fail(err, errlen, "cannot read the header of '%s'", path);
   }
@@ -442,6 +469,27 @@ int npy_read(const char *path, cli_tensor *t, char *err, size_t errlen) {
   int rc = npy_read_data(fd, path, &info, t, err, errlen);
   close(fd);
   return rc;
+}
+
+int npy_decode_owned(unsigned char *buf, size_t len, const char *name,
+                     cli_tensor *t, char *err, size_t errlen) {
+  memset(t, 0, sizeof *t);
+  npy_info info;
+  memset(&info, 0, sizeof info);
+  npy_src src = {-1, buf, (uint64_t)len};
+  if (npy_check_src(&src, name, &info, err, errlen) != 0) {
+    free(buf);
+    return -1;
+  }
+  /* The elements to the buffer's start: malloc's alignment for them. */
+  memmove(buf, buf + info.data_offset, info.nbytes);
+  unsigned char *data = realloc(buf, info.nbytes ? info.nbytes : 1);
+  t->dtype = info.dtype;
+  t->rank = info.rank;
+  memcpy(t->shape, info.shape, sizeof t->shape);
+  t->data = data != NULL ? data : buf; /* a failed shrink keeps it as is */
+  t->nbytes = info.nbytes;
+  return 0;
 }
 
 /* ------------------------------------------------------------------ write */

@@ -60,6 +60,14 @@ int npy_read_data(int fd, const char *path, const npy_info *info,
 /** Read a .npy file (into malloc'ed memory). */
 int npy_read(const char *path, cli_tensor *t, char *err, size_t errlen);
 
+/** Decode a .npy image held in memory (stdin's bytes, an .npz entry):
+ * the same checks and messages as npy_read(), the file named `name` in
+ * them. Takes `buf` (malloc'ed, `len` bytes) either way: on success it
+ * becomes t->data, the elements moved to its start; on failure it is
+ * freed. */
+int npy_decode_owned(unsigned char *buf, size_t len, const char *name,
+                     cli_tensor *t, char *err, size_t errlen);
+
 /** Map a .npy file read-only (PROT_READ, MAP_PRIVATE) instead of reading
  * it: t->data points into t->mapping, after the header; nothing is copied
  * and only the pages a caller touches are read. Checks as npy_read() first,

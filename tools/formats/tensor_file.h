@@ -1,10 +1,10 @@
 /*
  * Tensor files for the clgather command-line tool: reading and writing a
- * cli_tensor as .npy or ONNX TensorProto (.pb), chosen by the file's
- * extension.
+ * cli_tensor as .npy, .npz (one member) or ONNX TensorProto (.pb), chosen
+ * by the file's extension; "-" is .npy on stdin or stdout.
  *
  * Include order in tools/formats/ (each header includes only those before it):
- *   cli_tensor.h <- npy.h, onnx_pb.h <- tensor_file.h
+ *   cli_tensor.h <- npy.h, onnx_pb.h <- npz.h <- tensor_file.h
  * This header is the top of that order: it includes cli_tensor.h and npy.h
  * (for the mapped output's state), and tensor_file.c dispatches to npy.c,
  * npy_map.c and onnx_pb.c; no format module includes this header.
@@ -34,10 +34,16 @@ typedef enum cli_format {
   CLI_FORMAT_UNKNOWN = 0,
   CLI_FORMAT_NPY = 1, /* .npy */
   CLI_FORMAT_PB = 2,  /* .pb: one serialized onnx.TensorProto */
+  CLI_FORMAT_NPZ = 3, /* .npz or .npz:NAME, one member of it (npz.h) */
 } cli_format;
 
-/** The format `path`'s extension names, or CLI_FORMAT_UNKNOWN. */
+/** The format `path`'s extension names ("-", stdin or stdout, is .npy),
+ * or CLI_FORMAT_UNKNOWN. */
 cli_format cli_format_of_path(const char *path);
+
+/** 1 if path is "-": .npy read from stdin (an input) or written to stdout
+ * (an output), in memory, neither mapped nor written atomically. */
+int cli_path_is_stdio(const char *path);
 
 /** Read a tensor from `path` (.npy or .pb). On failure *t is zeroed. */
 int cli_tensor_read(const char *path, cli_tensor *t, char *err, size_t errlen);
@@ -68,6 +74,8 @@ int cli_tensor_write(const char *path, const cli_tensor *t, char *err,
  * encoded at the end (cli_tensor_write()). */
 typedef struct cli_output {
   cli_format format;
+  int mapped;   /* 1: a .npy file written in place (npy); else t.data is
+                 * malloc'ed and encoded at the end (.pb, .npz, stdout) */
   cli_tensor t; /* dtype, shape, and where the nbytes of the result go */
   npy_out npy;  /* .npy: the mapped temporary file */
 } cli_output;

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_tensor.h"
 #include "onnx_test.h"
 #include "selftest.h"
 
@@ -148,6 +149,82 @@ static void print_json(const st_run *r, const char *dev, const char *ver,
          r->nfails == 0 && !r->device_error ? "pass" : "fail");
 }
 
+/* s as XML character data or attribute text: markup escaped, control
+ * characters XML 1.0 cannot hold dropped. */
+static void xml_text(FILE *f, const char *s) {
+  for (const unsigned char *p = (const unsigned char *)s; *p; ++p)
+    switch (*p) {
+    case '<': fputs("&lt;", f); break;
+    case '>': fputs("&gt;", f); break;
+    case '&': fputs("&amp;", f); break;
+    case '"': fputs("&quot;", f); break;
+    default:
+      if (*p >= 0x20 || *p == '\n' || *p == '\t')
+        fputc(*p, f);
+    }
+}
+
+/* --junit FILE: a JUnit XML report, a testcase per row (its cases counted
+ * in the failure's message), the failures kept in full under the suite's
+ * system-err; written atomically. 0, or -1 with the reason on stderr. */
+static int write_junit(const st_run *r, const char *path, double total) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (f == NULL) {
+    fprintf(stderr, PROG ": selftest: out of memory for --junit\n");
+    return -1;
+  }
+  int failed_rows = 0;
+  for (int i = 0; i < r->nrows; ++i)
+    failed_rows += r->rows[i].failed > 0;
+  fprintf(f,
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+          "<testsuites>\n<testsuite name=\"clgather selftest\" "
+          "tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.3f\">\n"
+          "  <properties><property name=\"device\" value=\"",
+          r->nrows, failed_rows, r->device_error ? 1 : 0, total);
+  xml_text(f, r->device);
+  fputs("\"/><property name=\"version\" value=\"", f);
+  xml_text(f, r->version);
+  fprintf(f, "\"/><property name=\"quick\" value=\"%s\"/></properties>\n",
+          r->quick ? "true" : "false");
+  for (int i = 0; i < r->nrows; ++i) {
+    const st_row *w = &r->rows[i];
+    fputs("  <testcase classname=\"selftest\" name=\"", f);
+    xml_text(f, w->name);
+    fprintf(f, "\" time=\"%.3f\"", w->seconds);
+    if (w->failed > 0) {
+      fprintf(f, ">\n    <failure message=\"%d of %d cases failed\">",
+              w->failed, w->cases);
+      for (int k = 0; k < r->nfails && k < ST_MAX_FAILS; ++k) {
+        xml_text(f, r->fails[k]);
+        fputc('\n', f);
+      }
+      fputs("</failure>\n  </testcase>\n", f);
+    } else if (w->cases == 0) {
+      fputs(">\n    <skipped message=\"", f);
+      xml_text(f, w->note[0] ? w->note : "no case ran");
+      fputs("\"/>\n  </testcase>\n", f);
+    } else {
+      fputs("/>\n", f);
+    }
+  }
+  if (r->device_error) {
+    fputs("  <system-err>", f);
+    xml_text(f, r->device_msg);
+    fputs("</system-err>\n", f);
+  }
+  fputs("</testsuite>\n</testsuites>\n", f);
+  fclose(f);
+  char err[512];
+  int rc = cli_write_file_atomic(path, buf, len, err, sizeof err);
+  free(buf);
+  if (rc != 0)
+    fprintf(stderr, PROG ": selftest: %s\n", err);
+  return rc;
+}
+
 /* ---------------------------------------------------------------- phases */
 
 /* The rows after the operators'. */
@@ -186,14 +263,25 @@ static void visit_case(void *ctx, const case_item *it) {
 static void run_rows(st_run *r, void (*extra[NEXTRA])(st_run *r)) {
   conformance_run cr = {r, {0}};
   case_device_of(r, &cr.dev);
+  /* progress on stderr: a first run builds every kernel (minutes) */
+  bool progress = cli_verbosity() == CLI_VERBOSE ||
+                  (cli_verbosity() != CLI_QUIET && isatty(2));
   for (int i = 0; i < r->nrows; ++i) {
     r->row = i;
     double t0 = now_s();
+    if (progress) {
+      fprintf(stderr, PROG ": [%d/%d] %s ...", i + 1, r->nrows,
+              r->rows[i].name);
+      fflush(stderr);
+    }
     if (i < r->noperators)
       case_operators[i].d->conformance(r->quick, visit_case, &cr);
     else
       extra[i - r->noperators](r);
     r->rows[i].seconds += now_s() - t0;
+    if (progress)
+      fprintf(stderr, " %d cases, %d failed, %.1f s\n", r->rows[i].cases,
+              r->rows[i].failed, r->rows[i].seconds);
   }
 }
 
@@ -266,7 +354,8 @@ static int run_all(st_run *r, const char *device) {
   free(name);
   free(ver);
   free(ext);
-  if (!r->json) /* the first run on a device compiles kernels: minutes */
+  /* the first run on a device compiles kernels: minutes */
+  if (!r->json && cli_verbosity() != CLI_QUIET)
     fprintf(stderr, PROG ": selftest on %s%s...\n", r->device,
             r->quick ? " (quick)" : "");
   void (*extra[NEXTRA])(st_run * r) = {st_bad_input_cases, phase_onnx};
@@ -333,28 +422,40 @@ static int run_isolated(st_run *r, const char *device) {
 /* ---------------------------------------------------------------- command */
 
 int cli_cmd_selftest(int argc, char **argv) {
-  const char *device = NULL;
+  const char *device = NULL, *junit = NULL;
   bool json = false, quick = false;
   const cli_option opts[] = {{"--device", "-d", &device},
                              {"--quick", NULL, NULL},
-                             {"--json", NULL, NULL}};
+                             {"--json", NULL, NULL},
+                             {"--junit", NULL, &junit}};
   for (int i = 1; i < argc; ++i) {
     const char *v = NULL;
     if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-      cli_print_command_help("selftest", opts, 3);
+      cli_print_command_help("selftest", opts, 4);
       return CLI_EXIT_OK;
     }
+    if (cli_global_flag(argv[i]))
+      continue;
     if (strcmp(argv[i], "--json") == 0)
       json = true;
     else if (strcmp(argv[i], "--quick") == 0)
       quick = true;
     else {
       int m = cli_match_option(argc, argv, &i, "--device", "-d", &v);
+      if (m > 0) {
+        device = v;
+        continue;
+      }
+      if (m == 0 &&
+          (m = cli_match_option(argc, argv, &i, "--junit", NULL, &v)) > 0) {
+        if (v[0] == '\0')
+          return cli_usage_error("--junit needs a file name");
+        junit = v;
+        continue;
+      }
       if (m < 0)
-        return cli_usage_error("--device needs a value");
-      if (m == 0)
-        return cli_usage_error("selftest takes no argument '%s'", argv[i]);
-      device = v;
+        return cli_usage_error("%s needs a value", argv[i]);
+      return cli_usage_error("selftest takes no argument '%s'", argv[i]);
     }
   }
   /* Shared with the child process that runs the cases. */
@@ -400,12 +501,15 @@ int cli_cmd_selftest(int argc, char **argv) {
   } else {
     if (json)
       print_json(r, r->device, r->version, total);
-    else
-      print_text(r, r->device, r->version, total);
+    else if (cli_verbosity() != CLI_QUIET || r->nfails > 0 || r->device_error)
+      print_text(r, r->device, r->version, total); /* -q: only a failure */
     /* As the report's PASS or FAIL (and JSON's "result") says. */
     code = r->device_error ? CLI_EXIT_DEVICE
            : r->nfails > 0 ? CLI_EXIT_INPUT
                            : CLI_EXIT_OK;
+    if (junit != NULL && write_junit(r, junit, total) != 0 &&
+        code == CLI_EXIT_OK)
+      code = CLI_EXIT_INPUT; /* the report asked for is not there */
   }
   fflush(stdout);
   munmap(r, sizeof *r);
