@@ -14,6 +14,7 @@ packages=(
   build-essential cmake pkg-config
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd   # OpenCL + CPU device
   libcriterion-dev                                    # unit tests
+  zlib1g-dev                                          # CLI: deflated .npz inputs
   libprotobuf-c-dev protobuf-c-compiler libonnx-dev   # ONNX .pb / model reading
   libonnx-testdata                                    # ONNX conformance data
   help2man                                            # clgather.1 man page
