@@ -148,6 +148,9 @@ static clg_status how_call(call_how how, clg_context *ctx,
   if (how == HOW_BUFFER_WAIT || how == HOW_ASYNC_WAIT) {
     tu_cl_check(clEnqueueMarkerWithWaitList(tu_queue(), 0, NULL, &marker),
                 "clEnqueueMarkerWithWaitList");
+    /* Submitted: a command of another queue waits for an event only once
+     * its own queue is flushed (Rusticl waits forever otherwise). */
+    tu_cl_check(clFlush(tu_queue()), "clFlush");
     nw = 1;
   }
   if (how == HOW_PLAN || how == HOW_PLAN_ASYNC) {
