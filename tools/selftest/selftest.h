@@ -135,6 +135,16 @@ void st_record(st_run *r, bool ok, const char *fmt, ...)
 #endif
     ;
 
+/* Judge and record the case just run (st_record): `rc` the runner's
+ * (< 0: the device failed, which stops the run's later rows; > 0: the
+ * case failed, `why` says how), `st` the call's status against `want_st`
+ * (a device error among them also stops the run), then the output's `n`
+ * bytes against `want` (elements of `esize` bytes; a refused call must
+ * leave the output as it was, and `want` is then its first bytes). */
+void st_judge(st_run *r, const char *desc, int rc, clg_status st,
+              clg_status want_st, const void *got, const void *want, size_t n,
+              size_t esize, const char *why);
+
 /* "Gather int8 data [2, 3] int64 indices [4] axis=1 batch_dims=0
  * mode=wrap storage=buffer" into buf. */
 void st_describe(const st_call *c, char *buf, size_t len);

@@ -173,7 +173,7 @@ void st_bag_case(st_run *r, const case_device *dev, const case_item *it) {
   size_t ob = bag_output_bytes(&c);
   unsigned char *init = malloc(ob + 1), *want = malloc(ob + 1),
                 *got = malloc(ob + 1);
-  char desc[ST_DESC], why[512], diff[160];
+  char desc[ST_DESC], why[512];
   bag_case_str(&c, desc, sizeof desc);
   if (!init || !want || !got || bag_inputs_draw(&c, seed, &in) != 0) {
     free(init);
@@ -196,29 +196,8 @@ void st_bag_case(st_run *r, const case_device *dev, const case_item *it) {
     memcpy(want, init, ob); /* refused: the output as it was */
   clg_status st = CLG_SUCCESS;
   int rc = st_bag_exec(r, &c, &in, init, ob, got, &st, why, sizeof why);
-  if (rc < 0) {
-    r->device_error = true;
-    snprintf(r->device_msg, sizeof r->device_msg, "%s", why);
-    st_record(r, false, "%s: %s", desc, why);
-  } else if (rc > 0)
-    st_record(r, false, "%s: %s", desc, why);
-  else if (st != want_st) {
-    if (st == CLG_ERROR_OPENCL || st == CLG_ERROR_BUILD_FAILED ||
-        st == CLG_ERROR_OUT_OF_HOST_MEMORY) {
-      r->device_error = true;
-      snprintf(r->device_msg, sizeof r->device_msg, "%s", why);
-    }
-    st_record(r, false, "%s: returned %s, expected %s%s%s", desc,
-              clg_status_string(st), clg_status_string(want_st),
-              why[0] ? ": " : "", why);
-  } else if (st_first_diff(got, want, ob, clg_dtype_size(c.dtype), diff,
-                           sizeof diff))
-    st_record(r, false, "%s: %s%s", desc, diff,
-              want_st != CLG_SUCCESS ? " (a refused call must leave the "
-                                       "output as it was)"
-                                     : "");
-  else
-    st_record(r, true, "%s", desc);
+  st_judge(r, desc, rc, st, want_st, got, want, ob, clg_dtype_size(c.dtype),
+           why);
 done:
   bag_inputs_free(&in);
   free(init);

@@ -247,6 +247,34 @@ int st_exec(st_run *r, const st_call *c, const void *init, size_t out_bytes,
 
 /* ------------------------------------------------------------ the record */
 
+void st_judge(st_run *r, const char *desc, int rc, clg_status st,
+              clg_status want_st, const void *got, const void *want, size_t n,
+              size_t esize, const char *why) {
+  char diff[160];
+  if (rc < 0) {
+    r->device_error = true;
+    snprintf(r->device_msg, sizeof r->device_msg, "%s", why);
+    st_record(r, false, "%s: %s", desc, why);
+  } else if (rc > 0)
+    st_record(r, false, "%s: %s", desc, why);
+  else if (st != want_st) {
+    if (st == CLG_ERROR_OPENCL || st == CLG_ERROR_BUILD_FAILED ||
+        st == CLG_ERROR_OUT_OF_HOST_MEMORY) {
+      r->device_error = true;
+      snprintf(r->device_msg, sizeof r->device_msg, "%s", why);
+    }
+    st_record(r, false, "%s: returned %s, expected %s%s%s", desc,
+              clg_status_string(st), clg_status_string(want_st),
+              why[0] ? ": " : "", why);
+  } else if (st_first_diff(got, want, n, esize, diff, sizeof diff))
+    st_record(r, false, "%s: %s%s", desc, diff,
+              want_st != CLG_SUCCESS ? " (a refused call must leave the "
+                                       "output as it was)"
+                                     : "");
+  else
+    st_record(r, true, "%s", desc);
+}
+
 void st_record(st_run *r, bool ok, const char *fmt, ...) {
   st_row *row = &r->rows[r->row];
   row->cases++;

@@ -16,7 +16,7 @@
 void st_gather_case(st_run *r, const case_item *it) {
   const gather_case *g = &it->c.gather;
   uint64_t seed = it->seed;
-  char desc[400], why[512], diff[160];
+  char desc[400], why[512];
   st_call c;
   memset(&c, 0, sizeof c);
   c.params = g->p;
@@ -74,25 +74,8 @@ void st_gather_case(st_run *r, const case_item *it) {
   memcpy(c.oshape, oshape, sizeof(int64_t) * (size_t)orank);
   memset(init, 0xA5, wbytes); /* a sentinel: a kernel not run shows */
   int rc = st_exec(r, &c, init, wbytes, got, &st, why, sizeof why);
-  if (rc < 0) {
-    r->device_error = true;
-    snprintf(r->device_msg, sizeof r->device_msg, "%s", why);
-    st_record(r, false, "%s: %s", desc, why);
-  } else if (rc > 0)
-    st_record(r, false, "%s: %s", desc, why);
-  else if (st != CLG_SUCCESS) {
-    if (st == CLG_ERROR_OPENCL || st == CLG_ERROR_BUILD_FAILED ||
-        st == CLG_ERROR_OUT_OF_HOST_MEMORY) {
-      r->device_error = true;
-      snprintf(r->device_msg, sizeof r->device_msg, "%s", why);
-    }
-    st_record(r, false, "%s: returned %s, expected CLG_SUCCESS: %s", desc,
-              clg_status_string(st), why);
-  } else if (st_first_diff(got, want, wbytes, clg_dtype_size(c.dtype), diff,
-                           sizeof diff))
-    st_record(r, false, "%s: %s", desc, diff);
-  else
-    st_record(r, true, "%s", desc);
+  st_judge(r, desc, rc, st, CLG_SUCCESS, got, want, wbytes,
+           clg_dtype_size(c.dtype), why);
 done:
   gather_inputs_free(&in);
   free(want);
