@@ -52,6 +52,20 @@ static const clg_tensor *gbq_bytes_view(const clg_tensor *t, size_t bytes,
   return copy;
 }
 
+/* The call of these operands (zero_points may be NULL); nothing checked
+ * yet. */
+static void gbq_call_of(gbq_call *c, const clg_tensor *data,
+                        const clg_tensor *indices, const clg_tensor *scales,
+                        const clg_tensor *zero_points,
+                        const clg_tensor *output) {
+  memset(c, 0, sizeof *c);
+  c->in[GBQ_DATA] = data;
+  c->in[GBQ_INDICES] = indices;
+  c->in[GBQ_SCALES] = scales;
+  c->in[GBQ_ZP] = zero_points;
+  c->output = output;
+}
+
 /* A plan's template as clg__check_tensor() checks it without memory: host
  * storage at an address never read (as call_checks.c's templates). */
 static const clg_tensor *gbq_desc(const clg_tensor *t, bool templates,
@@ -360,12 +374,7 @@ clg_status clg__gbq_call(clg_context *ctx, const clg_gbq_params *params,
                          cl_uint num_events, const cl_event *wait_list,
                          cl_event *event, clg_outcome **outcome) {
   gbq_call c;
-  memset(&c, 0, sizeof c);
-  c.in[GBQ_DATA] = data;
-  c.in[GBQ_INDICES] = indices;
-  c.in[GBQ_SCALES] = scales;
-  c.in[GBQ_ZP] = zero_points;
-  c.output = output;
+  gbq_call_of(&c, data, indices, scales, zero_points, output);
   if (event)
     *event = NULL;
   if (outcome)
@@ -395,12 +404,7 @@ clg_status clg__gbq_check_templates(
     const clg_tensor *indices, const clg_tensor *scales,
     const clg_tensor *zero_points, const clg_tensor *output, clg_gbq_geom *g) {
   gbq_call c;
-  memset(&c, 0, sizeof c);
-  c.in[GBQ_DATA] = data;
-  c.in[GBQ_INDICES] = indices;
-  c.in[GBQ_SCALES] = scales;
-  c.in[GBQ_ZP] = zero_points;
-  c.output = output;
+  gbq_call_of(&c, data, indices, scales, zero_points, output);
   clg_status st = gbq_check_call(ctx, params, NULL, 0, NULL, &c, true);
   if (st == CLG_SUCCESS)
     *g = c.g;
