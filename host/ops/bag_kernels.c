@@ -40,11 +40,9 @@ static clg_status bag_device_can(clg_context *ctx, const clg_bag_geom *g,
     return CLG_SUCCESS;
   }
   cl_device_fp_config fp = 0;
-  cl_int err = clGetDeviceInfo(ctx->device, CL_DEVICE_SINGLE_FP_CONFIG,
-                               sizeof fp, &fp, NULL);
-  if (err != CL_SUCCESS)
-    return clg__fail_cl(err, "clGetDeviceInfo",
-                        "reading the device's CL_DEVICE_SINGLE_FP_CONFIG");
+  clg_status st = clg__fp_config(ctx, false, &fp);
+  if (st != CLG_SUCCESS)
+    return st;
   if (g->dtype != CLG_DTYPE_FLOAT16 && !(fp & CL_FP_DENORM))
     return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
                      "EmbeddingBag on %s cannot give the promised bits on "

@@ -293,11 +293,9 @@ clg_status clg__gbq_device_check(clg_context *ctx, const clg_gbq_geom *g) {
   if (g->sdtype != CLG_DTYPE_FLOAT)
     return CLG_SUCCESS;
   cl_device_fp_config fp = 0;
-  cl_int err = clGetDeviceInfo(ctx->device, CL_DEVICE_SINGLE_FP_CONFIG,
-                               sizeof fp, &fp, NULL);
-  if (err != CL_SUCCESS)
-    return clg__fail_cl(err, "clGetDeviceInfo",
-                        "reading the device's CL_DEVICE_SINGLE_FP_CONFIG");
+  clg_status st = clg__fp_config(ctx, false, &fp);
+  if (st != CLG_SUCCESS)
+    return st;
   if (!(fp & CL_FP_DENORM))
     return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
                      "GatherBlockQuantized with float32 scales cannot give "

@@ -275,6 +275,12 @@ void clg__elements_positions(const clg_params *norm, const clg_tensor *data,
                              const clg_tensor *indices, const void *values,
                              size_t index_size, int64_t *t);
 
+/* The device's CL_DEVICE_SINGLE_FP_CONFIG (`dbl`: DOUBLE_FP_CONFIG) into
+ * *fp, as the arithmetic's checks read it (CL_FP_DENORM: subnormals
+ * kept); a failed query is CLG_ERROR_OPENCL. */
+clg_status clg__fp_config(const clg_context *ctx, bool dbl,
+                          cl_device_fp_config *fp);
+
 /* The registry (registry.c, from operators.def). */
 #define CLG_OPERATOR(ENUM, impl, file, kernel, name, command, params)       \
   extern const clg_op_impl clg__op_##impl;                                     \

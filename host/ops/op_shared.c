@@ -84,3 +84,18 @@ void clg__elements_positions(const clg_params *norm, const clg_tensor *data,
     }
   }
 }
+
+clg_status clg__fp_config(const clg_context *ctx, bool dbl,
+                          cl_device_fp_config *fp) {
+  *fp = 0;
+  cl_int err = clGetDeviceInfo(ctx->device,
+                               dbl ? CL_DEVICE_DOUBLE_FP_CONFIG
+                                   : CL_DEVICE_SINGLE_FP_CONFIG,
+                               sizeof *fp, fp, NULL);
+  if (err != CL_SUCCESS)
+    return clg__fail_cl(
+        err, "clGetDeviceInfo",
+        dbl ? "reading the device's CL_DEVICE_DOUBLE_FP_CONFIG"
+            : "reading the device's CL_DEVICE_SINGLE_FP_CONFIG");
+  return CLG_SUCCESS;
+}

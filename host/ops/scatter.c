@@ -287,12 +287,9 @@ static bool clg_has_fp64(const clg_context *ctx) {
 static clg_status clg_check_denormals(const clg_context *ctx, bool dbl,
                                       clg_reduction red, clg_dtype dtype) {
   cl_device_fp_config fp = 0;
-  cl_device_info what =
-      dbl ? CL_DEVICE_DOUBLE_FP_CONFIG : CL_DEVICE_SINGLE_FP_CONFIG;
-  cl_int err = clGetDeviceInfo(ctx->device, what, sizeof fp, &fp, NULL);
-  if (err != CL_SUCCESS)
-    return clg__fail_cl(err, "clGetDeviceInfo", "reading the device's FP "
-                        "config for a scatter's reduction");
+  clg_status st = clg__fp_config(ctx, dbl, &fp);
+  if (st != CLG_SUCCESS)
+    return st;
   if (fp & CL_FP_DENORM)
     return CLG_SUCCESS;
   return clg__fail(CLG_ERROR_UNSUPPORTED_DTYPE,
