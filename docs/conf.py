@@ -8,7 +8,14 @@ import os
 project = "clgather"
 author = "clgather's authors"
 root_doc = "docs/index"
-extensions = ["myst_parser", "breathe"]
+extensions = ["myst_parser", "breathe", "sphinx.ext.autodoc"]
+# The Python package (docs/api/python.rst), imported from the source tree
+# against the library scripts/docs.sh names in CLGATHER_LIBRARY.
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "python"))
+autodoc_default_options = {"undoc-members": False}
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 include_patterns = ["README.md", "docs/*.md", "docs/*.rst", "docs/api/*.rst",
                     "docs/img/**"]

@@ -2,7 +2,8 @@
 # Builds the documentation site into build-docs/html/ (or $1/html): README.md
 # and the guides of docs/*.md (myst-parser), and the API reference that
 # Doxygen generates from the comments of include/clgather/*.h (XML, read by
-# breathe), assembled by Sphinx with the Read the Docs theme. Everything
+# breathe) and autodoc from the Python package's docstrings, assembled by
+# Sphinx with the Read the Docs theme. Everything
 # from Debian's packages: `bash scripts/install-deps.sh docs` installs them.
 #
 # Warnings are errors, so CI fails on:
@@ -34,6 +35,20 @@ if ! DOXY_OUT="$out/doxygen" doxygen docs/Doxyfile; then
   echo "docs: Doxygen warned (above): every public symbol needs its comment" >&2
   exit 1
 fi
+# The Python package's reference (docs/api/python.rst) imports the package
+# from python/: against CLGATHER_LIBRARY, else scripts/test.sh's build of
+# the library, else one built here (the library alone).
+if [ -z "${CLGATHER_LIBRARY:-}" ]; then
+  if [ -e build/libclgather.so ]; then
+    CLGATHER_LIBRARY=$PWD/build/libclgather.so
+  else
+    echo "docs: building libclgather for the Python package's reference"
+    cmake -S . -B "$out/lib" >/dev/null
+    cmake --build "$out/lib" --target clgather -j"$(nproc)" >/dev/null
+    CLGATHER_LIBRARY=$out/lib/libclgather.so
+  fi
+fi
+export CLGATHER_LIBRARY PYTHONDONTWRITEBYTECODE=1
 echo "docs: Sphinx"
 if ! CLGATHER_DOXYGEN_XML="$out/doxygen/xml" /usr/bin/python3 -m sphinx \
   -W --keep-going -q -c docs -d "$out/doctrees" -b html . "$out/html"; then

@@ -295,6 +295,15 @@ class ClgatherBackend(Backend):
     @classmethod
     def run_node(cls, node, inputs, device="CPU", outputs_info=None,
                  **kwargs):
+        """Run one ONNX node (a ``NodeProto`` of an operator clgather has)
+        on ``inputs`` (numpy arrays, in the node's input order) and return
+        its outputs as a namedtuple of numpy arrays named after the node's
+        outputs. ``device`` must be ``"CPU"`` (host arrays in and out);
+        ``opset_version`` (keyword) picks the operator's version (default:
+        onnx's current one), ``context`` (keyword) a ``clgather.Context``.
+        Raises ``NotImplementedError`` for an operator, attribute or opset
+        clgather does not have, and the package's errors (``IndexError``
+        for an index out of range, nothing written) for bad inputs."""
         _check_device(device)
         domain = "" if node.domain == "ai.onnx" else node.domain
         if domain == "":  # ONNX's checker knows no other domain's schemas
