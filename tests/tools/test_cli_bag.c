@@ -149,6 +149,15 @@ Test(cli_bag, offsets_default_mode_is_mean) {
   cr_assert_eq(want[3], 50.0f / 3.0f);
   cr_assert_eq(want[8], 32.0f);
   expect_out("o.npy", want, 3);
+  /* -v: the device, then the command's kernel variant and times */
+  char *err = NULL;
+  int rc = CLI(&err, "-v", "embedding-bag", P("w.npy"), P("i.npy"), "--offsets",
+               P("off.npy"), "-o", P("o.npy"));
+  cr_expect_eq(rc, 0, "rc %d: %s", rc, err);
+  const char *dev = strstr(err, "clgather: device: ");
+  cr_expect(dev != NULL && strstr(dev, "\nclgather: embedding-bag: ") != NULL,
+            "%s", err);
+  free(err);
 }
 
 Test(cli_bag, every_mode_over_offsets) {

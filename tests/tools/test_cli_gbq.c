@@ -238,6 +238,18 @@ Test(cli_gbq, uint8_bits8_float32_default_zero_point) {
          "--quantize-axis", "-1", "--gather-axis", "0", P("a_d.npy"),
          P("a_i.npy"), P("a_s.npy"), "-o", P("a.pb"));
   expect_out(&c, "a.pb");
+  /* -v: the device, then the command's kernel variant and times */
+  char *err = NULL;
+  int rc =
+      CLI(&err, "-v", "gather-block-quantized", "--bits", "8", "--block-size",
+          "16", P("a_d.npy"), P("a_i.npy"), P("a_s.npy"), "-o", P("a.npy"));
+  cr_expect_eq(rc, 0, "rc %d: %s", rc, err);
+  const char *dev = strstr(err, "clgather: device: ");
+  cr_expect(dev != NULL &&
+                strstr(dev, "\nclgather: gather-block-quantized: kernel "
+                            "variant ") != NULL,
+            "%s", err);
+  free(err);
 }
 
 /* ONNX Runtime's uint8 4-bit rows (bits 4, the default) with zero points

@@ -160,3 +160,49 @@ Test(cli_usage, bad_data_keeps_exit_1_and_quiet_verbose_are_taken) {
   free(out);
   free(err);
 }
+
+/* The notice of a slow call: with the program cache cold (a directory of
+ * its own, POCL's cache off) a first use builds its kernels (a gather
+ * large enough to launch one); under -v,
+ * past CLGATHER_CLI_NOTICE_MS (0 here: at once), one line on stderr says
+ * so; -q keeps it quiet. */
+Test(cli_usage, a_slow_first_use_is_announced_unless_quiet) {
+  save_inputs();
+  /* data float32 [3, 70000]: an output of 560 KB, past the size a CPU
+   * device's small gathers run on the calling thread without a kernel */
+  size_t n = (size_t)3 * 70000, len;
+  float *big = calloc(n, sizeof *big);
+  cr_assert(big != NULL);
+  unsigned char *f = ct_make_npy(
+      1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 70000), }", big,
+      n * sizeof *big, &len);
+  ct_write_file(ct_path("big.npy"), f, len);
+  free(f);
+  free(big);
+  char d[512], i[512], o[512], cache[512];
+  snprintf(d, sizeof d, "%s", ct_path("big.npy"));
+  snprintf(i, sizeof i, "%s", ct_path("i.npy"));
+  snprintf(o, sizeof o, "%s", ct_path("o.npy"));
+  setenv("CLGATHER_CLI_NOTICE_MS", "0", 1);
+  setenv("POCL_KERNEL_CACHE", "0", 1);
+  const char *notice = "clgather: still running after 0.0 s on ";
+  for (int quiet = 0; quiet < 2; ++quiet) {
+    snprintf(cache, sizeof cache, "%s", ct_path(quiet ? "cache-q" : "cache-v"));
+    setenv("CLGATHER_CACHE_DIR", cache, 1);
+    char *out = NULL, *err = NULL;
+    int rc = CLI(&out, &err, quiet ? "-q" : "-v", "gather", d, i, "-o", o);
+    cr_expect_eq(rc, 0, "rc %d: %s", rc, err);
+    const char *at = strstr(err, notice);
+    if (quiet)
+      cr_expect(at == NULL && err[0] == '\0', "-q, yet: %s", err);
+    else
+      cr_expect(at != NULL && strstr(at, "first use builds the kernels") &&
+                    strchr(at, '\n') != NULL,
+                "no notice: %s", err);
+    free(out);
+    free(err);
+  }
+  unsetenv("CLGATHER_CLI_NOTICE_MS");
+  unsetenv("POCL_KERNEL_CACHE");
+  unsetenv("CLGATHER_CACHE_DIR");
+}

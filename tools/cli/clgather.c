@@ -343,6 +343,7 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
   clg_tensor to =
       clg_tensor_host(out.t.dtype, out.t.rank, out.t.shape, out.t.data);
   t0 = cli_now();
+  cli_notice *notice = cli_notice_start(ctx);
   if (scatter) {
     clg_tensor tu =
         clg_tensor_host(in[2].dtype, in[2].rank, in[2].shape, in[2].data);
@@ -350,6 +351,7 @@ static int cmd_family(const family_cmd *cmd, int argc, char **argv) {
                      NULL);
   } else
     st = clg_run(ctx, &params, &td, &ti, &to, NULL, 0, NULL, NULL);
+  cli_notice_stop(notice);
   if (st != CLG_SUCCESS) {
     fprintf(stderr, PROG ": %s\n", cli_library_message(st));
     code = cli_exit_for_status(st);

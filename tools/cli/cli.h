@@ -114,6 +114,15 @@ void cli_verbose_device(clg_context *ctx);
 void cli_verbose_run(clg_context *ctx, const char *command, double t_read,
                      double t_run, double t_write);
 
+/** The notice of a slow call (cli_notice.c): started before a library call
+ * that may build kernels, stopped after it; if the call runs past a
+ * second, one line on stderr says a first use builds kernels (under -v,
+ * or with stderr a terminal and not -q; else start returns NULL, which
+ * stop takes). */
+typedef struct cli_notice cli_notice;
+cli_notice *cli_notice_start(clg_context *ctx);
+void cli_notice_stop(cli_notice *n);
+
 /** A base-10 int64 filling all of `s`; 0 on success, -1 otherwise. */
 int cli_parse_int64(const char *s, int64_t *v);
 

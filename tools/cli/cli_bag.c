@@ -160,6 +160,7 @@ static clg_tensor host_tensor(const cli_tensor *t) {
 
 int cli_cmd_embedding_bag(int argc, char **argv,
                           void (*set_temp)(const char *path)) {
+  double t_start = cli_now();
   bag_args a;
   memset(&a, 0, sizeof a);
   char **kept = calloc((size_t)argc + 1, sizeof *kept);
@@ -268,6 +269,7 @@ int cli_cmd_embedding_bag(int argc, char **argv,
     code = cli_exit_for_status(st);
     goto done;
   }
+  cli_verbose_device(ctx);
   /* float32 from a quantized table (clgather_bag.h), else WEIGHT's type */
   clg_dtype odt = bp.weight_format ? CLG_DTYPE_FLOAT : w->dtype;
   if (cli_output_begin(&out, a.out, odt, 2, oshape, err, sizeof err) != 0) {
@@ -281,18 +283,24 @@ int cli_cmd_embedding_bag(int argc, char **argv,
       clg_tensor_host(out.t.dtype, out.t.rank, out.t.shape, out.t.data);
   /* Every check (bags, then each index) before any kernel: on an error
    * the temporary file is dropped and OUT is as it was. */
+  double t_read = cli_now() - t_start, t0 = cli_now();
+  cli_notice *notice = cli_notice_start(ctx);
   st = clg_embedding_bag(ctx, &bp, &tw, &ti, paths[2] ? &tb : NULL,
                          a.psw ? &tp : NULL, &to, NULL, 0, NULL, NULL);
+  cli_notice_stop(notice);
+  double t_run = cli_now() - t0;
   if (st != CLG_SUCCESS) {
     fprintf(stderr, PROG ": %s\n", cli_library_message(st));
     code = cli_exit_for_status(st);
     goto done;
   }
   set_temp(NULL); /* put in place next: no longer ours to remove */
+  t0 = cli_now();
   if (cli_output_commit(&out, a.out, err, sizeof err) != 0) {
     fprintf(stderr, PROG ": %s\n", err);
     goto done;
   }
+  cli_verbose_run(ctx, "embedding-bag", t_read, t_run, cli_now() - t0);
   code = CLI_EXIT_OK;
 done:
   set_temp(NULL);

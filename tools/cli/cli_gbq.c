@@ -99,6 +99,7 @@ static int pack_nibbles(const cli_tensor *t, const char *what, uint32_t kind,
 
 int cli_cmd_gather_block_quantized(int argc, char **argv,
                                    void (*set_temp)(const char *path)) {
+  double t_start = cli_now();
   gbq_args a;
   memset(&a, 0, sizeof a);
   cli_option opts[8];
@@ -206,6 +207,7 @@ int cli_cmd_gather_block_quantized(int argc, char **argv,
     code = cli_exit_for_status(st);
     goto done;
   }
+  cli_verbose_device(ctx);
   if (cli_output_begin(&out, a.out, odt, orank, oshape, err, sizeof err) != 0) {
     fprintf(stderr, PROG ": %s\n", err);
     goto done;
@@ -224,19 +226,25 @@ int cli_cmd_gather_block_quantized(int argc, char **argv,
       clg_tensor_host(out.t.dtype, out.t.rank, out.t.shape, out.t.data);
   /* Every check (operands, then each index) before any kernel: on an
    * error the temporary file is dropped and OUT is as it was. */
+  double t_read = cli_now() - t_start, t0 = cli_now();
+  cli_notice *notice = cli_notice_start(ctx);
   st = clg_gather_block_quantized(ctx, &gp, &td, &ti, &ts,
                                   a.zero_points ? &tz : NULL, &to, NULL, 0,
                                   NULL, NULL);
+  cli_notice_stop(notice);
+  double t_run = cli_now() - t0;
   if (st != CLG_SUCCESS) {
     fprintf(stderr, PROG ": %s\n", cli_library_message(st));
     code = cli_exit_for_status(st);
     goto done;
   }
   set_temp(NULL); /* put in place next: no longer ours to remove */
+  t0 = cli_now();
   if (cli_output_commit(&out, a.out, err, sizeof err) != 0) {
     fprintf(stderr, PROG ": %s\n", err);
     goto done;
   }
+  cli_verbose_run(ctx, "gather-block-quantized", t_read, t_run, cli_now() - t0);
   code = CLI_EXIT_OK;
 done:
   set_temp(NULL);
