@@ -18,14 +18,14 @@ root=$PWD
 bash scripts/install-deps.sh hardening
 . scripts/icd-pocl.sh
 build=${CLGATHER_FUZZ_BUILD_DIR:-build-fuzz}
-# The harnesses are tests (tests/fuzz/); npy and tensorproto read files
+# The harnesses are tests (tests/fuzz/); npy, npz and tensorproto read files
 # through the CLI's ONNX parts.
 CC=clang cmake -S . -B "$build" -DCLGATHER_FUZZ=ON -DCLGATHER_BUILD_TESTS=ON \
   -DCLGATHER_BUILD_ONNX=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCLGATHER_WERROR=ON >/dev/null
 
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(npy tensorproto gather family scatter)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(npy npz tensorproto gather family scatter)
 targets=()
 for h in "${harnesses[@]}"; do targets+=("fuzz_$h"); done
 cmake --build "$build" -j"${FUZZ_JOBS:-2}" --target "${targets[@]}"

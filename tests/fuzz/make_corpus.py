@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Regenerates the seed corpora of tests/fuzz/corpus/{npy,tensorproto,gather,
-family}.
+"""Regenerates the seed corpora of tests/fuzz/corpus/{npy,npz,tensorproto,
+gather,family}.
 
 Run from anywhere with Debian's python3 (python3-numpy, python3-onnx):
     /usr/bin/python3 tests/fuzz/make_corpus.py            # all of them
@@ -32,6 +32,34 @@ def out_dir(name):
 def write(d, name, data):
     with open(os.path.join(d, name), "wb") as f:
         f.write(data)
+
+
+# ------------------------------------------------------------------ .npz
+def npz_bytes(compressed=False, **arrays):
+    buf = io.BytesIO()
+    (np.savez_compressed if compressed else np.savez)(buf, **arrays)
+    return buf.getvalue()
+
+
+def make_npz():
+    d = out_dir("npz")
+    a = np.arange(12, dtype="<f4").reshape(3, 4)
+    write(d, "ok_one.npz", npz_bytes(a=a))
+    write(d, "ok_one_deflated.npz", npz_bytes(True, a=a))
+    write(d, "ok_two.npz", npz_bytes(a=np.arange(3, dtype="<i8"),
+                                     b=np.zeros((0, 2), dtype="<u1")))
+    write(d, "ok_two_deflated.npz",
+          npz_bytes(True, a=np.arange(5, dtype="<i4"), x=a))
+    write(d, "ok_scalar.npz", npz_bytes(a=np.array(3.5, dtype="<f8")))
+    good = npz_bytes(a=a)
+    write(d, "bad_truncated.npz", good[:-30])
+    crc = bytearray(good)
+    crc[14] ^= 0xFF  # the local header's CRC-32
+    write(d, "bad_crc.npz", bytes(crc))
+    cd = bytearray(good)
+    cd[-6] ^= 0x40  # the central directory's offset
+    write(d, "bad_cd_offset.npz", bytes(cd))
+    write(d, "bad_empty.npz", b"PK\x05\x06" + b"\x00" * 18)
 
 
 # ------------------------------------------------------------------ .npy
@@ -466,7 +494,8 @@ def make_family():
 
 if __name__ == "__main__":
     import sys
-    makers = {"npy": make_npy, "tensorproto": make_tensorproto,
+    makers = {"npy": make_npy, "npz": make_npz,
+              "tensorproto": make_tensorproto,
               "gather": make_gather, "family": make_family}
     names = sys.argv[1:] or list(makers)
     for name in names:
