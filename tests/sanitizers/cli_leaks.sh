@@ -127,6 +127,14 @@ check_output() {
 # Normal use.
 run 0 gather_npy gather --axis 0 data.npy idx.npy -o out.npy
 check_output gather_npy out.npy
+# .npz out and back in (the zip writer and reader), a missing member, and
+# -v with the slow-call notice's thread printing at once.
+run 0 gather_npz_out gather data.npy idx.npy -o g.npz
+run 1 gather_npz_in_oob gather g.npz:g idx.npy -o out.npy # read; then index 2 of 2 rows
+run 1 npz_missing_member gather g.npz:nope idx.npy -o out.npy
+export CLGATHER_CLI_NOTICE_MS=0
+run 0 gather_verbose -v gather data.npy idx.npy -o out.npy
+unset CLGATHER_CLI_NOTICE_MS
 run 0 gather_pb gather --axis 0 data.pb idx.pb -o out.pb
 check_output gather_pb out.pb
 run 0 gather_mixed gather -a -2 data.pb idx.npy -o out.npy
@@ -142,8 +150,6 @@ run 1 oob_index gather data.npy oob.npy -o out.npy
 run 1 oob_index_pb gather data.pb oob.npy -o out.pb
 run 1 missing_file gather no_such_file.npy idx.npy -o out.npy
 run 1 missing_indices gather data.npy no_such_file.pb -o out.npy
-run 1 bad_extension_in gather data.txt idx.npy -o out.npy
-run 1 bad_extension_out gather data.npy idx.npy -o out.txt
 run 1 hostile_huge gather huge.npy idx.npy -o out.npy
 run 1 hostile_short gather short.npy idx.npy -o out.npy
 run 1 hostile_header_length gather hdrlen.npy idx.npy -o out.npy
@@ -156,6 +162,8 @@ run 1 hostile_short_pb gather short.pb idx.npy -o out.npy
 run 1 hostile_string_pb gather string.pb idx.npy -o out.npy
 
 # Usage errors (exit 2).
+run 2 bad_extension_in gather data.txt idx.npy -o out.npy
+run 2 bad_extension_out gather data.npy idx.npy -o out.txt
 run 2 unknown_option gather --bogus data.npy idx.npy -o out.npy
 run 2 unknown_command frobnicate
 run 2 no_command
