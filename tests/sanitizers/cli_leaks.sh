@@ -128,7 +128,8 @@ check_output() {
 run 0 gather_npy gather --axis 0 data.npy idx.npy -o out.npy
 check_output gather_npy out.npy
 # .npz out and back in (the zip writer and reader), a missing member, and
-# -v with the slow-call notice's thread printing at once.
+# -v with the slow-call notice's thread (started, then joined when the
+# call returns).
 run 0 gather_npz_out gather data.npy idx.npy -o g.npz
 run 1 gather_npz_in_oob gather g.npz:g idx.npy -o out.npy # read; then index 2 of 2 rows
 run 1 npz_missing_member gather g.npz:nope idx.npy -o out.npy
