@@ -133,6 +133,10 @@ out=$(clgather --version)
 ok "clgather --version: $out"
 clgather devices >/dev/null || fail "clgather devices"
 
+[ -f /usr/share/bash-completion/completions/clgather ] ||
+  fail "the bash completion of clgather is not installed"
+ok "bash completion: /usr/share/bash-completion/completions/clgather"
+
 man_path=$(man -w clgather) || fail "man -w clgather"
 [ "$man_path" = /usr/share/man/man1/clgather.1.gz ] ||
   fail "man -w clgather: $man_path"
@@ -267,6 +271,11 @@ else:
     raise SystemExit("an out-of-bounds index raised nothing")
 EOF
   ok "python3: import clgather -> $out, library $lib"
+  # The package's distribution metadata, as pip and importlib read it.
+  meta=$(/usr/bin/python3 -c "import importlib.metadata as m; print(m.version('clgather'))") ||
+    fail "importlib.metadata knows no clgather"
+  [ "$meta" = "$version" ] || fail "importlib.metadata.version('clgather') is '$meta'"
+  ok "python3: importlib.metadata.version('clgather') -> $meta"
 else
   echo "test-packages: python3-clgather: not checked (no python/CMakeLists.txt)"
 fi
